@@ -1,0 +1,85 @@
+"""The one error type of the MQI: a completion code and a reason code, named as IBM names them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import constants as C
+
+_PREFERRED = {
+    # values shared by several names: the one users know
+    2120: "MQRC_TRUNCATED",
+    2019: "MQRC_HOBJ_ERROR",
+    6: "MQAT_UNIX",
+    0: "MQRC_NONE",
+}
+
+
+def _build() -> dict[str, dict[int, str]]:
+    table: dict[str, dict[int, str]] = {}
+    for name, value in vars(C).items():
+        if not name.startswith("MQ") or not isinstance(value, int) or isinstance(value, bool):
+            continue
+        prefix = name.split("_", 1)[0]
+        slot = table.setdefault(prefix, {})
+        slot.setdefault(value, name)  # the first definition wins (IBM's order)
+    return table
+
+
+_BY_PREFIX = _build()
+
+
+def lookup(prefix: str, value: int) -> str | None:
+    """The name of ``value`` among the constants starting ``prefix`` (``"MQRC"``, ``"MQCC"`` …)."""
+    prefix = prefix.rstrip("_")
+    if prefix == "MQRC" and value in _PREFERRED and _PREFERRED[value].startswith("MQRC"):
+        return _PREFERRED[value]
+    return _BY_PREFIX.get(prefix, {}).get(value)
+
+
+def reason_name(reason: int) -> str:
+    """``MQRC_NO_MSG_AVAILABLE`` for 2033; ``MQRC_UNKNOWN`` followed by the number for one we do not know."""
+    return lookup("MQRC", reason) or f"MQRC_UNKNOWN_{reason}"
+
+
+def completion_name(comp: int) -> str:
+    return lookup("MQCC", comp) or f"MQCC_UNKNOWN_{comp}"
+
+
+class MQMIError(Exception):
+    """An MQI call failed (or completed with a warning).
+
+    ``comp`` is MQCC_WARNING or MQCC_FAILED, ``reason`` an MQRC_* value. ``str()`` names the reason:
+    ``MQRC_NO_MSG_AVAILABLE (2033)``. Extra context (the data of a truncated message, its full length)
+    rides along as attributes, as in pymqi.
+    """
+
+    def __init__(self, comp: int, reason: int, detail: str | None = None, **extra: Any) -> None:
+        self.comp = comp
+        self.reason = reason
+        self.detail = detail
+        for k, v in extra.items():
+            setattr(self, k, v)
+        super().__init__(comp, reason)
+
+    @property
+    def reason_name(self) -> str:
+        return reason_name(self.reason)
+
+    def __str__(self) -> str:
+        text = f"{completion_name(self.comp)}: {reason_name(self.reason)} ({self.reason})"
+        if self.detail:
+            text += f": {self.detail}"
+        return text
+
+    def errorAsString(self) -> str:  # noqa: N802 - pymqi's spelling
+        return str(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (self.comp, self.reason, self.detail, dict(self.__dict__)))
+
+
+def _rebuild(comp: int, reason: int, detail: str | None, state: dict[str, Any]) -> MQMIError:
+    e = MQMIError(comp, reason, detail)
+    e.__dict__.update(state)
+    return e
