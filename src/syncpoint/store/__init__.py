@@ -1,0 +1,20 @@
+"""syncpoint.store: durable queue-manager state behind a narrow contract (see ``_base`` for the contract).
+
+``SQLiteStore`` is the durable store (SQLite in WAL mode, one writer thread, group commit); ``MemoryStore``
+keeps the same contract in memory, and its ``open()`` may be called again to simulate a restart.
+"""
+
+from ._base import Batch, Pending, Snapshot, Store, StoredMessage, StoreError
+from ._memory import MemoryStore
+from ._sqlite import SQLiteStore
+
+__all__ = [
+    "Batch",
+    "MemoryStore",
+    "Pending",
+    "SQLiteStore",
+    "Snapshot",
+    "Store",
+    "StoreError",
+    "StoredMessage",
+]

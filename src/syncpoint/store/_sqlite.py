@@ -1,0 +1,660 @@
+"""SQLiteStore: the durable store, one SQLite database in WAL mode owned by one process.
+
+Theory of operation
+-------------------
+*Ownership.* ``open()`` takes an exclusive, non-blocking ``flock`` on a sidecar file ``<path>.lock`` and
+writes its pid there; a second process (or a second store object in this process) is refused with
+:class:`StoreError` naming that pid. The lock is released by ``close()`` or by the death of the process, so a
+crashed queue manager never leaves a stale lock behind. The lock file itself stays (removing it would race
+with the next owner).
+
+*Recognising the file.* Before anything touches an existing file, its 100-byte header is read with a plain
+``open()``: it must be an SQLite database whose ``application_id`` is :data:`APPLICATION_ID`. Anything else is
+refused without being opened by SQLite, so a foreign file is never changed (not even by creating
+``-wal``/``-shm`` files beside it). A new store is created in rollback-journal mode with its
+``application_id``, ``user_version`` and schema in one durable transaction, and only then switched to WAL, so
+the header always identifies it. Opening an existing store then checks ``user_version``
+(:data:`SCHEMA_VERSION`), the tables, and ``PRAGMA quick_check``.
+
+*One writer thread.* The thread started by ``open()`` owns the only connection: it opens and recovers the
+database, and afterwards applies every batch. ``submit()`` appends the batch to a queue and returns a pending
+result; ``write()`` is ``submit()`` then ``wait()``. The writer takes *every* batch queued at that moment (a
+group), applies them in call order in one transaction and commits once — with ``synchronous=FULL`` (the WAL is
+fsynced at commit) if any batch of the group is durable, otherwise with ``synchronous=NORMAL`` (the WAL frames
+reach the OS, which keeps them if the process dies). In WAL mode the frames are appended in commit order, so a
+FULL commit makes every earlier commit durable as well. One sync thereby serves all the batches that waited
+during the previous one: group commit.
+
+*Failures.* A group is first applied optimistically, without savepoints. If a batch fails (a duplicate
+``seq``, an out-of-range integer …) the transaction is rolled back and the group applied again with one
+savepoint per batch: the failing batches are rolled back to their savepoints and their callers get
+:class:`StoreError`; the others are committed. If the commit itself fails (an I/O error, a full disk), nothing
+of the group is committed, every caller gets :class:`StoreError` and the store refuses further writes: after a
+failed sync the file's state is uncertain, and only a restart (which recovers from the database) is safe.
+
+*Order inside one batch* is :data:`APPLY_ORDER`. Deleting, updating or un-marking a ``seq`` that is not stored
+is not an error; storing a ``seq`` that is already stored is.
+
+*Recovery* at ``open()``, in one durable transaction: every message whose ``seq`` is in ``inflight`` gets
+``backout = backout + 1`` and ``inflight`` is emptied; then objects, counters and all messages (in ``seq``
+order) are read into the :class:`Snapshot`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import operator
+import os
+import sqlite3
+import threading
+from collections.abc import Callable
+from itertools import starmap
+from pathlib import Path
+from typing import Any
+
+from ._base import Batch, Snapshot, StoredMessage, StoreError
+
+APPLICATION_ID = int.from_bytes(b"SyPt", "big")  # PRAGMA application_id of every syncpoint store
+SCHEMA_VERSION = 1  # PRAGMA user_version
+
+APPLY_ORDER = (
+    "put_objects",
+    "delete_objects",
+    "put_messages",
+    "delete_queue_messages",
+    "backout_updates",
+    "delete_messages",
+    "inflight_add",
+    "inflight_remove",
+    "counters",
+)
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+_SCHEMA = (
+    """CREATE TABLE messages(
+        seq INTEGER PRIMARY KEY,
+        queue TEXT NOT NULL,
+        priority INT NOT NULL,
+        md BLOB NOT NULL,
+        data BLOB NOT NULL,
+        backout INT NOT NULL DEFAULT 0,
+        put_time REAL NOT NULL DEFAULT 0
+    )""",
+    # Deleting a queue's messages (DELETE QLOCAL, CLEAR QLOCAL, dynamic queues) must not scan every message.
+    "CREATE INDEX messages_by_queue ON messages(queue)",
+    "CREATE TABLE inflight(seq INTEGER PRIMARY KEY)",
+    "CREATE TABLE objects(kind TEXT NOT NULL, name TEXT NOT NULL, def BLOB NOT NULL, PRIMARY KEY(kind,name))",
+    "CREATE TABLE counters(name TEXT PRIMARY KEY, value INT NOT NULL)",
+)
+_TABLES = frozenset({"messages", "inflight", "objects", "counters"})
+
+_SQL_PUT_OBJECT = "INSERT OR REPLACE INTO objects(kind, name, def) VALUES (?, ?, ?)"
+_SQL_DELETE_OBJECT = "DELETE FROM objects WHERE kind = ? AND name = ?"
+_SQL_PUT_MESSAGE = (
+    "INSERT INTO messages(seq, queue, priority, md, data, backout, put_time) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_SQL_DELETE_QUEUE_INFLIGHT = "DELETE FROM inflight WHERE seq IN (SELECT seq FROM messages WHERE queue = ?)"
+_SQL_DELETE_QUEUE_MESSAGES = "DELETE FROM messages WHERE queue = ?"
+_SQL_BACKOUT = "UPDATE messages SET backout = ?2 WHERE seq = ?1"
+_SQL_DELETE_MESSAGE = "DELETE FROM messages WHERE seq = ?"
+_SQL_INFLIGHT_ADD = "INSERT OR IGNORE INTO inflight(seq) VALUES (?)"
+_SQL_INFLIGHT_REMOVE = "DELETE FROM inflight WHERE seq = ?"
+_SQL_COUNTER = "INSERT OR REPLACE INTO counters(name, value) VALUES (?, ?)"
+_SQL_READ_MESSAGES = "SELECT seq, queue, priority, md, data, backout, put_time FROM messages ORDER BY seq"
+
+_message_row: Callable[[StoredMessage], tuple[Any, ...]] = operator.attrgetter(
+    "seq", "queue", "priority", "md", "data", "backout_count", "put_time"
+)
+
+
+class _Pending:
+    """One submitted batch, waiting for the writer thread (the store's :class:`~syncpoint.store.Pending`)."""
+
+    __slots__ = ("batch", "done", "error")
+
+    def __init__(self, batch: Batch) -> None:
+        self.batch = batch
+        self.done = threading.Event()
+        self.error: StoreError | None = None
+
+    def wait(self) -> None:
+        """Return once the batch is committed (and synced if durable); raise StoreError if it was not."""
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+
+
+_DONE = _Pending(Batch(durable=False))
+_DONE.done.set()
+
+
+class _Startup:
+    """The outcome of opening, handed from the writer thread to ``open()``."""
+
+    __slots__ = ("done", "error", "snapshot")
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.snapshot: Snapshot | None = None
+        self.error: BaseException | None = None
+
+
+class SQLiteStore:
+    """The durable :class:`~syncpoint.store.Store`: an SQLite database in WAL mode, with group commit.
+
+    ``path`` is the database file; ``create=True`` creates it (and only it: the directory must exist) when it
+    is missing. ``quick_check=False`` skips ``PRAGMA quick_check`` at open (it reads the whole file).
+    ``wal_autocheckpoint`` is in pages of 4 KiB; ``busy_timeout`` in seconds.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = False,
+        quick_check: bool = True,
+        wal_autocheckpoint: int = 4096,
+        busy_timeout: float = 10.0,
+    ) -> None:
+        self._path = os.fspath(path)
+        self._create = create
+        self._quick_check = quick_check
+        self._wal_autocheckpoint = wal_autocheckpoint
+        self._busy_timeout = busy_timeout
+        self._cond = threading.Condition(threading.Lock())
+        self._state = "new"  # new -> opening -> open -> closing -> closed (-> opening again)
+        self._queue: list[_Pending] = []
+        self._failed: StoreError | None = None
+        self._writer: threading.Thread | None = None
+        self._lock_fd: int | None = None
+        self._stats = {"transactions": 0, "syncs": 0, "batches": 0, "failed_batches": 0}
+        # Writer-thread state.
+        self._synchronous = ""
+        self._unsynced = False  # a NORMAL commit happened since the last sync
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({self._path!r}, state={self._state})"
+
+    # -- the Store protocol ---------------------------------------------------------------------------------
+
+    def open(self) -> Snapshot:
+        """Lock, verify, recover (back out in-flight gets) and read the store. Raises StoreError."""
+        with self._cond:
+            if self._state in ("opening", "open", "closing"):
+                raise StoreError(f"The store {self._path} is already open; close it before opening it again.")
+            self._state = "opening"
+        try:
+            self._check_header()
+            self._acquire_lock()
+            try:
+                is_new = self._check_header()  # again, now that nobody else can change it
+                startup = _Startup()
+                self._failed = None
+                writer = threading.Thread(
+                    target=self._run, args=(startup, is_new), name=f"syncpoint-store-writer {self._path}"
+                )
+                writer.daemon = True
+                writer.start()
+                startup.done.wait()
+                snapshot = startup.snapshot
+                if startup.error is not None or snapshot is None:
+                    writer.join()
+                    raise self._as_store_error(startup.error, "opening")
+                self._writer = writer
+            except BaseException:
+                self._release_lock()
+                raise
+        except BaseException:
+            with self._cond:
+                self._state = "closed"
+            raise
+        with self._cond:
+            self._state = "open"
+        return snapshot
+
+    def submit(self, batch: Batch) -> _Pending:
+        """Queue ``batch`` for the writer thread and return at once; ``wait()`` on the result for its outcome.
+
+        Batches are applied in submission order. Raises StoreError at once if the store is not open or has
+        failed.
+        """
+        with self._cond:
+            if self._state != "open":
+                raise StoreError(f"The store {self._path} is not open; open it before writing to it.")
+            if self._failed is not None:
+                raise self._failed
+            if not batch.durable and batch.is_empty():
+                return _DONE
+            pending = _Pending(batch)
+            self._queue.append(pending)
+            if len(self._queue) == 1:
+                self._cond.notify()
+        return pending
+
+    def write(self, batch: Batch) -> None:
+        """``submit(batch).wait()``: return once the batch is committed (and synced if ``batch.durable``)."""
+        self.submit(batch).wait()
+
+    def close(self) -> None:
+        """Commit what is queued, stop the writer, close the database and release the lock. Idempotent."""
+        with self._cond:
+            if self._state != "open":
+                return
+            self._state = "closing"
+            self._cond.notify()
+        writer = self._writer
+        if writer is not None:
+            writer.join()
+        self._writer = None
+        self._release_lock()
+        with self._cond:
+            self._state = "closed"
+
+    # -- extras ---------------------------------------------------------------------------------------------
+
+    def stats(self) -> dict[str, int]:
+        """Counts since construction: ``transactions`` committed, ``syncs`` (FULL commits and explicit
+        fsyncs), ``batches`` committed, ``failed_batches`` rejected with StoreError."""
+        with self._cond:
+            return dict(self._stats)
+
+    # -- opening --------------------------------------------------------------------------------------------
+
+    def _check_header(self) -> bool:
+        """Refuse anything but a syncpoint store (or, with create, a missing or empty file). True if new."""
+        path = self._path
+        try:
+            with open(path, "rb") as file:
+                header = file.read(100)
+        except FileNotFoundError:
+            if self._create:
+                return True
+            raise StoreError(
+                f"The store {path} does not exist. Check the path, or pass create=True to create a new store."
+            ) from None
+        except IsADirectoryError:
+            raise StoreError(
+                f"{path} is a directory, not a syncpoint store. Give the path of the store file."
+            ) from None
+        except OSError as exc:
+            raise StoreError(
+                f"The store {path} cannot be read ({exc.strerror}). Check its permissions."
+            ) from exc
+        if not header:
+            if self._create:
+                return True
+            raise StoreError(
+                f"{path} is an empty file, not a syncpoint store. Check the path, "
+                "or pass create=True to make it a new store."
+            )
+        if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
+            raise StoreError(
+                f"{path} is not a syncpoint store (it is not an SQLite database). Check the path; "
+                "syncpoint has not changed the file."
+            )
+        application_id = int.from_bytes(header[68:72], "big")
+        if application_id != APPLICATION_ID:
+            raise StoreError(
+                f"{path} is an SQLite database that does not belong to syncpoint "
+                f"(application_id {application_id:#010x}, not {APPLICATION_ID:#010x}). "
+                "Check the path; syncpoint has not changed the file."
+            )
+        return False
+
+    def _acquire_lock(self) -> None:
+        lock_path = self._path + ".lock"
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StoreError(
+                f"The lock file {lock_path} of the store {self._path} cannot be opened ({exc.strerror}). "
+                "Check the directory's permissions."
+            ) from exc
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            try:
+                holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            finally:
+                os.close(fd)
+            who = "this process" if holder == str(os.getpid()) else "another process"
+            raise StoreError(
+                f"The store {self._path} is in use by {who} (pid {holder}). "
+                "Stop the queue manager that uses it first, or use another store."
+            ) from None
+        except OSError as exc:
+            os.close(fd)
+            raise StoreError(
+                f"The store {self._path} cannot be locked ({exc.strerror}). "
+                "Put it on a local file system that supports flock."
+            ) from exc
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._lock_fd = fd
+
+    def _release_lock(self) -> None:
+        fd, self._lock_fd = self._lock_fd, None
+        if fd is not None:
+            try:
+                os.ftruncate(fd, 0)
+            except OSError:
+                pass
+            os.close(fd)  # releases the flock
+
+    def _connect(self, is_new: bool) -> sqlite3.Connection:
+        uri = Path(self._path).absolute().as_uri() + ("?mode=rwc" if is_new else "?mode=rw")
+        connection = sqlite3.connect(uri, uri=True, isolation_level=None, cached_statements=64)
+        try:
+            connection.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
+            if is_new:
+                self._initialise(connection)
+            else:
+                self._verify(connection)
+            mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StoreError(
+                    f"The store {self._path} cannot use write-ahead logging (journal mode {mode}). "
+                    "Put it on a local file system."
+                )
+            connection.execute(f"PRAGMA wal_autocheckpoint = {int(self._wal_autocheckpoint)}")
+            connection.execute("PRAGMA journal_size_limit = 67108864")
+            connection.execute("PRAGMA cache_size = -65536")
+            connection.execute("PRAGMA temp_store = MEMORY")
+            self._set_synchronous(connection, "FULL")
+        except BaseException:
+            connection.close()
+            raise
+        if is_new:
+            _fsync_directory(os.path.dirname(os.path.abspath(self._path)))
+        return connection
+
+    def _initialise(self, connection: sqlite3.Connection) -> None:
+        # In rollback-journal mode, so that the header (application_id) is in the main file once this commits.
+        connection.execute("PRAGMA page_size = 4096")
+        connection.execute("PRAGMA synchronous = FULL")
+        connection.execute("BEGIN IMMEDIATE")
+        if connection.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0] != 0:
+            raise StoreError(
+                f"{self._path} appeared while the store was being created. "
+                "Check that nothing else writes there."
+            )
+        connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        for statement in _SCHEMA:
+            connection.execute(statement)
+        connection.execute("COMMIT")
+
+    def _verify(self, connection: sqlite3.Connection) -> None:
+        path = self._path
+        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+        if application_id != APPLICATION_ID:
+            raise StoreError(
+                f"{path} is an SQLite database that does not belong to syncpoint "
+                f"(application_id {application_id:#010x}). "
+                "Check the path; syncpoint has not changed the file."
+            )
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"The store {path} has schema version {version}, newer than this syncpoint understands "
+                f"({SCHEMA_VERSION}). Use a newer syncpoint to open it."
+            )
+        if version < SCHEMA_VERSION:
+            raise StoreError(
+                f"The store {path} has schema version {version}, which this syncpoint ({SCHEMA_VERSION}) "
+                "cannot open. Use the syncpoint that created it."
+            )
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")}
+        missing = _TABLES - tables
+        if missing:
+            raise StoreError(
+                f"The store {path} is damaged: table(s) {', '.join(sorted(missing))} are missing. "
+                "Restore it from a backup."
+            )
+        if self._quick_check:
+            problems = [row[0] for row in connection.execute("PRAGMA quick_check(5)")]
+            if problems != ["ok"]:
+                raise StoreError(
+                    f"The store {path} is damaged (quick_check: {'; '.join(problems)}). "
+                    "Restore it from a backup; syncpoint has not changed the file."
+                )
+
+    def _recover(self, connection: sqlite3.Connection) -> Snapshot:
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            recovered = connection.execute(
+                "UPDATE messages SET backout = backout + 1 WHERE seq IN (SELECT seq FROM inflight)"
+            ).rowcount
+            connection.execute("DELETE FROM inflight")
+            objects: dict[str, dict[str, bytes]] = {}
+            for kind, name, definition in connection.execute("SELECT kind, name, def FROM objects"):
+                objects.setdefault(kind, {})[name] = definition
+            counters = dict(connection.execute("SELECT name, value FROM counters"))
+            cursor = connection.execute(_SQL_READ_MESSAGES)
+            cursor.arraysize = 1024
+            messages = list(starmap(StoredMessage, cursor))
+            connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
+        if recovered:
+            with self._cond:
+                self._stats["syncs"] += 1
+        return Snapshot(objects=objects, messages=messages, counters=counters, recovered_inflight=recovered)
+
+    # -- the writer thread ----------------------------------------------------------------------------------
+
+    def _run(self, startup: _Startup, is_new: bool) -> None:
+        try:
+            connection = self._connect(is_new)
+        except BaseException as exc:
+            startup.error = exc
+            startup.done.set()
+            return
+        try:
+            try:
+                startup.snapshot = self._recover(connection)
+            except BaseException as exc:
+                startup.error = exc
+                return
+            finally:
+                startup.done.set()
+            self._serve(connection)
+        finally:
+            connection.close()
+
+    def _serve(self, connection: sqlite3.Connection) -> None:
+        cond = self._cond
+        while True:
+            with cond:
+                while not self._queue and self._state != "closing":
+                    cond.wait()
+                group, self._queue = self._queue, []
+            if not group:
+                return
+            try:
+                if self._failed is not None:
+                    for waiter in group:
+                        waiter.error = self._failed
+                else:
+                    self._commit_group(connection, group)
+            except BaseException as exc:  # a defect here must not leave callers waiting for ever
+                error = self._as_store_error(exc, "writing")
+                self._failed = error
+                for waiter in group:
+                    waiter.error = error
+            finally:
+                for waiter in group:
+                    waiter.done.set()
+
+    def _commit_group(self, connection: sqlite3.Connection, group: list[_Pending]) -> None:
+        durable = any(waiter.batch.durable for waiter in group)
+        self._set_synchronous(connection, "FULL" if durable else "NORMAL")
+        connection.execute("BEGIN IMMEDIATE")
+        changed = False
+        try:
+            before = connection.total_changes
+            for waiter in group:
+                self._apply(connection, waiter.batch)
+            changed = connection.total_changes != before
+        except Exception as exc:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            if len(group) == 1:
+                group[0].error = self._as_store_error(exc, "batch")
+            else:
+                connection.execute("BEGIN IMMEDIATE")
+                changed = self._apply_one_by_one(connection, group)
+        failed = sum(1 for waiter in group if waiter.error is not None)
+        if connection.in_transaction:
+            try:
+                connection.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if connection.in_transaction:
+                    try:
+                        connection.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
+                self._fail(group, exc)
+                return
+        synced = False
+        if durable:
+            if changed:
+                synced = True
+            elif self._unsynced:
+                # Nothing was written, so the commit synced nothing: sync earlier NORMAL commits here.
+                try:
+                    _fsync_file(self._path + "-wal")
+                except OSError as exc:
+                    self._fail(group, exc)
+                    return
+                synced = True
+            if synced:
+                self._unsynced = False
+        elif changed:
+            self._unsynced = True
+        with self._cond:
+            stats = self._stats
+            stats["transactions"] += 1
+            stats["syncs"] += synced
+            stats["batches"] += len(group) - failed
+            stats["failed_batches"] += failed
+
+    def _apply_one_by_one(self, connection: sqlite3.Connection, group: list[_Pending]) -> bool:
+        """Apply each batch of the group under its own savepoint; failures are rolled back and reported."""
+        changed = False
+        for waiter in group:
+            before = connection.total_changes
+            connection.execute("SAVEPOINT batch")
+            try:
+                self._apply(connection, waiter.batch)
+            except Exception as exc:
+                if not connection.in_transaction:
+                    # SQLite rolled the whole transaction back (I/O error, full disk): nothing is kept.
+                    error = self._as_store_error(exc, "batch")
+                    for other in group:
+                        other.error = error
+                    return False
+                connection.execute("ROLLBACK TO batch")
+                connection.execute("RELEASE batch")
+                waiter.error = self._as_store_error(exc, "batch")
+                continue
+            connection.execute("RELEASE batch")
+            changed = changed or connection.total_changes != before
+        return changed
+
+    @staticmethod
+    def _apply(connection: sqlite3.Connection, batch: Batch) -> None:
+        """Apply one batch inside the current transaction, in APPLY_ORDER."""
+        executemany = connection.executemany
+        if batch.put_objects:
+            executemany(_SQL_PUT_OBJECT, batch.put_objects)
+        if batch.delete_objects:
+            executemany(_SQL_DELETE_OBJECT, batch.delete_objects)
+        if batch.put_messages:
+            executemany(_SQL_PUT_MESSAGE, map(_message_row, batch.put_messages))
+        if batch.delete_queue_messages:
+            queues = list(zip(batch.delete_queue_messages))
+            executemany(_SQL_DELETE_QUEUE_INFLIGHT, queues)
+            executemany(_SQL_DELETE_QUEUE_MESSAGES, queues)
+        if batch.backout_updates:
+            executemany(_SQL_BACKOUT, batch.backout_updates)
+        if batch.delete_messages:
+            seqs = list(zip(batch.delete_messages))
+            executemany(_SQL_DELETE_MESSAGE, seqs)
+            executemany(_SQL_INFLIGHT_REMOVE, seqs)
+        if batch.inflight_add:
+            executemany(_SQL_INFLIGHT_ADD, zip(batch.inflight_add))
+        if batch.inflight_remove:
+            executemany(_SQL_INFLIGHT_REMOVE, zip(batch.inflight_remove))
+        if batch.counters:
+            executemany(_SQL_COUNTER, batch.counters.items())
+
+    def _set_synchronous(self, connection: sqlite3.Connection, level: str) -> None:
+        if self._synchronous != level:
+            connection.execute(f"PRAGMA synchronous = {level}")
+            self._synchronous = level
+
+    def _fail(self, group: list[_Pending], exc: BaseException) -> None:
+        """The commit (or its sync) failed: nothing of the group is known kept; refuse further writes."""
+        self._failed = StoreError(
+            f"Writing to the store {self._path} failed ({exc}); the last changes were not committed and the "
+            "store accepts no more writes. Fix the cause (disk space, I/O errors), then restart to recover."
+        )
+        self._failed.__cause__ = exc
+        for waiter in group:
+            waiter.error = self._failed
+        with self._cond:
+            self._stats["failed_batches"] += len(group)
+
+    def _as_store_error(self, exc: BaseException | None, during: str) -> StoreError:
+        if isinstance(exc, StoreError):
+            return exc
+        if during == "batch":
+            error = StoreError(
+                f"The batch was not applied to the store {self._path}, and nothing of it was kept: {exc}. "
+                "Correct the batch (each message seq may be stored once; integers must fit in 64 bits) and "
+                "write it again."
+            )
+        elif isinstance(exc, sqlite3.DatabaseError) and _is_corruption(exc):
+            error = StoreError(
+                f"The store {self._path} is damaged or is not a syncpoint store ({exc}). "
+                "Restore it from a backup; syncpoint has not changed the file."
+            )
+        else:
+            error = StoreError(
+                f"The store {self._path} failed while {during} ({type(exc).__name__}: {exc}). "
+                "Check the file, its directory's permissions and the free disk space, then open it again."
+            )
+        error.__cause__ = exc
+        return error
+
+
+def _is_corruption(exc: sqlite3.DatabaseError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "malformed" in str(exc)
+
+
+def _fsync_file(path: str) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_directory(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
