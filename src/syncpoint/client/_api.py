@@ -1,0 +1,514 @@
+"""The connection API: one Pythonic face over any transport (in-process now, remote with the server).
+
+    qm = syncpoint.connect("QM1")
+    q = qm.open("ORDERS")
+    q.put(b"...", priority=5, persistent=True)
+    msg = q.get(wait=2.0, syncpoint=True)
+    qm.commit()
+
+A :class:`Queue` opened without explicit options keeps one MQ handle per purpose, opened on first use: an
+output handle for ``put``, an input handle (MQOO_INPUT_AS_Q_DEF) for ``get``, a browse handle for ``browse``.
+So a producer never counts as an input opener (IPPROCS, which triggering reads). Explicit ``options`` give
+one handle with exactly those options, as the MQI does. The raw MQI form (``mqopen``, ``mqput``, ``mqget`` …)
+takes and fills IBM's structures.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from syncpoint.engine import Clock, GetResult
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError, blank_strip
+from syncpoint.mqi import constants as C
+from syncpoint.store import Store
+
+from ._embedded import EmbeddedConnection, EmbeddedQueueManager, open_embedded
+
+
+class Transport(Protocol):
+    """What a connection's transport offers: the MQI verbs with IBM's structures, and admin verbs."""
+
+    qmgr_name: str
+
+    def open(self, od: MQOD, options: int) -> int: ...
+    def close(self, hobj: int, options: int = ...) -> None: ...
+    def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> int: ...
+    def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> int: ...
+    def get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> GetResult: ...
+    def inq(self, hobj: int, selectors: Sequence[int]) -> tuple[list[int], list[bytes], int]: ...
+    def set(self, hobj: int, selectors: Sequence[int], ints: Sequence[int], chars: Sequence[bytes]) -> None: ...
+    def commit(self) -> None: ...
+    def backout(self) -> None: ...
+    def disconnect(self, abnormal: bool = False) -> None: ...
+    def admin(self, verb: str, *args: Any, **kwargs: Any) -> Any: ...
+
+
+@dataclass(slots=True)
+class Message:
+    """A message as got or browsed: its data and its message descriptor."""
+
+    data: bytes
+    md: MQMD
+
+    @property
+    def text(self) -> str:
+        return self.data.decode("utf-8")
+
+    @property
+    def msg_id(self) -> bytes:
+        return bytes(self.md.MsgId)
+
+    @property
+    def correl_id(self) -> bytes:
+        return bytes(self.md.CorrelId)
+
+    @property
+    def group_id(self) -> bytes:
+        return bytes(self.md.GroupId)
+
+    @property
+    def backout_count(self) -> int:
+        return int(self.md.BackoutCount)
+
+    @property
+    def priority(self) -> int:
+        return int(self.md.Priority)
+
+    @property
+    def persistent(self) -> bool:
+        return self.md.Persistence == C.MQPER_PERSISTENT
+
+    @property
+    def expiry(self) -> int:
+        return int(self.md.Expiry)
+
+    @property
+    def reply_to(self) -> str:
+        return blank_strip(self.md.ReplyToQ)
+
+    @property
+    def format(self) -> str:
+        return blank_strip(self.md.Format)
+
+
+def _wait_ms(wait: float | None) -> tuple[int, int]:
+    """``wait`` in seconds (None: no wait; math.inf: forever) as (MQGMO options, WaitInterval)."""
+    if wait is None or wait == 0:
+        return C.MQGMO_NO_WAIT, 0
+    if math.isinf(wait):
+        return C.MQGMO_WAIT, C.MQWI_UNLIMITED
+    if wait < 0:
+        raise ValueError("wait must be a number of seconds, math.inf, or None")
+    return C.MQGMO_WAIT, max(1, int(wait * 1000))
+
+
+def _id(value: bytes | str | None) -> bytes:
+    if value is None:
+        return b"\0" * 24
+    if isinstance(value, str):
+        value = value.encode()
+    if len(value) > 24:
+        raise ValueError("identifiers are at most 24 bytes")
+    return value.ljust(24, b"\0")
+
+
+class Queue:
+    """An opened queue. Use as a context manager to close it."""
+
+    def __init__(self, qm: QueueManager, name: str, options: int | None) -> None:
+        self.qm = qm
+        self.name = name
+        self._fixed = options
+        self._handles: dict[str, int] = {}
+        if options is not None:
+            self._handles["all"] = qm._open_handle(name, options)
+
+    # -- handles --------------------------------------------------------------------------------------
+    def _h(self, purpose: str) -> int:
+        if self._fixed is not None:
+            return self._handles["all"]
+        h = self._handles.get(purpose)
+        if h is None:
+            opts = {
+                "put": C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING,
+                "get": C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING,
+                "browse": C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING,
+                "inquire": C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING,
+                "set": C.MQOO_SET | C.MQOO_FAIL_IF_QUIESCING,
+            }[purpose]
+            h = self._handles[purpose] = self.qm._open_handle(self.name, opts)
+        return h
+
+    @property
+    def handle(self) -> int:
+        """The MQ object handle of a queue opened with explicit options."""
+        if self._fixed is None:
+            raise ValueError("this queue was opened without explicit options: it has a handle per purpose")
+        return self._handles["all"]
+
+    # -- put ------------------------------------------------------------------------------------------
+    def put(
+        self,
+        data: bytes | str,
+        *,
+        md: MQMD | None = None,
+        pmo: MQPMO | None = None,
+        syncpoint: bool = False,
+        priority: int | None = None,
+        persistent: bool | None = None,
+        expiry: float | None = None,
+        msg_id: bytes | str | None = None,
+        correl_id: bytes | str | None = None,
+        reply_to: str | None = None,
+        format: str | bytes | None = None,
+        msg_type: int | None = None,
+        report: int | None = None,
+    ) -> MQMD:
+        """Put one message; returns its MQMD as the queue manager completed it (MsgId, PutDate, …).
+
+        ``expiry`` is in seconds (MQMD.Expiry counts tenths); ``format`` defaults to MQSTR for text.
+        """
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+            if format is None:
+                format = C.MQFMT_STRING
+        md = _build_md(md, priority, persistent, expiry, msg_id, correl_id, reply_to, format, msg_type, report)
+        pmo = pmo or MQPMO()
+        if pmo.Options & (C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT) == 0:
+            pmo.Options |= C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
+        self.qm._raise_warning(self.qm.transport.put(self._h("put"), md, pmo, data))
+        return md
+
+    def put_many(self, items: Sequence[bytes | str], *, syncpoint: bool = False, **kw: Any) -> list[MQMD]:
+        return [self.put(x, syncpoint=syncpoint, **kw) for x in items]
+
+    # -- get ------------------------------------------------------------------------------------------
+    def get(
+        self,
+        *,
+        wait: float | None = None,
+        syncpoint: bool = False,
+        mark_skip_backout: bool = False,
+        msg_id: bytes | str | None = None,
+        correl_id: bytes | str | None = None,
+        max_length: int | None = None,
+        accept_truncated: bool = False,
+        md: MQMD | None = None,
+        gmo: MQGMO | None = None,
+    ) -> Message:
+        """Get (remove) the next message. ``wait`` in seconds (math.inf: forever). Raises MQMIError 2033
+        (MQRC_NO_MSG_AVAILABLE) when there is none."""
+        md = md or MQMD()
+        if msg_id is not None:
+            md.MsgId = _id(msg_id)
+        if correl_id is not None:
+            md.CorrelId = _id(correl_id)
+        if gmo is None:
+            gmo = MQGMO()
+            w, interval = _wait_ms(wait)
+            gmo.Options = w | C.MQGMO_FAIL_IF_QUIESCING
+            gmo.WaitInterval = interval
+            gmo.Options |= C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT
+            if mark_skip_backout:
+                gmo.Options |= C.MQGMO_MARK_SKIP_BACKOUT
+            if accept_truncated:
+                gmo.Options |= C.MQGMO_ACCEPT_TRUNCATED_MSG
+        return self.qm._get(self._h("get"), md, gmo, max_length)
+
+    def get_or_none(self, **kw: Any) -> Message | None:
+        try:
+            return self.get(**kw)
+        except MQMIError as e:
+            if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                return None
+            raise
+
+    def messages(self, *, wait: float | None = None, syncpoint: bool = False) -> Iterator[Message]:
+        """Get messages until none arrives within ``wait`` seconds."""
+        while True:
+            m = self.get_or_none(wait=wait, syncpoint=syncpoint)
+            if m is None:
+                return
+            yield m
+
+    # -- browse ---------------------------------------------------------------------------------------
+    def browse(
+        self,
+        *,
+        first: bool = False,
+        under_cursor: bool = False,
+        lock: bool = False,
+        wait: float | None = None,
+        max_length: int | None = None,
+        msg_id: bytes | str | None = None,
+        correl_id: bytes | str | None = None,
+    ) -> Message:
+        """Browse the next message (``first=True``: from the start) without removing it."""
+        md = MQMD()
+        if msg_id is not None:
+            md.MsgId = _id(msg_id)
+        if correl_id is not None:
+            md.CorrelId = _id(correl_id)
+        gmo = MQGMO()
+        w, interval = _wait_ms(wait)
+        where = (
+            C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+            if under_cursor
+            else (C.MQGMO_BROWSE_FIRST if first else C.MQGMO_BROWSE_NEXT)
+        )
+        gmo.Options = w | where | (C.MQGMO_LOCK if lock else 0) | C.MQGMO_FAIL_IF_QUIESCING
+        gmo.WaitInterval = interval
+        return self.qm._get(self._h("browse" if self._fixed is None else "all"), md, gmo, max_length)
+
+    def browse_all(self) -> Iterator[Message]:
+        """Every message on the queue, in delivery order, left in place."""
+        first = True
+        while True:
+            try:
+                m = self.browse(first=first)
+            except MQMIError as e:
+                if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                    return
+                raise
+            first = False
+            yield m
+
+    def unlock(self) -> None:
+        gmo = MQGMO(Options=C.MQGMO_UNLOCK)
+        result = self.qm.transport.get(self._h("browse" if self._fixed is None else "all"), MQMD(), gmo, 0)
+        self.qm._raise_warning(result.reason)
+
+    def get_under_cursor(self, *, syncpoint: bool = False, max_length: int | None = None) -> Message:
+        """Remove the message under the browse cursor (MQGMO_MSG_UNDER_CURSOR)."""
+        if self._fixed is None:
+            raise ValueError("open the queue with explicit options including MQOO_BROWSE and an input option")
+        gmo = MQGMO(Options=C.MQGMO_MSG_UNDER_CURSOR | (C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT))
+        return self.qm._get(self._handles["all"], MQMD(), gmo, max_length)
+
+    # -- attributes -----------------------------------------------------------------------------------
+    def inquire(self, selector: int) -> int | str:
+        ints, chars, _ = self.qm.transport.inq(self._h("inquire"), [selector])
+        return ints[0] if ints else blank_strip(chars[0])
+
+    def set(self, selector: int, value: int | str) -> None:
+        if isinstance(value, str):
+            self.qm.transport.set(self._h("set"), [selector], [], [value.encode()])
+        else:
+            self.qm.transport.set(self._h("set"), [selector], [value], [])
+
+    @property
+    def depth(self) -> int:
+        return int(self.inquire(C.MQIA_CURRENT_Q_DEPTH))
+
+    # -- end ------------------------------------------------------------------------------------------
+    def close(self, options: int = C.MQCO_NONE) -> None:
+        handles = list(self._handles.values())
+        self._handles.clear()
+        for h in handles:
+            self.qm.transport.close(h, options)
+            self.qm._handles.discard(h)
+
+    def __enter__(self) -> Queue:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _build_md(
+    md: MQMD | None,
+    priority: int | None,
+    persistent: bool | None,
+    expiry: float | None,
+    msg_id: bytes | str | None,
+    correl_id: bytes | str | None,
+    reply_to: str | None,
+    format: str | bytes | None,
+    msg_type: int | None,
+    report: int | None,
+) -> MQMD:
+    md = md or MQMD()
+    if priority is not None:
+        md.Priority = priority
+    if persistent is not None:
+        md.Persistence = C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT
+    if expiry is not None:
+        md.Expiry = C.MQEI_UNLIMITED if math.isinf(expiry) else max(1, round(expiry * 10))
+    if msg_id is not None:
+        md.MsgId = _id(msg_id)
+    if correl_id is not None:
+        md.CorrelId = _id(correl_id)
+    if reply_to is not None:
+        md.ReplyToQ = reply_to.encode().ljust(48)
+    if format is not None:
+        md.Format = (format.encode() if isinstance(format, str) else format).ljust(8)[:8]
+    if msg_type is not None:
+        md.MsgType = msg_type
+    if report is not None:
+        md.Report = report
+    return md
+
+
+class QueueManager:
+    """A connection to a queue manager (the MQ "hconn"), with the Pythonic and the raw MQI API."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+        self.name = transport.qmgr_name
+        self._handles: set[int] = set()
+        self._connected = True
+
+    # -- Pythonic -------------------------------------------------------------------------------------
+    def open(self, name: str, options: int | None = None) -> Queue:
+        """Open a queue. Without ``options`` a handle per purpose is opened on first use (see module doc)."""
+        return Queue(self, name, options)
+
+    def put1(self, qname: str, data: bytes | str, **kw: Any) -> MQMD:
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+            kw.setdefault("format", C.MQFMT_STRING)
+        syncpoint = kw.pop("syncpoint", False)
+        pmo = kw.pop("pmo", None) or MQPMO()
+        pmo.Options |= C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
+        md = _build_md(
+            kw.pop("md", None),
+            kw.pop("priority", None),
+            kw.pop("persistent", None),
+            kw.pop("expiry", None),
+            kw.pop("msg_id", None),
+            kw.pop("correl_id", None),
+            kw.pop("reply_to", None),
+            kw.pop("format", None),
+            kw.pop("msg_type", None),
+            kw.pop("report", None),
+        )
+        if kw:
+            raise TypeError(f"unexpected arguments: {', '.join(kw)}")
+        od = MQOD(ObjectName=qname.encode())
+        self._raise_warning(self.transport.put1(od, md, pmo, data))
+        return md
+
+    def commit(self) -> None:
+        self.transport.commit()
+
+    def backout(self) -> None:
+        self.transport.backout()
+
+    @contextlib.contextmanager
+    def unit_of_work(self) -> Iterator[QueueManager]:
+        """Commit when the block ends normally, back out when it raises."""
+        try:
+            yield self
+        except BaseException:
+            self.backout()
+            raise
+        self.commit()
+
+    def disconnect(self) -> None:
+        """MQDISC: closes the handles and commits the unit of work (IBM's rule for a normal end)."""
+        if self._connected:
+            self._connected = False
+            self.transport.disconnect(False)
+
+    def admin(self, verb: str, *args: Any, **kwargs: Any) -> Any:
+        return self.transport.admin(verb, *args, **kwargs)
+
+    def __enter__(self) -> QueueManager:
+        return self
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is None:
+            self.disconnect()
+        else:
+            self._connected = False
+            self.transport.disconnect(True)
+
+    # -- raw MQI --------------------------------------------------------------------------------------
+    def mqopen(self, od: MQOD, options: int) -> int:
+        h = self.transport.open(od, options)
+        self._handles.add(h)
+        return h
+
+    def mqclose(self, hobj: int, options: int = C.MQCO_NONE) -> None:
+        self.transport.close(hobj, options)
+        self._handles.discard(hobj)
+
+    def mqput(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> None:
+        self._raise_warning(self.transport.put(hobj, md, pmo, data))
+
+    def mqput1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> None:
+        self._raise_warning(self.transport.put1(od, md, pmo, data))
+
+    def mqget(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None = None) -> bytes:
+        return self._get(hobj, md, gmo, buflen).data
+
+    def mqinq(self, hobj: int, selectors: Sequence[int]) -> tuple[list[int], list[bytes]]:
+        ints, chars, reason = self.transport.inq(hobj, selectors)
+        self._raise_warning(reason)
+        return ints, chars
+
+    def mqset(self, hobj: int, selectors: Sequence[int], ints: Sequence[int], chars: Sequence[bytes]) -> None:
+        self.transport.set(hobj, selectors, ints, chars)
+
+    def mqcmit(self) -> None:
+        self.transport.commit()
+
+    def mqback(self) -> None:
+        self.transport.backout()
+
+    # -- internals ------------------------------------------------------------------------------------
+    def _open_handle(self, name: str, options: int) -> int:
+        od = MQOD(ObjectName=name.encode())
+        return self.mqopen(od, options)
+
+    def _get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> Message:
+        result = self.transport.get(hobj, md, gmo, buflen)
+        if result.reason != C.MQRC_NONE:
+            raise MQMIError(
+                result.comp,
+                result.reason,
+                message=Message(result.data, md),
+                original_length=result.data_length,
+            )
+        return Message(result.data, md)
+
+    @staticmethod
+    def _raise_warning(reason: int) -> None:
+        if reason != C.MQRC_NONE:
+            raise MQMIError(C.MQCC_WARNING, reason)
+
+
+def connect(
+    name: str,
+    *,
+    host: str | None = None,
+    home: str | os.PathLike[str] | None = None,
+    appl_name: str | None = None,
+    store: Store | None = None,
+    clock: Clock | None = None,
+    embedded: EmbeddedQueueManager | None = None,
+) -> QueueManager:
+    """Connect to queue manager ``name``.
+
+    Embedded (the default): the queue manager runs inside this process from its files under
+    ``$SYNCPOINT_HOME`` (or ``home``). ``embedded=`` connects to an already opened in-process queue manager
+    (e.g. :func:`memory_queue_manager`). ``host="localhost(1414)"`` connects over the network (the server
+    issue).
+    """
+    if host is not None:
+        raise MQMIError(
+            C.MQCC_FAILED,
+            C.MQRC_FUNCTION_NOT_SUPPORTED,
+            "the network client arrives with the queue manager server; use the embedded queue manager",
+        )
+    qm = embedded or open_embedded(name, home=home, store=store, clock=clock)
+    if qm.name != name:
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NAME_ERROR, f"this is queue manager {qm.name}, not {name}")
+    appl = appl_name or os.path.basename(sys.argv[0] or "python")[-28:]
+    return QueueManager(EmbeddedConnection(qm, appl, C.MQAT_UNIX, ""))

@@ -1,0 +1,272 @@
+"""Object definitions and the attribute table.
+
+Theory of operation: every attribute of every object type is described once, in :data:`ATTRIBUTES`, by its MQSC
+keyword (the key under which the engine keeps it), its MQINQ/MQSET selector, its type and range, its default,
+and the object types it belongs to. MQINQ and MQSET, MQSC (DEFINE / ALTER / DISPLAY) and PCF all read this one
+table, so an attribute is added in one place. Values are kept as IBM's numbers (``TRIGTYPE`` is ``MQTT_FIRST``,
+``GET`` is ``MQQA_GET_ALLOWED``), strings unpadded.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from syncpoint.mqi import constants as C
+
+# object types as the engine names them (MQSC nouns)
+QLOCAL = "QLOCAL"
+QMODEL = "QMODEL"
+QALIAS = "QALIAS"
+PROCESS = "PROCESS"
+QMGR = "QMGR"
+QUEUE_TYPES = (QLOCAL, QMODEL, QALIAS)
+QTYPE_OF = {QLOCAL: C.MQQT_LOCAL, QMODEL: C.MQQT_MODEL, QALIAS: C.MQQT_ALIAS}
+
+_L = frozenset({QLOCAL})
+_LM = frozenset({QLOCAL, QMODEL})
+_LMA = frozenset({QLOCAL, QMODEL, QALIAS})
+_M = frozenset({QMODEL})
+_A = frozenset({QALIAS})
+_P = frozenset({PROCESS})
+_Q = frozenset({QMGR})
+
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    """One attribute: MQSC keyword, selector, type, range, default, owners."""
+
+    keyword: str  # MQSC keyword, the canonical key
+    selector: int  # MQIA_* or MQCA_* (0: none)
+    kind: str  # "int", "str", "enum", "flag"
+    default: Any
+    owners: frozenset[str]
+    length: int = 0  # for str: maximum length
+    low: int = 0  # for int: range
+    high: int = 999_999_999
+    values: dict[str, int] = field(default_factory=dict)  # for enum / flag: MQSC word -> value
+    settable: bool = False  # MQSET may change it
+    readonly: bool = False  # shown, never defined (status-like or fixed)
+    off_word: str = ""  # for flag: the negative keyword (NOTRIGGER)
+
+    @property
+    def is_char(self) -> bool:
+        return self.kind == "str"
+
+    def word_for(self, value: int) -> str:
+        for word, v in self.values.items():
+            if v == value:
+                return word
+        return str(value)
+
+
+def _enum(kw: str, sel: int, default: int, owners: frozenset[str], values: dict[str, int], **k: Any) -> Attribute:
+    return Attribute(kw, sel, "enum", default, owners, values=values, **k)
+
+
+def _flag(on: str, off: str, sel: int, default: int, owners: frozenset[str], **k: Any) -> Attribute:
+    return Attribute(on, sel, "flag", default, owners, values={on: 1, off: 0}, off_word=off, **k)
+
+
+_ENABLED = {"ENABLED": 0, "DISABLED": 1}
+
+ATTRIBUTES: dict[str, Attribute] = {
+    a.keyword: a
+    for a in [
+        # -- queues ---------------------------------------------------------------------------------------
+        Attribute("DESCR", C.MQCA_Q_DESC, "str", "", _LMA, length=64),
+        _flag("TRIGGER", "NOTRIGGER", C.MQIA_TRIGGER_CONTROL, C.MQTC_OFF, _LM, settable=True),
+        _enum(
+            "TRIGTYPE",
+            C.MQIA_TRIGGER_TYPE,
+            C.MQTT_FIRST,
+            _LM,
+            {"NONE": C.MQTT_NONE, "FIRST": C.MQTT_FIRST, "EVERY": C.MQTT_EVERY, "DEPTH": C.MQTT_DEPTH},
+            settable=True,
+        ),
+        Attribute("TRIGDPTH", C.MQIA_TRIGGER_DEPTH, "int", 1, _LM, low=1, settable=True),
+        Attribute("TRIGMPRI", C.MQIA_TRIGGER_MSG_PRIORITY, "int", 0, _LM, low=0, high=9, settable=True),
+        Attribute("TRIGDATA", C.MQCA_TRIGGER_DATA, "str", "", _LM, length=64, settable=True),
+        Attribute("PROCESS", C.MQCA_PROCESS_NAME, "str", "", _LM, length=48),
+        Attribute("INITQ", C.MQCA_INITIATION_Q_NAME, "str", "", _LM, length=48),
+        Attribute("BOQNAME", C.MQCA_BACKOUT_REQ_Q_NAME, "str", "", _LM, length=48),
+        Attribute("BOTHRESH", C.MQIA_BACKOUT_THRESHOLD, "int", 0, _LM),
+        _flag("HARDENBO", "NOHARDENBO", C.MQIA_HARDEN_GET_BACKOUT, C.MQQA_BACKOUT_HARDENED, _LM),
+        Attribute("DEFPRTY", C.MQIA_DEF_PRIORITY, "int", 0, _LMA, high=9),
+        _enum(
+            "DEFPSIST",
+            C.MQIA_DEF_PERSISTENCE,
+            C.MQPER_NOT_PERSISTENT,
+            _LMA,
+            {"NO": C.MQPER_NOT_PERSISTENT, "YES": C.MQPER_PERSISTENT},
+        ),
+        Attribute("MAXDEPTH", C.MQIA_MAX_Q_DEPTH, "int", 5000, _LM),
+        Attribute("MAXMSGL", C.MQIA_MAX_MSG_LENGTH, "int", 4_194_304, _LM, high=104_857_600),
+        _enum(
+            "MSGDLVSQ",
+            C.MQIA_MSG_DELIVERY_SEQUENCE,
+            C.MQMDS_PRIORITY,
+            _LM,
+            {"PRIORITY": C.MQMDS_PRIORITY, "FIFO": C.MQMDS_FIFO},
+        ),
+        _enum("GET", C.MQIA_INHIBIT_GET, C.MQQA_GET_ALLOWED, _LMA, _ENABLED, settable=True),
+        _enum("PUT", C.MQIA_INHIBIT_PUT, C.MQQA_PUT_ALLOWED, _LMA, _ENABLED, settable=True),
+        _enum("USAGE", C.MQIA_USAGE, C.MQUS_NORMAL, _LM, {"NORMAL": C.MQUS_NORMAL, "XMITQ": C.MQUS_TRANSMISSION}),
+        _flag("SHARE", "NOSHARE", C.MQIA_SHAREABILITY, C.MQQA_SHAREABLE, _LM),
+        _enum(
+            "DEFSOPT",
+            C.MQIA_DEF_INPUT_OPEN_OPTION,
+            C.MQOO_INPUT_SHARED,
+            _LM,
+            {"SHARED": C.MQOO_INPUT_SHARED, "EXCL": C.MQOO_INPUT_EXCLUSIVE},
+        ),
+        Attribute("RETINTVL", C.MQIA_RETENTION_INTERVAL, "int", 999_999_999, _LM),
+        Attribute("QDEPTHHI", C.MQIA_Q_DEPTH_HIGH_LIMIT, "int", 80, _LM, high=100),
+        Attribute("QDEPTHLO", C.MQIA_Q_DEPTH_LOW_LIMIT, "int", 20, _LM, high=100),
+        _enum(
+            "DEFTYPE",
+            C.MQIA_DEFINITION_TYPE,
+            C.MQQDT_TEMPORARY_DYNAMIC,
+            _M,
+            {"PERMDYN": C.MQQDT_PERMANENT_DYNAMIC, "TEMPDYN": C.MQQDT_TEMPORARY_DYNAMIC},
+        ),
+        Attribute("TARGET", C.MQCA_BASE_Q_NAME, "str", "", _A, length=48),
+        # -- processes ------------------------------------------------------------------------------------
+        Attribute("APPLICID", C.MQCA_APPL_ID, "str", "", _P, length=256),
+        _enum(
+            "APPLTYPE",
+            C.MQIA_APPL_TYPE,
+            C.MQAT_UNIX,
+            _P,
+            {
+                "UNIX": C.MQAT_UNIX,
+                "DEF": C.MQAT_UNIX,
+                "WINDOWS": C.MQAT_WINDOWS,
+                "WINDOWSNT": C.MQAT_WINDOWS_NT,
+                "CICS": C.MQAT_CICS,
+                "IMS": C.MQAT_IMS,
+                "MVS": C.MQAT_MVS,
+                "OS400": C.MQAT_OS400,
+                "NSK": C.MQAT_NSK,
+                "DOS": C.MQAT_DOS,
+            },
+        ),
+        Attribute("ENVRDATA", C.MQCA_ENV_DATA, "str", "", _P, length=128),
+        Attribute("USERDATA", C.MQCA_USER_DATA, "str", "", _P, length=128),
+        Attribute("PROCDESC", C.MQCA_PROCESS_DESC, "str", "", frozenset(), length=64),
+        # -- queue manager --------------------------------------------------------------------------------
+        Attribute("DEADQ", C.MQCA_DEAD_LETTER_Q_NAME, "str", "", _Q, length=48),
+        Attribute("MAXUMSGS", C.MQIA_MAX_UNCOMMITTED_MSGS, "int", 10000, _Q, low=1),
+        Attribute("QMMAXMSGL", C.MQIA_MAX_MSG_LENGTH, "int", 4_194_304, frozenset(), low=32, high=104_857_600),
+        Attribute("CCSID", C.MQIA_CODED_CHAR_SET_ID, "int", 1208, _Q, low=1, high=65535),
+        Attribute("TRIGINT", C.MQIA_TRIGGER_INTERVAL, "int", 999_999_999, _Q),
+        Attribute("EXPRYINT", C.MQIA_EXPIRY_INTERVAL, "int", 0, _Q, high=99_999_999),
+        Attribute("COMMANDQ", C.MQCA_COMMAND_INPUT_Q_NAME, "str", "SYSTEM.ADMIN.COMMAND.QUEUE", _Q, length=48,
+                  readonly=True),
+        Attribute("CMDLEVEL", C.MQIA_COMMAND_LEVEL, "int", C.MQCMDL_CURRENT_LEVEL, _Q, readonly=True),
+        Attribute("PLATFORM", C.MQIA_PLATFORM, "int", C.MQPL_UNIX, _Q, readonly=True),
+        Attribute("MAXPRTY", C.MQIA_MAX_PRIORITY, "int", 9, _Q, readonly=True),
+        Attribute("SYNCPT", C.MQIA_SYNCPOINT, "int", C.MQSP_AVAILABLE, _Q, readonly=True),
+        Attribute("MAXHANDS", C.MQIA_MAX_HANDLES, "int", 256, _Q, low=0),
+    ]
+}
+
+# MAXMSGL is both a queue and a queue-manager attribute with one MQSC keyword: the queue manager's value is
+# kept under QMMAXMSGL internally and shown as MAXMSGL.
+QMGR_KEYWORD_ALIASES = {"MAXMSGL": "QMMAXMSGL"}
+
+SELECTOR_TO_KEYWORD: dict[int, str] = {a.selector: a.keyword for a in ATTRIBUTES.values() if a.selector}
+
+
+def attributes_for(otype: str) -> list[Attribute]:
+    return [a for a in ATTRIBUTES.values() if otype in a.owners or (otype == QMGR and a.keyword == "QMMAXMSGL")]
+
+
+def defaults_for(otype: str) -> dict[str, Any]:
+    return {a.keyword: a.default for a in attributes_for(otype)}
+
+
+@dataclass(slots=True)
+class Definition:
+    """An object definition: a name, a type and its attributes (MQSC keyword -> value)."""
+
+    otype: str
+    name: str
+    attrs: dict[str, Any]
+    created: float = 0.0  # wall-clock time of DEFINE
+    altered: float = 0.0  # wall-clock time of the last ALTER
+    dynamic: int = C.MQQDT_PREDEFINED  # for queues: predefined, permanent or temporary dynamic
+
+    def to_bytes(self) -> bytes:
+        return json.dumps(
+            {
+                "otype": self.otype,
+                "name": self.name,
+                "attrs": self.attrs,
+                "created": self.created,
+                "altered": self.altered,
+                "dynamic": self.dynamic,
+            },
+            separators=(",", ":"),
+        ).encode()
+
+    @classmethod
+    def from_bytes(cls, raw: bytes) -> Definition:
+        d = json.loads(raw)
+        otype = d["otype"]
+        attrs = defaults_for(otype)
+        attrs.update(d["attrs"])  # definitions written by an older version gain new attributes' defaults
+        return cls(otype, d["name"], attrs, d.get("created", 0.0), d.get("altered", 0.0),
+                   d.get("dynamic", C.MQQDT_PREDEFINED))
+
+
+def check_value(attr: Attribute, value: Any) -> Any:
+    """Validate ``value`` for ``attr``; return it normalised. Raises ValueError with a sentence."""
+    if attr.kind == "str":
+        if not isinstance(value, str):
+            raise ValueError(f"{attr.keyword} takes a character value")
+        value = value.rstrip(" ")
+        if len(value.encode()) > attr.length:
+            raise ValueError(f"{attr.keyword} is at most {attr.length} characters long")
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{attr.keyword} takes an integer value")
+    if attr.kind in ("enum", "flag"):
+        if value not in attr.values.values():
+            allowed = ", ".join(f"{w}({v})" for w, v in attr.values.items())
+            raise ValueError(f"{attr.keyword} value {value} is not one of {allowed}")
+        return value
+    if not attr.low <= value <= attr.high:
+        raise ValueError(f"{attr.keyword} must be from {attr.low} to {attr.high}")
+    return value
+
+
+# Objects every new queue manager has (mqsc.md, "Default objects")
+SYSTEM_DEFAULT_LOCAL = "SYSTEM.DEFAULT.LOCAL.QUEUE"
+SYSTEM_DEFAULT_MODEL = "SYSTEM.DEFAULT.MODEL.QUEUE"
+SYSTEM_DEFAULT_ALIAS = "SYSTEM.DEFAULT.ALIAS.QUEUE"
+SYSTEM_DEFAULT_INITQ = "SYSTEM.DEFAULT.INITIATION.QUEUE"
+SYSTEM_DEAD_LETTER = "SYSTEM.DEAD.LETTER.QUEUE"
+SYSTEM_ADMIN_COMMAND = "SYSTEM.ADMIN.COMMAND.QUEUE"
+SYSTEM_DEFAULT_PROCESS = "SYSTEM.DEFAULT.PROCESS"
+SYSTEM_MODEL_REPLY = "SYSTEM.DEFAULT.MODEL.QUEUE"
+
+
+def default_objects() -> list[tuple[str, str, dict[str, Any]]]:
+    return [
+        (QLOCAL, SYSTEM_DEFAULT_LOCAL, {}),
+        (QMODEL, SYSTEM_DEFAULT_MODEL, {"DEFTYPE": C.MQQDT_TEMPORARY_DYNAMIC}),
+        (QALIAS, SYSTEM_DEFAULT_ALIAS, {}),
+        (QLOCAL, SYSTEM_DEFAULT_INITQ, {"DESCR": "syncpoint default initiation queue"}),
+        (QLOCAL, SYSTEM_DEAD_LETTER, {"DESCR": "syncpoint dead-letter queue", "MAXDEPTH": 999_999_999}),
+        (QLOCAL, SYSTEM_ADMIN_COMMAND, {"DESCR": "syncpoint command server input", "MAXDEPTH": 3000}),
+        (PROCESS, SYSTEM_DEFAULT_PROCESS, {}),
+    ]
+
+
+def valid_object_name(name: str) -> bool:
+    """IBM's rule for object names: 1-48 characters from A-Z a-z 0-9 . / _ %."""
+    if not 1 <= len(name) <= 48:
+        return False
+    return all(ch.isascii() and (ch.isalnum() or ch in "._/%") for ch in name)

@@ -1,0 +1,63 @@
+"""Time as a parameter: the engine reads the clock it is given; tests give it a :class:`FakeClock`."""
+
+from __future__ import annotations
+
+import threading
+import time as _time
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def time(self) -> float:
+        """Wall-clock seconds since the epoch (PutDate / PutTime, expiry)."""
+        ...
+
+    def monotonic(self) -> float:
+        """Seconds from an arbitrary origin that never goes back (wait intervals, trigger intervals)."""
+        ...
+
+    def wait(self, cond: threading.Condition, timeout: float | None) -> None:
+        """Block on ``cond`` (held by the caller) for at most ``timeout`` seconds, or until notified."""
+        ...
+
+
+class SystemClock:
+    def time(self) -> float:
+        return _time.time()
+
+    def monotonic(self) -> float:
+        return _time.monotonic()
+
+    def wait(self, cond: threading.Condition, timeout: float | None) -> None:
+        cond.wait(timeout)
+
+
+class FakeClock:
+    """A clock that moves only when told to (``advance``), or when a waiter's timeout elapses.
+
+    A wait with a timeout does not sleep: it lets other threads run once and then advances the clock by the
+    timeout, as if nothing had happened in that interval. A wait without a timeout blocks until notified.
+    """
+
+    def __init__(self, start: float = 1_767_225_600.0) -> None:  # 2026-01-01T00:00:00Z
+        self._wall = start
+        self._mono = 1000.0
+        self._lock = threading.Lock()
+
+    def time(self) -> float:
+        return self._wall
+
+    def monotonic(self) -> float:
+        return self._mono
+
+    def advance(self, seconds: float) -> None:
+        with self._lock:
+            self._wall += seconds
+            self._mono += seconds
+
+    def wait(self, cond: threading.Condition, timeout: float | None) -> None:
+        if timeout is None:
+            cond.wait()
+            return
+        cond.wait(0)
+        self.advance(max(timeout, 0.0))
