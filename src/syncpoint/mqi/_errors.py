@@ -6,12 +6,15 @@ from typing import Any
 
 from . import constants as C
 
-_PREFERRED = {
-    # values shared by several names: the one users know
-    2120: "MQRC_TRUNCATED",
-    2019: "MQRC_HOBJ_ERROR",
-    6: "MQAT_UNIX",
-    0: "MQRC_NONE",
+_PREFERRED: dict[tuple[str, int], str] = {
+    # values shared by several names of one family: the one users know (keyed by family, as lookup() is)
+    ("MQRC", 2120): "MQRC_TRUNCATED",
+    ("MQRC", 2019): "MQRC_HOBJ_ERROR",
+    ("MQRC", 0): "MQRC_NONE",
+    ("MQAT", 6): "MQAT_UNIX",
+    ("MQIA", 1): "MQIA_APPL_TYPE",
+    ("MQIA", 2000): "MQIA_USER_LIST",
+    ("MQCA", 4000): "MQCA_USER_LIST",
 }
 
 
@@ -32,8 +35,9 @@ _BY_PREFIX = _build()
 def lookup(prefix: str, value: int) -> str | None:
     """The name of ``value`` among the constants starting ``prefix`` (``"MQRC"``, ``"MQCC"`` …)."""
     prefix = prefix.rstrip("_")
-    if prefix == "MQRC" and value in _PREFERRED and _PREFERRED[value].startswith("MQRC"):
-        return _PREFERRED[value]
+    preferred = _PREFERRED.get((prefix, value))
+    if preferred is not None:
+        return preferred
     return _BY_PREFIX.get(prefix, {}).get(value)
 
 

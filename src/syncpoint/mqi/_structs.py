@@ -11,7 +11,7 @@ identifiers (MsgId, CorrelId, GroupId, AccountingToken, MsgToken), which are pad
 from __future__ import annotations
 
 import struct
-from typing import Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from . import constants as C
 
@@ -65,6 +65,11 @@ class Structure:
         cls._struct_by_len = by_len
         cls._count_by_len = count
 
+    if TYPE_CHECKING:
+        # Fields are plain instance attributes named by the table: tell the type checker so.
+        def __getattr__(self, name: str) -> Any: ...
+        def __setattr__(self, name: str, value: Any) -> None: ...
+
     def __init__(self, **kw: Any) -> None:
         d = self.__dict__
         d.update(self._defaults)
@@ -91,6 +96,8 @@ class Structure:
         v = self.__dict__[name]
         if isinstance(v, str):
             v = v.encode("utf-8")
+        elif isinstance(v, bytearray | memoryview):
+            v = bytes(v)
         if name in self._char_lengths and isinstance(v, bytes):
             n = self._char_lengths[name]
             if len(v) < n:
@@ -124,7 +131,10 @@ class Structure:
             raise ValueError(f"{type(self).__name__}: need {length} bytes, have {len(buf)}")
         st = self._struct_by_len[length]
         values = st.unpack_from(buf, 0)
-        self.__dict__.update(zip(self._names, values, strict=False))
+        n = self._count_by_len[length]
+        self.__dict__.update(zip(self._names[:n], values, strict=True))
+        # fields a shorter version lacks take their initial values, not what this instance held before
+        self.__dict__.update((name, self._defaults[name]) for name in self._names[n:])
         return self
 
     def set(self, **kw: Any) -> Self:
@@ -151,7 +161,7 @@ class Structure:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self.pack() == other.pack()  # type: ignore[attr-defined]
+        return self.pack() == other.pack()
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -438,6 +448,11 @@ class MQXQH(Structure):
         d = super().fields()
         d["MsgDesc"] = self.__dict__["MsgDesc"]
         return d
+
+    def copy(self) -> Self:
+        new = super().copy()
+        new.__dict__["MsgDesc"] = self.__dict__["MsgDesc"].copy()
+        return new
 
 
 class MQCNO(Structure):
