@@ -1,0 +1,35 @@
+"""The README's main job runs: `syncpoint demo` on a fresh $SYNCPOINT_HOME (a real subprocess)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def run(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, SYNCPOINT_HOME=str(home), COLUMNS="200")
+    return subprocess.run(
+        [sys.executable, "-c", "from syncpoint.cli import main; main()", *args],
+        capture_output=True, text=True, env=env, timeout=120,
+    )
+
+
+def test_demo_creates_the_default_queue_manager_and_moves_every_order(tmp_path: Path) -> None:
+    out = run(["demo"], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "qmgrs" / "DEMO" / "qm.db").exists()
+    assert "order 2, order 3, order 4" in out.stdout
+    assert "BackoutCount 1" in out.stdout
+    again = run(["demo"], tmp_path)  # idempotent on an existing queue manager
+    assert again.returncode == 0, again.stderr
+
+
+def test_crtmqm_dspmq_dltmqm(tmp_path: Path) -> None:
+    assert run(["crtmqm", "QMX"], tmp_path).returncode == 0
+    dup = run(["crtmqm", "QMX"], tmp_path)
+    assert dup.returncode != 0 and "already exists" in dup.stderr.replace("\n", " ")
+    assert "QMNAME(QMX)" in run(["dspmq"], tmp_path).stdout
+    assert run(["dltmqm", "QMX"], tmp_path).returncode == 0
+    assert "QMX" not in run(["dspmq"], tmp_path).stdout
