@@ -12,7 +12,10 @@ def run(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, SYNCPOINT_HOME=str(home), COLUMNS="200")
     return subprocess.run(
         [sys.executable, "-c", "from syncpoint.cli import main; main()", *args],
-        capture_output=True, text=True, env=env, timeout=120,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
     )
 
 

@@ -1,10 +1,10 @@
 """syncpoint: a queue manager with IBM MQ's semantics, in Python.
 
-    import syncpoint
-    qm = syncpoint.connect("QM1")
-    q = qm.open("ORDERS")
-    q.put(b"hello", persistent=True)
-    print(q.get(wait=2.0).data)
+import syncpoint
+qm = syncpoint.connect("QM1")
+q = qm.open("ORDERS")
+q.put(b"hello", persistent=True)
+print(q.get(wait=2.0).data)
 """
 
 from syncpoint.client import (

@@ -13,7 +13,7 @@ from rich.table import Table
 
 import syncpoint
 from syncpoint import _home
-from syncpoint.client import create_queue_manager, open_embedded
+from syncpoint.client import create_queue_manager
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 

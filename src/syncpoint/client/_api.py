@@ -34,7 +34,8 @@ from ._embedded import EmbeddedConnection, EmbeddedQueueManager, open_embedded
 class Transport(Protocol):
     """What a connection's transport offers: the MQI verbs with IBM's structures, and admin verbs."""
 
-    qmgr_name: str
+    @property
+    def qmgr_name(self) -> str: ...
 
     def open(self, od: MQOD, options: int) -> int: ...
     def close(self, hobj: int, options: int = ...) -> None: ...
@@ -82,7 +83,7 @@ class Message:
 
     @property
     def persistent(self) -> bool:
-        return self.md.Persistence == C.MQPER_PERSISTENT
+        return bool(self.md.Persistence == C.MQPER_PERSISTENT)
 
     @property
     def expiry(self) -> int:

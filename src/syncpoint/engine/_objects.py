@@ -162,8 +162,9 @@ ATTRIBUTES: dict[str, Attribute] = {
         Attribute("CCSID", C.MQIA_CODED_CHAR_SET_ID, "int", 1208, _Q, low=1, high=65535),
         Attribute("TRIGINT", C.MQIA_TRIGGER_INTERVAL, "int", 999_999_999, _Q),
         Attribute("EXPRYINT", C.MQIA_EXPIRY_INTERVAL, "int", 0, _Q, high=99_999_999),
-        Attribute("COMMANDQ", C.MQCA_COMMAND_INPUT_Q_NAME, "str", "SYSTEM.ADMIN.COMMAND.QUEUE", _Q, length=48,
-                  readonly=True),
+        Attribute(
+            "COMMANDQ", C.MQCA_COMMAND_INPUT_Q_NAME, "str", "SYSTEM.ADMIN.COMMAND.QUEUE", _Q, length=48, readonly=True
+        ),
         Attribute("CMDLEVEL", C.MQIA_COMMAND_LEVEL, "int", C.MQCMDL_CURRENT_LEVEL, _Q, readonly=True),
         Attribute("PLATFORM", C.MQIA_PLATFORM, "int", C.MQPL_UNIX, _Q, readonly=True),
         Attribute("MAXPRTY", C.MQIA_MAX_PRIORITY, "int", 9, _Q, readonly=True),
@@ -217,8 +218,9 @@ class Definition:
         otype = d["otype"]
         attrs = defaults_for(otype)
         attrs.update(d["attrs"])  # definitions written by an older version gain new attributes' defaults
-        return cls(otype, d["name"], attrs, d.get("created", 0.0), d.get("altered", 0.0),
-                   d.get("dynamic", C.MQQDT_PREDEFINED))
+        return cls(
+            otype, d["name"], attrs, d.get("created", 0.0), d.get("altered", 0.0), d.get("dynamic", C.MQQDT_PREDEFINED)
+        )
 
 
 def check_value(attr: Attribute, value: Any) -> Any:

@@ -735,13 +735,18 @@ class QueueManager:
         if expiry == 0 or expiry < C.MQEI_UNLIMITED:
             raise _fail(C.MQRC_EXPIRY_ERROR, f"Expiry {expiry} is not valid: use a positive value or MQEI_UNLIMITED")
         mt = md.MsgType
-        if not (mt in (C.MQMT_REQUEST, C.MQMT_REPLY, C.MQMT_REPORT, C.MQMT_DATAGRAM)
-                or C.MQMT_APPL_FIRST <= mt <= C.MQMT_APPL_LAST or 1 <= mt <= C.MQMT_SYSTEM_LAST):
+        if not (
+            mt in (C.MQMT_REQUEST, C.MQMT_REPLY, C.MQMT_REPORT, C.MQMT_DATAGRAM)
+            or C.MQMT_APPL_FIRST <= mt <= C.MQMT_APPL_LAST
+            or 1 <= mt <= C.MQMT_SYSTEM_LAST
+        ):
             raise _fail(C.MQRC_MSG_TYPE_ERROR, f"MsgType {mt} is not valid")
         if mt == C.MQMT_REQUEST and not _name(md.ReplyToQ):
             raise _fail(C.MQRC_MISSING_REPLY_TO_Q, "a request message needs ReplyToQ")
         if pers == C.MQPER_PERSISTENT and q.definition.dynamic == C.MQQDT_TEMPORARY_DYNAMIC:
-            raise _fail(C.MQRC_PERSISTENT_NOT_ALLOWED, f"temporary dynamic queue {q.name} cannot hold persistent messages")
+            raise _fail(
+                C.MQRC_PERSISTENT_NOT_ALLOWED, f"temporary dynamic queue {q.name} cannot hold persistent messages"
+            )
         if first["PUT"] == C.MQQA_PUT_INHIBITED or q.attrs["PUT"] == C.MQQA_PUT_INHIBITED:
             raise _fail(C.MQRC_PUT_INHIBITED, f"puts are inhibited for queue {h.name}")
         if q.depth >= q.attrs["MAXDEPTH"]:
@@ -750,9 +755,8 @@ class QueueManager:
             prio = q.attrs["DEFPRTY"]  # seed 001, condition 14: FIFO assigns the queue's default priority
         syncpoint = bool(opts & C.MQPMO_SYNCPOINT)
         uow = conn.uow
-        if syncpoint:
-            if uow is not None and len(uow) >= self.qm_attr("MAXUMSGS"):
-                raise _fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
+        if syncpoint and uow is not None and len(uow) >= self.qm_attr("MAXUMSGS"):
+            raise _fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
         # -- from here on the put succeeds: build the descriptor --------------------------------------
         now = self.clock.time()
         out = md  # output fields are written back into the caller's MQMD
@@ -799,8 +803,18 @@ class QueueManager:
         seq = self._seq
         self._seq = seq + 1
         m = Message(
-            seq, q, prio, pers == C.MQPER_PERSISTENT, packed, bytes(data), stored.MsgId, stored.CorrelId,
-            stored.GroupId, stored.MsgSeqNumber, expiry, now,
+            seq,
+            q,
+            prio,
+            pers == C.MQPER_PERSISTENT,
+            packed,
+            bytes(data),
+            stored.MsgId,
+            stored.CorrelId,
+            stored.GroupId,
+            stored.MsgSeqNumber,
+            expiry,
+            now,
         )
         q.depth += 1
         q.last_put = now
@@ -830,9 +844,7 @@ class QueueManager:
     # ==================================================================================================
     # MQGET
     # ==================================================================================================
-    def get(
-        self, conn: Connection, hobj: Handle | int, md: MQMD, gmo: MQGMO, buflen: int | None = None
-    ) -> GetResult:
+    def get(self, conn: Connection, hobj: Handle | int, md: MQMD, gmo: MQGMO, buflen: int | None = None) -> GetResult:
         """MQGET without waiting. Raises MQRC_NO_MSG_AVAILABLE when nothing matches; the caller waits.
 
         ``buflen`` None means a buffer as large as the message.
@@ -899,13 +911,18 @@ class QueueManager:
             raise _fail(C.MQRC_GET_INHIBITED, f"gets are inhibited for queue {h.name}")
         uow = conn.uow
         if opts & C.MQGMO_MARK_SKIP_BACKOUT and uow is not None and uow.marked is not None:
-            raise _fail(C.MQRC_SECOND_MARK_NOT_ALLOWED, "a message is already marked to skip backout in this unit of work")
+            raise _fail(
+                C.MQRC_SECOND_MARK_NOT_ALLOWED, "a message is already marked to skip backout in this unit of work"
+            )
         now = self.clock.time()
         # -- find the message ------------------------------------------------------------------------
         if opts & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
             m = h.cursor
-            if m is None or m.state != AVAILABLE or m.queue is not q or (
-                m.locked_by is not None and m.locked_by is not h
+            if (
+                m is None
+                or m.state != AVAILABLE
+                or m.queue is not q
+                or (m.locked_by is not None and m.locked_by is not h)
             ):
                 raise _fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the browse cursor is not on an available message")
             if m.expired(now):
@@ -991,9 +1008,7 @@ class QueueManager:
             h.locked = m
             m.locked_by = h
 
-    def _find(
-        self, h: Handle, q: LocalQueue, md: MQMD, gmo: MQGMO, after: int | None, now: float
-    ) -> Message | None:
+    def _find(self, h: Handle, q: LocalQueue, md: MQMD, gmo: MQGMO, after: int | None, now: float) -> Message | None:
         """The first available message in delivery order that this handle may see and that matches.
 
         Expired messages met on the way are discarded (seed 002): this is the "get that would have returned
@@ -1136,9 +1151,7 @@ class QueueManager:
     # ==================================================================================================
     # MQINQ / MQSET
     # ==================================================================================================
-    def inq(
-        self, conn: Connection, hobj: Handle | int, selectors: Sequence[int]
-    ) -> tuple[list[int], list[bytes], int]:
+    def inq(self, conn: Connection, hobj: Handle | int, selectors: Sequence[int]) -> tuple[list[int], list[bytes], int]:
         """MQINQ: integer values and character values (each blank-padded) in selector order, and a reason
         (MQRC_NONE, or MQRC_SELECTOR_NOT_FOR_TYPE as a warning with placeholder values)."""
         h = self._handle(conn, hobj)
@@ -1244,13 +1257,13 @@ class QueueManager:
             if d.otype not in attr.owners:
                 raise _fail(C.MQRC_SELECTOR_NOT_FOR_TYPE, f"{kw} does not apply to a {d.otype}")
             try:
-                raw = next(chars) if is_char else next(ints)
+                raw: bytes | str | int = next(chars) if is_char else next(ints)
             except StopIteration:
                 raise _fail(
                     C.MQRC_CHAR_ATTRS_TOO_SHORT if is_char else C.MQRC_INT_ATTR_COUNT_ERROR,
                     "fewer attribute values than selectors",
                 ) from None
-            value: Any = _name(raw) if is_char else raw
+            value: Any = _name(raw) if isinstance(raw, (bytes, str)) else raw
             try:
                 changes[kw] = check_value(attr, value)
             except ValueError as e:

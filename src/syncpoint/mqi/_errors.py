@@ -76,7 +76,7 @@ class MQMIError(Exception):
             text += f": {self.detail}"
         return text
 
-    def errorAsString(self) -> str:  # noqa: N802 - pymqi's spelling
+    def errorAsString(self) -> str:
         return str(self)
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -6,8 +6,6 @@ engine and tools use, checked against IBM's published headers.
 
 from __future__ import annotations
 
-# ruff: noqa: E501
-
 # --- Reason codes named in the specification (MQRC_*) ---
 MQRC_NO_MSG_AVAILABLE = 2033
 MQRC_EXPIRY_ERROR = 2013
