@@ -56,6 +56,21 @@ class EmbeddedQueueManager:
         self.connections: weakref.WeakSet[EmbeddedConnection] = weakref.WeakSet()
         self.broken: str | None = None
         self.closed = False
+        if isinstance(self.clock, SystemClock):
+            threading.Thread(target=self._housekeeper, name=f"syncpoint-{name}-housekeeping", daemon=True).start()
+
+    def _housekeeper(self) -> None:
+        """Runs the periodic duties (EXPRYINT scans) while no application calls in; a fake clock has none."""
+        import time
+
+        while not self.closed and self.broken is None:
+            time.sleep(1.0)
+            if self.closed or self.broken is not None:
+                return
+            try:
+                self.call(lambda: None)
+            except Exception:  # the queue manager is ending or broken: the loop ends on its own
+                pass
 
     # -- running verbs --------------------------------------------------------------------------------
     def call(self, fn: Callable[..., T], *args: Any) -> T:
@@ -64,6 +79,7 @@ class EmbeddedQueueManager:
         with self.lock:
             self._check()
             try:
+                self.engine.housekeeping()
                 result = fn(*args)
             finally:
                 pending = self._flush()
@@ -126,6 +142,7 @@ class EmbeddedQueueManager:
             try:
                 while True:
                     self._check()
+                    engine.housekeeping()
                     try:
                         return engine.get(conn, hobj, md, gmo, buflen)
                     except MQMIError as e:
@@ -262,6 +279,7 @@ _ADMIN_VERBS = frozenset(
         "list_objects",
         "messages",
         "qm_attr",
+        "refresh_expiry",
     }
 )
 

@@ -23,6 +23,8 @@ Choices where IBM's documentation is silent or platform-specific (Linux behaviou
 
 from __future__ import annotations
 
+import fnmatch
+import logging
 import os
 import struct
 import time as _time
@@ -54,6 +56,7 @@ from ._objects import (
     valid_object_name,
 )
 from ._queue import AVAILABLE, GONE, GOT_PENDING, PUT_PENDING, LocalQueue, Message
+from ._reports import dead_letter, expiration_report_wanted, report_message, with_xqh_expiry, xqh_expiry
 from .clock import Clock
 
 _FAILED = C.MQCC_FAILED
@@ -163,6 +166,7 @@ _CHAR_LENGTHS = {
     C.MQCA_PROCESS_NAME: 48,
 }
 MQIAV_NOT_APPLICABLE = -2
+_log = logging.getLogger("syncpoint.engine")
 
 
 def _fail(reason: int, detail: str | None = None) -> MQMIError:
@@ -309,6 +313,9 @@ class QueueManager:
         self._msgid_counter = int(clock.time() * 1_000_000)
         self._dyn_counter = 0
         self.quiescing = False
+        self._expiry_candidates: set[LocalQueue] = set()
+        self._next_expiry_scan = clock.monotonic()
+        self.expired_discarded = 0  # messages discarded because they expired (statistics)
         self.started = clock.time()
         self.recovered_inflight = snapshot.recovered_inflight
         self._load(snapshot)
@@ -345,7 +352,7 @@ class QueueManager:
                 d = Definition.from_bytes(raw)
                 self.definitions[(self._ns(otype), d.name)] = d
                 if otype == QLOCAL:
-                    self.queues[d.name] = LocalQueue(d)
+                    self.queues[d.name] = LocalQueue(d, self._expiry_candidates)
         max_seq = 0
         for sm in snap.messages:
             q = self.queues.get(sm.queue)
@@ -570,7 +577,7 @@ class QueueManager:
         dyn = model.attrs["DEFTYPE"]
         d = Definition(QLOCAL, qname, attrs, now, now, dyn)
         self.definitions[("Q", qname)] = d
-        self.queues[qname] = LocalQueue(d)
+        self.queues[qname] = LocalQueue(d, self._expiry_candidates)
         if dyn == C.MQQDT_PERMANENT_DYNAMIC:
             self._b().put_objects.append((QLOCAL, qname, d.to_bytes()))
             self._b().durable = True
@@ -734,6 +741,8 @@ class QueueManager:
         expiry = md.Expiry
         if expiry == 0 or expiry < C.MQEI_UNLIMITED:
             raise _fail(C.MQRC_EXPIRY_ERROR, f"Expiry {expiry} is not valid: use a positive value or MQEI_UNLIMITED")
+        if md.Format == C.MQFMT_XMIT_Q_HEADER:
+            self._check_xqh_expiry(expiry, data)
         mt = md.MsgType
         if not (
             mt in (C.MQMT_REQUEST, C.MQMT_REPLY, C.MQMT_REPORT, C.MQMT_DATAGRAM)
@@ -957,17 +966,20 @@ class QueueManager:
             gmo.SegmentStatus = b" "
             gmo.Segmentation = b" "
         gmo.ResolvedQName = _char(q.name, 48)
-        total = len(m.data)
+        body = m.data
+        if m.md[32:40] == C.MQFMT_XMIT_Q_HEADER:
+            body = self._xqh_decremented(m, now)
+        total = len(body)
         if gmo.Version >= 3:
             gmo.ReturnedLength = total if buflen is None else min(total, buflen)
         if buflen is not None and total > buflen:
             if not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
                 if browse:
                     self._position_cursor(h, m, opts)
-                return GetResult(m.data[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
-            result = GetResult(m.data[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED)
+                return GetResult(body[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
+            result = GetResult(body[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED)
         else:
-            result = GetResult(m.data, total)
+            result = GetResult(body, total)
         # -- apply -----------------------------------------------------------------------------------
         if browse:
             self._position_cursor(h, m, opts)
@@ -1057,18 +1069,175 @@ class QueueManager:
         return chosen
 
     def _discard_expired(self, m: Message) -> None:
-        """Discard an expired message outside any unit of work (seed 002, note 4)."""
+        """Discard an expired message outside any unit of work and send its expiration report (seed 002,
+        notes 3 and 4): neither is part of the application's unit of work, whatever called us."""
         q = m.queue
         q.take(m)
         m.state = GONE
         q.depth -= 1
+        self.expired_discarded += 1
         if m.persistent:
             b = self._b()
             b.delete_messages.append(m.seq)
-        self.on_expired(m)
+            b.durable = True
+        keep = expiration_report_wanted(struct.unpack_from("=i", m.md, 8)[0])
+        if keep >= 0:
+            self._expiration_report(m, keep)
 
-    def on_expired(self, m: Message) -> None:
-        """Hook for expiration reports (seed 002); see ``_reports``."""
+    def _expiration_report(self, m: Message, keep: int) -> None:
+        original = MQMD.unpack(m.md)
+        dest = _name(original.ReplyToQ)
+        dest_qm = _name(original.ReplyToQMgr) or self.name
+        if not dest:
+            _log.warning("expired message %s asked for a report but has no ReplyToQ", original.MsgId.hex())
+            return
+        md, data = report_message(original, m.data, C.MQFB_EXPIRATION, keep, self.name, self.new_msgid())
+        self.system_put(dest, md, data, dest_qmgr=dest_qm)
+
+    def system_put(self, qname: str, md: MQMD, data: bytes, dest_qmgr: str | None = None) -> bool:
+        """A put by the queue manager itself (reports, trigger messages), outside any unit of work.
+
+        When the destination cannot take it, the message goes to the dead-letter queue with an MQDLH whose
+        Reason says why; when that fails too it is dropped and logged. Returns True when put as addressed.
+        """
+        reason = self._system_put_to(qname, md, data, dest_qmgr)
+        if reason == C.MQRC_NONE:
+            return True
+        self.dead_letter_message(md, data, reason, qname, dest_qmgr or self.name)
+        return False
+
+    def dead_letter_message(self, md: MQMD, data: bytes, reason: int, dest_q: str, dest_qmgr: str) -> bool:
+        """Put a message on the dead-letter queue (DEADQ) with an MQDLH, keeping its remaining expiry."""
+        dlq = self.qm_attr("DEADQ")
+        if not dlq:
+            _log.error("no dead-letter queue: message for %s dropped (reason %d)", dest_q, reason)
+            return False
+        d, t = put_date_time(self.clock.time())
+        dmd, ddata = dead_letter(md, data, reason, dest_q, dest_qmgr, C.MQAT_QMGR, self.name, d, t)
+        r = self._system_put_to(dlq, dmd, ddata, None)
+        if r != C.MQRC_NONE:
+            _log.error("dead-letter queue %s refused a message for %s (reason %d): dropped", dlq, dest_q, r)
+            return False
+        return True
+
+    def _system_put_to(self, qname: str, md: MQMD, data: bytes, dest_qmgr: str | None) -> int:
+        if dest_qmgr and dest_qmgr != self.name:
+            return C.MQRC_UNKNOWN_REMOTE_Q_MGR
+        d = self.definitions.get(("Q", qname))
+        if d is None:
+            return C.MQRC_UNKNOWN_OBJECT_NAME
+        first = d.attrs
+        if d.otype == QALIAS:
+            base = self.definitions.get(("Q", d.attrs["TARGET"]))
+            if base is None or base.otype != QLOCAL:
+                return C.MQRC_UNKNOWN_ALIAS_BASE_Q
+            d = base
+        elif d.otype != QLOCAL:
+            return C.MQRC_Q_TYPE_ERROR
+        q = self.queues[d.name]
+        if first["PUT"] == C.MQQA_PUT_INHIBITED or q.attrs["PUT"] == C.MQQA_PUT_INHIBITED:
+            return C.MQRC_PUT_INHIBITED
+        if len(data) > q.attrs["MAXMSGL"]:
+            return C.MQRC_MSG_TOO_BIG_FOR_Q
+        if q.depth >= q.attrs["MAXDEPTH"]:
+            return C.MQRC_Q_FULL
+        now = self.clock.time()
+        out = md.copy()
+        out.Version = 2
+        if out.Priority < 0:
+            out.Priority = first["DEFPRTY"]
+        if out.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+            out.Persistence = first["DEFPSIST"]
+        if q.fifo:
+            out.Priority = q.attrs["DEFPRTY"]
+        if out.Persistence == C.MQPER_PERSISTENT and q.definition.dynamic == C.MQQDT_TEMPORARY_DYNAMIC:
+            return C.MQRC_PERSISTENT_NOT_ALLOWED
+        if out.MsgId == _NONE24:
+            out.MsgId = self.new_msgid()
+        if not out.PutDate.strip():
+            out.PutDate, out.PutTime = put_date_time(now)
+        out.BackoutCount = 0
+        seq = self._seq
+        self._seq = seq + 1
+        m = Message(
+            seq,
+            q,
+            min(max(out.Priority, 0), 9),
+            out.Persistence == C.MQPER_PERSISTENT,
+            out.pack(),
+            bytes(data),
+            out.MsgId,
+            out.CorrelId,
+            out.GroupId,
+            out.MsgSeqNumber,
+            out.Expiry,
+            now,
+        )
+        q.depth += 1
+        q.last_put = now
+        q.make_available(m)
+        if m.persistent:
+            b = self._b()
+            b.put_messages.append(self._stored(m))
+            b.durable = True
+        self._wake.add(q.name)
+        self.on_system_put(m)
+        return C.MQRC_NONE
+
+    def on_system_put(self, m: Message) -> None:
+        """Hook for triggering: a message the queue manager put became available."""
+
+    # -- expiry scans --------------------------------------------------------------------------------
+    def housekeeping(self) -> None:
+        """Run what is due by the clock: the periodic scan for expired messages (EXPRYINT, seconds)."""
+        interval = self.qm_attr("EXPRYINT")
+        if interval <= 0 or not self._expiry_candidates:
+            return
+        mono = self.clock.monotonic()
+        if mono < self._next_expiry_scan:
+            return
+        self._next_expiry_scan = mono + interval
+        self._scan_expired(list(self._expiry_candidates))
+
+    def refresh_expiry(self, pattern: str = "*") -> int:
+        """REFRESH QMGR TYPE(EXPIRY) NAME(pattern): discard expired messages of the named queues now.
+
+        Only queues that hold messages with a limited expiry are looked at, and in them only those messages.
+        Returns how many were discarded.
+        """
+        queues = [q for q in self._expiry_candidates if fnmatch.fnmatchcase(q.name, pattern)]
+        return self._scan_expired(queues)
+
+    def _scan_expired(self, queues: list[LocalQueue]) -> int:
+        now = self.clock.time()
+        n = 0
+        for q in queues:
+            for m in q.pop_expired(now):
+                self._discard_expired(m)
+                n += 1
+        return n
+
+    # -- messages carrying a transmission-queue header (seed 002, note 9) ----------------------------
+    @staticmethod
+    def _check_xqh_expiry(outer: int, data: bytes) -> None:
+        inner = xqh_expiry(data)
+        if inner is None:
+            raise _fail(C.MQRC_EXPIRY_ERROR, "Format MQXMIT needs data starting with an MQXQH and its MQMD")
+        if inner == 0 or inner < C.MQEI_UNLIMITED:
+            raise _fail(C.MQRC_EXPIRY_ERROR, f"the Expiry {inner} in the MQXQH's MQMD is not valid")
+        if outer != C.MQEI_UNLIMITED and (inner == C.MQEI_UNLIMITED or inner > outer):
+            raise _fail(
+                C.MQRC_EXPIRY_ERROR,
+                f"the Expiry in the MQXQH's MQMD ({inner}) outlives the message's own Expiry ({outer})",
+            )
+
+    @staticmethod
+    def _xqh_decremented(m: Message, now: float) -> bytes:
+        inner = xqh_expiry(m.data)
+        if inner is None or inner == C.MQEI_UNLIMITED:
+            return m.data  # short data is not an error on get
+        remaining = inner - int((now - m.put_time) * 10)
+        return with_xqh_expiry(m.data, max(remaining, 0))
 
     # ==================================================================================================
     # MQCMIT / MQBACK
@@ -1358,7 +1527,7 @@ class QueueManager:
         d = Definition(otype, name, base, now, now)
         self.definitions[(self._ns(otype), name)] = d
         if otype == QLOCAL:
-            self.queues[name] = LocalQueue(d)
+            self.queues[name] = LocalQueue(d, self._expiry_candidates)
         b = self._b()
         b.put_objects.append((otype, name, d.to_bytes()))
         b.durable = True

@@ -16,6 +16,7 @@ the backout of an MQGET, decremented by a non-browse MQGET and by the backout of
 
 from __future__ import annotations
 
+import heapq
 from typing import TYPE_CHECKING, Any
 
 from sortedcontainers import SortedList
@@ -104,8 +105,12 @@ class Message:
 class LocalQueue:
     """A local queue (predefined or dynamic) with its messages, open counts and status."""
 
-    def __init__(self, definition: Definition) -> None:
+    def __init__(self, definition: Definition, expiry_candidates: set[LocalQueue] | None = None) -> None:
         self.definition = definition
+        # messages with a limited Expiry, by deadline (wall-clock seconds): what a scan for expired messages
+        # looks at, so it never walks the queue; the queue manager's set names the queues that have any
+        self.expiring: list[tuple[float, int, Message]] = []
+        self._candidates = expiry_candidates if expiry_candidates is not None else set()
         self.name = definition.name
         self.attrs: dict[str, Any] = definition.attrs
         self.index: SortedList = SortedList()
@@ -143,6 +148,25 @@ class LocalQueue:
         m.state = AVAILABLE
         self.by_key[m.key] = m
         self.index.add(m.key)
+        if m.expiry != C.MQEI_UNLIMITED:
+            heapq.heappush(self.expiring, (m.put_time + m.expiry / 10.0, m.seq, m))
+            self._candidates.add(self)
+
+    def pop_expired(self, now: float) -> list[Message]:
+        """Available messages whose expiry has passed, taken off the deadline heap (not off the queue).
+
+        Entries of messages now gone or held by a unit of work are dropped: a reinstated message is pushed
+        again when it becomes available, so it is checked then (issue 3, item 11).
+        """
+        out: list[Message] = []
+        heap = self.expiring
+        while heap and heap[0][0] <= now:
+            m = heapq.heappop(heap)[2]
+            if m.state == AVAILABLE and m.queue is self and m.expired(now):
+                out.append(m)
+        if not heap:
+            self._candidates.discard(self)
+        return out
 
     def take(self, m: Message) -> None:
         """Remove an available message from the index (for a get, an expiry discard, a purge)."""
@@ -180,5 +204,7 @@ class LocalQueue:
                 m.locked_by = None
         self.index.clear()
         self.by_key.clear()
+        self.expiring.clear()
+        self._candidates.discard(self)
         self.depth -= len(gone)
         return gone
