@@ -318,10 +318,10 @@ def test_periodic_scan_by_expryint_discards_expired_messages_and_reports(reply: 
         put_expiring(q, f"e{i}".encode(), 50, Report=C.MQRO_EXPIRATION, ReplyToQ=b"REPLY")
     q.put(b"stays")
     status = reply.open("Q2")
-    clock.advance(6)
-    status.depth  # any call runs what is due; the scan interval has passed but nothing expired before 5 s...
-    clock.advance(11)
-    assert status.depth == 0  # ...this call runs the scan: the three expired messages are discarded
+    clock.advance(6)  # expired after 5 s, but the next scan is due 10 s after the last one
+    assert reply.admin("queue_status", "Q1")["CURDEPTH"] == 4
+    clock.advance(5)
+    assert status.depth == 0  # any call runs what is due: this one runs the scan
     assert reply.admin("queue_status", "Q1")["CURDEPTH"] == 1
     assert reply.open("REPLY").depth == 3
 
