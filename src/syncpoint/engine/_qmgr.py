@@ -183,14 +183,23 @@ def _char(value: str, length: int) -> bytes:
     return value.encode("utf-8")[:length].ljust(length, b" ")
 
 
+_pdt_cache: list[Any] = [None, (b"", b"")]
+
+
 def put_date_time(t: float) -> tuple[bytes, bytes]:
     """PutDate (YYYYMMDD) and PutTime (HHMMSSTH), GMT, as IBM sets them."""
+    key = int(t * 100)
+    if _pdt_cache[0] == key:
+        return _pdt_cache[1]  # type: ignore[no-any-return]
     tm = _time.gmtime(t)
     hundredths = int((t - int(t)) * 100)
-    return (
+    value = (
         _time.strftime("%Y%m%d", tm).encode(),
         (_time.strftime("%H%M%S", tm) + f"{hundredths:02d}").encode(),
     )
+    _pdt_cache[0] = key
+    _pdt_cache[1] = value
+    return value
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -211,7 +220,7 @@ class UnitOfWork:
 
 
 class Connection:
-    __slots__ = ("alive", "appl_name", "appl_type", "handles", "hconn", "pid", "uow", "user")
+    __slots__ = ("alive", "appl_name", "appl_name28", "appl_type", "handles", "hconn", "pid", "uow", "user", "user12")
 
     def __init__(self, hconn: int, appl_name: str, appl_type: int, user: str, pid: int) -> None:
         self.hconn = hconn
@@ -219,6 +228,8 @@ class Connection:
         self.appl_type = appl_type
         self.user = user
         self.pid = pid
+        self.appl_name28 = _char(appl_name, 28)
+        self.user12 = _char(user, 12)
         self.handles: dict[int, Handle] = {}
         self.uow: UnitOfWork | None = None
         self.alive = True
@@ -310,6 +321,7 @@ class QueueManager:
         self._batch: Batch | None = None
         self._wake: set[str] = set()
         self._msgid_prefix = b"AMQ " + name.encode()[:12].ljust(12, b" ")
+        self.name48 = _char(name, 48)
         self._msgid_counter = int(clock.time() * 1_000_000)
         self._dyn_counter = 0
         self.quiescing = False
@@ -364,7 +376,7 @@ class QueueManager:
                 q,
                 sm.priority,
                 True,
-                sm.md,
+                dict(md.__dict__),
                 sm.data,
                 md.MsgId,
                 md.CorrelId,
@@ -793,22 +805,21 @@ class QueueManager:
                     if f in source:
                         out.__dict__[f] = source[f]
             elif not ctx & C.MQPMO_SET_IDENTITY_CONTEXT:
-                out.UserIdentifier = _char(conn.user, 12)
+                out.UserIdentifier = conn.user12
                 out.AccountingToken = C.MQACT_NONE
                 out.ApplIdentityData = b" " * 32
             out.PutApplType = conn.appl_type
-            out.PutApplName = _char(conn.appl_name, 28)
+            out.PutApplName = conn.appl_name28
             out.PutDate, out.PutTime = put_date_time(now)
             out.ApplOriginData = b" " * 4
-        if pmo.Version >= 1:
-            pmo.ResolvedQName = _char(q.name, 48)
-            pmo.ResolvedQMgrName = _char(self.name, 48)
-        stored = out.copy()
-        stored.Version = 2
-        stored.Priority = prio
-        stored.Persistence = pers
-        stored.BackoutCount = 0
-        packed = stored.pack()
+        pmo.ResolvedQName = q.name48
+        pmo.ResolvedQMgrName = self.name48
+        out.normalize()
+        stored = dict(out.__dict__)
+        stored["Version"] = 2
+        stored["Priority"] = prio
+        stored["Persistence"] = pers
+        stored["BackoutCount"] = 0
         seq = self._seq
         self._seq = seq + 1
         m = Message(
@@ -816,12 +827,12 @@ class QueueManager:
             q,
             prio,
             pers == C.MQPER_PERSISTENT,
-            packed,
+            stored,
             bytes(data),
-            stored.MsgId,
-            stored.CorrelId,
-            stored.GroupId,
-            stored.MsgSeqNumber,
+            stored["MsgId"],
+            stored["CorrelId"],
+            stored["GroupId"],
+            stored["MsgSeqNumber"],
             expiry,
             now,
         )
@@ -844,7 +855,9 @@ class QueueManager:
 
     @staticmethod
     def _stored(m: Message) -> StoredMessage:
-        return StoredMessage(m.seq, m.queue.name, m.priority, m.md, m.data, m.backout, m.put_time)
+        md = MQMD.__new__(MQMD)
+        md.__dict__.update(m.md)
+        return StoredMessage(m.seq, m.queue.name, m.priority, md.pack(), m.data, m.backout, m.put_time)
 
     def new_msgid(self) -> bytes:
         self._msgid_counter += 1
@@ -953,7 +966,7 @@ class QueueManager:
                 raise _fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
         # -- fill the MQMD and the buffer ------------------------------------------------------------
         version = md.Version
-        md.unpack_into(m.md)
+        md.__dict__.update(m.md)
         md.Version = version
         md.BackoutCount = m.backout
         md.Expiry = m.remaining_expiry(now)
@@ -965,9 +978,9 @@ class QueueManager:
             gmo.GroupStatus = b" "
             gmo.SegmentStatus = b" "
             gmo.Segmentation = b" "
-        gmo.ResolvedQName = _char(q.name, 48)
+        gmo.ResolvedQName = q.name48
         body = m.data
-        if m.md[32:40] == C.MQFMT_XMIT_Q_HEADER:
+        if m.md["Format"] == C.MQFMT_XMIT_Q_HEADER:
             body = self._xqh_decremented(m, now)
         total = len(body)
         if gmo.Version >= 3:
@@ -1048,7 +1061,7 @@ class QueueManager:
         simple = msgid is None and correlid is None and groupid is None and seqno is None and token is None
         expired: list[Message] = []
         chosen: Message | None = None
-        for m in q.iter_from(after):
+        for m in q.iter_from(after) if after is not None else q.iter_all():
             if m.locked_by is not None and m.locked_by is not h:
                 continue
             if not simple and (
@@ -1080,12 +1093,13 @@ class QueueManager:
             b = self._b()
             b.delete_messages.append(m.seq)
             b.durable = True
-        keep = expiration_report_wanted(struct.unpack_from("=i", m.md, 8)[0])
+        keep = expiration_report_wanted(m.md["Report"])
         if keep >= 0:
             self._expiration_report(m, keep)
 
     def _expiration_report(self, m: Message, keep: int) -> None:
-        original = MQMD.unpack(m.md)
+        original = MQMD.__new__(MQMD)
+        original.__dict__.update(m.md)
         dest = _name(original.ReplyToQ)
         dest_qm = _name(original.ReplyToQMgr) or self.name
         if not dest:
@@ -1164,7 +1178,7 @@ class QueueManager:
             q,
             min(max(out.Priority, 0), 9),
             out.Persistence == C.MQPER_PERSISTENT,
-            out.pack(),
+            dict(out.normalize().__dict__),
             bytes(data),
             out.MsgId,
             out.CorrelId,

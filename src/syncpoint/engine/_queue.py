@@ -38,7 +38,8 @@ _PRIO_SHIFT = 52
 
 
 class Message:
-    """One message. ``md`` is the packed MQMD (version 2) as put; live fields are kept beside it."""
+    """One message. ``md`` holds the MQMD fields (version 2, normalised) as put; live fields (BackoutCount,
+    the remaining Expiry) are kept beside it. It is packed only when a persistent message is written."""
 
     __slots__ = (
         "backout",
@@ -65,7 +66,7 @@ class Message:
         queue: LocalQueue,
         priority: int,
         persistent: bool,
-        md: bytes,
+        md: dict[str, Any],
         data: bytes,
         msgid: bytes,
         correlid: bytes,
@@ -112,6 +113,7 @@ class LocalQueue:
         self.expiring: list[tuple[float, int, Message]] = []
         self._candidates = expiry_candidates if expiry_candidates is not None else set()
         self.name = definition.name
+        self.name48 = definition.name.encode()[:48].ljust(48, b" ")
         self.attrs: dict[str, Any] = definition.attrs
         self.index: SortedList = SortedList()
         self.by_key: dict[int, Message] = {}
@@ -189,6 +191,12 @@ class LocalQueue:
             m = by_key.get(key)
             if m is not None:
                 yield m
+
+    def iter_all(self) -> Any:
+        """Available messages in delivery order from the start (the common get)."""
+        by_key = self.by_key
+        for key in self.index:
+            yield by_key[key]
 
     @property
     def open_input_count(self) -> int:

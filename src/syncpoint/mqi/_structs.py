@@ -104,13 +104,34 @@ class Structure:
                 v = v + (b"\0" if name in self._binary_fields else _BLANK) * (n - len(v))
         return v
 
+    def normalize(self) -> Self:
+        """Make every character field exact ``bytes`` of its length (blank- or NUL-padded), in place.
+
+        The fast path of the queue manager: one cheap check per character field, work only where needed.
+        """
+        d = self.__dict__
+        for name, n in self._char_lengths.items():
+            v = d[name]
+            if type(v) is not bytes or len(v) != n:
+                d[name] = self._value(name)
+        return self
+
     def pack(self) -> bytes:
         """The structure's bytes, at the length its ``Version`` field implies."""
         length = self._length()
         st = self._struct_by_len[length]
-        names = self._names[: self._count_by_len[length]]
+        count = self._count_by_len[length]
+        d = self.__dict__
+        values = [d[n] for n in self._names[:count]]
+        for i, name in enumerate(self._names[:count]):
+            if name in self._char_lengths:
+                v = values[i]
+                if type(v) is not bytes or len(v) != self._char_lengths[name]:
+                    values[i] = self._value(name)
+            elif type(values[i]) is not int:
+                values[i] = self._value(name)
         try:
-            return st.pack(*[self._value(n) for n in names])
+            return st.pack(*values)
         except struct.error as e:
             raise ValueError(f"{type(self).__name__}: cannot pack: {e}") from None
 
