@@ -1,0 +1,44 @@
+"""Fixtures for the store tests: every contract test runs against each store, through a restartable harness."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from syncpoint.store import MemoryStore, Snapshot, SQLiteStore, Store
+
+
+class StoreHarness:
+    """Opens a store and restarts it: SQLite closes and reopens the file; memory calls ``open()`` again."""
+
+    def __init__(self, kind: str, directory: Path) -> None:
+        self.kind = kind
+        self.path = directory / "qm.db"
+        self._memory = MemoryStore() if kind == "memory" else None
+        self.store: Store = self._new(create=True)
+
+    def _new(self, *, create: bool = False) -> Store:
+        if self._memory is not None:
+            return self._memory
+        return SQLiteStore(self.path, create=create)
+
+    def start(self) -> Snapshot:
+        return self.store.open()
+
+    def restart(self) -> Snapshot:
+        if self._memory is None:
+            self.store.close()
+            self.store = self._new()
+        return self.store.open()
+
+    def close(self) -> None:
+        self.store.close()
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreHarness]:
+    store_harness = StoreHarness(request.param, tmp_path)
+    yield store_harness
+    store_harness.close()
