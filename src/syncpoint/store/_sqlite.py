@@ -47,6 +47,7 @@ order) are read into the :class:`Snapshot`.
 from __future__ import annotations
 
 import fcntl
+import gc
 import operator
 import os
 import sqlite3
@@ -205,6 +206,7 @@ class SQLiteStore:
                 connection = self._connect(is_new)
                 try:
                     snapshot = self._recover(connection)
+                    connection.execute("PRAGMA mmap_size = 0")  # reads at open only: see _connect
                 except BaseException:
                     connection.close()
                     raise
@@ -456,6 +458,9 @@ class SQLiteStore:
         connection = sqlite3.connect(uri, uri=True, isolation_level=None, cached_statements=64, check_same_thread=False)
         try:
             connection.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
+            # Memory-mapped reads make quick_check and loading every message several times faster. Only while
+            # opening: an I/O error in a mapped page is a SIGBUS rather than an error code.
+            connection.execute("PRAGMA mmap_size = 2147418112")
             if is_new:
                 self._initialise(connection)
             else:
@@ -540,8 +545,14 @@ class SQLiteStore:
                 objects.setdefault(kind, {})[name] = definition
             counters = dict(connection.execute("SELECT name, value FROM counters"))
             cursor = connection.execute(_SQL_READ_MESSAGES)
-            cursor.arraysize = 1024
-            messages = list(starmap(StoredMessage, cursor))
+            # A million new objects would trigger a hundred needless garbage collections: pause it meanwhile.
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                messages = list(starmap(StoredMessage, cursor))
+            finally:
+                if collecting:
+                    gc.enable()
             connection.execute("COMMIT")
         except BaseException:
             if connection.in_transaction:
