@@ -389,6 +389,9 @@ class QueueManager:
             q.make_available(m)
             q.depth += 1
             max_seq = max(max_seq, sm.seq)
+            if md.MsgId[:16] == self._msgid_prefix:
+                # MsgIds stay unique across restarts even when the clock has not moved past the old ones
+                self._msgid_counter = max(self._msgid_counter, struct.unpack_from(">Q", md.MsgId, 16)[0])
         self._seq = max(max_seq, snap.counters.get("seq", 0)) + 1
 
     @staticmethod
