@@ -329,6 +329,23 @@ def test_a_failed_commit_fails_every_batch_of_the_group_and_stops_the_store(stor
     reopened.close()
 
 
+def test_a_full_disk_fails_the_store_rather_than_the_batch_and_keeps_what_was_committed(store, store_path: Path):
+    store.write(Batch(put_messages=[message(1)]))
+    pages = store._connection.execute("PRAGMA page_count").fetchone()[0]
+    store._connection.execute(f"PRAGMA max_page_count = {pages}")  # the file cannot grow: "disk is full"
+    big = Batch(put_messages=[StoredMessage(3, "Q1", 0, bytes(364), bytes(1 << 20), 0, 1.0)])
+    with pytest.raises(StoreError, match="accepts no more writes"):
+        store.write(big)
+    with pytest.raises(StoreError, match="accepts no more writes"):
+        store.write(Batch(put_messages=[message(2)]))
+    store.close()
+
+    reopened = SQLiteStore(store_path)
+    assert [m.seq for m in reopened.open().messages] == [1]
+    reopened.write(Batch(put_messages=[message(2)]))  # a restart recovers the store
+    reopened.close()
+
+
 def test_many_messages_load_in_seq_order_at_open(store, store_path: Path):
     count = 50_000
     for first in range(1, count + 1, 10_000):

@@ -576,11 +576,20 @@ class SQLiteStore:
         except Exception as exc:
             if connection.in_transaction:
                 connection.execute("ROLLBACK")
+            if not _is_fault_of_batch(exc):
+                self._fail(group, exc)
+                return
             if len(group) == 1:
                 group[0].error = self._as_store_error(exc, "batch")
             else:
                 connection.execute("BEGIN IMMEDIATE")
-                changed = self._apply_one_by_one(connection, group)
+                try:
+                    changed = self._apply_one_by_one(connection, group)
+                except Exception as fault:
+                    if connection.in_transaction:
+                        connection.execute("ROLLBACK")
+                    self._fail(group, fault)
+                    return
         failed = sum(1 for waiter in group if waiter.error is not None)
         if connection.in_transaction:
             try:
@@ -617,7 +626,8 @@ class SQLiteStore:
             stats["failed_batches"] += failed
 
     def _apply_one_by_one(self, connection: sqlite3.Connection, group: list[_Pending]) -> bool:
-        """Apply each batch of the group under its own savepoint; failures are rolled back and reported."""
+        """Apply each batch of the group under its own savepoint; a batch's faults roll back only that batch
+        and are reported to its caller. Any other error (I/O, full disk) is raised."""
         changed = False
         for waiter in group:
             before = connection.total_changes
@@ -625,12 +635,8 @@ class SQLiteStore:
             try:
                 self._apply(connection, waiter.batch)
             except Exception as exc:
-                if not connection.in_transaction:
-                    # SQLite rolled the whole transaction back (I/O error, full disk): nothing is kept.
-                    error = self._as_store_error(exc, "batch")
-                    for other in group:
-                        other.error = error
-                    return False
+                if not _is_fault_of_batch(exc) or not connection.in_transaction:
+                    raise
                 connection.execute("ROLLBACK TO batch")
                 connection.execute("RELEASE batch")
                 waiter.error = self._as_store_error(exc, "batch")
@@ -704,6 +710,16 @@ class SQLiteStore:
             )
         error.__cause__ = exc
         return error
+
+
+def _is_fault_of_batch(exc: Exception) -> bool:
+    """Whether ``exc`` comes from the batch's contents (a duplicate seq, a value SQLite cannot hold, a wrong
+    type), rather than from the store (I/O error, full disk)."""
+    if isinstance(exc, sqlite3.IntegrityError | sqlite3.InterfaceError | sqlite3.ProgrammingError):
+        return True
+    if isinstance(exc, sqlite3.DataError):  # string or blob too big
+        return True
+    return not isinstance(exc, sqlite3.Error | MemoryError)
 
 
 def _is_corruption(exc: sqlite3.DatabaseError) -> bool:
