@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import signal
 import sqlite3
 import subprocess
@@ -292,6 +293,58 @@ def test_group_commit_serves_many_durable_batches_with_one_sync(store, store_pat
     store.close()
     reopened = SQLiteStore(store_path)
     assert [m.seq for m in reopened.open().messages] == list(range(1, threads * per_thread + 1))
+    reopened.close()
+
+
+def test_submitters_and_waiters_in_any_order_never_hang_and_lose_nothing(store_path: Path):
+    # Like the engine: submit under a lock, wait outside it; sometimes several at once in any order, sometimes
+    # another thread's, sometimes never (close() commits those). No background flush: waiters alone must make
+    # progress, handing the leadership on.
+    store = SQLiteStore(store_path, create=True, flush_interval=3600)
+    store.open()
+    lock = threading.Lock()
+    next_seq = [0]
+    submitted: set[int] = set()
+    unclaimed: list[object] = []
+    errors: list[BaseException] = []
+
+    def work(seed: int) -> None:
+        rnd = random.Random(seed)
+        try:
+            for _ in range(60):
+                mine = []
+                for _ in range(rnd.randint(1, 4)):
+                    with lock:
+                        next_seq[0] += 1
+                        batch = Batch(put_messages=[message(next_seq[0])], durable=rnd.random() < 0.5)
+                        mine.append(store.submit(batch))
+                        submitted.add(next_seq[0])
+                choice = rnd.random()
+                if choice < 0.2:
+                    with lock:
+                        unclaimed.extend(mine)
+                elif choice > 0.3:
+                    rnd.shuffle(mine)
+                    for pending in mine:
+                        pending.wait()
+                with lock:
+                    other = unclaimed.pop() if unclaimed and rnd.random() < 0.3 else None
+                if other is not None:
+                    other.wait()
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    workers = [threading.Thread(target=work, args=(seed,), daemon=True) for seed in range(12)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+        assert not worker.is_alive(), "a writer hangs"
+    store.close()
+
+    assert errors == []
+    reopened = SQLiteStore(store_path)
+    assert {m.seq for m in reopened.open().messages} == submitted
     reopened.close()
 
 
