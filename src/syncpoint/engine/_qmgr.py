@@ -167,6 +167,7 @@ _CHAR_LENGTHS = {
 }
 MQIAV_NOT_APPLICABLE = -2
 _log = logging.getLogger("syncpoint.engine")
+_MSGID_BLOCK = 1 << 16
 
 
 def _fail(reason: int, detail: str | None = None) -> MQMIError:
@@ -393,6 +394,8 @@ class QueueManager:
                 # MsgIds stay unique across restarts even when the clock has not moved past the old ones
                 self._msgid_counter = max(self._msgid_counter, struct.unpack_from(">Q", md.MsgId, 16)[0])
         self._seq = max(max_seq, snap.counters.get("seq", 0)) + 1
+        self._msgid_counter = max(self._msgid_counter, snap.counters.get("msgid", 0))
+        self._msgid_reserved = self._msgid_counter
 
     @staticmethod
     def _ns(otype: str) -> str:
@@ -863,8 +866,14 @@ class QueueManager:
         return StoredMessage(m.seq, m.queue.name, m.priority, md.pack(), m.data, m.backout, m.put_time)
 
     def new_msgid(self) -> bytes:
-        self._msgid_counter += 1
-        return self._msgid_prefix + struct.pack(">Q", self._msgid_counter)
+        """A unique MsgId: "AMQ ", the queue manager name, and a counter. The counter starts from the clock
+        and above a high-water mark the store keeps, reserved in blocks, so no MsgId is issued twice — not
+        even after a restart on a clock that has not moved."""
+        c = self._msgid_counter = self._msgid_counter + 1
+        if c >= self._msgid_reserved:
+            self._msgid_reserved = c + _MSGID_BLOCK
+            self._b().counters["msgid"] = self._msgid_reserved
+        return self._msgid_prefix + struct.pack(">Q", c)
 
     # ==================================================================================================
     # MQGET
