@@ -194,17 +194,13 @@ class EmbeddedQueueManager:
                 pending.wait()
             except StoreError:
                 pass
-        with self.lock:
-            self.closed = True
-            for cond in self._conds.values():
-                cond.notify_all()
-        self.store.close()
-        with _registry_lock:
-            if self.key is not None and _registry.get(self.key) is self:
-                del _registry[self.key]
+        self._end()
 
     def abandon(self) -> None:
         """Drop the engine as a crash would: no backout, nothing more written. For restart tests."""
+        self._end()
+
+    def _end(self) -> None:
         with self.lock:
             self.closed = True
             for cond in self._conds.values():

@@ -845,19 +845,29 @@ class QueueManager:
         q.depth += 1
         q.last_put = now
         if syncpoint:
-            if uow is None:
-                uow = conn.uow = UnitOfWork()
-            uow.puts.append(m)
+            self._uow(conn).puts.append(m)
             m.state = PUT_PENDING
             q.uncommitted += 1
         else:
-            q.make_available(m)
-            if m.persistent:
-                b = self._b()
-                b.put_messages.append(self._stored(m))
-                b.durable = True
-            self._wake.add(q.name)
+            self._make_visible(m)
         return reason
+
+    @staticmethod
+    def _uow(conn: Connection) -> UnitOfWork:
+        uow = conn.uow
+        if uow is None:
+            uow = conn.uow = UnitOfWork()
+        return uow
+
+    def _make_visible(self, m: Message) -> None:
+        """A put outside syncpoint, or a committed one: available to getters, durable if persistent."""
+        q = m.queue
+        q.make_available(m)
+        if m.persistent:
+            b = self._b()
+            b.put_messages.append(self._stored(m))
+            b.durable = True
+        self._wake.add(q.name)
 
     @staticmethod
     def _stored(m: Message) -> StoredMessage:
@@ -1017,8 +1027,7 @@ class QueueManager:
         if h.options & C.MQOO_SAVE_ALL_CONTEXT:
             h.saved_context = {f: md.__dict__[f] for f in _CONTEXT_IDENTITY + _CONTEXT_ORIGIN}
         if in_uow:
-            if uow is None:
-                uow = conn.uow = UnitOfWork()
+            uow = self._uow(conn)
             uow.gets.append(m)
             m.state = GOT_PENDING
             q.uncommitted += 1
@@ -1201,12 +1210,7 @@ class QueueManager:
         )
         q.depth += 1
         q.last_put = now
-        q.make_available(m)
-        if m.persistent:
-            b = self._b()
-            b.put_messages.append(self._stored(m))
-            b.durable = True
-        self._wake.add(q.name)
+        self._make_visible(m)
         self.on_system_put(m)
         return C.MQRC_NONE
 
@@ -1277,30 +1281,20 @@ class QueueManager:
         conn.uow = None
         if uow is None:
             return
-        durable = False
-        b: Batch | None = None
         for m in uow.puts:
             q = m.queue
             q.uncommitted -= 1
-            if q.deleted or m.state != PUT_PENDING:
-                continue
-            q.make_available(m)
-            self._wake.add(q.name)
-            if m.persistent:
-                b = b or self._b()
-                b.put_messages.append(self._stored(m))
-                durable = True
+            if not q.deleted and m.state == PUT_PENDING:
+                self._make_visible(m)
         for m in uow.gets:
             m.queue.uncommitted -= 1
             if m.state != GOT_PENDING:
                 continue
             m.state = GONE
             if m.persistent:
-                b = b or self._b()
+                b = self._b()
                 b.delete_messages.append(m.seq)
-                durable = True
-        if durable and b is not None:
-            b.durable = True
+                b.durable = True
 
     def backout(self, conn: Connection) -> None:
         """MQBACK: an application-requested backout, which honours MQGMO_MARK_SKIP_BACKOUT (seed 000)."""
