@@ -14,6 +14,7 @@ are testable with a fake clock.
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import threading
 import weakref
@@ -259,7 +260,7 @@ class EmbeddedConnection:
         fn = getattr(self.qm.engine, verb, None)
         if verb.startswith("_") or fn is None or verb not in _ADMIN_VERBS:
             raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, f"unknown administrative verb {verb}")
-        return self.qm.call(fn, *args, **kwargs) if not kwargs else self.qm.call(lambda: fn(*args, **kwargs))
+        return self.qm.call(functools.partial(fn, *args, **kwargs))
 
 
 _ADMIN_VERBS = frozenset(

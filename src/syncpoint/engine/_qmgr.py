@@ -415,10 +415,6 @@ class QueueManager:
         self._wake = set()
         return e
 
-    def discard_effects(self) -> None:
-        self._batch = None
-        self._wake = set()
-
     # -- attributes of the queue manager --------------------------------------------------------------
     def qm_attr(self, keyword: str) -> Any:
         return self.qmgr.attrs[QMGR_KEYWORD_ALIASES.get(keyword, keyword)]
@@ -624,9 +620,6 @@ class QueueManager:
             q = h.queue
             if q is None or d is None or d.dynamic == C.MQQDT_PREDEFINED:
                 raise _fail(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, "only a dynamic queue can be deleted on MQCLOSE")
-            if d.dynamic == C.MQQDT_PERMANENT_DYNAMIC and not h.owns_dynamic:
-                # IBM: only the creating handle, or one opened after the creator ended, may delete
-                pass
             if options & C.MQCO_DELETE and (q.depth > 0 or q.uncommitted > 0):
                 raise _fail(C.MQRC_Q_NOT_EMPTY, f"queue {q.name} has messages; use MQCO_DELETE_PURGE")
             if q.uncommitted > 0:
@@ -1334,9 +1327,6 @@ class QueueManager:
             new.gets.append(marked)
             conn.uow = new
 
-    def in_unit_of_work(self, conn: Connection) -> bool:
-        return conn.uow is not None and len(conn.uow) > 0
-
     # ==================================================================================================
     # MQINQ / MQSET
     # ==================================================================================================
@@ -1495,9 +1485,6 @@ class QueueManager:
             return None
         return d
 
-    def lookup_queue(self, name: str) -> Definition | None:
-        return self.definitions.get(("Q", name))
-
     def list_objects(self, otype: str) -> list[Definition]:
         if otype == QMGR:
             return [self.qmgr]
@@ -1540,9 +1527,7 @@ class QueueManager:
         base.update(changes)
         now = self.clock.time()
         if existing is not None:
-            before = dict(existing.attrs)
             self._apply_changes(existing, {k: v for k, v in base.items() if existing.attrs.get(k) != v})
-            del before
             return existing
         d = Definition(otype, name, base, now, now)
         self.definitions[(self._ns(otype), name)] = d
@@ -1595,9 +1580,7 @@ class QueueManager:
                 raise _fail(C.MQRC_OBJECT_IN_USE, f"queue {name} has uncommitted messages")
             if q.depth and not purge:
                 raise _fail(C.MQRC_Q_NOT_EMPTY, f"queue {name} has {q.depth} messages; use PURGE")
-            self._drop_queue(d)
-            if d.dynamic == C.MQQDT_PREDEFINED:
-                self._b().delete_objects.append((QLOCAL, name))
+            self._drop_queue(d)  # also deletes the stored definition of a predefined or permanent queue
             return
         if otype == QALIAS:
             for conn in self.connections.values():
@@ -1634,11 +1617,7 @@ class QueueManager:
         if q is None:
             raise _fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
         now = self.clock.time()
-        oldest = q.first_available()
-        age = 0
-        if q.index:
-            age = int(now - min(q.by_key[k].put_time for k in q.index))
-        del oldest
+        age = int(now - min(m.put_time for m in q.by_key.values())) if q.by_key else 0  # MSGAGE: oldest
         return {
             "QUEUE": name,
             "CURDEPTH": q.depth,

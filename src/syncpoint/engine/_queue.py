@@ -178,11 +178,6 @@ class LocalQueue:
             m.locked_by.locked = None
             m.locked_by = None
 
-    def first_available(self) -> Message | None:
-        if not self.index:
-            return None
-        return self.by_key[self.index[0]]
-
     def iter_from(self, after_key: int | None) -> Any:
         """Available messages in delivery order, starting after ``after_key`` (from the start for None)."""
         start = 0 if after_key is None else self.index.bisect_right(after_key)
@@ -197,10 +192,6 @@ class LocalQueue:
         by_key = self.by_key
         for key in self.index:
             yield by_key[key]
-
-    @property
-    def open_input_count(self) -> int:
-        return self.ipprocs
 
     def clear_messages(self) -> list[Message]:
         """Remove every available message (CLEAR QLOCAL, DELETE … PURGE); return them."""
