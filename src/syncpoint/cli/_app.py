@@ -126,6 +126,26 @@ def demo(
     console.print(f"done in {elapsed * 1000:.1f} ms; messages are persistent and survive a restart.")
 
 
+# The tools' commands live in their own modules; each adds its verbs to ``app``.
+_TOOL_MODULES = ("_server", "_mqsc", "_trigger", "_dlq", "_pcf", "_compat", "_flow")
+
+
+def _register_tools() -> None:
+    import importlib
+
+    for name in _TOOL_MODULES:
+        try:
+            module = importlib.import_module(f"syncpoint.cli.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"syncpoint.cli.{name}":
+                raise
+            continue
+        module.register(app)
+
+
+_register_tools()
+
+
 def main() -> None:
     try:
         app()
