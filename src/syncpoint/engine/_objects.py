@@ -154,11 +154,12 @@ ATTRIBUTES: dict[str, Attribute] = {
         ),
         Attribute("ENVRDATA", C.MQCA_ENV_DATA, "str", "", _P, length=128),
         Attribute("USERDATA", C.MQCA_USER_DATA, "str", "", _P, length=128),
-        Attribute("PROCDESC", C.MQCA_PROCESS_DESC, "str", "", frozenset(), length=64),
+        Attribute("PROCDESC", C.MQCA_PROCESS_DESC, "str", "", _P, length=64),
         # -- queue manager --------------------------------------------------------------------------------
+        Attribute("QMDESCR", C.MQCA_Q_MGR_DESC, "str", "", _Q, length=64),
         Attribute("DEADQ", C.MQCA_DEAD_LETTER_Q_NAME, "str", "", _Q, length=48),
         Attribute("MAXUMSGS", C.MQIA_MAX_UNCOMMITTED_MSGS, "int", 10000, _Q, low=1),
-        Attribute("QMMAXMSGL", C.MQIA_MAX_MSG_LENGTH, "int", 4_194_304, frozenset(), low=32, high=104_857_600),
+        Attribute("QMMAXMSGL", C.MQIA_MAX_MSG_LENGTH, "int", 4_194_304, _Q, low=32, high=104_857_600),
         Attribute("CCSID", C.MQIA_CODED_CHAR_SET_ID, "int", 1208, _Q, low=1, high=65535),
         Attribute("TRIGINT", C.MQIA_TRIGGER_INTERVAL, "int", 999_999_999, _Q),
         Attribute("EXPRYINT", C.MQIA_EXPIRY_INTERVAL, "int", 0, _Q, high=99_999_999),
@@ -173,15 +174,30 @@ ATTRIBUTES: dict[str, Attribute] = {
     ]
 }
 
-# MAXMSGL is both a queue and a queue-manager attribute with one MQSC keyword: the queue manager's value is
-# kept under QMMAXMSGL internally and shown as MAXMSGL.
-QMGR_KEYWORD_ALIASES = {"MAXMSGL": "QMMAXMSGL"}
+# MQSC keywords shared by object types whose values have different selectors (MAXMSGL of a queue and of the
+# queue manager, DESCR of a queue, a process and the queue manager): the engine keeps the other types' values
+# under their own keys (QMMAXMSGL, QMDESCR, PROCDESC); MQSC and PCF show them under the MQSC keyword.
+KEYWORD_ALIASES: dict[str, dict[str, str]] = {
+    QMGR: {"MAXMSGL": "QMMAXMSGL", "DESCR": "QMDESCR"},
+    PROCESS: {"DESCR": "PROCDESC"},
+}
+QMGR_KEYWORD_ALIASES = KEYWORD_ALIASES[QMGR]
+MQSC_KEYWORD_OF: dict[str, str] = {key: kw for aliases in KEYWORD_ALIASES.values() for kw, key in aliases.items()}
 
-SELECTOR_TO_KEYWORD: dict[int, str] = {a.selector: a.keyword for a in ATTRIBUTES.values() if a.selector}
+# a selector shared by two keys (MQIA_MAX_MSG_LENGTH) names the queue's; the queue manager's is found by alias
+SELECTOR_TO_KEYWORD: dict[int, str] = {}
+for _a in ATTRIBUTES.values():
+    if _a.selector:
+        SELECTOR_TO_KEYWORD.setdefault(_a.selector, _a.keyword)
+
+
+def engine_key(otype: str, keyword: str) -> str:
+    """The key under which the engine keeps MQSC ``keyword`` of an ``otype`` object (DESCR of a PROCESS: PROCDESC)."""
+    return KEYWORD_ALIASES.get(otype, {}).get(keyword, keyword)
 
 
 def attributes_for(otype: str) -> list[Attribute]:
-    return [a for a in ATTRIBUTES.values() if otype in a.owners or (otype == QMGR and a.keyword == "QMMAXMSGL")]
+    return [a for a in ATTRIBUTES.values() if otype in a.owners]
 
 
 def defaults_for(otype: str) -> dict[str, Any]:

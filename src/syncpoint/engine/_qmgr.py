@@ -53,6 +53,7 @@ from ._objects import (
     check_value,
     default_objects,
     defaults_for,
+    engine_key,
     valid_object_name,
 )
 from ._queue import AVAILABLE, GONE, GOT_PENDING, PUT_PENDING, LocalQueue, Message
@@ -1016,7 +1017,7 @@ class QueueManager:
         if h.cursor is m:
             h.cursor = None
         q.depth -= 1
-        q.last_get = now
+        q.note_get(now, m.put_time)  # LGETDATE / LGETTIME, QTIME
         if h.options & C.MQOO_SAVE_ALL_CONTEXT:
             h.saved_context = {f: md.__dict__[f] for f in _CONTEXT_IDENTITY + _CONTEXT_ORIGIN}
         if in_uow:
@@ -1541,11 +1542,11 @@ class QueueManager:
     def _validated(self, otype: str, attrs: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for kw, value in attrs.items():
-            key = QMGR_KEYWORD_ALIASES.get(kw, kw) if otype == QMGR else kw
+            key = engine_key(otype, kw)
             attr: Attribute | None = ATTRIBUTES.get(key)
             if attr is None:
                 raise _fail(C.MQRC_SELECTOR_ERROR, f"{kw} is not an attribute")
-            if otype not in attr.owners and not (otype == QMGR and key == "QMMAXMSGL"):
+            if otype not in attr.owners:
                 raise _fail(C.MQRC_SELECTOR_NOT_FOR_TYPE, f"{kw} is not valid for a {otype}")
             if attr.readonly:
                 raise _fail(C.MQRC_SELECTOR_ERROR, f"{kw} cannot be changed")
@@ -1613,20 +1614,31 @@ class QueueManager:
         return self.qmgr
 
     def queue_status(self, name: str) -> dict[str, Any]:
+        """DISPLAY QSTATUS TYPE(QUEUE) (and PCF's Inquire Queue Status) as plain data.
+
+        LGETDATE / LGETTIME / LPUTDATE / LPUTTIME are local 'YYYY-MM-DD' and 'HH.MM.SS' ('' before the first
+        get / put), MSGAGE the age in seconds of the oldest available message, QTIME ``[short, long]`` average
+        microseconds messages stayed on the queue before a destructive get (``[]`` before the first).
+        """
         q = self.queues.get(name)
         if q is None:
             raise _fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
         now = self.clock.time()
         age = int(now - min(m.put_time for m in q.by_key.values())) if q.by_key else 0  # MSGAGE: oldest
+        lgetdate, lgettime = _local_date_time(q.last_get)
+        lputdate, lputtime = _local_date_time(q.last_put)
         return {
             "QUEUE": name,
             "CURDEPTH": q.depth,
             "IPPROCS": q.ipprocs,
             "OPPROCS": q.opprocs,
             "UNCOM": q.uncommitted,
-            "LGETTIME": q.last_get,
-            "LPUTTIME": q.last_put,
+            "LGETDATE": lgetdate,
+            "LGETTIME": lgettime,
+            "LPUTDATE": lputdate,
+            "LPUTTIME": lputtime,
             "MSGAGE": age,
+            "QTIME": q.qtime(),
         }
 
     def handle_status(self, name: str) -> list[dict[str, Any]]:
@@ -1650,6 +1662,8 @@ class QueueManager:
                     "INQUIRE": "YES" if h.options & C.MQOO_INQUIRE else "NO",
                     "SET": "YES" if h.options & C.MQOO_SET else "NO",
                     "UOW": c.uow is not None and len(c.uow) > 0,
+                    "APPLTYPE": c.appl_type,
+                    "USERID": c.user,
                 }
             )
         return out
@@ -1681,6 +1695,14 @@ _COMPUTED_SELECTORS = frozenset(
         C.MQIA_DIST_LISTS,
     }
 )
+
+
+def _local_date_time(t: float) -> tuple[str, str]:
+    """A wall-clock time as MQSC shows it ('YYYY-MM-DD', 'HH.MM.SS', local time); blanks for 0 (never)."""
+    if not t:
+        return "", ""
+    tm = _time.localtime(t)
+    return _time.strftime("%Y-%m-%d", tm), _time.strftime("%H.%M.%S", tm)
 
 
 def _default_user() -> str:

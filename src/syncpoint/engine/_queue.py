@@ -125,8 +125,31 @@ class LocalQueue:
         self.handles: set[Handle] = set()
         self.last_get: float = 0.0
         self.last_put: float = 0.0
+        self._qtime_short = -1.0  # QTIME: moving averages of seconds on the queue before a get (-1: none yet)
+        self._qtime_long = -1.0
         self.deleted = False
         self.fifo = self.attrs.get("MSGDLVSQ") == C.MQMDS_FIFO
+
+    # -- status ---------------------------------------------------------------------------------------
+    def note_get(self, now: float, put_time: float) -> None:
+        """A destructive get of a message put at ``put_time``: LGETDATE / LGETTIME and the QTIME averages.
+
+        IBM gives QTIME as two averages, over "the last few" and over "a larger sample" of messages; here they
+        are exponential moving averages with weights 1/4 and 1/32.
+        """
+        self.last_get = now
+        stay = max(0.0, now - put_time)
+        if self._qtime_short < 0:
+            self._qtime_short = self._qtime_long = stay
+        else:
+            self._qtime_short += (stay - self._qtime_short) / 4
+            self._qtime_long += (stay - self._qtime_long) / 32
+
+    def qtime(self) -> list[int]:
+        """QTIME in microseconds: ``[short-term, long-term]``, or ``[]`` before the first get."""
+        if self._qtime_short < 0:
+            return []
+        return [round(self._qtime_short * 1_000_000), round(self._qtime_long * 1_000_000)]
 
     # -- ordering -------------------------------------------------------------------------------------
     def key_for(self, priority: int, seq: int) -> int:
