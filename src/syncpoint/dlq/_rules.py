@@ -1,0 +1,564 @@
+"""The rules table of the dead-letter queue handler: lexer, parser and validator.
+
+Theory of operation
+-------------------
+A table is text. Lines are first joined into *entries*: a line whose last non-blank character is ``+`` continues
+with the first non-blank character of the next line, one ending in ``-`` continues from column 1 of the next line
+(so the blanks at its start are kept, which matters inside a quoted value). Comment lines (first non-blank
+character ``*``) and blank lines between entries are skipped. Every character of an entry remembers the line it
+came from, so an error names the line of the offending keyword even in a continued entry.
+
+An entry is a sequence of ``KEYWORD`` or ``KEYWORD(value)`` items separated by blanks or commas, with blanks
+allowed around the parentheses and the value. A value in quotes keeps its case (``''`` is one quote); a value
+without quotes is folded to upper case. Every value needs one significant character: ``FORMAT(' ')`` is a blank
+value, ``FORMAT()``, ``FORMAT( )``, ``FORMAT('')`` and a bare ``FORMAT`` are errors.
+
+The first entry is control data when it holds a control-data keyword (INPUTQ, INPUTQM, RETRYINT, WAIT); every
+other entry is a rule. The whole table is validated before anything is processed, and every error found is
+reported with its line and class (:class:`ErrorClass`); a table with errors is refused as a whole
+(:class:`RulesTableError`).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from syncpoint.mqi import constants as C
+
+# ---------------------------------------------------------------------------------------------------------
+# the vocabulary
+# ---------------------------------------------------------------------------------------------------------
+CONTROL_KEYWORDS = ("INPUTQ", "INPUTQM", "RETRYINT", "WAIT")
+CHAR_PATTERNS = {  # keyword -> length of the field it is matched against
+    "APPLIDAT": 32,
+    "APPLNAME": 28,
+    "DESTQ": 48,
+    "DESTQM": 48,
+    "FORMAT": 8,
+    "REPLYQ": 48,
+    "REPLYQM": 48,
+    "USERID": 12,
+}
+INT_PATTERNS = ("APPLTYPE", "FEEDBACK", "MSGTYPE", "PERSIST", "REASON")
+PATTERN_KEYWORDS = tuple(CHAR_PATTERNS) + INT_PATTERNS
+ACTION_KEYWORDS = ("ACTION", "FWDQ", "FWDQM", "HEADER", "PUTAUT", "RETRY")
+RULE_KEYWORDS = PATTERN_KEYWORDS + ACTION_KEYWORDS
+ALL_KEYWORDS = CONTROL_KEYWORDS + RULE_KEYWORDS
+
+ACTIONS = ("DISCARD", "IGNORE", "RETRY", "FWD")
+MAX_INT = 999_999_999
+_NAME_CHARS = re.compile(r"[A-Za-z0-9./_%]+")
+
+# symbolic values each integer keyword accepts (IBM's constant names, by prefix)
+_SYMBOL_PREFIXES = {
+    "APPLTYPE": ("MQAT_",),
+    "FEEDBACK": ("MQFB_", "MQRC_"),
+    "MSGTYPE": ("MQMT_",),
+    "PERSIST": ("MQPER_",),
+    "REASON": ("MQRC_", "MQFB_"),
+}
+
+
+def _symbols() -> dict[str, int]:
+    out: dict[str, int] = {}
+    for name, value in vars(C).items():
+        if name.startswith(("MQAT_", "MQFB_", "MQRC_", "MQMT_", "MQPER_")) and isinstance(value, int):
+            out[name] = value
+    return out
+
+
+SYMBOLS = _symbols()
+
+
+class ErrorClass(enum.Enum):
+    """The classes of rules-table errors (dlq-handler.md, "Error classes to report")."""
+
+    SYNTAX = "syntax error"
+    UNKNOWN_KEYWORD = "unknown keyword"
+    REPEATED_KEYWORD = "keyword repeated"
+    VALUE_TOO_LONG = "value too long"
+    INVALID_INTEGER = "invalid integer"
+    INVALID_VALUE = "invalid value"
+    INVALID_COMBINATION = "invalid combination of keywords"
+    MISSING_ACTION = "missing ACTION"
+    NO_RULES = "no rules"
+
+
+@dataclass(frozen=True, slots=True)
+class TableError:
+    line: int
+    cls: ErrorClass
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.cls.value}: {self.message}"
+
+
+class RulesTableError(ValueError):
+    """The rules table has errors; ``errors`` lists every one, in line order."""
+
+    def __init__(self, errors: list[TableError]) -> None:
+        self.errors = errors
+        super().__init__("\n".join(str(e) for e in errors))
+
+
+Wait = Literal["YES", "NO"] | int
+
+
+@dataclass(frozen=True, slots=True)
+class ControlData:
+    """The table's control data. Blank names mean the queue manager's DEADQ / the default queue manager."""
+
+    inputq: str = ""
+    inputqm: str = ""
+    retryint: int = 60
+    wait: Wait = "YES"
+    line: int = 0  # 0: the table has no control data
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule: its patterns (None: not given, matches anything) and its action.
+
+    Character patterns are kept as written (quoted: as is; unquoted: upper case), trailing blanks removed;
+    integer patterns as numbers. ``fwdq`` / ``fwdqm`` may be ``&DESTQ`` / ``&REPLYQ`` / ``&DESTQM`` /
+    ``&REPLYQM``; ``fwdqm`` "" means the local queue manager.
+    """
+
+    line: int
+    action: str
+    applidat: str | None = None
+    applname: str | None = None
+    appltype: int | None = None
+    destq: str | None = None
+    destqm: str | None = None
+    feedback: int | None = None
+    format: str | None = None
+    msgtype: int | None = None
+    persist: int | None = None
+    reason: int | None = None
+    replyq: str | None = None
+    replyqm: str | None = None
+    userid: str | None = None
+    fwdq: str | None = None
+    fwdqm: str = ""
+    header: bool = True
+    putaut: str = "DEF"
+    retry: int = 1
+
+    def patterns(self) -> dict[str, str | int]:
+        """The pattern keywords this rule gives, by keyword."""
+        out: dict[str, str | int] = {}
+        for kw in PATTERN_KEYWORDS:
+            v = getattr(self, kw.lower())
+            if v is not None:
+                out[kw] = v
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class RulesTable:
+    control: ControlData
+    rules: tuple[Rule, ...] = field(default_factory=tuple)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# lines -> entries
+# ---------------------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class _Entry:
+    text: str
+    lines: list[int]  # the source line of every character of text
+    first_line: int
+
+    def line_at(self, pos: int) -> int:
+        if not self.lines:
+            return self.first_line
+        return self.lines[min(max(pos, 0), len(self.lines) - 1)]
+
+
+def _entries(text: str) -> list[_Entry]:
+    out: list[_Entry] = []
+    pieces: list[str] = []
+    lines: list[int] = []
+    first = 0
+    continuing: str | None = None  # None, "+" (from the first non-blank) or "-" (from column 1)
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.replace("\t", " ")
+        if continuing is None:
+            stripped = line.strip()
+            if not stripped or stripped.startswith("*"):
+                continue
+            body = line.lstrip()
+            first = number
+        else:
+            body = line.lstrip() if continuing == "+" else line
+        trimmed = body.rstrip()
+        if trimmed.endswith(("+", "-")):
+            continuing = trimmed[-1]
+            piece = trimmed[:-1]
+        else:
+            continuing = None
+            piece = trimmed
+        pieces.append(piece)
+        lines.extend([number] * len(piece))
+        if continuing is None:
+            out.append(_Entry("".join(pieces), lines, first))
+            pieces, lines = [], []
+    if pieces:
+        out.append(_Entry("".join(pieces), lines, first))
+    return [e for e in out if e.text.strip()]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# entry -> items
+# ---------------------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class _Item:
+    keyword: str  # upper case
+    line: int
+    value: str | None  # None: no parenthesis
+    quoted: bool = False
+
+
+def _items(entry: _Entry, errors: list[TableError]) -> list[_Item]:
+    s = entry.text
+    n = len(s)
+    i = 0
+    items: list[_Item] = []
+    while i < n:
+        c = s[i]
+        if c in " ,":
+            i += 1
+            continue
+        start = i
+        if not (c.isalpha() or c == "&" or c == "_"):
+            # a stray character where a keyword should start
+            j = i
+            while j < n and s[j] not in " ,":
+                j += 1
+            errors.append(TableError(entry.line_at(start), ErrorClass.SYNTAX, f"unexpected text {s[start:j]!r}"))
+            i = j
+            continue
+        while i < n and (s[i].isalnum() or s[i] in "_&"):
+            i += 1
+        keyword = s[start:i].upper()
+        line = entry.line_at(start)
+        j = i
+        while j < n and s[j] == " ":
+            j += 1
+        if j >= n or s[j] != "(":
+            items.append(_Item(keyword, line, None))
+            continue
+        # a value in parentheses
+        j += 1
+        while j < n and s[j] == " ":
+            j += 1
+        if j < n and s[j] == "'":
+            k = j + 1
+            buf: list[str] = []
+            closed = False
+            while k < n:
+                if s[k] == "'":
+                    if k + 1 < n and s[k + 1] == "'":
+                        buf.append("'")
+                        k += 2
+                        continue
+                    closed = True
+                    k += 1
+                    break
+                buf.append(s[k])
+                k += 1
+            if not closed:
+                errors.append(TableError(line, ErrorClass.SYNTAX, f"{keyword}: the quoted value has no closing quote"))
+                return items
+            while k < n and s[k] == " ":
+                k += 1
+            if k >= n or s[k] != ")":
+                errors.append(TableError(line, ErrorClass.SYNTAX, f"{keyword}: ')' expected after the quoted value"))
+                while k < n and s[k] != ")":
+                    k += 1
+                i = k + 1
+                continue
+            items.append(_Item(keyword, line, "".join(buf), quoted=True))
+            i = k + 1
+            continue
+        k = j
+        while k < n and s[k] not in ")(":
+            k += 1
+        if k >= n or s[k] == "(":
+            errors.append(TableError(line, ErrorClass.SYNTAX, f"{keyword}: the value has no closing parenthesis"))
+            return items
+        items.append(_Item(keyword, line, s[j:k].rstrip().upper()))
+        i = k + 1
+    return items
+
+
+# ---------------------------------------------------------------------------------------------------------
+# validation
+# ---------------------------------------------------------------------------------------------------------
+def _int_value(item: _Item, errors: list[TableError], lo: int, hi: int) -> int | None:
+    text = (item.value or "").strip()
+    if not re.fullmatch(r"[+-]?[0-9]+", text):
+        errors.append(TableError(item.line, ErrorClass.INVALID_INTEGER, f"{item.keyword}({text}) is not an integer"))
+        return None
+    v = int(text)
+    if not lo <= v <= hi:
+        errors.append(
+            TableError(item.line, ErrorClass.INVALID_VALUE, f"{item.keyword}({v}) is out of range {lo} to {hi}")
+        )
+        return None
+    return v
+
+
+def _pattern_int(item: _Item, errors: list[TableError]) -> int | Literal["*"] | None:
+    text = (item.value or "").strip()
+    if text == "*":
+        return "*"
+    up = text.upper()
+    if up.startswith("MQ"):
+        prefixes = _SYMBOL_PREFIXES[item.keyword]
+        if up.startswith(prefixes) and up in SYMBOLS:
+            return SYMBOLS[up]
+        errors.append(
+            TableError(
+                item.line,
+                ErrorClass.INVALID_VALUE,
+                f"{item.keyword}({text}): not a known {' or '.join(p + '*' for p in prefixes)} name",
+            )
+        )
+        return None
+    if not re.fullmatch(r"[+-]?[0-9]+", text):
+        errors.append(
+            TableError(item.line, ErrorClass.INVALID_INTEGER, f"{item.keyword}({text}) is not an integer or name")
+        )
+        return None
+    v = int(text)
+    if not -MAX_INT <= v <= MAX_INT:
+        errors.append(TableError(item.line, ErrorClass.INVALID_INTEGER, f"{item.keyword}({text}) is too large"))
+        return None
+    return v
+
+
+def _name_value(item: _Item, errors: list[TableError], *, blank_ok: bool, specials: tuple[str, ...] = ()) -> str | None:
+    """A queue or queue manager name: blank (when allowed), one of ``specials``, or a valid MQ name."""
+    assert item.value is not None
+    v = item.value.rstrip()
+    if not v:
+        if blank_ok:
+            return ""
+        errors.append(TableError(item.line, ErrorClass.INVALID_VALUE, f"{item.keyword} needs a name"))
+        return None
+    if v.upper() in specials:
+        return v.upper()
+    if v.startswith("&"):
+        allowed = ", ".join(specials) if specials else "none"
+        errors.append(
+            TableError(item.line, ErrorClass.INVALID_VALUE, f"{item.keyword}({v}): substitutions allowed: {allowed}")
+        )
+        return None
+    if len(v) > 48:
+        errors.append(
+            TableError(item.line, ErrorClass.VALUE_TOO_LONG, f"{item.keyword}: {len(v)} characters, at most 48")
+        )
+        return None
+    if not _NAME_CHARS.fullmatch(v):
+        errors.append(
+            TableError(
+                item.line, ErrorClass.INVALID_VALUE, f"{item.keyword}({v}) is not a valid name (A-Z a-z 0-9 . / _ %)"
+            )
+        )
+        return None
+    return v
+
+
+def _check_items(items: list[_Item], errors: list[TableError]) -> dict[str, _Item]:
+    """Known keywords, each once, each with a significant value. Returns the good ones by keyword."""
+    seen: dict[str, _Item] = {}
+    for it in items:
+        if it.keyword not in ALL_KEYWORDS:
+            hint = ""
+            if it.keyword in ACTIONS:
+                hint = f" (write ACTION({it.keyword}))"
+            elif it.keyword == "RETRIES":
+                hint = " (the keyword is RETRY)"
+            errors.append(TableError(it.line, ErrorClass.UNKNOWN_KEYWORD, f"unknown keyword {it.keyword}{hint}"))
+            continue
+        if it.keyword in seen:
+            errors.append(
+                TableError(
+                    it.line,
+                    ErrorClass.REPEATED_KEYWORD,
+                    f"{it.keyword} is given more than once in this entry (first on line {seen[it.keyword].line})",
+                )
+            )
+            continue
+        if it.value is None:
+            errors.append(TableError(it.line, ErrorClass.INVALID_VALUE, f"{it.keyword} needs a value in parentheses"))
+            seen[it.keyword] = it
+            continue
+        if it.value == "" or (not it.quoted and not it.value.strip()):
+            errors.append(
+                TableError(
+                    it.line,
+                    ErrorClass.INVALID_VALUE,
+                    f"{it.keyword}: the value needs at least one significant character",
+                )
+            )
+            seen[it.keyword] = it
+            continue
+        seen[it.keyword] = it
+    return seen
+
+
+def _control(first: int, items: dict[str, _Item], errors: list[TableError]) -> ControlData:
+    for kw, it in items.items():
+        if kw in RULE_KEYWORDS:
+            errors.append(
+                TableError(
+                    it.line, ErrorClass.INVALID_COMBINATION, f"{kw} is a rule keyword; it is not valid in control data"
+                )
+            )
+    ok = {k: v for k, v in items.items() if v.value and (v.quoted or v.value.strip())}
+    inputq = inputqm = ""
+    retryint = 60
+    wait: Wait = "YES"
+    if "INPUTQ" in ok:
+        inputq = _name_value(ok["INPUTQ"], errors, blank_ok=True) or ""
+    if "INPUTQM" in ok:
+        inputqm = _name_value(ok["INPUTQM"], errors, blank_ok=True) or ""
+    if "RETRYINT" in ok:
+        r = _int_value(ok["RETRYINT"], errors, 1, MAX_INT)
+        retryint = r if r is not None else retryint
+    if "WAIT" in ok:
+        it = ok["WAIT"]
+        assert it.value is not None
+        text = it.value.strip().upper()
+        if text in ("YES", "NO"):
+            wait = "YES" if text == "YES" else "NO"
+        elif re.fullmatch(r"[0-9]+", text):
+            w = _int_value(it, errors, 0, MAX_INT)
+            wait = w if w is not None else wait
+        else:
+            errors.append(TableError(it.line, ErrorClass.INVALID_VALUE, f"WAIT({it.value}): use YES, NO or seconds"))
+    return ControlData(inputq, inputqm, retryint, wait, first)
+
+
+def _rule(first: int, items: dict[str, _Item], errors: list[TableError]) -> Rule | None:
+    before = len(errors)
+    for kw, it in items.items():
+        if kw in CONTROL_KEYWORDS:
+            errors.append(
+                TableError(
+                    it.line,
+                    ErrorClass.INVALID_COMBINATION,
+                    f"{kw} is control data; it is valid only in the table's first entry",
+                )
+            )
+    ok = {k: v for k, v in items.items() if v.value and (v.quoted or v.value.strip()) and k in RULE_KEYWORDS}
+    values: dict[str, object] = {}
+    for kw in CHAR_PATTERNS:
+        cit = ok.get(kw)
+        if cit is None:
+            continue
+        assert cit.value is not None
+        v = cit.value.rstrip(" ")
+        if len(v) > CHAR_PATTERNS[kw]:
+            errors.append(
+                TableError(
+                    cit.line, ErrorClass.VALUE_TOO_LONG, f"{kw}: {len(v)} characters, at most {CHAR_PATTERNS[kw]}"
+                )
+            )
+            continue
+        values[kw.lower()] = v
+    for kw in INT_PATTERNS:
+        iit = ok.get(kw)
+        if iit is None:
+            continue
+        iv = _pattern_int(iit, errors)
+        if iv is not None and iv != "*":
+            values[kw.lower()] = iv
+    action: str | None = None
+    if "ACTION" in ok:
+        it = ok["ACTION"]
+        assert it.value is not None
+        a = it.value.strip().upper()
+        if a in ACTIONS:
+            action = a
+        else:
+            errors.append(
+                TableError(it.line, ErrorClass.INVALID_VALUE, f"ACTION({it.value}): use DISCARD, IGNORE, RETRY or FWD")
+            )
+    elif "ACTION" not in items:
+        errors.append(TableError(first, ErrorClass.MISSING_ACTION, "every rule needs ACTION(...)"))
+    if action is not None and action != "FWD":
+        for kw in ("FWDQ", "FWDQM", "HEADER"):
+            if kw in items:
+                errors.append(
+                    TableError(
+                        items[kw].line,
+                        ErrorClass.INVALID_COMBINATION,
+                        f"{kw} is valid only with ACTION(FWD), not ACTION({action})",
+                    )
+                )
+    if action == "FWD" and "FWDQ" not in items:
+        errors.append(TableError(first, ErrorClass.INVALID_COMBINATION, "ACTION(FWD) needs FWDQ(...)"))
+    if "FWDQ" in ok:
+        fq = _name_value(ok["FWDQ"], errors, blank_ok=False, specials=("&DESTQ", "&REPLYQ"))
+        if fq is not None:
+            values["fwdq"] = fq
+    if "FWDQM" in ok:
+        fqm = _name_value(ok["FWDQM"], errors, blank_ok=True, specials=("&DESTQM", "&REPLYQM"))
+        if fqm is not None:
+            values["fwdqm"] = fqm
+    if "HEADER" in ok:
+        it = ok["HEADER"]
+        assert it.value is not None
+        h = it.value.strip().upper()
+        if h in ("YES", "NO"):
+            values["header"] = h == "YES"
+        else:
+            errors.append(TableError(it.line, ErrorClass.INVALID_VALUE, f"HEADER({it.value}): use YES or NO"))
+    if "PUTAUT" in ok:
+        it = ok["PUTAUT"]
+        assert it.value is not None
+        p = it.value.strip().upper()
+        if p in ("DEF", "CTX"):
+            values["putaut"] = p
+        else:
+            errors.append(TableError(it.line, ErrorClass.INVALID_VALUE, f"PUTAUT({it.value}): use DEF or CTX"))
+    if "RETRY" in ok:
+        r = _int_value(ok["RETRY"], errors, 1, MAX_INT)
+        if r is not None:
+            values["retry"] = r
+    if len(errors) != before or action is None:
+        return None
+    return Rule(line=first, action=action, **values)  # type: ignore[arg-type]
+
+
+def parse_rules(text: str) -> RulesTable:
+    """Parse and validate a whole rules table. Raises :class:`RulesTableError` listing every error."""
+    errors: list[TableError] = []
+    control = ControlData()
+    rules: list[Rule] = []
+    entries = _entries(text)
+    for index, entry in enumerate(entries):
+        items = _items(entry, errors)
+        checked = _check_items(items, errors)
+        is_control = index == 0 and any(k in CONTROL_KEYWORDS for k in checked)
+        if is_control:
+            control = _control(entry.first_line, checked, errors)
+            continue
+        rule = _rule(entry.first_line, checked, errors)
+        if rule is not None:
+            rules.append(rule)
+    if not errors and not rules:
+        last = len(text.splitlines()) or 1
+        errors.append(TableError(last, ErrorClass.NO_RULES, "the table has no rules; at least one is required"))
+    if errors:
+        errors.sort(key=lambda e: e.line)
+        raise RulesTableError(errors)
+    return RulesTable(control, tuple(rules))
