@@ -1,0 +1,45 @@
+"""syncpoint.pcf: PCF structures (byte-exact, IBM's names) and the command server on SYSTEM.ADMIN.COMMAND.QUEUE."""
+
+from . import _constants as constants
+from ._server import COMMAND_QUEUE, CommandFailedError, CommandServer
+from ._structs import (
+    MQCFBF,
+    MQCFBS,
+    MQCFGR,
+    MQCFH,
+    MQCFIF,
+    MQCFIL,
+    MQCFIL64,
+    MQCFIN,
+    MQCFIN64,
+    MQCFSF,
+    MQCFSL,
+    MQCFST,
+    Param,
+    PCFError,
+    build,
+    parse,
+)
+
+__all__ = [
+    "COMMAND_QUEUE",
+    "MQCFBF",
+    "MQCFBS",
+    "MQCFGR",
+    "MQCFH",
+    "MQCFIF",
+    "MQCFIL",
+    "MQCFIL64",
+    "MQCFIN",
+    "MQCFIN64",
+    "MQCFSF",
+    "MQCFSL",
+    "MQCFST",
+    "CommandFailedError",
+    "CommandServer",
+    "PCFError",
+    "Param",
+    "build",
+    "constants",
+    "parse",
+]

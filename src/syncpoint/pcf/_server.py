@@ -1,0 +1,692 @@
+"""The PCF command server: reads PCF requests from SYSTEM.ADMIN.COMMAND.QUEUE, runs them through the client's
+administrative verbs, and replies to each request's ReplyToQ.
+
+Theory of operation: one loop, one connection (``syncpoint.client`` only, so it runs in the server process or
+beside an embedded queue manager alike). Each request is got under syncpoint; its replies are put under the
+same unit of work, which is then committed, so a request is either answered or still on the queue. Replies
+follow IBM's conventions for a distributed queue manager: MQMD Format MQADMIN, MsgType MQMT_REPLY, CorrelId =
+the request's MsgId (MQRO_PASS_CORREL_ID: its CorrelId), the request's Priority and Persistence, the request's
+remaining Expiry when it asked for MQRO_PASS_DISCARD_AND_EXPIRY. Each reply is an MQCFH of Type MQCFT_RESPONSE;
+every reply but the last has Control MQCFC_NOT_LAST. A failed command gets one reply with CompCode
+MQCC_FAILED, the reason (MQRCCF_* or MQRC_*) and, where it concerns one parameter, MQIACF_PARAMETER_ID.
+A request that cannot be read as PCF gets the same kind of error reply. Requests without a ReplyToQ are run
+and not answered (IBM does the same).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from syncpoint.client import QueueManager
+from syncpoint.engine import ATTRIBUTES, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, Attribute, attributes_for
+from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, blank_strip
+from syncpoint.mqi import constants as C
+
+from . import _constants as K
+from ._structs import (
+    MQCFBS,
+    MQCFH,
+    MQCFIL,
+    MQCFIN,
+    MQCFIN64,
+    MQCFSL,
+    MQCFST,
+    Param,
+    PCFError,
+    build,
+    parse,
+)
+
+log = logging.getLogger("syncpoint.pcf")
+
+COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
+
+_QTYPE_TO_OTYPE = {C.MQQT_LOCAL: QLOCAL, C.MQQT_MODEL: QMODEL, C.MQQT_ALIAS: QALIAS}
+_OTYPE_TO_QTYPE = {v: k for k, v in _QTYPE_TO_OTYPE.items()}
+
+# engine reasons as the command server reports them (IBM's PCF reasons where IBM has one)
+_REASON_MAP = {
+    C.MQRC_OBJECT_ALREADY_EXISTS: K.MQRCCF_OBJECT_ALREADY_EXISTS,
+    C.MQRC_OBJECT_IN_USE: K.MQRCCF_OBJECT_OPEN,
+    C.MQRC_OBJECT_TYPE_ERROR: K.MQRCCF_OBJECT_WRONG_TYPE,
+    C.MQRC_OBJECT_NAME_ERROR: K.MQRCCF_OBJECT_NAME_ERROR,
+    C.MQRC_SELECTOR_ERROR: K.MQRCCF_ATTR_VALUE_ERROR,
+    C.MQRC_SELECTOR_NOT_FOR_TYPE: K.MQRCCF_ATTR_VALUE_ERROR,
+}
+
+
+class CommandFailedError(Exception):
+    """A command failed: reply with ``reason`` (and ``parameter`` as MQIACF_PARAMETER_ID when not 0)."""
+
+    def __init__(self, reason: int, message: str, parameter: int = 0) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.parameter = parameter
+
+
+# ------------------------------------------------------------------------------------------------------
+# attribute conversion (PCF parameter <-> the engine's attribute table)
+# ------------------------------------------------------------------------------------------------------
+def selector_map(otype: str) -> dict[int, Attribute]:
+    """The attributes of an object type by MQIA_*/MQCA_* selector (PCF parameter id)."""
+    return {a.selector: a for a in attributes_for(otype) if a.selector}
+
+
+def attr_value_from_pcf(attr: Attribute, p: Param) -> Any:
+    """A PCF parameter's value as the engine keeps it (str unpadded, int). Raises CommandFailed."""
+    if attr.is_char:
+        if not isinstance(p, MQCFST):
+            raise CommandFailedError(K.MQRCCF_CFST_PARM_ID_ERROR, f"{attr.keyword} takes an MQCFST", p.Parameter)
+        text = p.String.decode("utf-8", "replace").rstrip(" \0")
+        if len(text.encode()) > attr.length:
+            raise CommandFailedError(
+                K.MQRCCF_CFST_STRING_LENGTH_ERR, f"{attr.keyword} is at most {attr.length} characters", p.Parameter
+            )
+        return text
+    if not isinstance(p, (MQCFIN, MQCFIN64)):
+        raise CommandFailedError(K.MQRCCF_CFIN_PARM_ID_ERROR, f"{attr.keyword} takes an MQCFIN", p.Parameter)
+    v = int(p.Value)
+    if attr.kind in ("enum", "flag"):
+        if v not in attr.values.values():
+            raise CommandFailedError(K.MQRCCF_ATTR_VALUE_ERROR, f"{attr.keyword} value {v} is not allowed", p.Parameter)
+    elif not attr.low <= v <= attr.high:
+        raise CommandFailedError(
+            K.MQRCCF_ATTR_VALUE_ERROR, f"{attr.keyword} must be from {attr.low} to {attr.high}", p.Parameter
+        )
+    return v
+
+
+def attr_value_to_pcf(selector: int, value: Any, length: int) -> Param:
+    """An attribute value as a PCF response parameter: MQCFST blank-padded to IBM's length, or MQCFIN."""
+    if C.MQCA_FIRST <= selector <= C.MQCA_LAST or K.MQCACF_FROM_Q_NAME <= selector <= 3999:
+        raw = str(value).encode("utf-8")[:length] if length else str(value).encode("utf-8")
+        return MQCFST(selector, raw.ljust(length, b" ") if length else raw)
+    return MQCFIN(selector, int(value))
+
+
+def _date_time(t: float) -> tuple[str, str]:
+    if not t:
+        return "", ""
+    tm = time.localtime(t)
+    return time.strftime("%Y-%m-%d", tm), time.strftime("%H.%M.%S", tm)
+
+
+def _matches(pattern: str, name: str) -> bool:
+    """IBM's generic names: a trailing asterisk matches any ending; otherwise the name must be equal."""
+    if pattern.endswith("*"):
+        return name.startswith(pattern[:-1])
+    return name == pattern
+
+
+# ------------------------------------------------------------------------------------------------------
+# requests
+# ------------------------------------------------------------------------------------------------------
+class Request:
+    """A parsed command's parameters by id, with typed accessors that fail as IBM's command server does."""
+
+    def __init__(self, params: list[Param]) -> None:
+        self.params: dict[int, Param] = {}
+        for p in params:
+            if p.Parameter in self.params:
+                reason = K.MQRCCF_CFST_DUPLICATE_PARM if isinstance(p, MQCFST) else K.MQRCCF_CFIN_DUPLICATE_PARM
+                raise CommandFailedError(reason, f"parameter {p.Parameter} appears twice", p.Parameter)
+            self.params[p.Parameter] = p
+        self.used: set[int] = set()
+
+    def string(self, pid: int, required: bool = True) -> str | None:
+        p = self.params.get(pid)
+        if p is None:
+            if required:
+                raise CommandFailedError(K.MQRCCF_PARM_MISSING, f"parameter {pid} is required", pid)
+            return None
+        if not isinstance(p, MQCFST):
+            raise CommandFailedError(K.MQRCCF_CFST_PARM_ID_ERROR, f"parameter {pid} must be an MQCFST", pid)
+        self.used.add(pid)
+        text = p.String.decode("utf-8", "replace").rstrip(" \0")
+        if not text:
+            raise CommandFailedError(K.MQRCCF_CFST_STRING_LENGTH_ERR, f"parameter {pid} is empty", pid)
+        return text
+
+    def integer(self, pid: int, default: int | None = None, required: bool = False) -> int | None:
+        p = self.params.get(pid)
+        if p is None:
+            if required:
+                raise CommandFailedError(K.MQRCCF_PARM_MISSING, f"parameter {pid} is required", pid)
+            return default
+        if not isinstance(p, (MQCFIN, MQCFIN64)):
+            raise CommandFailedError(K.MQRCCF_CFIN_PARM_ID_ERROR, f"parameter {pid} must be an MQCFIN", pid)
+        self.used.add(pid)
+        return int(p.Value)
+
+    def int_list(self, pid: int) -> list[int] | None:
+        p = self.params.get(pid)
+        if p is None:
+            return None
+        self.used.add(pid)
+        if isinstance(p, MQCFIL):
+            return list(p.Values)
+        if isinstance(p, MQCFIN):
+            return [p.Value]
+        raise CommandFailedError(K.MQRCCF_CFIL_PARM_ID_ERROR, f"parameter {pid} must be an MQCFIL", pid)
+
+    def attributes(self, otype: str) -> dict[str, Any]:
+        """The remaining parameters as object attributes (MQSC keyword -> value) for ``otype``."""
+        table = selector_map(otype)
+        out: dict[str, Any] = {}
+        for pid, p in self.params.items():
+            if pid in self.used:
+                continue
+            attr = table.get(pid)
+            if attr is None:
+                known = ATTRIBUTES.get(_keyword_of(pid))
+                if known is not None:  # an attribute, of another object type
+                    raise CommandFailedError(
+                        K.MQRCCF_ATTR_VALUE_ERROR, f"{known.keyword} is not valid for {otype}", pid
+                    )
+                reason = K.MQRCCF_CFST_PARM_ID_ERROR if isinstance(p, MQCFST) else K.MQRCCF_CFIN_PARM_ID_ERROR
+                raise CommandFailedError(reason, f"parameter {pid} is not valid for this command", pid)
+            if attr.readonly:
+                raise CommandFailedError(K.MQRCCF_ATTR_VALUE_FIXED, f"{attr.keyword} cannot be changed", pid)
+            keyword = "MAXMSGL" if otype == QMGR and attr.keyword == "QMMAXMSGL" else attr.keyword
+            out[keyword] = attr_value_from_pcf(attr, p)
+        return out
+
+
+def _keyword_of(selector: int) -> str:
+    for a in ATTRIBUTES.values():
+        if a.selector == selector:
+            return a.keyword
+    return ""
+
+
+Reply = list[list[Param]]  # one parameter list per response message
+
+
+# ------------------------------------------------------------------------------------------------------
+# the server
+# ------------------------------------------------------------------------------------------------------
+class CommandServer:
+    """Serves PCF commands on SYSTEM.ADMIN.COMMAND.QUEUE through a client connection.
+
+    ``connect`` makes the connection (called once per :meth:`run`); ``run(stop)`` serves until ``stop`` is set
+    or the queue manager ends. :meth:`execute` runs one PCF message and returns the response messages.
+    """
+
+    def __init__(self, connect: Callable[[], QueueManager], *, poll: float = 0.5) -> None:
+        self.connect = connect
+        self.poll = poll
+        self.qm: QueueManager | None = None
+        self.served = 0
+
+    # -- loop ----------------------------------------------------------------------------------------
+    def run(self, stop: threading.Event) -> None:
+        qm = self.connect()
+        self.qm = qm
+        try:
+            q = qm.open(COMMAND_QUEUE)
+            while not stop.is_set():
+                try:
+                    msg = q.get_or_none(wait=self.poll, syncpoint=True)
+                except MQMIError as e:
+                    if e.reason in (
+                        C.MQRC_CONNECTION_BROKEN,
+                        C.MQRC_Q_MGR_STOPPING,
+                        C.MQRC_Q_MGR_QUIESCING,
+                        C.MQRC_Q_MGR_NOT_AVAILABLE,
+                    ):
+                        return
+                    raise
+                if msg is None:
+                    continue
+                self._serve(qm, msg.md, msg.data)
+        finally:
+            try:
+                qm.disconnect()
+            except MQMIError:
+                pass
+
+    def start(self, name: str = "syncpoint-command-server") -> tuple[threading.Thread, threading.Event]:
+        """Run in a daemon thread; returns the thread and the event that stops it."""
+        stop = threading.Event()
+        t = threading.Thread(target=self.run, args=(stop,), name=name, daemon=True)
+        t.start()
+        return t, stop
+
+    def _serve(self, qm: QueueManager, md: MQMD, data: bytes) -> None:
+        replies = self.execute(data, blank_strip(md.Format))
+        reply_q = blank_strip(md.ReplyToQ)
+        try:
+            if reply_q:
+                for body in replies:
+                    self._put_reply(qm, md, reply_q, body)
+            qm.commit()
+        except MQMIError as e:
+            # The reply cannot be delivered (no such ReplyToQ, queue full, ...): the request is discarded as
+            # IBM's command server does when it cannot reply; the reason is logged.
+            log.warning("command server: reply to %s not delivered (reason %d): %s", reply_q, e.reason, e)
+            qm.backout()
+            q = qm.open(COMMAND_QUEUE)
+            try:
+                q.get_or_none(msg_id=bytes(md.MsgId), syncpoint=False)
+            finally:
+                q.close()
+        self.served += 1
+
+    @staticmethod
+    def _put_reply(qm: QueueManager, req: MQMD, reply_q: str, body: bytes) -> None:
+        out = MQMD(
+            Format=C.MQFMT_ADMIN,
+            MsgType=C.MQMT_REPLY,
+            Priority=req.Priority,
+            Persistence=req.Persistence,
+            CodedCharSetId=req.CodedCharSetId or C.MQCCSI_Q_MGR,
+            Encoding=req.Encoding,
+        )
+        out.CorrelId = bytes(req.CorrelId) if req.Report & C.MQRO_PASS_CORREL_ID else bytes(req.MsgId)
+        if req.Report & C.MQRO_PASS_MSG_ID:
+            out.MsgId = bytes(req.MsgId)
+        if req.Report & C.MQRO_PASS_DISCARD_AND_EXPIRY:
+            out.Expiry = req.Expiry
+            out.Report = req.Report & C.MQRO_DISCARD_MSG
+        od = MQOD(ObjectName=reply_q.encode(), ObjectQMgrName=bytes(req.ReplyToQMgr))
+        pmo = MQPMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING)
+        qm.mqput1(od, out, pmo, body)
+
+    # -- one command -----------------------------------------------------------------------------------
+    def execute(self, data: bytes, fmt: str = "MQADMIN") -> list[bytes]:
+        """Run one PCF request; the response messages, each an MQCFH of Type MQCFT_RESPONSE."""
+        command = 0
+        try:
+            if fmt != "MQADMIN":
+                raise CommandFailedError(K.MQRCCF_MD_FORMAT_ERROR, f"the request's Format is {fmt!r}, not MQADMIN")
+            try:
+                cfh, params = parse(data)
+            except PCFError as e:
+                command = MQCFH.unpack(data).Command if len(data) >= 36 else 0
+                raise CommandFailedError(e.reason, str(e), e.parameter) from None
+            command = cfh.Command
+            if cfh.Type not in (K.MQCFT_COMMAND, K.MQCFT_COMMAND_XR):
+                raise CommandFailedError(K.MQRCCF_CFH_TYPE_ERROR, f"MQCFH Type {cfh.Type} is not a command")
+            handler = _HANDLERS.get(command)
+            if handler is None:
+                raise CommandFailedError(K.MQRCCF_CFH_COMMAND_ERROR, f"command {command} is not supported")
+            bodies = handler(self, Request(params))
+        except CommandFailedError as e:
+            return [self._error(command, e.reason, e.parameter)]
+        except MQMIError as e:
+            return [self._error(command, _REASON_MAP.get(e.reason, e.reason), 0)]
+        if not bodies:
+            bodies = [[]]
+        out = []
+        for i, body in enumerate(bodies):
+            last = i == len(bodies) - 1
+            cfh = MQCFH(
+                Type=K.MQCFT_RESPONSE,
+                Version=K.MQCFH_VERSION_1,
+                Command=command,
+                MsgSeqNumber=i + 1,
+                Control=K.MQCFC_LAST if last else K.MQCFC_NOT_LAST,
+            )
+            out.append(build(cfh, body))
+        return out
+
+    @staticmethod
+    def _error(command: int, reason: int, parameter: int) -> bytes:
+        cfh = MQCFH(
+            Type=K.MQCFT_RESPONSE,
+            Version=K.MQCFH_VERSION_1,
+            Command=command,
+            MsgSeqNumber=1,
+            Control=K.MQCFC_LAST,
+            CompCode=C.MQCC_FAILED,
+            Reason=reason,
+        )
+        params: list[Param] = [MQCFIN(K.MQIACF_PARAMETER_ID, parameter)] if parameter else []
+        return build(cfh, params)
+
+    # -- helpers ---------------------------------------------------------------------------------------
+    @property
+    def _qm(self) -> QueueManager:
+        assert self.qm is not None, "the command server is not connected"
+        return self.qm
+
+    def _admin(self, verb: str, *args: Any, **kw: Any) -> Any:
+        return self._qm.admin(verb, *args, **kw)
+
+    def _find_queue(self, name: str) -> Any:
+        for otype in (QLOCAL, QMODEL, QALIAS):
+            d = self._admin("lookup", otype, name)
+            if d is not None:
+                return d
+        return None
+
+    def _queue_otype(self, req: Request, required: bool) -> str | None:
+        qtype = req.integer(C.MQIA_Q_TYPE, required=required)
+        if qtype is None:
+            return None
+        otype = _QTYPE_TO_OTYPE.get(qtype)
+        if otype is None:
+            raise CommandFailedError(K.MQRCCF_Q_TYPE_ERROR, f"queue type {qtype} is not supported", C.MQIA_Q_TYPE)
+        return otype
+
+    @staticmethod
+    def _replace(req: Request) -> bool:
+        v = req.integer(K.MQIACF_REPLACE, K.MQRP_NO)
+        if v not in (K.MQRP_YES, K.MQRP_NO):
+            raise CommandFailedError(K.MQRCCF_REPLACE_VALUE_ERROR, f"Replace {v} is not MQRP_YES or MQRP_NO")
+        return v == K.MQRP_YES
+
+    def _describe(self, d: Any, wanted: list[int] | None, otype: str) -> list[Param]:
+        """An object's attributes as response parameters (IBM's order: name and type first)."""
+        out: list[Param] = []
+        keep = None if wanted is None or K.MQIACF_ALL in wanted else set(wanted)
+
+        def add(sel: int, value: Any, length: int = 0) -> None:
+            if keep is None or sel in keep:
+                out.append(attr_value_to_pcf(sel, value, length))
+
+        if otype in (QLOCAL, QMODEL, QALIAS):
+            out.append(attr_value_to_pcf(C.MQCA_Q_NAME, d.name, 48))
+            out.append(MQCFIN(C.MQIA_Q_TYPE, _OTYPE_TO_QTYPE[otype]))
+        elif otype == PROCESS:
+            out.append(attr_value_to_pcf(C.MQCA_PROCESS_NAME, d.name, 48))
+        else:
+            out.append(attr_value_to_pcf(C.MQCA_Q_MGR_NAME, self._qm.name, 48))
+        for attr in attributes_for(otype):
+            if not attr.selector or attr.selector in (C.MQCA_Q_MGR_NAME,):
+                continue
+            value = d.attrs.get(attr.keyword, attr.default)
+            add(attr.selector, value, attr.length if attr.is_char else 0)
+        if otype == QLOCAL:
+            st = self._admin("queue_status", d.name)
+            add(C.MQIA_CURRENT_Q_DEPTH, st["CURDEPTH"])
+            add(C.MQIA_OPEN_INPUT_COUNT, st["IPPROCS"])
+            add(C.MQIA_OPEN_OUTPUT_COUNT, st["OPPROCS"])
+            add(C.MQIA_DEFINITION_TYPE, getattr(d, "dynamic", C.MQQDT_PREDEFINED))
+        if otype != QMGR:
+            cdate, ctime = _date_time(getattr(d, "created", 0.0))
+            adate, atime = _date_time(getattr(d, "altered", 0.0))
+            add(C.MQCA_CREATION_DATE, cdate, K.MQ_CREATION_DATE_LENGTH)
+            add(C.MQCA_CREATION_TIME, ctime, K.MQ_CREATION_TIME_LENGTH)
+            add(C.MQCA_ALTERATION_DATE, adate, K.MQ_CREATION_DATE_LENGTH)
+            add(C.MQCA_ALTERATION_TIME, atime, K.MQ_CREATION_TIME_LENGTH)
+        return out
+
+    # -- commands ----------------------------------------------------------------------------------------
+    def ping_q_mgr(self, req: Request) -> Reply:
+        if req.params:
+            p = next(iter(req.params.values()))
+            raise CommandFailedError(K.MQRCCF_PARM_COUNT_TOO_BIG, "Ping Queue Manager takes no parameters", p.Parameter)
+        return []
+
+    def create_q(self, req: Request) -> Reply:
+        name = req.string(C.MQCA_Q_NAME)
+        otype = self._queue_otype(req, required=True)
+        assert name is not None and otype is not None
+        replace = self._replace(req)
+        attrs = req.attributes(otype)
+        existing = self._find_queue(name)
+        if existing is not None and existing.otype != otype:
+            raise CommandFailedError(K.MQRCCF_OBJECT_WRONG_TYPE, f"{name} exists as a {existing.otype}", C.MQCA_Q_NAME)
+        self._admin("define", otype, name, attrs, replace=replace)
+        return []
+
+    def copy_q(self, req: Request) -> Reply:
+        src = req.string(K.MQCACF_FROM_Q_NAME)
+        dst = req.string(K.MQCACF_TO_Q_NAME)
+        otype = self._queue_otype(req, required=True)
+        assert src is not None and dst is not None and otype is not None
+        replace = self._replace(req)
+        attrs = req.attributes(otype)
+        source = self._find_queue(src)
+        if source is None:
+            raise CommandFailedError(C.MQRC_UNKNOWN_OBJECT_NAME, f"{src} does not exist", K.MQCACF_FROM_Q_NAME)
+        if source.otype != otype:
+            raise CommandFailedError(
+                K.MQRCCF_LIKE_OBJECT_WRONG_TYPE, f"{src} is a {source.otype}", K.MQCACF_FROM_Q_NAME
+            )
+        existing = self._find_queue(dst)
+        if existing is not None and existing.otype != otype:
+            raise CommandFailedError(
+                K.MQRCCF_OBJECT_WRONG_TYPE, f"{dst} exists as a {existing.otype}", K.MQCACF_TO_Q_NAME
+            )
+        self._admin("define", otype, dst, attrs, like=src, replace=replace)
+        return []
+
+    def change_q(self, req: Request) -> Reply:
+        name = req.string(C.MQCA_Q_NAME)
+        assert name is not None
+        otype = self._queue_otype(req, required=True)
+        req.integer(K.MQIACF_FORCE)  # accepted: nothing here waits for FORCE
+        d = self._find_queue(name)
+        if d is None:
+            raise CommandFailedError(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
+        if d.otype != otype:
+            raise CommandFailedError(K.MQRCCF_OBJECT_WRONG_TYPE, f"{name} is a {d.otype}", C.MQIA_Q_TYPE)
+        self._admin("alter", otype, name, req.attributes(otype))
+        return []
+
+    def delete_q(self, req: Request) -> Reply:
+        name = req.string(C.MQCA_Q_NAME)
+        assert name is not None
+        otype = self._queue_otype(req, required=False)
+        purge = req.integer(K.MQIACF_PURGE, K.MQPO_NO)
+        if purge not in (K.MQPO_YES, K.MQPO_NO):
+            raise CommandFailedError(K.MQRCCF_PURGE_VALUE_ERROR, f"Purge {purge} is not MQPO_YES or MQPO_NO")
+        self._no_extra(req)
+        d = self._find_queue(name)
+        if d is None:
+            raise CommandFailedError(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
+        if otype is not None and d.otype != otype:
+            raise CommandFailedError(K.MQRCCF_OBJECT_WRONG_TYPE, f"{name} is a {d.otype}", C.MQIA_Q_TYPE)
+        if d.otype == QLOCAL and purge == K.MQPO_NO and self._admin("queue_status", name)["CURDEPTH"]:
+            raise CommandFailedError(C.MQRC_Q_NOT_EMPTY, f"queue {name} is not empty")
+        self._admin("delete", d.otype, name, purge=purge == K.MQPO_YES)
+        return []
+
+    def clear_q(self, req: Request) -> Reply:
+        name = req.string(C.MQCA_Q_NAME)
+        assert name is not None
+        self._no_extra(req)
+        d = self._find_queue(name)
+        if d is None:
+            raise CommandFailedError(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
+        if d.otype != QLOCAL:
+            raise CommandFailedError(K.MQRCCF_Q_WRONG_TYPE, f"{name} is a {d.otype}, not a local queue", C.MQCA_Q_NAME)
+        self._admin("clear", name)
+        return []
+
+    def _queues(self, req: Request) -> list[Any]:
+        pattern = req.string(C.MQCA_Q_NAME)
+        assert pattern is not None
+        qtype = req.integer(C.MQIA_Q_TYPE, K.MQQT_ALL)
+        if qtype == K.MQQT_ALL:
+            otypes = [QLOCAL, QMODEL, QALIAS]
+        elif qtype in _QTYPE_TO_OTYPE:
+            otypes = [_QTYPE_TO_OTYPE[qtype]]
+        else:
+            raise CommandFailedError(K.MQRCCF_Q_TYPE_ERROR, f"queue type {qtype} is not supported", C.MQIA_Q_TYPE)
+        found = [d for t in otypes for d in self._admin("list_objects", t) if _matches(pattern, d.name)]
+        return sorted(found, key=lambda d: d.name)
+
+    def inquire_q(self, req: Request) -> Reply:
+        queues = self._queues(req)
+        wanted = req.int_list(K.MQIACF_Q_ATTRS)
+        self._no_extra(req)
+        if not queues:
+            raise CommandFailedError(C.MQRC_UNKNOWN_OBJECT_NAME, "no queue matches")
+        return [self._describe(d, wanted, d.otype) for d in queues]
+
+    def inquire_q_names(self, req: Request) -> Reply:
+        queues = self._queues(req)
+        self._no_extra(req)
+        names = [d.name.encode().ljust(48) for d in queues]
+        return [
+            [
+                MQCFSL(K.MQCACF_Q_NAMES, names, 0, 48),
+                MQCFIL(K.MQIACF_Q_TYPES, [_OTYPE_TO_QTYPE[d.otype] for d in queues]),
+            ]
+        ]
+
+    def inquire_q_status(self, req: Request) -> Reply:
+        pattern = req.string(C.MQCA_Q_NAME)
+        assert pattern is not None
+        kind = req.integer(K.MQIACF_Q_STATUS_TYPE, K.MQIACF_Q_STATUS)
+        if kind not in (K.MQIACF_Q_STATUS, K.MQIACF_Q_HANDLE):
+            raise CommandFailedError(
+                K.MQRCCF_ATTR_VALUE_ERROR, f"StatusType {kind} is not valid", K.MQIACF_Q_STATUS_TYPE
+            )
+        wanted = req.int_list(K.MQIACF_Q_STATUS_ATTRS)
+        self._no_extra(req)
+        queues = [d for d in self._admin("list_objects", QLOCAL) if _matches(pattern, d.name)]
+        if not queues:
+            raise CommandFailedError(C.MQRC_UNKNOWN_OBJECT_NAME, "no local queue matches")
+        keep = None if wanted is None or K.MQIACF_ALL in wanted else set(wanted)
+        bodies: Reply = []
+        for d in sorted(queues, key=lambda x: x.name):
+            if kind == K.MQIACF_Q_STATUS:
+                st = self._admin("queue_status", d.name)
+                body: list[Param] = [
+                    attr_value_to_pcf(C.MQCA_Q_NAME, d.name, 48),
+                    MQCFIN(K.MQIACF_Q_STATUS_TYPE, K.MQIACF_Q_STATUS),
+                ]
+                fields: list[tuple[int, Any, int]] = [
+                    (C.MQIA_CURRENT_Q_DEPTH, st["CURDEPTH"], 0),
+                    (C.MQIA_OPEN_INPUT_COUNT, st["IPPROCS"], 0),
+                    (C.MQIA_OPEN_OUTPUT_COUNT, st["OPPROCS"], 0),
+                    (K.MQIACF_UNCOMMITTED_MSGS, st["UNCOM"], 0),
+                    (K.MQIACF_OLDEST_MSG_AGE, st.get("MSGAGE", 0), 0),
+                    (K.MQCACF_LAST_GET_DATE, st.get("LGETDATE", ""), 12),
+                    (K.MQCACF_LAST_GET_TIME, st.get("LGETTIME", ""), 8),
+                    (K.MQCACF_LAST_PUT_DATE, st.get("LPUTDATE", ""), 12),
+                    (K.MQCACF_LAST_PUT_TIME, st.get("LPUTTIME", ""), 8),
+                ]
+                body += [attr_value_to_pcf(s, v, n) for s, v, n in fields if keep is None or s in keep]
+                bodies.append(body)
+            else:
+                for h in self._admin("handle_status", d.name):
+                    inp = {"EXCL": K.MQQSO_EXCLUSIVE, "SHARED": K.MQQSO_SHARED}.get(h["INPUT"], K.MQQSO_NO)
+
+                    def yes(key: str, hs: dict[str, Any] = h) -> int:
+                        return K.MQQSO_YES if hs[key] == "YES" else K.MQQSO_NO
+
+                    hfields: list[tuple[int, Any, int]] = [
+                        (K.MQCACF_APPL_TAG, h["APPLTAG"], 28),
+                        (K.MQIACF_PROCESS_ID, h["PID"], 0),
+                        (K.MQIACF_OPEN_INPUT_TYPE, inp, 0),
+                        (K.MQIACF_OPEN_OUTPUT, yes("OUTPUT"), 0),
+                        (K.MQIACF_OPEN_BROWSE, yes("BROWSE"), 0),
+                        (K.MQIACF_OPEN_INQUIRE, yes("INQUIRE"), 0),
+                        (K.MQIACF_OPEN_SET, yes("SET"), 0),
+                        (K.MQIACF_OPEN_OPTIONS, h["OPENOPTS"], 0),
+                        (K.MQIACF_UOW_STATE, K.MQUOWST_ACTIVE if h["UOW"] else K.MQUOWST_NONE, 0),
+                        (K.MQCACF_USER_IDENTIFIER, h.get("USERID", ""), 12),
+                    ]
+                    hbody: list[Param] = [
+                        attr_value_to_pcf(C.MQCA_Q_NAME, d.name, 48),
+                        MQCFIN(K.MQIACF_Q_STATUS_TYPE, K.MQIACF_Q_HANDLE),
+                    ]
+                    hbody += [attr_value_to_pcf(s, v, n) for s, v, n in hfields if keep is None or s in keep]
+                    bodies.append(hbody)
+        if not bodies:  # handles asked for, none open: IBM replies with no data and no error
+            return []
+        return bodies
+
+    def inquire_q_mgr(self, req: Request) -> Reply:
+        wanted = req.int_list(K.MQIACF_Q_MGR_ATTRS)
+        self._no_extra(req)
+        d = self._admin("lookup", QMGR, self._qm.name)
+        return [self._describe(d, wanted, QMGR)]
+
+    def change_q_mgr(self, req: Request) -> Reply:
+        req.integer(K.MQIACF_FORCE)
+        attrs = req.attributes(QMGR)
+        if attrs:
+            self._admin("alter_qmgr", attrs)
+        return []
+
+    def create_process(self, req: Request) -> Reply:
+        name = req.string(C.MQCA_PROCESS_NAME)
+        assert name is not None
+        replace = self._replace(req)
+        self._admin("define", PROCESS, name, req.attributes(PROCESS), replace=replace)
+        return []
+
+    def copy_process(self, req: Request) -> Reply:
+        src = req.string(K.MQCACF_FROM_PROCESS_NAME)
+        dst = req.string(K.MQCACF_TO_PROCESS_NAME)
+        assert src is not None and dst is not None
+        replace = self._replace(req)
+        attrs = req.attributes(PROCESS)
+        if self._admin("lookup", PROCESS, src) is None:
+            raise CommandFailedError(
+                C.MQRC_UNKNOWN_OBJECT_NAME, f"process {src} does not exist", K.MQCACF_FROM_PROCESS_NAME
+            )
+        self._admin("define", PROCESS, dst, attrs, like=src, replace=replace)
+        return []
+
+    def change_process(self, req: Request) -> Reply:
+        name = req.string(C.MQCA_PROCESS_NAME)
+        assert name is not None
+        self._admin("alter", PROCESS, name, req.attributes(PROCESS))
+        return []
+
+    def delete_process(self, req: Request) -> Reply:
+        name = req.string(C.MQCA_PROCESS_NAME)
+        assert name is not None
+        self._no_extra(req)
+        self._admin("delete", PROCESS, name)
+        return []
+
+    def inquire_process(self, req: Request) -> Reply:
+        pattern = req.string(C.MQCA_PROCESS_NAME)
+        assert pattern is not None
+        wanted = req.int_list(K.MQIACF_PROCESS_ATTRS)
+        self._no_extra(req)
+        found = [d for d in self._admin("list_objects", PROCESS) if _matches(pattern, d.name)]
+        if not found:
+            raise CommandFailedError(C.MQRC_UNKNOWN_OBJECT_NAME, "no process matches")
+        return [self._describe(d, wanted, PROCESS) for d in sorted(found, key=lambda x: x.name)]
+
+    def inquire_process_names(self, req: Request) -> Reply:
+        pattern = req.string(C.MQCA_PROCESS_NAME)
+        assert pattern is not None
+        self._no_extra(req)
+        names = [d.name.encode().ljust(48) for d in self._admin("list_objects", PROCESS) if _matches(pattern, d.name)]
+        return [[MQCFSL(K.MQCACF_PROCESS_NAMES, sorted(names), 0, 48)]]
+
+    @staticmethod
+    def _no_extra(req: Request) -> None:
+        for pid, p in req.params.items():
+            if pid not in req.used:
+                reason = (
+                    K.MQRCCF_CFST_PARM_ID_ERROR
+                    if isinstance(p, (MQCFST, MQCFSL, MQCFBS))
+                    else K.MQRCCF_CFIN_PARM_ID_ERROR
+                )
+                raise CommandFailedError(reason, f"parameter {pid} is not valid for this command", pid)
+
+
+_HANDLERS: dict[int, Callable[[CommandServer, Request], Reply]] = {
+    K.MQCMD_PING_Q_MGR: CommandServer.ping_q_mgr,
+    K.MQCMD_CREATE_Q: CommandServer.create_q,
+    K.MQCMD_COPY_Q: CommandServer.copy_q,
+    K.MQCMD_CHANGE_Q: CommandServer.change_q,
+    K.MQCMD_DELETE_Q: CommandServer.delete_q,
+    K.MQCMD_CLEAR_Q: CommandServer.clear_q,
+    K.MQCMD_INQUIRE_Q: CommandServer.inquire_q,
+    K.MQCMD_INQUIRE_Q_NAMES: CommandServer.inquire_q_names,
+    K.MQCMD_INQUIRE_Q_STATUS: CommandServer.inquire_q_status,
+    K.MQCMD_INQUIRE_Q_MGR: CommandServer.inquire_q_mgr,
+    K.MQCMD_CHANGE_Q_MGR: CommandServer.change_q_mgr,
+    K.MQCMD_CREATE_PROCESS: CommandServer.create_process,
+    K.MQCMD_COPY_PROCESS: CommandServer.copy_process,
+    K.MQCMD_CHANGE_PROCESS: CommandServer.change_process,
+    K.MQCMD_DELETE_PROCESS: CommandServer.delete_process,
+    K.MQCMD_INQUIRE_PROCESS: CommandServer.inquire_process,
+    K.MQCMD_INQUIRE_PROCESS_NAMES: CommandServer.inquire_process_names,
+}
