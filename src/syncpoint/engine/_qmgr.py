@@ -58,6 +58,7 @@ from ._objects import (
 )
 from ._queue import AVAILABLE, GONE, GOT_PENDING, PUT_PENDING, LocalQueue, Message
 from ._reports import dead_letter, expiration_report_wanted, report_message, with_xqh_expiry, xqh_expiry
+from ._trigger import PendingTrigger, Triggering
 from .clock import Clock
 
 _FAILED = C.MQCC_FAILED
@@ -208,14 +209,16 @@ def put_date_time(t: float) -> tuple[bytes, bytes]:
 # connections, handles, units of work
 # ------------------------------------------------------------------------------------------------------
 class UnitOfWork:
-    """Uncommitted puts and gets of one connection, and its one MARK_SKIP_BACKOUT get."""
+    """Uncommitted puts and gets of one connection, its one MARK_SKIP_BACKOUT get, and the trigger messages
+    its puts created (put on their initiation queues when the unit of work ends)."""
 
-    __slots__ = ("gets", "marked", "puts")
+    __slots__ = ("gets", "marked", "puts", "triggers")
 
     def __init__(self) -> None:
         self.puts: list[Message] = []
         self.gets: list[Message] = []
         self.marked: Message | None = None
+        self.triggers: list[PendingTrigger] = []
 
     def __len__(self) -> int:
         return len(self.puts) + len(self.gets)
@@ -332,6 +335,7 @@ class QueueManager:
         self.expired_discarded = 0  # messages discarded because they expired (statistics)
         self.started = clock.time()
         self.recovered_inflight = snapshot.recovered_inflight
+        self.triggering = Triggering(self)  # seed 001; its TRIGINT timers start afresh with every start
         self._load(snapshot)
 
     # -- construction ---------------------------------------------------------------------------------
@@ -552,6 +556,9 @@ class QueueManager:
             od.ResolvedQMgrName = _char(self.name, 48)
         if od.Version >= 4:
             od.ResolvedType = C.MQOT_Q
+        if options & _INPUT_OPTS and queue.ipprocs == 1:
+            # seed 001, condition 13: an initiation queue opened for input when nobody else had it so
+            self.triggering.initiation_queue_opened(queue)
         return h
 
     def _new_handle(
@@ -654,6 +661,9 @@ class QueueManager:
             self._drop_queue(d)
         elif d.dynamic == C.MQQDT_PERMANENT_DYNAMIC and options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE):
             self._drop_queue(d)
+        elif h.options & _INPUT_OPTS and q.ipprocs == 0:
+            # seed 001, condition 12: the only application serving the queue closed it
+            self.triggering.input_closed(q)
 
     def _purge_pending(self, q: LocalQueue) -> None:
         """A temporary dynamic queue is going: forget its messages held in units of work."""
@@ -839,11 +849,15 @@ class QueueManager:
         q.depth += 1
         q.last_put = now
         if syncpoint:
-            self._uow(conn).puts.append(m)
+            uow = self._uow(conn)
+            uow.puts.append(m)
             m.state = PUT_PENDING
             q.uncommitted += 1
         else:
+            uow = None
             self._make_visible(m)
+        if q.attrs["TRIGGER"] == C.MQTC_ON:
+            self.triggering.message_put(m, uow)  # seed 001, condition 1
         return reason
 
     @staticmethod
@@ -1209,7 +1223,9 @@ class QueueManager:
         return C.MQRC_NONE
 
     def on_system_put(self, m: Message) -> None:
-        """Hook for triggering: a message the queue manager put became available."""
+        """Triggering: a message the queue manager put (report, dead letter) became available (condition 1)."""
+        if m.queue.attrs["TRIGGER"] == C.MQTC_ON:
+            self.triggering.message_put(m, None)
 
     # -- expiry scans --------------------------------------------------------------------------------
     def housekeeping(self) -> None:
@@ -1289,6 +1305,8 @@ class QueueManager:
                 b = self._b()
                 b.delete_messages.append(m.seq)
                 b.durable = True
+        if uow.triggers:
+            self.triggering.unit_of_work_ended(uow.triggers, committed=True)
 
     def backout(self, conn: Connection) -> None:
         """MQBACK: an application-requested backout, which honours MQGMO_MARK_SKIP_BACKOUT (seed 000)."""
@@ -1327,6 +1345,8 @@ class QueueManager:
             new = UnitOfWork()
             new.gets.append(marked)
             conn.uow = new
+        if uow.triggers:
+            self.triggering.unit_of_work_ended(uow.triggers, committed=False)
 
     # ==================================================================================================
     # MQINQ / MQSET
@@ -1471,7 +1491,8 @@ class QueueManager:
         self.on_attributes_changed(d, before)
 
     def on_attributes_changed(self, d: Definition, before: dict[str, Any]) -> None:
-        """Hook for triggering (seed 001: MQSET / ALTER re-trigger cases)."""
+        """Triggering (seed 001, condition 13: MQSET / ALTER of the trigger attributes, PUT / GET enable)."""
+        self.triggering.attributes_changed(d, before)
 
     # ==================================================================================================
     # administration (used by MQSC and PCF through the client)

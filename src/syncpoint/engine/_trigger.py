@@ -1,0 +1,333 @@
+"""Triggering: when the queue manager writes a trigger message (seed 001_30538df842c6cd11.txt).
+
+Theory of operation
+-------------------
+The queue manager tells :class:`Triggering` about the events that can cause a trigger message, and nothing
+else does: a message put on a local queue (MQPUT, MQPUT1, or a put by the queue manager itself — reports,
+dead letters), the end of a unit of work, the last input handle of a queue closing, an initiation queue
+opened for input, and changed attributes (MQSET or a command). For each event it checks the seed's conditions
+in the seed's own terms and, when they hold, builds an MQTM and puts it on the initiation queue with the
+queue manager's ``system_put`` (which dead-letters it with an MQDLH when the initiation queue cannot take it).
+
+* A put (conditions 1 to 10, and 11): the message's priority is at least TRIGMPRI (2); the number of
+  messages of sufficient priority *before* this one was 0 for FIRST, anything for EVERY, TRIGDPTH - 1 for
+  DEPTH (3); or, condition 11, it was not 0 (FIRST, only once TRIGINT has passed since this queue's last
+  trigger message) or at least TRIGDPTH (DEPTH). Conditions 4 to 10 are :meth:`Triggering._target`.
+* A put in a unit of work creates its trigger message at the put — counting, TRIGINT and DEPTH's switch to
+  NOTRIGGER happen then, and the message's fields are the attributes of that moment — but the message is held
+  by the unit of work and put on the initiation queue when it ends: at commit, and at backout for FIRST and
+  DEPTH; a backed-out EVERY trigger is dropped.
+* The other events (conditions 12 and 13; the seed's note 1) are not part of a unit of work and make at most
+  one trigger message per application queue, EVERY included. Each checks the conditions the seed lists for
+  it, and only those: the close of the only input handle checks 6 to 10; MQSET / ALTER checks 4 to 10 without
+  8; put-enabling an initiation queue checks 4 to 10; get-enabling an application queue checks 4 to 10
+  without 5; the first open for input of an initiation queue checks 4 to 10 without 8.
+* After a DEPTH trigger message is created, TriggerControl is set to MQTC_OFF (stored like an ALTER).
+* :func:`trigger_depth` is the one place that counts messages for triggering: for non-shared local queues,
+  committed and uncommitted messages (what CURDEPTH counts), expired ones still on the queue included.
+  Shared queues (committed only, with per-queue-manager open counts) belong there when they arrive.
+
+Choices where the seed is silent (Linux behaviour where known):
+* TRIGINT is in milliseconds and is measured on the monotonic clock. The time of a queue's last trigger
+  message lives in memory only, so a restart resets it: the first FIRST put on a non-empty queue after a
+  restart triggers. A queue that has never had a trigger message counts as "interval elapsed".
+* The initiation queue must be a local queue (an alias or model name is "not created" for condition 7).
+* A trigger message, and the dead-letter copy of one that the initiation queue refused, never causes a
+  trigger message itself: this keeps a mis-configured initiation queue from feeding a loop.
+* A held trigger message whose application queue was deleted before the unit of work ended is dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from syncpoint.mqi import MQMD, MQTM
+from syncpoint.mqi import constants as C
+
+from ._objects import PROCESS, QLOCAL, Definition
+from ._queue import PUT_PENDING, LocalQueue, Message
+
+if TYPE_CHECKING:
+    from ._qmgr import QueueManager, UnitOfWork
+
+_PRIO_SHIFT = 52  # as in _queue: PRIORITY-ordered keys are (9 - priority) << 52 | seq
+
+# the seed's conditions, by number, that an event may leave out
+_COND_IPPROCS = 4
+_COND_GET = 5
+_COND_MONITOR = 8
+
+_TRIGGER_KEYS = ("TRIGGER", "TRIGTYPE", "TRIGMPRI", "TRIGDPTH")
+
+
+@dataclass(slots=True)
+class PendingTrigger:
+    """A trigger message created by a put in a unit of work, put on the initiation queue when it ends."""
+
+    queue: LocalQueue
+    trigger_type: int
+    initq: str
+    md: MQMD
+    data: bytes
+
+
+@dataclass(slots=True)
+class _Target:
+    initq: LocalQueue
+    process: Definition | None  # None: a transmission queue with a blank PROCESS (condition 6)
+
+
+def trigger_depth(qm: QueueManager, q: LocalQueue, min_priority: int, limit: int) -> int:
+    """How many messages of ``q`` count for triggering at priority ``min_priority`` or above, up to ``limit``.
+
+    Seed 001, condition 3, note a: for non-shared local queues both committed and uncommitted messages count
+    (a put in a unit of work counts at once; a message got in a unit of work no longer counts, as for
+    CURDEPTH). Expired messages still on the queue count too. The count stops at ``limit``: callers only
+    need to know whether a threshold is reached, and a FIFO queue is then never walked further than that.
+    """
+    if limit <= 0:
+        return 0
+    if min_priority <= 0:
+        return min(q.depth, limit)
+    if q.fifo:
+        n = 0
+        for m in q.iter_all():
+            if m.priority >= min_priority:
+                n += 1
+                if n >= limit:
+                    return n
+    else:
+        # delivery order is by priority: the keys of priority >= min_priority all lie below this bound
+        n = int(q.index.bisect_left((10 - min_priority) << _PRIO_SHIFT))
+    if n < limit and q.uncommitted:
+        for conn in qm.connections.values():
+            uow = conn.uow
+            if uow is None:
+                continue
+            for m in uow.puts:
+                if m.queue is q and m.state == PUT_PENDING and m.priority >= min_priority:
+                    n += 1
+    return min(n, limit)
+
+
+class Triggering:
+    """The triggering rules of one queue manager (see the module doc)."""
+
+    def __init__(self, qm: QueueManager) -> None:
+        self.qm = qm
+        self.last_trigger: dict[str, float] = {}  # queue name -> monotonic time of its last trigger message
+        self._delivering = False
+        self.generated = 0  # trigger messages created (statistics, tests)
+
+    # -- the conditions ----------------------------------------------------------------------------
+    def _target(self, q: LocalQueue, skip: tuple[int, ...] = ()) -> _Target | None:
+        """Conditions 4 to 10 of the seed (minus those in ``skip``); the initiation queue and process when
+        they hold."""
+        a = q.attrs
+        qm = self.qm
+        # 9: TriggerControl on; 10: TriggerType not NONE
+        if a["TRIGGER"] != C.MQTC_ON:
+            return None
+        ttype = a["TRIGTYPE"]
+        if ttype == C.MQTT_NONE:
+            return None
+        # 4: for FIRST and DEPTH, nobody has the application queue open for input
+        if _COND_IPPROCS not in skip and ttype in (C.MQTT_FIRST, C.MQTT_DEPTH) and q.ipprocs > 0:
+            return None
+        # 5: gets not inhibited (for USAGE NORMAL and XMITQ alike)
+        if _COND_GET not in skip and a["GET"] == C.MQQA_GET_INHIBITED:
+            return None
+        # 6: a process definition that exists, or a blank PROCESS on a transmission queue
+        process: Definition | None = None
+        pname = a["PROCESS"]
+        if pname:
+            process = qm.definitions.get((PROCESS, pname))
+            if process is None:
+                return None
+        elif a["USAGE"] != C.MQUS_TRANSMISSION:
+            return None
+        # 7: the initiation queue exists, get and put enabled, USAGE NORMAL, not a deleted dynamic queue
+        iname = a["INITQ"]
+        if not iname:
+            return None
+        d = qm.definitions.get(("Q", iname))
+        if d is None or d.otype != QLOCAL:
+            return None
+        iq = qm.queues.get(iname)
+        if iq is None or iq.deleted:
+            return None
+        ia = iq.attrs
+        if ia["GET"] == C.MQQA_GET_INHIBITED or ia["PUT"] == C.MQQA_PUT_INHIBITED or ia["USAGE"] != C.MQUS_NORMAL:
+            return None
+        # 8: a trigger monitor has the initiation queue open for input
+        if _COND_MONITOR not in skip and iq.ipprocs == 0:
+            return None
+        return _Target(iq, process)
+
+    def _enough(self, q: LocalQueue) -> bool:
+        """At least one (FIRST, EVERY) or TRIGDPTH (DEPTH) messages of sufficient priority (conditions 12, 13)."""
+        a = q.attrs
+        need = a["TRIGDPTH"] if a["TRIGTYPE"] == C.MQTT_DEPTH else 1
+        return trigger_depth(self.qm, q, a["TRIGMPRI"], need) >= need
+
+    def _interval_passed(self, q: LocalQueue) -> bool:
+        last = self.last_trigger.get(q.name)
+        if last is None:
+            return True
+        interval_ms = int(self.qm.qm_attr("TRIGINT"))
+        return (self.qm.clock.monotonic() - last) * 1000.0 >= interval_ms
+
+    # -- events ------------------------------------------------------------------------------------
+    def message_put(self, m: Message, uow: UnitOfWork | None) -> None:
+        """Condition 1: ``m`` was just put (available, or pending in ``uow``)."""
+        q = m.queue
+        a = q.attrs
+        if a["TRIGGER"] != C.MQTC_ON or self._delivering or q.deleted:
+            return
+        mpri = a["TRIGMPRI"]
+        if m.priority < mpri:  # 2
+            return
+        target = self._target(q)
+        if target is None:
+            return
+        ttype = a["TRIGTYPE"]
+        if ttype == C.MQTT_FIRST:
+            # 3: none before this one; 11: not empty before, and TRIGINT has passed since the last trigger
+            if trigger_depth(self.qm, q, mpri, 2) > 1 and not self._interval_passed(q):
+                return
+        elif ttype == C.MQTT_DEPTH:
+            # 3: TRIGDPTH - 1 before this one; 11: TRIGDPTH or more before it — so TRIGDPTH or more now
+            need = a["TRIGDPTH"]
+            if trigger_depth(self.qm, q, mpri, need) < need:
+                return
+        self._create(q, target, uow)
+
+    def unit_of_work_ended(self, pending: list[PendingTrigger], committed: bool) -> None:
+        """Condition 10's note: held trigger messages become available — all at commit, FIRST and DEPTH at
+        backout."""
+        for t in pending:
+            if t.queue.deleted:
+                continue
+            if committed or t.trigger_type in (C.MQTT_FIRST, C.MQTT_DEPTH):
+                self._deliver(t.initq, t.md, t.data)
+
+    def input_closed(self, q: LocalQueue) -> None:
+        """Condition 12: the only application serving ``q`` closed it (IPPROCS is now 0)."""
+        if q.deleted or q.attrs["TRIGGER"] != C.MQTC_ON:
+            return
+        if q.attrs["TRIGTYPE"] not in (C.MQTT_FIRST, C.MQTT_DEPTH):
+            return
+        target = self._target(q, skip=(_COND_IPPROCS, _COND_GET))  # "conditions 6 through 10"
+        if target is not None and self._enough(q):
+            self._create(q, target, None)
+
+    def initiation_queue_opened(self, iq: LocalQueue) -> None:
+        """Condition 13 (last case): ``iq`` was opened for input and no other application had it open so.
+        One trigger message per application queue served by ``iq`` that has enough messages."""
+        for q in self._served_by(iq.name):
+            target = self._target(q, skip=(_COND_MONITOR,))
+            if target is not None and self._enough(q):
+                self._create(q, target, None)
+
+    def attributes_changed(self, d: Definition, before: dict[str, Any]) -> None:
+        """Condition 13 and its first two sub-cases: MQSET / ALTER of the trigger attributes, PUT enable of an
+        initiation queue, GET enable of an application queue. At most one trigger message per queue."""
+        if d.otype != QLOCAL:
+            return
+        q = self.qm.queues.get(d.name)
+        if q is None or q.deleted:
+            return
+        a = d.attrs
+        on_now = a["TRIGGER"] == C.MQTC_ON
+        was_on = before.get("TRIGGER") == C.MQTC_ON
+        criteria = on_now and (
+            not was_on
+            or before.get("TRIGTYPE") != a["TRIGTYPE"]
+            or before.get("TRIGMPRI") != a["TRIGMPRI"]
+            or (a["TRIGTYPE"] == C.MQTT_DEPTH and before.get("TRIGDPTH") != a["TRIGDPTH"])
+        )
+        get_enabled = before.get("GET") == C.MQQA_GET_INHIBITED and a["GET"] == C.MQQA_GET_ALLOWED
+        put_enabled = before.get("PUT") == C.MQQA_PUT_INHIBITED and a["PUT"] == C.MQQA_PUT_ALLOWED
+        target: _Target | None = None
+        if criteria:
+            target = self._target(q, skip=(_COND_MONITOR,))  # "4 through 10 (excluding 8)"
+        if target is None and get_enabled:
+            target = self._target(q, skip=(_COND_GET,))  # "4 through 10, excluding 5"
+        if target is not None and self._enough(q):
+            self._create(q, target, None)
+        if put_enabled:
+            for app in self._served_by(q.name):
+                t = self._target(app)  # "conditions 4 through 10"
+                if t is not None and self._enough(app):
+                    self._create(app, t, None)
+
+    def _served_by(self, initq: str) -> list[LocalQueue]:
+        return [
+            q
+            for q in self.qm.queues.values()
+            if q.attrs.get("INITQ") == initq and q.attrs["TRIGGER"] == C.MQTC_ON and not q.deleted
+        ]
+
+    # -- the trigger message -----------------------------------------------------------------------
+    def trigger_message(self, q: LocalQueue, process: Definition | None) -> tuple[MQMD, bytes]:
+        """The MQMD and MQTM of a trigger message for ``q``, from the attributes of this moment."""
+        qm = self.qm
+        a = q.attrs
+        tm = MQTM(
+            QName=_blank(q.name, 48),
+            ProcessName=_blank(process.name if process is not None else "", 48),
+            TriggerData=_blank(a["TRIGDATA"], 64),
+        )
+        if process is None:  # condition 6, second case: a transmission queue without a process
+            tm.ApplType = C.MQAT_UNKNOWN
+        else:
+            p = process.attrs
+            tm.ApplType = p["APPLTYPE"]
+            tm.ApplId = _blank(p["APPLICID"], 256)
+            tm.EnvData = _blank(p["ENVRDATA"], 128)
+            tm.UserData = _blank(p["USERDATA"], 128)
+        md = MQMD(
+            Format=C.MQFMT_TRIGGER,
+            Persistence=C.MQPER_NOT_PERSISTENT,
+            Expiry=C.MQEI_UNLIMITED,
+            Priority=C.MQPRI_PRIORITY_AS_Q_DEF,  # the initiation queue's DEFPRTY
+            MsgType=C.MQMT_DATAGRAM,
+            CodedCharSetId=qm.qm_attr("CCSID"),
+            PutApplType=C.MQAT_QMGR,
+            PutApplName=_blank(qm.name, 28),
+            ReplyToQMgr=_blank(qm.name, 48),
+        )
+        return md, tm.pack()
+
+    def _create(self, q: LocalQueue, target: _Target, uow: UnitOfWork | None) -> None:
+        md, data = self.trigger_message(q, target.process)
+        ttype = q.attrs["TRIGTYPE"]
+        self.last_trigger[q.name] = self.qm.clock.monotonic()
+        self.generated += 1
+        if ttype == C.MQTT_DEPTH:
+            self._trigger_control_off(q)
+        if uow is not None:
+            uow.triggers.append(PendingTrigger(q, ttype, target.initq.name, md, data))
+        else:
+            self._deliver(target.initq.name, md, data)
+
+    def _trigger_control_off(self, q: LocalQueue) -> None:
+        """After a DEPTH trigger message the queue manager sets TriggerControl off, as an ALTER would be kept."""
+        d = q.definition
+        d.attrs["TRIGGER"] = C.MQTC_OFF
+        if d.dynamic != C.MQQDT_TEMPORARY_DYNAMIC:
+            b = self.qm._b()
+            b.put_objects.append((d.otype, d.name, d.to_bytes()))
+            b.durable = True
+
+    def _deliver(self, initq: str, md: MQMD, data: bytes) -> None:
+        self._delivering = True
+        try:
+            self.qm.system_put(initq, md, data)
+        finally:
+            self._delivering = False
+
+
+def _blank(value: str, length: int) -> bytes:
+    return value.encode("utf-8")[:length].ljust(length, b" ")
