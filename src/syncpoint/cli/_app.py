@@ -18,7 +18,7 @@ from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="syncpoint: a queue manager with IBM MQ's semantics")
-console = Console()
+console = Console(soft_wrap=True)
 err = Console(stderr=True)
 
 
@@ -62,8 +62,13 @@ def dltmqm(qmgr: Annotated[str, typer.Argument(help="queue manager name")]) -> N
 
 
 @app.command()
-def dspmq(m: Annotated[str | None, typer.Option("-m", help="only this queue manager")] = None) -> None:
-    """List queue managers and their status."""
+def dspmq(
+    m: Annotated[str | None, typer.Option("-m", help="only this queue manager")] = None,
+    x: Annotated[bool, typer.Option("-x", help="also show the server's process and addresses")] = False,
+) -> None:
+    """List queue managers and their status (Running, Ended normally, Ended immediately, …)."""
+    from syncpoint.server._lifecycle import server_info, status
+
     root = _home.home() / "qmgrs"
     names = sorted(p.name for p in root.iterdir() if (p / "qm.db").exists()) if root.exists() else []
     if m is not None:
@@ -71,7 +76,14 @@ def dspmq(m: Annotated[str | None, typer.Option("-m", help="only this queue mana
             _fail(f"AMQ7048E: queue manager {m} does not exist.", 72)
         names = [m]
     for name in names:
-        console.print(f"QMNAME({name})".ljust(50) + "STATUS(Ended normally)", highlight=False)
+        console.print(f"QMNAME({name})".ljust(50) + f"STATUS({status(name)})", highlight=False)
+        info = server_info(name) if x else None
+        if info is not None:
+            console.print(
+                f"    PID({info['pid']}) PORT({info.get('port') or ''}) HOST({info.get('host') or ''}) "
+                f"SOCKET({info['unix']})",
+                highlight=False,
+            )
 
 
 @app.command()

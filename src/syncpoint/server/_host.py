@@ -26,6 +26,7 @@ from syncpoint.store import Batch, Pending, Store, StoreError
 
 T = TypeVar("T")
 
+
 class QueueManagerHost:
     """An engine, its store and the lock that serialises calls, shared by this process's connections."""
 
@@ -223,7 +224,6 @@ class QueueManagerHost:
         self.store.close()
         for fn in self.on_end:
             fn(self)
-
 
 
 ADMIN_VERBS = frozenset(

@@ -1,0 +1,191 @@
+"""strmqm, endmqm and passwd: starting and ending a queue manager's server, and its users' passwords."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import subprocess
+import sys
+import time
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from syncpoint import _home
+from syncpoint.client._remote import RemoteTransport
+from syncpoint.mqi import MQMIError
+from syncpoint.server._auth import Users
+from syncpoint.server._lifecycle import _pid_alive, server_info
+
+console = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False)
+
+
+def _fail(message: str, code: int) -> None:
+    err.print(message)
+    raise typer.Exit(code)
+
+
+def _log_tail(path: os.PathLike[str] | str, since: int) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(since)
+            return f.read().decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def strmqm(
+    qmgr: Annotated[str, typer.Argument(help="queue manager name")],
+    host: Annotated[str, typer.Option(help="address to listen on for TCP (loopback unless told otherwise)")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option(help="TCP port (0: any free port, shown by dspmq -x)")] = 1414,
+    no_tcp: Annotated[bool, typer.Option("--no-tcp", help="serve the local Unix socket only")] = False,
+    tls_cert: Annotated[str | None, typer.Option(help="PEM certificate chain: serve TCP over TLS")] = None,
+    tls_key: Annotated[str | None, typer.Option(help="PEM private key of --tls-cert")] = None,
+    no_command_server: Annotated[
+        bool, typer.Option("--no-command-server", help="do not start the PCF command server")
+    ] = False,
+    timeout: Annotated[float, typer.Option(help="seconds to wait for the server to accept connections")] = 60.0,
+) -> None:
+    """Start a queue manager: its server runs in the background and this returns when it accepts connections."""
+    qdir = _home.qmgr_dir(qmgr)
+    if not (qdir / "qm.db").exists():
+        _fail(f"AMQ7048E: queue manager {qmgr} does not exist.", 16)
+    if server_info(qmgr) is not None:
+        _fail(f"AMQ5051E: queue manager '{qmgr}' is already running.", 5)
+    if tls_cert and not tls_key:
+        _fail("AMQ8101E: --tls-cert needs --tls-key.", 20)
+    logdir = qdir / "errors"
+    logdir.mkdir(exist_ok=True)
+    log_path = logdir / "server.log"
+    since = log_path.stat().st_size if log_path.exists() else 0
+    cmd = [sys.executable, "-m", "syncpoint.server", qmgr, "--home", str(_home.home())]
+    if no_tcp:
+        cmd.append("--no-tcp")
+    else:
+        cmd += ["--host", host, "--port", str(port)]
+    if tls_cert:
+        cmd += ["--tls-cert", tls_cert, "--tls-key", str(tls_key)]
+    if no_command_server:
+        cmd.append("--no-command-server")
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True
+        )
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        code = proc.poll()
+        if code is not None:
+            detail = _log_tail(log_path, since) or f"the server exited with code {code}"
+            lines = [ln for ln in detail.splitlines() if "AMQ" in ln] or detail.splitlines()[-5:]
+            _fail("\n".join(lines), code if code else 20)
+        info = server_info(qmgr)
+        if info is not None and info.get("pid") == proc.pid:
+            where = f"127.0.0.1 port {info['port']}" if info.get("port") else "no TCP"
+            if info.get("port") and info.get("host") != "127.0.0.1":
+                where = f"{info['host']} port {info['port']}"
+            console.print(f"syncpoint queue manager '{qmgr}' starting.")
+            console.print(
+                f"syncpoint queue manager '{qmgr}' started (pid {proc.pid}; {where}"
+                f"{', TLS' if info.get('tls') else ''}; socket {info['unix']})."
+            )
+            return
+        time.sleep(0.05)
+    proc.kill()
+    _fail(f"AMQ8101E: queue manager {qmgr} did not start within {timeout:.0f} s; see {log_path}.", 20)
+
+
+def endmqm(
+    qmgr: Annotated[str, typer.Argument(help="queue manager name")],
+    c: Annotated[bool, typer.Option("-c", help="controlled: end when every application has disconnected")] = False,
+    i: Annotated[bool, typer.Option("-i", help="immediate: back out work, applications' next call fails")] = False,
+    p: Annotated[bool, typer.Option("-p", help="preemptive: stop at once (the restart backs out)")] = False,
+    w: Annotated[bool, typer.Option("-w", help="wait for the queue manager to end (always for -i and -p)")] = False,
+    timeout: Annotated[float, typer.Option(help="seconds to wait for it to end")] = 120.0,
+) -> None:
+    """End a running queue manager (-c controlled is the default)."""
+    if sum((c, i, p)) > 1:
+        _fail("AMQ7026E: give only one of -c, -i and -p.", 20)
+    mode = "i" if i else "p" if p else "c"
+    qdir = _home.qmgr_dir(qmgr)
+    if not (qdir / "qm.db").exists():
+        _fail(f"AMQ7048E: queue manager {qmgr} does not exist.", 16)
+    info = server_info(qmgr)
+    if info is None:
+        _fail(f"AMQ8146E: queue manager '{qmgr}' is not running.", 40)
+        return
+    pid = int(info["pid"])
+    try:
+        control = RemoteTransport(qmgr, unix_path=info["unix"], appl_name="endmqm", control=True, timeout=10)
+        control.endmqm(mode)
+    except MQMIError as e:
+        if mode != "p":
+            _fail(f"AMQ8101E: the queue manager did not take the request: {e}", 20)
+        os.kill(pid, 9)  # preemptive, and the server does not answer: stop the process
+    if mode == "c":
+        console.print(
+            f"Quiesce request accepted. The queue manager '{qmgr}' will stop when all outstanding work is complete."
+        )
+        if not w:
+            return
+    else:
+        console.print(f"syncpoint queue manager '{qmgr}' ending.")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not _pid_alive(pid) or (mode == "i" and not (qdir / "server.json").exists()):
+            console.print(f"syncpoint queue manager '{qmgr}' ended.")
+            return
+        if mode == "i" and server_info(qmgr) is not None and _ended_immediately(qdir):
+            console.print(f"syncpoint queue manager '{qmgr}' ended.")
+            return
+        time.sleep(0.05)
+    _fail(f"AMQ8101E: queue manager '{qmgr}' has not ended after {timeout:.0f} s.", 20)
+
+
+def _ended_immediately(qdir: os.PathLike[str]) -> bool:
+    try:
+        return "Ended immediately" in open(os.path.join(qdir, "status")).read()
+    except OSError:
+        return False
+
+
+def passwd(
+    qmgr: Annotated[str, typer.Argument(help="queue manager name")],
+    user: Annotated[str, typer.Argument(help="user name")],
+    delete: Annotated[bool, typer.Option("--delete", help="remove the user")] = False,
+) -> None:
+    """Set (or --delete) a user's password for remote connections; the password is read from standard input
+    when it is not a terminal. Once a user exists, TCP connections must authenticate (MQRC_NOT_AUTHORIZED)."""
+    qdir = _home.qmgr_dir(qmgr)
+    if not (qdir / "qm.db").exists():
+        _fail(f"AMQ7048E: queue manager {qmgr} does not exist.", 16)
+    try:
+        users = Users(qdir / "users.json")
+    except ValueError as e:
+        _fail(str(e), 20)
+        return
+    if delete:
+        if not users.remove(user):
+            _fail(f"user {user} has no password on {qmgr}.", 10)
+        console.print(f"user {user} removed from {qmgr}.")
+        return
+    if sys.stdin.isatty():
+        password = getpass.getpass(f"password for {user}: ")
+        if getpass.getpass("again: ") != password:
+            _fail("the passwords differ; nothing changed.", 10)
+    else:
+        password = sys.stdin.readline().rstrip("\n")
+    try:
+        users.set_password(user, password)
+    except ValueError as e:
+        _fail(f"{e}; nothing changed.", 10)
+    console.print(f"password of {user} set on {qmgr} (it applies to new connections).")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(strmqm)
+    app.command()(endmqm)
+    app.command()(passwd)

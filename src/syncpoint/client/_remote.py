@@ -1,0 +1,266 @@
+"""The remote transport: the MQI over syncpoint's protocol (docs/protocol.md) to a queue manager server.
+
+A blocking socket with TCP_NODELAY (a Unix socket for a server on this machine): each MQI call is one request
+frame and one reply frame. :meth:`RemoteTransport.pipeline` sends many requests before reading their replies,
+which ``Queue.put_many`` uses where the MQI allows it. The IBM structures travel as their packed bytes, so what
+the server's engine fills in (MsgId, PutDate, ResolvedQName …) comes back byte for byte into the caller's
+objects. A dropped connection is MQRC_CONNECTION_BROKEN (2009) on the call that finds it, as in MQ.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import ssl
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from syncpoint.engine import GetResult
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
+from syncpoint.mqi import constants as C
+from syncpoint.server._protocol import (
+    BAD_REQUEST,
+    DEFAULT_MAX_FRAME,
+    FATAL,
+    MQ_ERROR,
+    OK,
+    PROTOCOL_VERSIONS,
+    FrameDecoder,
+    ProtocolError,
+    encode_request,
+    parse_reply,
+)
+
+_CONNAME = re.compile(r"^\s*(?P<host>[^()\s]+)\s*(?:\(\s*(?P<port>\d+)\s*\))?\s*$")
+
+
+def parse_conname(conname: str, default_port: int = 1414) -> tuple[str, int]:
+    """IBM's CONNAME form ``host(port)`` (port optional) as (host, port)."""
+    m = _CONNAME.match(conname)
+    if m is None:
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, f"{conname!r} is not a connection name host(port)")
+    port = int(m.group("port")) if m.group("port") else default_port
+    if not 0 < port < 65536:
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, f"port {port} is out of range")
+    return m.group("host"), port
+
+
+class RemoteTransport:
+    """One connection to a queue manager server; used by one thread at a time (a lock makes that so)."""
+
+    def __init__(
+        self,
+        qmgr: str,
+        *,
+        address: tuple[str, int] | None = None,
+        unix_path: str | None = None,
+        appl_name: str = "",
+        appl_type: int = C.MQAT_UNIX,
+        user: str | None = None,
+        password: str | None = None,
+        tls: ssl.SSLContext | bool | None = None,
+        timeout: float = 30.0,
+        control: bool = False,
+    ) -> None:
+        self._lock = threading.Lock()
+        self._next_id = 1
+        self._decoder = FrameDecoder(DEFAULT_MAX_FRAME)
+        self._frames: list[Any] = []
+        self.broken: str | None = None
+        try:
+            if unix_path is not None:
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.settimeout(timeout)
+                sock.connect(unix_path)
+            else:
+                assert address is not None
+                sock = socket.create_connection(address, timeout=timeout)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                if tls:
+                    ctx = tls if isinstance(tls, ssl.SSLContext) else ssl.create_default_context()
+                    sock = ctx.wrap_socket(sock, server_hostname=address[0])
+        except (OSError, ssl.SSLError) as e:
+            where = unix_path or f"{address[0]}({address[1]})" if address else unix_path
+            raise MQMIError(
+                C.MQCC_FAILED,
+                C.MQRC_HOST_NOT_AVAILABLE if address else C.MQRC_Q_MGR_NOT_AVAILABLE,
+                f"cannot reach the queue manager server at {where}: {e}",
+            ) from None
+        sock.settimeout(None)
+        self._sock = sock
+        hello = {
+            "versions": list(PROTOCOL_VERSIONS),
+            "qmgr": qmgr,
+            "user": user or "",
+            "password": password,
+            "appl_name": appl_name[:28],
+            "appl_type": appl_type,
+            "pid": os.getpid(),
+            "control": control,
+        }
+        info = self._call("hello", [hello])
+        self.qmgr_name: str = info["qmgr"]
+        self.hconn: int = info["hconn"]
+        self.server_version: str = info["server"]
+        self.protocol_version: int = info["version"]
+
+    # -- the wire -------------------------------------------------------------------------------------
+    def _broken(self, detail: str) -> MQMIError:
+        self.broken = detail
+        try:
+            self._sock.close()
+        except OSError:
+            pass
+        return MQMIError(C.MQCC_FAILED, C.MQRC_CONNECTION_BROKEN, detail)
+
+    def _send(self, data: bytes) -> None:
+        try:
+            self._sock.sendall(data)
+        except OSError as e:
+            raise self._broken(f"the connection to the queue manager broke: {e}") from None
+
+    def _read_frame(self) -> Any:
+        while not self._frames:
+            try:
+                chunk = self._sock.recv(1 << 20)
+            except OSError as e:
+                raise self._broken(f"the connection to the queue manager broke: {e}") from None
+            if not chunk:
+                raise self._broken("the queue manager closed the connection")
+            try:
+                self._frames.extend(self._decoder.feed(chunk))
+            except ProtocolError as e:
+                raise self._broken(f"the queue manager sent a malformed frame: {e.detail}") from None
+        return self._frames.pop(0)
+
+    def _result(self, request_id: int) -> Any:
+        try:
+            reply = parse_reply(self._read_frame())
+        except ProtocolError as e:
+            raise self._broken(e.detail) from None
+        if reply.status == FATAL:
+            raise self._broken(f"the queue manager ended the connection: {reply.body}")
+        if reply.request_id != request_id:
+            raise self._broken(f"reply {reply.request_id} arrived where {request_id} was expected")
+        if reply.status == OK:
+            return reply.body
+        if reply.status == MQ_ERROR:
+            comp, reason, detail = reply.body
+            return MQMIError(comp, reason, detail)
+        if reply.status == BAD_REQUEST:
+            return MQMIError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, f"the server rejected the request: {reply.body}")
+        raise self._broken("unknown reply status")
+
+    def _call(self, verb: str, args: list[Any]) -> Any:
+        with self._lock:
+            if self.broken is not None:
+                raise MQMIError(C.MQCC_FAILED, C.MQRC_CONNECTION_BROKEN, self.broken)
+            rid = self._next_id
+            self._next_id += 1
+            self._send(encode_request(rid, verb, args))
+            result = self._result(rid)
+        if isinstance(result, MQMIError):
+            raise result
+        return result
+
+    def pipeline(self, requests: Sequence[tuple[str, list[Any]]]) -> list[Any]:
+        """Send every request, then read every reply: results, or MQMIError values in place of failures."""
+        with self._lock:
+            if self.broken is not None:
+                raise MQMIError(C.MQCC_FAILED, C.MQRC_CONNECTION_BROKEN, self.broken)
+            first = self._next_id
+            self._next_id += len(requests)
+            frames = [encode_request(first + i, verb, args) for i, (verb, args) in enumerate(requests)]
+            self._send(b"".join(frames))
+            return [self._result(first + i) for i in range(len(requests))]
+
+    # -- the MQI --------------------------------------------------------------------------------------
+    def open(self, od: MQOD, options: int) -> int:
+        hobj, od_bytes = self._call("open", [od.pack(), options])
+        od.unpack_into(od_bytes)
+        return int(hobj)
+
+    def close(self, hobj: int, options: int = C.MQCO_NONE) -> None:
+        self._call("close", [hobj, options])
+
+    def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> int:
+        _check_size(data)
+        reason, md_bytes, pmo_bytes = self._call("put", [hobj, md.pack(), pmo.pack(), bytes(data)])
+        md.unpack_into(md_bytes)
+        pmo.unpack_into(pmo_bytes)
+        return int(reason)
+
+    def put_many(self, hobj: int, items: Sequence[tuple[MQMD, MQPMO, bytes]]) -> list[int | MQMIError]:
+        """Pipelined puts: each item's MQMD and MQPMO are completed in place; a failure is returned in its slot."""
+        for _, _, data in items:
+            _check_size(data)
+        results = self.pipeline([("put", [hobj, md.pack(), pmo.pack(), bytes(data)]) for md, pmo, data in items])
+        out: list[int | MQMIError] = []
+        for (md, pmo, _), r in zip(items, results, strict=True):
+            if isinstance(r, MQMIError):
+                out.append(r)
+                continue
+            md.unpack_into(r[1])
+            pmo.unpack_into(r[2])
+            out.append(int(r[0]))
+        return out
+
+    def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> int:
+        _check_size(data)
+        reason, od_b, md_b, pmo_b = self._call("put1", [od.pack(), md.pack(), pmo.pack(), bytes(data)])
+        od.unpack_into(od_b)
+        md.unpack_into(md_b)
+        pmo.unpack_into(pmo_b)
+        return int(reason)
+
+    def get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> GetResult:
+        data, length, comp, reason, md_b, gmo_b = self._call("get", [hobj, md.pack(), gmo.pack(), buflen])
+        md.unpack_into(md_b)
+        gmo.unpack_into(gmo_b)
+        return GetResult(data, length, comp, reason)
+
+    def inq(self, hobj: int, selectors: Sequence[int]) -> tuple[list[int], list[bytes], int]:
+        ints, chars, reason = self._call("inq", [hobj, list(selectors)])
+        return list(ints), list(chars), int(reason)
+
+    def set(self, hobj: int, selectors: Sequence[int], ints: Sequence[int], chars: Sequence[bytes]) -> None:
+        self._call("set", [hobj, list(selectors), list(ints), [bytes(c) for c in chars]])
+
+    def commit(self) -> None:
+        self._call("commit", [])
+
+    def backout(self) -> None:
+        self._call("backout", [])
+
+    def disconnect(self, abnormal: bool = False) -> None:
+        if self.broken is not None:
+            return
+        try:
+            if not abnormal:
+                self._call("disconnect", [])
+        finally:
+            self._broken("disconnected")
+
+    def admin(self, verb: str, *args: Any, **kwargs: Any) -> Any:
+        result = self._call("admin", [verb, list(args), kwargs])
+        if verb == "messages":
+            from ._api import Message
+
+            return [Message(data, MQMD.unpack(md)) for md, data in result]
+        return result
+
+    def ping(self) -> dict[str, Any]:
+        result: dict[str, Any] = self._call("ping", [])
+        return result
+
+    def endmqm(self, mode: str) -> str:
+        return str(self._call("endmqm", [mode]))
+
+
+def _check_size(data: bytes) -> None:
+    if len(data) > DEFAULT_MAX_FRAME - 64 * 1024:
+        raise MQMIError(
+            C.MQCC_FAILED, C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"{len(data)} bytes exceed the largest message (100 MiB)"
+        )

@@ -1,0 +1,273 @@
+"""A queue manager's server process: running it, finding it, and the status dspmq shows.
+
+Files in the queue manager's folder (``$SYNCPOINT_HOME/qmgrs/NAME``):
+
+* ``server.json`` — written once the server accepts connections, removed when it ends: its pid, TCP address,
+  Unix socket path and state. A file whose pid is gone means the server died (dspmq: "Ended unexpectedly").
+* ``status`` — how the server last ended: ``Ended normally`` (endmqm -c), ``Ended immediately`` (-i),
+  ``Ended preemptively`` (-p).
+* ``errors/server.log`` — the server's log (strmqm starts it in the background with this as its output).
+* ``users.json`` — hashed passwords for remote connections (``syncpoint passwd``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import signal
+import ssl
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from syncpoint import _home
+
+log = logging.getLogger("syncpoint.server")
+
+STATUS_RUNNING = "Running"
+STATUS_ENDED_NORMALLY = "Ended normally"
+STATUS_ENDED_IMMEDIATELY = "Ended immediately"
+STATUS_ENDED_PREEMPTIVELY = "Ended preemptively"
+STATUS_ENDED_UNEXPECTEDLY = "Ended unexpectedly"
+
+
+def unix_socket_path(qdir: Path) -> str:
+    """The server's Unix socket: in the queue manager's folder, or under /tmp when that path is too long for
+    a socket address (108 bytes on Linux)."""
+    path = str(qdir / "server.sock")
+    if len(path.encode()) < 100:
+        return path
+    digest = hashlib.sha1(str(qdir.resolve()).encode()).hexdigest()[:20]
+    return f"/tmp/syncpoint-{digest}.sock"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # a zombie child of ours has exited: it is not serving
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ", 1)[1][:1] != "Z"
+    except OSError:
+        return True
+
+
+def server_info(name: str, home: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
+    """What ``server.json`` says of a live server of queue manager ``name``; None when none is running."""
+    path = _home.qmgr_dir(name, home) / "server.json"
+    try:
+        info: dict[str, Any] = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(info, dict) or not isinstance(info.get("pid"), int) or not _pid_alive(info["pid"]):
+        return None
+    return info
+
+
+def status(name: str, home: str | os.PathLike[str] | None = None) -> str:
+    qdir = _home.qmgr_dir(name, home)
+    if (qdir / "server.json").exists():
+        info = server_info(name, home)
+        if info is None:
+            return STATUS_ENDED_UNEXPECTEDLY
+        state = info.get("state", "running")
+        return {"running": STATUS_RUNNING, "quiescing": "Quiescing", "stopping": "Ending immediately"}.get(
+            state, STATUS_RUNNING
+        )
+    try:
+        return (qdir / "status").read_text().strip() or STATUS_ENDED_NORMALLY
+    except OSError:
+        return STATUS_ENDED_NORMALLY
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1))
+    os.replace(tmp, path)
+
+
+def run_server(
+    name: str,
+    *,
+    home: str | os.PathLike[str] | None = None,
+    host: str | None = "127.0.0.1",
+    port: int | None = 1414,
+    tls_cert: str | None = None,
+    tls_key: str | None = None,
+    command_server: bool = True,
+    grace: float = 5.0,
+) -> int:
+    """Run the server of queue manager ``name`` in this process until endmqm; returns the exit code."""
+    from syncpoint.store import SQLiteStore, StoreError
+
+    from ._auth import Users
+    from ._host import QueueManagerHost
+    from ._server import Server
+
+    qdir = _home.qmgr_dir(name, home)
+    db = qdir / "qm.db"
+    if not db.exists():
+        print(f"AMQ7048E: queue manager {name} does not exist under {qdir.parent}.", file=sys.stderr)
+        return 16
+    if server_info(name, home) is not None:
+        print(f"AMQ5051E: queue manager {name} is already running.", file=sys.stderr)
+        return 5
+    ctx: ssl.SSLContext | None = None
+    try:
+        users = Users(qdir / "users.json")
+        if tls_cert:
+            ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            ctx.load_cert_chain(tls_cert, tls_key)
+    except (ValueError, OSError, ssl.SSLError) as e:
+        print(f"AMQ8101E: queue manager {name} cannot start: {e}", file=sys.stderr)
+        return 20
+    try:
+        store = SQLiteStore(db)
+        host_qm = QueueManagerHost(name, store)
+    except StoreError as e:
+        print(f"AMQ8101E: queue manager {name} cannot start: its data cannot be used: {e}", file=sys.stderr)
+        return 20
+    except Exception as e:  # e.g. MQMIError from a definition the engine rejects
+        print(f"AMQ8101E: queue manager {name} cannot start: {e}", file=sys.stderr)
+        return 20
+    sock_path = unix_socket_path(qdir)
+    server = Server(host_qm, host=host, port=port, unix_path=sock_path, ssl_context=ctx, users=users)
+    info_path = qdir / "server.json"
+    with contextlib.suppress(OSError):
+        (qdir / "status").unlink()
+
+    async def main() -> str:
+        loop = asyncio.get_running_loop()
+        try:
+            await server.start()
+        except OSError as e:
+            print(f"AMQ8101E: queue manager {name} cannot listen on {host}({port}): {e}", file=sys.stderr)
+            host_qm.close(abnormal=False)
+            return "failed"
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, server.end, "i")
+        info = {
+            "pid": os.getpid(),
+            "qmgr": name,
+            "host": host,
+            "port": server.bound_port,
+            "unix": sock_path,
+            "tls": ctx is not None,
+            "auth": users.required,
+            "state": "running",
+            "started": time.time(),
+        }
+        _write_json(info_path, info)
+        stop_tools = _start_tools(server, host_qm, command_server)
+        how = await server.wait_ended()
+        if how == "preemptive":
+            return how
+        info["state"] = "quiescing" if how == "controlled" else "stopping"
+        _write_json(info_path, info)
+        stop_tools()
+        if how == "immediate":
+            # every unit of work is backed out already; applications' further calls get MQRC_Q_MGR_STOPPING
+            host_qm.close(abnormal=True)
+            (qdir / "status").write_text(STATUS_ENDED_IMMEDIATELY + "\n")
+            deadline = loop.time() + grace
+            while server.sessions and loop.time() < deadline:
+                await asyncio.sleep(0.05)
+        await server.close()
+        if how == "controlled":
+            host_qm.close(abnormal=False)
+            (qdir / "status").write_text(STATUS_ENDED_NORMALLY + "\n")
+        return how
+
+    try:
+        import uvloop  # type: ignore[import-not-found]
+
+        runner: Any = uvloop.run
+    except ImportError:
+        runner = asyncio.run
+    how = runner(main())
+    if how == "preemptive":
+        (qdir / "status").write_text(STATUS_ENDED_PREEMPTIVELY + "\n")
+        with contextlib.suppress(OSError):
+            info_path.unlink()
+        with contextlib.suppress(OSError):
+            os.unlink(sock_path)
+        os._exit(0)  # nothing more is written: the restart backs out what was in flight
+    with contextlib.suppress(OSError):
+        info_path.unlink()
+    return 0 if how != "failed" else 20
+
+
+def _start_tools(server: Any, host_qm: Any, command_server: bool) -> Any:
+    """Start the server's own tools (the PCF command server) on their own threads; returns their stopper."""
+    import threading
+
+    stoppers: list[Any] = []
+    if command_server:
+        try:
+            from syncpoint.pcf import CommandServer  # type: ignore[attr-defined]
+        except ImportError:
+            CommandServer = None
+        if CommandServer is not None:
+            import syncpoint
+
+            stop = threading.Event()
+
+            def connect() -> Any:
+                qm = syncpoint.connect(host_qm.name, embedded=host_qm, appl_name="syncpoint command server")
+                server.internal_connections.add(qm.transport.conn.hconn)
+                return qm
+
+            thread = threading.Thread(
+                target=CommandServer(connect).run, args=(stop,), name="syncpoint-command-server", daemon=True
+            )
+            thread.start()
+
+            def stop_command_server() -> None:
+                stop.set()
+                host_qm.quiesce()
+                thread.join(5)
+
+            stoppers.append(stop_command_server)
+
+    def stop_all() -> None:
+        for fn in stoppers:
+            try:
+                fn()
+            except Exception:
+                log.exception("stopping a tool")
+
+    return stop_all
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m syncpoint.server", description="run a queue manager's server")
+    p.add_argument("qmgr")
+    p.add_argument("--home")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=1414)
+    p.add_argument("--no-tcp", action="store_true")
+    p.add_argument("--tls-cert")
+    p.add_argument("--tls-key")
+    p.add_argument("--no-command-server", action="store_true")
+    a = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    return run_server(
+        a.qmgr,
+        home=a.home,
+        host=None if a.no_tcp else a.host,
+        port=None if a.no_tcp else a.port,
+        tls_cert=a.tls_cert,
+        tls_key=a.tls_key,
+        command_server=not a.no_command_server,
+    )

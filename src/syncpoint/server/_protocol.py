@@ -1,0 +1,297 @@
+"""syncpoint's wire protocol, sans-I/O: bytes in, events out; values in, bytes out.
+
+Theory of operation
+-------------------
+A connection carries *frames*: a 4-byte big-endian unsigned length followed by that many bytes of one
+msgpack-encoded array. The client sends requests ``[0, id, verb, args]``; the server answers each with
+``[1, id, status, body]`` where status is ``OK`` (body: the result), ``MQ_ERROR`` (body: ``[CompCode, Reason,
+detail]``) or ``BAD_REQUEST`` (body: a sentence; the session goes on). A ``FATAL`` reply (id 0) is the last
+frame the server sends before it closes the connection (an undecodable stream, an oversized frame, a failed
+handshake). The first request must be ``hello``: it negotiates the protocol version and carries the
+connection's identity and credentials. Request ids are chosen by the client; replies come back in request order,
+so a client may pipeline (send many requests, then read the replies).
+
+Nothing here touches a socket: :class:`FrameDecoder` is fed bytes and returns decoded frames,
+:class:`ServerProtocol` turns frames into :class:`Hello` / :class:`Call` / :class:`Bad` events and enforces the
+handshake, and the ``encode_*`` functions build frames. So the whole protocol is unit-tested and fuzzed byte by
+byte, and the asyncio server and the blocking client share one implementation. docs/protocol.md is its
+specification.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from syncpoint.engine._objects import Definition
+from syncpoint.mqi import MQMIError
+
+PROTOCOL_VERSIONS = (1,)
+HEADER = struct.Struct(">I")
+# The largest message a queue manager accepts (MAXMSGL) is 100 MiB; a frame carries it plus its structures.
+DEFAULT_MAX_FRAME = 100 * 1024 * 1024 + 64 * 1024
+
+REQUEST, REPLY = 0, 1
+OK, MQ_ERROR, BAD_REQUEST, FATAL = 0, 1, 2, 3
+
+EXT_DEFINITION = 1
+
+# verb -> number of arguments it takes (checked before anything runs)
+VERBS: dict[str, int] = {
+    "hello": 1,
+    "open": 2,  # [MQOD bytes, Options] -> [Hobj, MQOD bytes]
+    "close": 2,  # [Hobj, Options] -> None
+    "put": 4,  # [Hobj, MQMD, MQPMO, data] -> [warning reason, MQMD, MQPMO]
+    "put1": 4,  # [MQOD, MQMD, MQPMO, data] -> [warning reason, MQOD, MQMD, MQPMO]
+    "get": 4,  # [Hobj, MQMD, MQGMO, buffer length or None] -> [data, DataLength, CompCode, Reason, MQMD, MQGMO]
+    "inq": 2,  # [Hobj, selectors] -> [ints, chars, warning reason]
+    "set": 4,  # [Hobj, selectors, ints, chars] -> None
+    "commit": 0,
+    "backout": 0,
+    "disconnect": 0,
+    "admin": 3,  # [verb, args, kwargs] -> result
+    "ping": 0,
+    "endmqm": 1,  # ["c" | "i" | "p"]: local administrators only
+}
+
+
+class ProtocolError(Exception):
+    """The byte stream or a request broke the protocol. ``fatal``: the connection cannot go on."""
+
+    def __init__(self, detail: str, fatal: bool = False, request_id: int = 0) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.fatal = fatal
+        self.request_id = request_id
+
+
+# ------------------------------------------------------------------------------------------------------
+# values <-> msgpack
+# ------------------------------------------------------------------------------------------------------
+def _default(obj: Any) -> Any:
+    if isinstance(obj, Definition):
+        return msgpack.ExtType(EXT_DEFINITION, obj.to_bytes())
+    if isinstance(obj, (set, frozenset, tuple)):
+        return list(obj)
+    raise TypeError(f"cannot send a {type(obj).__name__} over the syncpoint protocol")
+
+
+def _ext_hook(code: int, data: bytes) -> Any:
+    if code == EXT_DEFINITION:
+        return Definition.from_bytes(data)
+    raise ProtocolError(f"unknown extension type {code}", fatal=True)
+
+
+def _frame(obj: Any) -> bytes:
+    body = msgpack.packb(obj, default=_default, use_bin_type=True)
+    return HEADER.pack(len(body)) + body
+
+
+def encode_request(request_id: int, verb: str, args: list[Any]) -> bytes:
+    return _frame([REQUEST, request_id, verb, args])
+
+
+def encode_reply(request_id: int, result: Any) -> bytes:
+    return _frame([REPLY, request_id, OK, result])
+
+
+def encode_mq_error(request_id: int, error: MQMIError) -> bytes:
+    return _frame([REPLY, request_id, MQ_ERROR, [error.comp, error.reason, error.detail]])
+
+
+def encode_bad_request(request_id: int, detail: str) -> bytes:
+    return _frame([REPLY, request_id, BAD_REQUEST, detail])
+
+
+def encode_fatal(detail: str) -> bytes:
+    return _frame([REPLY, 0, FATAL, detail])
+
+
+class FrameDecoder:
+    """Splits a byte stream into frames and decodes each; feed it whatever arrived."""
+
+    def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+        self.max_frame = max_frame
+        self._buf = bytearray()
+        self.failed = False
+
+    def feed(self, data: bytes) -> list[Any]:
+        """The frames completed by ``data``. Raises a fatal :class:`ProtocolError` for a frame that is too large
+        or is not msgpack: the stream cannot be trusted after that."""
+        if self.failed:
+            raise ProtocolError("the stream already failed", fatal=True)
+        buf = self._buf
+        buf += data
+        out: list[Any] = []
+        pos = 0
+        n = len(buf)
+        try:
+            while n - pos >= 4:
+                (length,) = HEADER.unpack_from(buf, pos)
+                if length > self.max_frame:
+                    raise ProtocolError(
+                        f"frame of {length} bytes exceeds the limit of {self.max_frame} bytes", fatal=True
+                    )
+                end = pos + 4 + length
+                if end > n:
+                    break
+                try:
+                    out.append(
+                        msgpack.unpackb(
+                            memoryview(buf)[pos + 4 : end],
+                            ext_hook=_ext_hook,
+                            raw=False,
+                            strict_map_key=False,
+                            use_list=True,
+                        )
+                    )
+                except ProtocolError:
+                    raise
+                except Exception as e:  # msgpack raises several types for malformed input
+                    raise ProtocolError(f"a frame is not valid msgpack: {e}", fatal=True) from None
+                pos = end
+        except ProtocolError:
+            self.failed = True
+            raise
+        finally:
+            if pos:
+                del buf[:pos]
+        return out
+
+    @property
+    def buffered(self) -> int:
+        return len(self._buf)
+
+
+# ------------------------------------------------------------------------------------------------------
+# the server's side of a session
+# ------------------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class Hello:
+    request_id: int
+    version: int
+    qmgr: str
+    user: str
+    password: str | None
+    appl_name: str
+    appl_type: int
+    pid: int
+    control: bool = False  # an administrator's session (endmqm, ping): no MQI connection is made
+
+
+@dataclass(slots=True)
+class Call:
+    request_id: int
+    verb: str
+    args: list[Any]
+
+
+@dataclass(slots=True)
+class Bad:
+    """A request that is well framed but wrong: answered with BAD_REQUEST, the session goes on."""
+
+    request_id: int
+    detail: str
+
+
+Event = Hello | Call | Bad
+
+
+class ServerProtocol:
+    """The server's protocol state for one connection: frames in, events out, handshake enforced."""
+
+    def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+        self.decoder = FrameDecoder(max_frame)
+        self.greeted = False  # a hello was accepted (set by the server once authentication passed)
+        self.hello_seen = False
+
+    def receive(self, data: bytes) -> list[Event]:
+        """Events for the bytes received. A fatal :class:`ProtocolError` means: send ``encode_fatal`` and close."""
+        events: list[Event] = []
+        for frame in self.decoder.feed(data):
+            events.append(self._event(frame))
+        return events
+
+    def _event(self, frame: Any) -> Event:
+        if not isinstance(frame, list) or len(frame) != 4 or frame[0] != REQUEST:
+            raise ProtocolError("a frame is not a request [0, id, verb, args]", fatal=True)
+        _, rid, verb, args = frame
+        if not isinstance(rid, int) or isinstance(rid, bool) or rid < 0 or rid >= 2**63:
+            raise ProtocolError("a request id must be a non-negative integer", fatal=True)
+        if not self.hello_seen:
+            if verb != "hello":
+                raise ProtocolError("the first request must be hello", fatal=True, request_id=rid)
+            self.hello_seen = True
+            return self._hello(rid, args)
+        if verb == "hello":
+            return Bad(rid, "hello may be sent once, as the first request")
+        if not isinstance(verb, str) or verb not in VERBS:
+            return Bad(rid, f"unknown verb {verb!r}")
+        if not isinstance(args, list) or len(args) != VERBS[verb]:
+            return Bad(rid, f"{verb} takes {VERBS[verb]} arguments")
+        return Call(rid, verb, args)
+
+    def _hello(self, rid: int, args: Any) -> Hello:
+        if not isinstance(args, list) or len(args) != 1 or not isinstance(args[0], dict):
+            raise ProtocolError("hello takes one map", fatal=True, request_id=rid)
+        params: dict[str, Any] = args[0]
+        versions = params.get("versions")
+        if not isinstance(versions, list) or not all(isinstance(v, int) for v in versions):
+            raise ProtocolError("hello must list the protocol versions the client speaks", fatal=True, request_id=rid)
+        common = sorted(set(versions) & set(PROTOCOL_VERSIONS))
+        if not common:
+            raise ProtocolError(
+                f"no common protocol version: the client speaks {versions}, this server {list(PROTOCOL_VERSIONS)}",
+                fatal=True,
+                request_id=rid,
+            )
+
+        def text(key: str, limit: int) -> str:
+            value = params.get(key, "")
+            if value is None:
+                value = ""
+            if not isinstance(value, str) or len(value) > limit:
+                raise ProtocolError(f"hello: {key} must be a string of at most {limit} characters", fatal=True)
+            return value
+
+        password = params.get("password")
+        if password is not None and (not isinstance(password, str) or len(password) > 1024):
+            raise ProtocolError("hello: password must be a string of at most 1024 characters", fatal=True)
+        appl_type = params.get("appl_type", 6)
+        pid = params.get("pid", 0)
+        if not isinstance(appl_type, int) or not isinstance(pid, int):
+            raise ProtocolError("hello: appl_type and pid must be integers", fatal=True)
+        return Hello(
+            rid,
+            common[-1],
+            text("qmgr", 48),
+            text("user", 1024),
+            password,
+            text("appl_name", 28),
+            appl_type,
+            pid,
+            bool(params.get("control", False)),
+        )
+
+
+# ------------------------------------------------------------------------------------------------------
+# the client's side
+# ------------------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class Reply:
+    request_id: int
+    status: int
+    body: Any
+
+
+def parse_reply(frame: Any) -> Reply:
+    """A decoded frame from the server as a :class:`Reply`; anything else is a fatal protocol error."""
+    if not isinstance(frame, list) or len(frame) != 4 or frame[0] != REPLY:
+        raise ProtocolError("the server sent a frame that is not a reply", fatal=True)
+    _, rid, status, body = frame
+    if status not in (OK, MQ_ERROR, BAD_REQUEST, FATAL) or not isinstance(rid, int):
+        raise ProtocolError("the server sent a malformed reply", fatal=True)
+    return Reply(rid, status, body)
