@@ -51,8 +51,10 @@ import gc
 import operator
 import os
 import sqlite3
+import struct
 import threading
 import weakref
+import zlib
 from collections.abc import Callable
 from itertools import starmap
 from pathlib import Path
@@ -77,6 +79,13 @@ APPLY_ORDER = (
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
+MARKER_MAGIC = b"syncpoint-marks\x01"  # the 16-byte header of a marker file (the last byte is its version)
+_MARK = struct.Struct("<qqI")  # seq, value, crc32 of the first 16 bytes: one 20-byte marker record
+_IN_FLIGHT = -1  # the value of an "in flight" record; any other value v >= 0 is "ended, backout count v"
+_MARKS_REWRITE = 1 << 20  # rewrite a marker file bigger than this (bytes) when it is not empty of live markers
+_INT64_MIN = -(2**63)
+_INT64_MAX = 2**63 - 1
+
 _SCHEMA = (
     """CREATE TABLE messages(
         seq INTEGER PRIMARY KEY,
@@ -100,12 +109,12 @@ _SQL_DELETE_OBJECT = "DELETE FROM objects WHERE kind = ? AND name = ?"
 _SQL_PUT_MESSAGE = (
     "INSERT INTO messages(seq, queue, priority, md, data, backout, put_time) VALUES (?, ?, ?, ?, ?, ?, ?)"
 )
-_SQL_DELETE_QUEUE_INFLIGHT = "DELETE FROM inflight WHERE seq IN (SELECT seq FROM messages WHERE queue = ?)"
+_SQL_QUEUE_SEQS = "SELECT seq FROM messages WHERE queue = ?"
 _SQL_DELETE_QUEUE_MESSAGES = "DELETE FROM messages WHERE queue = ?"
 _SQL_BACKOUT = "UPDATE messages SET backout = ?2 WHERE seq = ?1"
+_SQL_BACKOUT_AT_LEAST = "UPDATE messages SET backout = max(backout, ?2) WHERE seq = ?1"
 _SQL_DELETE_MESSAGE = "DELETE FROM messages WHERE seq = ?"
 _SQL_INFLIGHT_ADD = "INSERT OR IGNORE INTO inflight(seq) VALUES (?)"
-_SQL_INFLIGHT_REMOVE = "DELETE FROM inflight WHERE seq = ?"
 _SQL_COUNTER = "INSERT OR REPLACE INTO counters(name, value) VALUES (?, ?)"
 _SQL_READ_MESSAGES = "SELECT seq, queue, priority, md, data, backout, put_time FROM messages ORDER BY seq"
 
@@ -121,7 +130,7 @@ class _Pending:
     the first thread that has to sleep for it.
     """
 
-    __slots__ = ("batch", "done", "error", "lead", "store", "waiting", "wakeup")
+    __slots__ = ("batch", "done", "error", "gen_before", "lead", "queue_seqs", "store", "undo", "waiting", "wakeup")
 
     def __init__(self, store: SQLiteStore | None, batch: Batch) -> None:
         self.store = store
@@ -131,6 +140,11 @@ class _Pending:
         self.lead = False  # leadership was handed to this batch's waiter
         self.waiting = False  # a thread sleeps on wakeup
         self.wakeup: threading.Event | None = None
+        # Live-marker bookkeeping (see _mark): how to take back this batch's marker changes if it fails, the
+        # marker generation when it was submitted, and the seqs its delete_queue_messages removed.
+        self.undo: list[tuple[int, int | None, int | None]] | None = None
+        self.gen_before = 0
+        self.queue_seqs: list[int] | None = None
 
     def wait(self) -> None:
         """Return once the batch is committed (and synced if durable); raise StoreError if it was not."""
@@ -178,7 +192,22 @@ class SQLiteStore:
         self._connection: sqlite3.Connection | None = None
         self._lock_fd: int | None = None
         self._lock_release: weakref.finalize[[int], SQLiteStore] | None = None
-        self._stats = {"transactions": 0, "syncs": 0, "batches": 0, "failed_batches": 0}
+        self._stats = {
+            "transactions": 0,
+            "syncs": 0,
+            "batches": 0,
+            "failed_batches": 0,
+            "markers": 0,
+            "marker_syncs": 0,
+        }
+        # The marker file (see the module doc). Changed under self._cond only.
+        self._marks_path = self._path + ".inflight"
+        self._marks_fd: int | None = None
+        self._marks_size = 0  # bytes in the file, header included
+        self._marks_written = 0  # records written since open
+        self._marks_synced = 0  # records known synced
+        self._live: dict[int, int] = {}  # seq -> generation of the marker that holds it in flight
+        self._mark_gen = 0
         # Leader state: used only by the thread that holds the leadership.
         self._synchronous = ""
         self._unsynced = False  # a NORMAL commit happened since the last sync
@@ -203,12 +232,16 @@ class SQLiteStore:
             self._acquire_lock()
             try:
                 is_new = self._check_header()  # again, now that no other syncpoint can change it
+                marks = self._read_marks()  # refuses a foreign or damaged marker file
+                if is_new:
+                    marks = {}  # left behind by a deleted store: they do not belong to this one
                 connection = self._connect(is_new)
                 try:
-                    snapshot = self._recover(connection)
+                    snapshot = self._recover(connection, marks)
                     connection.execute("PRAGMA mmap_size = 0")  # reads at open only: see _connect
                 except BaseException:
                     connection.close()
+                    self._close_marks()
                     raise
             except BaseException:
                 self._release_lock()
@@ -228,6 +261,7 @@ class SQLiteStore:
         with self._cond:
             self._connection = connection
             self._failed = None
+            self._live = {}
             self._state = "open"
             self._flusher = flusher
         flusher.start()
@@ -244,9 +278,32 @@ class SQLiteStore:
                 raise StoreError(f"The store {self._path} is not open; open it before writing to it.")
             if self._failed is not None:
                 raise self._failed
-            if not batch.durable and batch.is_empty():
+            undo = None
+            if batch.inflight_add or batch.inflight_remove or (self._live and batch.delete_messages):
+                try:
+                    undo = self._mark(batch)
+                except OverflowError as exc:  # a seq that does not fit in 64 bits: the batch is refused whole
+                    failed = _Pending(None, batch)
+                    failed.done = True
+                    failed.error = self._as_store_error(exc, "batch")
+                    self._stats["failed_batches"] += 1
+                    return failed
+            if not batch.durable and not (
+                batch.put_messages
+                or batch.delete_messages
+                or batch.backout_updates
+                or batch.put_objects
+                or batch.delete_objects
+                or batch.delete_queue_messages
+                or batch.counters
+            ):
+                # Nothing for SQLite: the markers (if any) are written, and nobody needs a sync.
+                if undo is not None:
+                    self._stats["batches"] += 1
                 return _DONE
             pending = _Pending(self, batch)
+            pending.undo = undo
+            pending.gen_before = self._mark_gen
             self._queue.append(pending)
         return pending
 
@@ -273,9 +330,14 @@ class SQLiteStore:
         self._lead()  # nothing can be queued after this: submit() refuses while closing
         with self._cond:
             connection, self._connection = self._connection, None
-        if connection is not None:
-            connection.close()  # checkpoints the WAL
-        self._release_lock()
+        try:
+            if connection is not None and self._failed is None:
+                self._hand_marks_to_sqlite(connection)
+        finally:
+            if connection is not None:
+                connection.close()  # checkpoints the WAL
+            self._close_marks()
+            self._release_lock()
         with self._cond:
             self._state = "closed"
 
@@ -336,6 +398,8 @@ class SQLiteStore:
                 raise
         finally:
             with cond:
+                if group and self._marks_fd is not None:
+                    self._settle_marks(group)
                 for pending in group:
                     pending.done = True
                     if pending.waiting and pending.wakeup is not None:
@@ -348,6 +412,251 @@ class SQLiteStore:
                     successor.wakeup.set()
                 else:
                     self._leader = False
+
+    # -- the marker file -------------------------------------------------------------------------------------
+
+    def _mark(self, batch: Batch) -> list[tuple[int, int | None, int | None]]:
+        """Under the lock, at submission: write the batch's marker records and update the live markers.
+
+        Follows :data:`APPLY_ORDER`: ``delete_messages`` clear markers, then ``inflight_add`` sets them, then
+        ``inflight_remove`` clears them. A ``backout_updates`` entry of a seq the batch also un-marks is written
+        as an "ended, backout count c" record, so that a crash after the backout does not count it again.
+        Returns how to take the changes to the live markers back (see ``_settle_marks``). Raises OverflowError
+        (nothing done) for a seq or count that does not fit in 64 bits, StoreError if the file cannot be
+        written (the store then fails).
+        """
+        live = self._live
+        adds = batch.inflight_add
+        removes = batch.inflight_remove
+        for seq in adds:
+            if not _INT64_MIN <= seq <= _INT64_MAX:
+                raise OverflowError(f"in-flight seq {seq} does not fit in a signed 64-bit integer")
+        undo: list[tuple[int, int | None, int | None]] = []
+        if live:
+            for seq in batch.delete_messages:
+                gen = live.pop(seq, None)
+                if gen is not None:
+                    undo.append((seq, gen, None))
+        records: list[bytes] = []
+        pack = _pack_mark
+        removing = set(removes) if removes else ()
+        for seq in adds:
+            if seq in removing or seq in live:
+                continue
+            self._mark_gen = gen = self._mark_gen + 1
+            live[seq] = gen
+            undo.append((seq, None, gen))
+            records.append(pack(seq, _IN_FLIGHT))
+        if removes:
+            for seq in removes:
+                gen = live.pop(seq, None)
+                if gen is not None:
+                    undo.append((seq, gen, None))
+            for seq, count in batch.backout_updates:
+                if seq in removing and 0 <= count <= _INT64_MAX and _INT64_MIN <= seq <= _INT64_MAX:
+                    records.append(pack(seq, count))
+        if records:
+            self._append_marks(b"".join(records) if len(records) > 1 else records[0], len(records), undo)
+        return undo
+
+    def _append_marks(self, data: bytes, count: int, undo: list[tuple[int, int | None, int | None]]) -> None:
+        """Under the lock: append whole records with one write(2): the kernel keeps it if the process dies."""
+        fd = self._marks_fd
+        try:
+            if fd is None:
+                raise OSError("the marker file is not open")
+            written = os.write(fd, data)
+            if written != len(data):
+                raise OSError(f"short write ({written} of {len(data)} bytes)")
+        except OSError as exc:
+            self._undo_marks(undo)
+            self._failed = StoreError(
+                f"Writing to the marker file {self._marks_path} of the store {self._path} failed ({exc}); "
+                "the store accepts no more writes. Fix the cause (disk space, I/O errors), then restart to "
+                "recover."
+            )
+            self._failed.__cause__ = exc
+            raise self._failed from exc
+        self._marks_size += len(data)
+        self._marks_written += count
+        self._stats["markers"] += count
+
+    def _undo_marks(self, undo: list[tuple[int, int | None, int | None]]) -> None:
+        live = self._live
+        for seq, old, new in reversed(undo):
+            if new is None:  # the batch cleared it: set it again unless a later batch set it anew
+                if old is not None and seq not in live:
+                    live[seq] = old
+            elif live.get(seq) == new:  # the batch set it: clear it unless a later batch changed it
+                del live[seq]
+
+    def _settle_marks(self, group: list[_Pending]) -> None:
+        """Under the lock, after a group commit: undo the marker changes of failed batches, clear the markers
+        of messages removed by delete_queue_messages, and compact the file when nothing needs it any more."""
+        live = self._live
+        for pending in group:
+            if pending.error is not None:
+                if pending.undo:
+                    self._undo_marks(pending.undo)
+            elif pending.queue_seqs and live:
+                before = pending.gen_before
+                for seq in pending.queue_seqs:
+                    gen = live.get(seq)
+                    if gen is not None and gen <= before:  # set before the batch was submitted
+                        del live[seq]
+        # Compact only when every batch submitted so far is committed and synced: the records of a batch still
+        # queued, or committed without a sync, may be needed after a crash.
+        if self._queue or self._unsynced or self._failed is not None or self._marks_size <= len(MARKER_MAGIC):
+            return
+        if not live:
+            try:
+                os.ftruncate(self._marks_fd, len(MARKER_MAGIC))  # type: ignore[arg-type]
+            except OSError:
+                return  # the records stay: recovery handles them; a later group tries again
+            self._marks_size = len(MARKER_MAGIC)
+            self._marks_synced = self._marks_written
+        elif self._marks_size > _MARKS_REWRITE:
+            self._rewrite_marks(live)
+
+    def _rewrite_marks(self, live: dict[int, int]) -> None:
+        """Replace the file by one holding only the live markers (atomically: write, sync, rename)."""
+        temporary = self._marks_path + ".new"
+        data = MARKER_MAGIC + b"".join(_pack_mark(seq, _IN_FLIGHT) for seq in live)
+        try:
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+            try:
+                os.write(fd, data)
+                os.fsync(fd)
+                os.replace(temporary, self._marks_path)
+                _fsync_directory(os.path.dirname(os.path.abspath(self._marks_path)))
+            except BaseException:
+                os.close(fd)
+                raise
+        except OSError:
+            return  # the old file stays, and is still right
+        old, self._marks_fd = self._marks_fd, fd
+        if old is not None:
+            os.close(old)
+        self._marks_size = len(data)
+        self._marks_synced = self._marks_written
+
+    def _sync_marks(self) -> None:
+        """For a durable group, as the leader: make the live markers written so far survive a machine crash too
+        (a durable batch makes every earlier batch durable). Markers already ended need no sync."""
+        with self._cond:
+            written = self._marks_written
+            if written == self._marks_synced or not self._live or self._marks_fd is None:
+                return
+            fd = self._marks_fd
+        os.fdatasync(fd)
+        with self._cond:
+            if written > self._marks_synced:
+                self._marks_synced = written
+            self._stats["marker_syncs"] += 1
+
+    def _read_marks(self) -> dict[int, tuple[bool, int]]:
+        """Read the marker file (after taking the lock). Returns seq -> (in flight?, highest backout count an
+        ended record gave, or -1). A record cut short or garbled at the end of the file (a crash while it was
+        appended) is ignored; anything else that is wrong is refused with StoreError, changing nothing."""
+        path = self._marks_path
+        try:
+            with open(path, "rb") as file:
+                data = file.read()
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            raise StoreError(
+                f"The marker file {path} of the store {self._path} cannot be read ({exc.strerror}). "
+                "Check its permissions."
+            ) from exc
+        header = len(MARKER_MAGIC)
+        if len(data) < header and MARKER_MAGIC.startswith(data):
+            return {}  # created, and the machine crashed before the header reached the disk
+        if not data.startswith(MARKER_MAGIC):
+            raise StoreError(
+                f"{path} is not a syncpoint marker file (it holds the in-flight gets of the store {self._path}). "
+                "Move the file away if it is not needed (in-flight gets of a crashed queue manager are then not "
+                "backed out with BackoutCount + 1); syncpoint has not changed it."
+            )
+        marks: dict[int, tuple[bool, int]] = {}
+        size = _MARK.size
+        end = len(data)
+        offset = header
+        while offset + size <= end:
+            seq, value, crc = _MARK.unpack_from(data, offset)
+            if crc != zlib.crc32(data[offset : offset + 16]) or value < _IN_FLIGHT:
+                if _has_valid_mark(data, offset + size):
+                    raise StoreError(
+                        f"The marker file {path} of the store {self._path} is damaged (a garbled record at byte "
+                        f"{offset} is followed by valid ones). Restore it from a backup, or move it away (in-flight "
+                        "gets of a crashed queue manager are then not backed out); syncpoint has not changed it."
+                    )
+                break  # the torn tail of the last append
+            _in_flight, highest = marks.get(seq, (False, -1))
+            if value == _IN_FLIGHT:
+                marks[seq] = (True, highest)
+            else:
+                marks[seq] = (False, max(highest, value))
+            offset += size
+        return marks
+
+    def _open_marks(self) -> None:
+        """Open (creating it with its header if needed) the marker file, emptied of records."""
+        path = self._marks_path
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError as exc:
+            raise StoreError(
+                f"The marker file {path} of the store {self._path} cannot be opened ({exc.strerror}). "
+                "Check the directory's permissions."
+            ) from exc
+        try:
+            size = os.fstat(fd).st_size
+            header = len(MARKER_MAGIC)
+            if size != header or os.pread(fd, header, 0) != MARKER_MAGIC:
+                os.ftruncate(fd, 0)
+                os.write(fd, MARKER_MAGIC)
+                os.fsync(fd)
+                if size == 0:
+                    _fsync_directory(os.path.dirname(os.path.abspath(path)))
+        except OSError as exc:
+            os.close(fd)
+            raise StoreError(
+                f"The marker file {path} of the store {self._path} cannot be written ({exc.strerror}). "
+                "Check the free disk space and the permissions."
+            ) from exc
+        self._marks_fd = fd
+        self._marks_size = len(MARKER_MAGIC)
+        self._marks_written = self._marks_synced = 0
+
+    def _close_marks(self) -> None:
+        fd, self._marks_fd = self._marks_fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def _hand_marks_to_sqlite(self, connection: sqlite3.Connection) -> None:
+        """At close, after the last commit: move the live markers into the ``inflight`` table and empty the
+        file, so the next open backs out exactly the gets still in flight (a crash in between only makes a
+        backout count higher: see the module doc)."""
+        with self._cond:
+            live = list(self._live)
+            self._live = {}
+        try:
+            if live:
+                self._set_synchronous(connection, "FULL")
+                connection.execute("BEGIN IMMEDIATE")
+                try:
+                    connection.executemany(_SQL_INFLIGHT_ADD, zip(live))
+                    connection.execute("COMMIT")
+                except BaseException:
+                    if connection.in_transaction:
+                        connection.execute("ROLLBACK")
+                    raise
+            if self._marks_fd is not None and self._marks_size > len(MARKER_MAGIC):
+                os.ftruncate(self._marks_fd, len(MARKER_MAGIC))
+                os.fsync(self._marks_fd)
+        except (OSError, sqlite3.Error):
+            pass  # the marker file keeps the records; the next open recovers from it
 
     @staticmethod
     def _flush_forgotten(reference: weakref.ref[SQLiteStore], cond: threading.Condition, interval: float) -> None:
@@ -533,7 +842,25 @@ class SQLiteStore:
                     "Restore it from a backup; syncpoint has not changed the file."
                 )
 
-    def _recover(self, connection: sqlite3.Connection) -> Snapshot:
+    def _recover(self, connection: sqlite3.Connection, marks: dict[int, tuple[bool, int]]) -> Snapshot:
+        if marks:
+            # First the marker file's records go into the database, durably; only then is the file emptied. Both
+            # steps can be repeated after a crash between them: max() and INSERT OR IGNORE are idempotent.
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                floors = [(seq, highest) for seq, (_in_flight, highest) in marks.items() if highest >= 0]
+                if floors:
+                    connection.executemany(_SQL_BACKOUT_AT_LEAST, floors)
+                in_flight = [(seq,) for seq, (is_in_flight, _highest) in marks.items() if is_in_flight]
+                connection.executemany(_SQL_INFLIGHT_ADD, in_flight)
+                connection.execute("COMMIT")
+            except BaseException:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                raise
+            with self._cond:
+                self._stats["syncs"] += 1
+        self._open_marks()
         connection.execute("BEGIN IMMEDIATE")
         try:
             recovered = connection.execute(
@@ -571,7 +898,7 @@ class SQLiteStore:
         try:
             before = connection.total_changes
             for waiter in group:
-                self._apply(connection, waiter.batch)
+                self._apply(connection, waiter)
             changed = connection.total_changes != before
         except Exception as exc:
             if connection.in_transaction:
@@ -616,6 +943,12 @@ class SQLiteStore:
                 synced = True
             if synced:
                 self._unsynced = False
+            if self._marks_written != self._marks_synced:
+                try:
+                    self._sync_marks()
+                except OSError as exc:
+                    self._fail(group, exc)
+                    return
         elif changed:
             self._unsynced = True
         with self._cond:
@@ -633,7 +966,7 @@ class SQLiteStore:
             before = connection.total_changes
             connection.execute("SAVEPOINT batch")
             try:
-                self._apply(connection, waiter.batch)
+                self._apply(connection, waiter)
             except Exception as exc:
                 if not _is_fault_of_batch(exc) or not connection.in_transaction:
                     raise
@@ -645,9 +978,10 @@ class SQLiteStore:
             changed = changed or connection.total_changes != before
         return changed
 
-    @staticmethod
-    def _apply(connection: sqlite3.Connection, batch: Batch) -> None:
-        """Apply one batch inside the current transaction, in APPLY_ORDER."""
+    def _apply(self, connection: sqlite3.Connection, pending: _Pending) -> None:
+        """Apply one batch inside the current transaction, in APPLY_ORDER. In-flight markers are not in the
+        database while the store is open (they are in the marker file, written at submission)."""
+        batch = pending.batch
         executemany = connection.executemany
         if batch.put_objects:
             executemany(_SQL_PUT_OBJECT, batch.put_objects)
@@ -657,18 +991,15 @@ class SQLiteStore:
             executemany(_SQL_PUT_MESSAGE, map(_message_row, batch.put_messages))
         if batch.delete_queue_messages:
             queues = list(zip(batch.delete_queue_messages))
-            executemany(_SQL_DELETE_QUEUE_INFLIGHT, queues)
+            pending.queue_seqs = None
+            if self._live:  # their markers end with them: find which seqs go (see _settle_marks)
+                execute = connection.execute
+                pending.queue_seqs = [row[0] for queue in queues for row in execute(_SQL_QUEUE_SEQS, queue)]
             executemany(_SQL_DELETE_QUEUE_MESSAGES, queues)
         if batch.backout_updates:
             executemany(_SQL_BACKOUT, batch.backout_updates)
         if batch.delete_messages:
-            seqs = list(zip(batch.delete_messages))
-            executemany(_SQL_DELETE_MESSAGE, seqs)
-            executemany(_SQL_INFLIGHT_REMOVE, seqs)
-        if batch.inflight_add:
-            executemany(_SQL_INFLIGHT_ADD, zip(batch.inflight_add))
-        if batch.inflight_remove:
-            executemany(_SQL_INFLIGHT_REMOVE, zip(batch.inflight_remove))
+            executemany(_SQL_DELETE_MESSAGE, zip(batch.delete_messages))
         if batch.counters:
             executemany(_SQL_COUNTER, batch.counters.items())
 
@@ -710,6 +1041,22 @@ class SQLiteStore:
             )
         error.__cause__ = exc
         return error
+
+
+def _pack_mark(seq: int, value: int) -> bytes:
+    body = struct.pack("<qq", seq, value)
+    return body + struct.pack("<I", zlib.crc32(body))
+
+
+def _has_valid_mark(data: bytes, offset: int) -> bool:
+    """Whether a valid marker record starts at ``offset`` or at any later record boundary."""
+    size = _MARK.size
+    while offset + size <= len(data):
+        _seq, value, crc = _MARK.unpack_from(data, offset)
+        if value >= _IN_FLIGHT and crc == zlib.crc32(data[offset : offset + 16]):
+            return True
+        offset += size
+    return False
 
 
 def _is_fault_of_batch(exc: Exception) -> bool:
