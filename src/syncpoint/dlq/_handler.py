@@ -131,7 +131,7 @@ class DeadLetterHandler:
                 pass
         s = self.stats
         self.report(
-            f"AMQ8709I: Dead-letter queue handler ending: {s.forwarded} forwarded, {s.retried} retried, "
+            f"Dead-letter queue handler ending: {s.forwarded} forwarded, {s.retried} retried, "
             f"{s.discarded} discarded, {s.failed_puts} failed puts, {self._left()} left on {self.qname}."
         )
         return s
@@ -255,7 +255,7 @@ class DeadLetterHandler:
                 rec.reported = self.interval
                 self.stats.no_header += 1
                 self.report(
-                    f"AMQ8721E: message {msg.msg_id.hex()} on {self.qname} does not begin with a valid MQDLH; "
+                    f"Message {msg.msg_id.hex()} on {self.qname} does not begin with a valid MQDLH; "
                     "it is left on the queue."
                 )
             return
@@ -283,7 +283,7 @@ class DeadLetterHandler:
         assert dest is not None
         if not self._quiet(reason, dest, dlh.Reason, dlh.DestQName, dlh.DestQMgrName):
             self.report(
-                f"AMQ8722E: rule at line {rule.line}: message {msg.msg_id.hex()} could not be put to "
+                f"Rule at line {rule.line}: message {msg.msg_id.hex()} could not be put to "
                 f"{dest[0]}{' on ' + dest[1] if dest[1] else ''}: reason {reason} ({reason_name(reason)})."
             )
 

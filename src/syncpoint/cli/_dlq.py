@@ -1,0 +1,98 @@
+"""``syncpoint runmqdlq [QName [QMgrName]] < rules``: the dead-letter queue handler, as IBM's runmqdlq.
+
+The rules table is read from standard input and validated whole before anything is done: every error is printed
+with its line number and class, and a table with errors ends the command with exit code 20 having processed
+nothing. Reports go to standard output. Positional QName / QMgrName override the table's INPUTQ / INPUTQM; a blank
+queue name means the queue manager's DEADQ. Started by a trigger monitor, the first argument is the MQTMC2
+trigger message: the queue and queue manager named in it are processed.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from types import FrameType
+from typing import Annotated
+
+import typer
+
+import syncpoint
+from syncpoint import _home
+from syncpoint.dlq import DeadLetterHandler, RulesTableError, parse_rules
+from syncpoint.mqi import MQTMC2, MQMIError, blank_strip
+
+_EXIT_TABLE = 20
+_EXIT_MQ = 20
+
+
+def _from_trigger(arg: str) -> tuple[str, str] | None:
+    """QName and QMgrName of an MQTMC2 passed as the first argument by a trigger monitor."""
+    raw = arg.encode("utf-8", "surrogateescape")
+    if not raw.startswith(b"TMC ") or len(raw) < MQTMC2.size() - 48:
+        return None
+    tmc = MQTMC2.unpack(raw.ljust(MQTMC2.size()))
+    return blank_strip(tmc.QName), blank_strip(tmc.QMgrName)
+
+
+def _default_qmgr() -> str:
+    """The queue manager meant by a blank name: the only one under $SYNCPOINT_HOME."""
+    root = _home.home() / "qmgrs"
+    names = sorted(p.name for p in root.iterdir() if (p / "qm.db").exists()) if root.exists() else []
+    if len(names) == 1:
+        return names[0]
+    where = f"under {root}"
+    if not names:
+        raise SystemExit(_fail(f"No queue manager exists {where}; create one with 'syncpoint crtmqm'."))
+    raise SystemExit(_fail(f"{len(names)} queue managers exist {where}; name one (INPUTQM or the second argument)."))
+
+
+def _fail(message: str) -> int:
+    print(message, flush=True)
+    return _EXIT_MQ
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(0)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def runmqdlq(
+        qname: Annotated[str | None, typer.Argument(help="queue to process (blank: the queue manager's DEADQ)")] = None,
+        qmgr: Annotated[str | None, typer.Argument(help="queue manager (blank: the default one)")] = None,
+    ) -> None:
+        """Dead-letter queue handler: process a queue with the rules table read from standard input."""
+        text = sys.stdin.read()
+        try:
+            table = parse_rules(text)
+        except RulesTableError as e:
+            for error in e.errors:
+                print(f"Rules table error: {error}", flush=True)
+            print(
+                f"The rules table has {len(e.errors)} error(s); the dead-letter queue handler did not start.",
+                flush=True,
+            )
+            raise typer.Exit(_EXIT_TABLE) from None
+        trigger = _from_trigger(qname) if qname else None
+        if trigger is not None:
+            qname, qmgr = trigger
+        queue = qname if qname is not None and qname.strip() else table.control.inputq
+        qm_name = qmgr.strip() if qmgr is not None and qmgr.strip() else table.control.inputqm
+        if not qm_name:
+            qm_name = _default_qmgr()
+        signal.signal(signal.SIGTERM, _terminate)
+        try:
+            qm = syncpoint.connect(qm_name, appl_name="runmqdlq")
+        except MQMIError as e:
+            raise typer.Exit(_fail(f"Cannot connect to queue manager {qm_name}: {e}")) from None
+        try:
+            handler = DeadLetterHandler(qm, table, qname=queue, report=lambda s: print(s, flush=True))
+            handler.run()
+        except MQMIError as e:
+            print(f"The dead-letter queue handler ended: {e}", flush=True)
+            try:
+                qm.disconnect()
+            except MQMIError:
+                pass
+            raise typer.Exit(_EXIT_MQ) from None
+        qm.disconnect()
