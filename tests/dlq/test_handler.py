@@ -6,14 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from dlq_helpers import DLQ, Reports, depth, put_dead_letter
 
 from syncpoint.client import QueueManager
 from syncpoint.dlq import DeadLetterHandler, parse_rules
 from syncpoint.engine import FakeClock
 from syncpoint.mqi import MQDLH, MQMIError
 from syncpoint.mqi import constants as C
-
-from dlq_helpers import DLQ, Reports, depth, put_dead_letter
 
 Make = Callable[..., DeadLetterHandler]
 
