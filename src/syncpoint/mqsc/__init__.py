@@ -1,0 +1,53 @@
+"""syncpoint.mqsc: the MQSC command language — parser, command processor (runmqsc's engine) and the conversion
+between MQSC attribute keywords / values and the engine's attributes, shared with PCF.
+
+    from syncpoint.mqsc import MqscProcessor
+    summary = MqscProcessor(qm).run(open("setup.mqsc"), print)   # qm: a syncpoint.client connection
+    summary.exit_code                                             # 0, 10 or 20, as runmqsc
+"""
+
+from ._attrs import (
+    IGNORED_ATTRIBUTES,
+    AttributeValueError,
+    KeywordInfo,
+    definition_pairs,
+    display_keywords,
+    format_pairs,
+    format_value,
+    handle_status_pairs,
+    keyword_info,
+    mqsc_keyword,
+    parse_attribute,
+    queue_status_pairs,
+)
+from ._commands import Request, Where, parse_command
+from ._parser import MqscSyntaxError, SourceCommand, Token, read_commands, tokenize
+from ._processor import MqscProcessor, Response, Summary, connect_failure_lines, syntax_error_lines
+
+__all__ = [
+    "IGNORED_ATTRIBUTES",
+    "AttributeValueError",
+    "KeywordInfo",
+    "MqscProcessor",
+    "MqscSyntaxError",
+    "Request",
+    "Response",
+    "SourceCommand",
+    "Summary",
+    "Token",
+    "Where",
+    "connect_failure_lines",
+    "definition_pairs",
+    "display_keywords",
+    "format_pairs",
+    "format_value",
+    "handle_status_pairs",
+    "keyword_info",
+    "mqsc_keyword",
+    "parse_attribute",
+    "parse_command",
+    "queue_status_pairs",
+    "read_commands",
+    "syntax_error_lines",
+    "tokenize",
+]

@@ -1,0 +1,413 @@
+"""MQSC attribute names and values: the conversion between what a user types or reads (``TRIGTYPE(EVERY)``,
+``NOTRIGGER``, ``EXPRYINT(OFF)``) and what the engine keeps (``{"TRIGTYPE": MQTT_EVERY, "TRIGGER": 0,
+"EXPRYINT": 0}``), and the attribute lists DISPLAY shows.
+
+Theory of operation: the engine's attribute table (:data:`syncpoint.engine.ATTRIBUTES`) describes every
+attribute once. This module adds only what is MQSC's own: the keyword a type shows an attribute under (DESCR of a
+process is kept as PROCDESC), the negative word of a flag (NOTRIGGER), special words (EXPRYINT(OFF)), the
+attributes computed from status (CURDEPTH, CRDATE …), and IBM attributes syncpoint accepts and ignores. The
+functions here take and return plain data so PCF (MQCMD_INQUIRE_Q …) and MQSC share them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from syncpoint.engine import ATTRIBUTES, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QUEUE_TYPES, Attribute, Definition
+from syncpoint.engine._objects import KEYWORD_ALIASES, MQSC_KEYWORD_OF, attributes_for, check_value
+from syncpoint.mqi import constants as C
+
+__all__ = [
+    "IGNORED_ATTRIBUTES",
+    "AttributeValueError",
+    "KeywordInfo",
+    "definition_pairs",
+    "display_keywords",
+    "format_pairs",
+    "format_value",
+    "handle_status_pairs",
+    "keyword_info",
+    "mqsc_keyword",
+    "parse_attribute",
+    "queue_status_pairs",
+]
+
+
+class AttributeValueError(ValueError):
+    """A value an attribute cannot take (wrong type, too long, out of range); the message is a sentence."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordInfo:
+    """An MQSC keyword of one object type: the engine attribute behind it and, for a flag, the value it sets."""
+
+    keyword: str
+    attr: Attribute
+    flag_value: int | None = None  # TRIGGER -> 1, NOTRIGGER -> 0; None for keywords that take a value
+
+
+def mqsc_keyword(key: str) -> str:
+    """The MQSC keyword the engine key ``key`` is shown under (PROCDESC -> DESCR, QMMAXMSGL -> MAXMSGL)."""
+    return MQSC_KEYWORD_OF.get(key, key)
+
+
+def _keyword_table(otype: str) -> dict[str, KeywordInfo]:
+    table: dict[str, KeywordInfo] = {}
+    for a in attributes_for(otype):
+        kw = mqsc_keyword(a.keyword) if a.keyword in KEYWORD_ALIASES.get(otype, {}).values() else a.keyword
+        if a.kind == "flag":
+            table[a.keyword] = KeywordInfo(a.keyword, a, a.values[a.keyword])
+            table[a.off_word] = KeywordInfo(a.off_word, a, a.values[a.off_word])
+        else:
+            table[kw] = KeywordInfo(kw, a)
+    return table
+
+
+_TABLES: dict[str, dict[str, KeywordInfo]] = {t: _keyword_table(t) for t in (QLOCAL, QMODEL, QALIAS, PROCESS, QMGR)}
+
+
+def keyword_info(otype: str, keyword: str) -> KeywordInfo | None:
+    """The attribute behind MQSC ``keyword`` of ``otype`` (``None``: not an attribute of that type)."""
+    return _TABLES[otype].get(keyword.upper())
+
+
+# IBM MQ attributes that syncpoint accepts on DEFINE / ALTER and ignores (it has no clusters, no monitoring or
+# statistics, no events, no channels or security set-up); scripts written for IBM MQ run unchanged and are told.
+_QUEUE_IGNORED = frozenset(
+    [
+        "ACCTQ",
+        "CAPEXPRY",
+        "CLCHNAME",
+        "CLUSNL",
+        "CLUSTER",
+        "CLWLPRTY",
+        "CLWLRANK",
+        "CLWLUSEQ",
+        "CUSTOM",
+        "DEFBIND",
+        "DEFPRESP",
+        "DEFREADA",
+        "DISTL",
+        "IMGRCOVQ",
+        "MAXFSIZE",
+        "MONQ",
+        "NPMCLASS",
+        "PROPCTL",
+        "QDPHIEV",
+        "QDPLOEV",
+        "QDPMAXEV",
+        "QSVCIEV",
+        "QSVCINT",
+        "SCOPE",
+        "STATQ",
+        "STREAMQ",
+        "STRMQOS",
+        "TARGTYPE",
+    ]
+)
+_QMGR_IGNORED = frozenset(
+    [
+        "ACCTCONO",
+        "ACCTINT",
+        "ACCTMQI",
+        "ACCTQ",
+        "ACTIVREC",
+        "ACTVCONO",
+        "ACTVTRC",
+        "ADVCAP",
+        "AUTHOREV",
+        "BRIDGEEV",
+        "CERTLABL",
+        "CERTVPOL",
+        "CHAD",
+        "CHADEV",
+        "CHADEXIT",
+        "CHLAUTH",
+        "CHLEV",
+        "CLWLDATA",
+        "CLWLEXIT",
+        "CLWLLEN",
+        "CLWLMRUC",
+        "CLWLUSEQ",
+        "CMDEV",
+        "CONFIGEV",
+        "CONNAUTH",
+        "CUSTOM",
+        "DEFCLXQ",
+        "DEFXMITQ",
+        "IMGINTVL",
+        "IMGLOGLN",
+        "IMGRCOVO",
+        "IMGRCOVQ",
+        "IMGSCHED",
+        "INHIBTEV",
+        "IPADDRV",
+        "LOCALEV",
+        "LOGGEREV",
+        "MARKINT",
+        "MAXPROPL",
+        "MONACLS",
+        "MONCHL",
+        "MONQ",
+        "PARENT",
+        "PERFMEV",
+        "PSCLUS",
+        "PSMODE",
+        "PSNPMSG",
+        "PSNPRES",
+        "PSRTYCNT",
+        "PSSYNCPT",
+        "REMOTEEV",
+        "REPOS",
+        "REPOSNL",
+        "REVDNS",
+        "ROUTEREC",
+        "SCHINIT",
+        "SCMDSERV",
+        "SPLCAP",
+        "SSLCRLNL",
+        "SSLCRYP",
+        "SSLEV",
+        "SSLFIPS",
+        "SSLKEYR",
+        "SSLRKEYC",
+        "STATACLS",
+        "STATCHL",
+        "STATINT",
+        "STATMQI",
+        "STATQ",
+        "STRSTPEV",
+        "SUITEB",
+        "TREELIFE",
+    ]
+)
+IGNORED_ATTRIBUTES: dict[str, frozenset[str]] = {
+    QLOCAL: _QUEUE_IGNORED,
+    QMODEL: _QUEUE_IGNORED,
+    QALIAS: _QUEUE_IGNORED,
+    PROCESS: frozenset(),
+    QMGR: _QMGR_IGNORED,
+}
+
+# special words of integer attributes (IBM: EXPRYINT(OFF) is 0, no scan)
+_INT_WORDS: dict[str, dict[str, int]] = {"EXPRYINT": {"OFF": 0}}
+
+
+def parse_attribute(otype: str, keyword: str, value: str | None) -> tuple[str, Any]:
+    """MQSC ``KEYWORD(value)`` (``value`` None for a bare keyword) of an ``otype`` object -> (engine key, value).
+
+    Raises :class:`AttributeValueError` for a value of the wrong type, too long or out of range, a missing or
+    unexpected value, and ``KeyError`` when ``keyword`` is not an attribute of ``otype``.
+    """
+    info = keyword_info(otype, keyword)
+    if info is None:
+        raise KeyError(keyword)
+    attr = info.attr
+    kw = info.keyword
+    if info.flag_value is not None:
+        if value is not None:
+            raise AttributeValueError(f"{kw} takes no value")
+        return attr.keyword, info.flag_value
+    if attr.readonly:
+        raise AttributeValueError(f"{kw} cannot be set")
+    if value is None:
+        raise AttributeValueError(f"{kw} needs a value in parentheses")
+    try:
+        if attr.kind == "str":
+            return attr.keyword, check_value(_renamed(attr, kw), value)
+        word = value.strip().upper()
+        if attr.kind == "enum":
+            if word not in attr.values:
+                raise AttributeValueError(f"{kw}({value}) is not valid; {kw} takes one of {', '.join(attr.values)}")
+            return attr.keyword, attr.values[word]
+        special = _INT_WORDS.get(attr.keyword, {})
+        if word in special:
+            return attr.keyword, special[word]
+        if not (word.isdigit() or (word[:1] in "+-" and word[1:].isdigit())):
+            raise AttributeValueError(f"{kw}({value}) is not valid; {kw} takes a number")
+        return attr.keyword, check_value(_renamed(attr, kw), int(word))
+    except AttributeValueError:
+        raise
+    except ValueError as e:
+        raise AttributeValueError(str(e)) from None
+
+
+def _renamed(attr: Attribute, kw: str) -> Attribute:
+    """``attr`` under the keyword the user typed, so check_value's sentences name it (DESCR, not PROCDESC)."""
+    if attr.keyword == kw:
+        return attr
+    from dataclasses import replace
+
+    return replace(attr, keyword=kw)
+
+
+# -- display ----------------------------------------------------------------------------------------------
+# attributes DISPLAY computes rather than reads from the definition, by object type
+_COMPUTED: dict[str, tuple[str, ...]] = {
+    QLOCAL: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME", "CURDEPTH", "IPPROCS", "OPPROCS", "DEFTYPE"),
+    QMODEL: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME"),
+    QALIAS: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME", "TARGTYPE"),
+    PROCESS: ("ALTDATE", "ALTTIME"),
+    QMGR: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME", "QMID"),
+}
+STATUS_KEYWORDS = frozenset({"CURDEPTH", "IPPROCS", "OPPROCS"})  # DISPLAY QLOCAL reads them from the status
+_IDENTITY = {QLOCAL: "QUEUE", QMODEL: "QUEUE", QALIAS: "QUEUE", PROCESS: "PROCESS", QMGR: "QMNAME"}
+_WORDS: dict[str, dict[int, str]] = {
+    "PLATFORM": {C.MQPL_UNIX: "UNIX"},
+    "DEFTYPE": {
+        C.MQQDT_PREDEFINED: "PREDEFINED",
+        C.MQQDT_PERMANENT_DYNAMIC: "PERMDYN",
+        C.MQQDT_TEMPORARY_DYNAMIC: "TEMPDYN",
+    },
+}
+_BARE = {"SYNCPT"}  # shown as a bare word (the queue manager supports syncpoint)
+
+
+def display_keywords(otype: str) -> frozenset[str]:
+    """Every keyword DISPLAY can name for ``otype`` (attributes, both words of flags, computed attributes)."""
+    return frozenset(_TABLES[otype]) | frozenset(_COMPUTED[otype]) | {_IDENTITY[otype]}
+
+
+def _date_time(t: float) -> tuple[str, str]:
+    if not t:
+        return "", ""
+    tm = time.localtime(t)
+    return time.strftime("%Y-%m-%d", tm), time.strftime("%H.%M.%S", tm)
+
+
+def format_value(key: str, value: Any) -> tuple[str, str | None]:
+    """An engine attribute value as DISPLAY shows it: (keyword, text), text None for a bare word (NOTRIGGER)."""
+    attr = ATTRIBUTES.get(key)
+    kw = mqsc_keyword(key)
+    if attr is not None and attr.kind == "flag":
+        return (attr.keyword if value == attr.values[attr.keyword] else attr.off_word), None
+    if attr is not None and attr.kind == "enum":
+        return kw, attr.word_for(value)
+    if key in _BARE:
+        return kw, None
+    if key in _WORDS and isinstance(value, int):
+        return kw, _WORDS[key].get(value, str(value))
+    if key == "EXPRYINT" and value == 0:
+        return kw, "OFF"
+    return kw, str(value)
+
+
+def definition_pairs(
+    d: Definition,
+    wanted: Iterable[str] | None = None,
+    status: Mapping[str, Any] | None = None,
+    qmgr_name: str = "",
+) -> list[tuple[str, str | None]]:
+    """The ``(KEYWORD, value)`` pairs DISPLAY shows for definition ``d``: its identity first (QUEUE and TYPE,
+    PROCESS, QMNAME), then ``wanted`` (None: ALL) in alphabetical order, as IBM lists them.
+
+    ``status`` (a ``queue_status`` result) supplies CURDEPTH, IPPROCS and OPPROCS of a local queue.
+    """
+    otype = d.otype
+    values: dict[str, tuple[str, str | None]] = {}
+    for a in attributes_for(otype):
+        kw, text = format_value(a.keyword, d.attrs.get(a.keyword, a.default))
+        values[a.off_word if a.kind == "flag" else kw] = (kw, text)
+    crdate, crtime = _date_time(d.created)
+    altdate, alttime = _date_time(d.altered or d.created)
+    computed: dict[str, str] = {"CRDATE": crdate, "CRTIME": crtime, "ALTDATE": altdate, "ALTTIME": alttime}
+    if otype == QLOCAL:
+        computed["DEFTYPE"] = _WORDS["DEFTYPE"].get(d.dynamic, "PREDEFINED")
+        for k in STATUS_KEYWORDS:
+            if status is not None and k in status:
+                computed[k] = str(status[k])
+    if otype == QALIAS:
+        computed["TARGTYPE",] = "QUEUE"
+    if otype == QMGR:
+        computed["QMID"] = f"{d.name}_{crdate}_{crtime}"
+    for k in _COMPUTED[otype]:
+        if k in computed:
+            values[k] = (k, computed[k])
+    keys = set(values) if wanted is None else {_flag_key(otype, w) for w in wanted} & set(values)
+    chosen = sorted(keys, key=lambda k: values[k][0])  # alphabetical by the word shown (HARDENBO under H)
+    head: list[tuple[str, str | None]]
+    if otype in QUEUE_TYPES:
+        head = [("QUEUE", d.name), ("TYPE", otype)]
+    elif otype == PROCESS:
+        head = [("PROCESS", d.name)]
+    else:
+        head = [("QMNAME", qmgr_name or d.name)]
+    return head + [values[k] for k in chosen]
+
+
+def _flag_key(otype: str, word: str) -> str:
+    """A flag is listed under its negative word's slot whichever of its words is asked for."""
+    info = _TABLES[otype].get(word)
+    if info is not None and info.flag_value is not None:
+        return info.attr.off_word
+    return word
+
+
+_QSTATUS_QUEUE = ("CURDEPTH", "IPPROCS", "LGETDATE", "LGETTIME", "LPUTDATE", "LPUTTIME", "MSGAGE", "OPPROCS")
+QSTATUS_QUEUE_KEYWORDS = frozenset(_QSTATUS_QUEUE) | {"QTIME", "UNCOM", "QUEUE", "TYPE"}
+QSTATUS_HANDLE_KEYWORDS = frozenset(
+    {"APPLTAG", "APPLTYPE", "BROWSE", "HSTATE", "INPUT", "INQUIRE", "OUTPUT", "PID", "SET", "URTYPE", "USERID"}
+) | {"QUEUE", "TYPE", "CONNAME", "CHANNEL", "ASTATE", "QMURID", "TID", "OPENOPTS", "HCONN", "HOBJ"}
+
+
+def queue_status_pairs(st: Mapping[str, Any], wanted: Iterable[str] | None = None) -> list[tuple[str, str | None]]:
+    """DISPLAY QSTATUS TYPE(QUEUE) pairs from an engine ``queue_status`` result."""
+    values: dict[str, str] = {k: str(st.get(k, "")) for k in _QSTATUS_QUEUE}
+    qtime = st.get("QTIME") or []
+    values["QTIME"] = f"{qtime[0]}, {qtime[1]}" if len(qtime) == 2 else " , "
+    uncom = int(st.get("UNCOM", 0))
+    values["UNCOM"] = str(uncom) if uncom else "NO"
+    return _status_pairs(str(st["QUEUE"]), "QUEUE", values, wanted)
+
+
+def handle_status_pairs(h: Mapping[str, Any], wanted: Iterable[str] | None = None) -> list[tuple[str, str | None]]:
+    """DISPLAY QSTATUS TYPE(HANDLE) pairs from one entry of an engine ``handle_status`` result."""
+    appltype = h.get("APPLTYPE", C.MQAT_UNIX)
+    values = {
+        "APPLTAG": str(h.get("APPLTAG", "")),
+        "APPLTYPE": "SYSTEM" if appltype == C.MQAT_QMGR else "USER",
+        "BROWSE": str(h.get("BROWSE", "NO")),
+        "HSTATE": "ACTIVE" if h.get("UOW") else "INACTIVE",
+        "INPUT": str(h.get("INPUT", "NO")),
+        "INQUIRE": str(h.get("INQUIRE", "NO")),
+        "OUTPUT": str(h.get("OUTPUT", "NO")),
+        "PID": str(h.get("PID", "")),
+        "SET": str(h.get("SET", "NO")),
+        "URTYPE": "QMGR",
+        "USERID": str(h.get("USERID", "")),
+    }
+    return _status_pairs(str(h["QUEUE"]), "HANDLE", values, wanted)
+
+
+def _status_pairs(
+    queue: str, stype: str, values: dict[str, str], wanted: Iterable[str] | None
+) -> list[tuple[str, str | None]]:
+    keys = sorted(values) if wanted is None else sorted(set(wanted) & set(values))
+    return [("QUEUE", queue), ("TYPE", stype)] + [(k, values[k]) for k in keys]
+
+
+def format_pairs(pairs: list[tuple[str, str | None]]) -> list[str]:
+    """IBM's DISPLAY layout: three blanks, then two ``KEY(VALUE)`` items a line in 40-character columns; an item
+    too long for its column takes a line of its own. An empty value shows as ``( )``."""
+    items = [k if v is None else f"{k}({v if v != '' else ' '})" for k, v in pairs]
+    lines: list[str] = []
+    pending: str | None = None
+    for item in items:
+        if pending is None:
+            if len(item) >= 40:
+                lines.append("   " + item)
+            else:
+                pending = item
+        elif len(item) >= 40:
+            lines.append("   " + pending)
+            lines.append("   " + item)
+            pending = None
+        else:
+            lines.append("   " + pending.ljust(40) + item)
+            pending = None
+    if pending is not None:
+        lines.append("   " + pending)
+    return lines

@@ -1,0 +1,406 @@
+"""MQSC grammar: a tokenized command into a :class:`Request` (verb, object type, name, attributes, options).
+
+Everything that can be checked without the queue manager is checked here, so ``runmqsc -v`` finds it: unknown
+verbs, nouns and keywords, keywords not valid for the object type, repeated or contradicting keywords, values of
+the wrong type, too long or out of range, generic names where a single object is meant. Commands for objects
+syncpoint does not have (channels, listeners, services, authority records, topics …) parse into a request marked
+``unsupported``; the processor reports them and carries on.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from syncpoint.engine import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QUEUE_TYPES
+
+from ._attrs import (
+    IGNORED_ATTRIBUTES,
+    QSTATUS_HANDLE_KEYWORDS,
+    QSTATUS_QUEUE_KEYWORDS,
+    AttributeValueError,
+    display_keywords,
+    keyword_info,
+    parse_attribute,
+)
+from ._parser import MqscSyntaxError, Token, tokenize
+
+__all__ = ["QSTATUS", "QUEUE", "Request", "Where", "parse_command"]
+
+QUEUE = "QUEUE"  # DISPLAY QUEUE: any queue type
+QSTATUS = "QSTATUS"
+
+VERBS = {
+    "DEFINE": "DEFINE",
+    "DEF": "DEFINE",
+    "ALTER": "ALTER",
+    "ALT": "ALTER",
+    "DELETE": "DELETE",
+    "DEL": "DELETE",
+    "CLEAR": "CLEAR",
+    "DISPLAY": "DISPLAY",
+    "DIS": "DISPLAY",
+    "REFRESH": "REFRESH",
+    "REF": "REFRESH",
+    "END": "END",
+}
+# IBM verbs syncpoint has no objects or machinery for
+UNSUPPORTED_VERBS = {
+    "START": "START",
+    "STA": "START",
+    "STOP": "STOP",
+    "SET": "SET",
+    "PING": "PING",
+    "RESET": "RESET",
+    "RESOLVE": "RESOLVE",
+    "RESUME": "RESUME",
+    "SUSPEND": "SUSPEND",
+    "ARCHIVE": "ARCHIVE",
+    "BACKUP": "BACKUP",
+    "RECOVER": "RECOVER",
+    "PURGE": "PURGE",
+    "MOVE": "MOVE",
+    "RVERIFY": "RVERIFY",
+}
+NOUNS = {
+    "QLOCAL": QLOCAL,
+    "QL": QLOCAL,
+    "QMODEL": QMODEL,
+    "QM": QMODEL,
+    "QALIAS": QALIAS,
+    "QA": QALIAS,
+    "PROCESS": PROCESS,
+    "PRO": PROCESS,
+    "QUEUE": QUEUE,
+    "Q": QUEUE,
+    "QSTATUS": QSTATUS,
+    "QS": QSTATUS,
+    "QMGR": QMGR,
+}
+UNSUPPORTED_NOUNS = {
+    "QREMOTE": "QREMOTE",
+    "QR": "QREMOTE",
+    "CHANNEL": "CHANNEL",
+    "CHL": "CHANNEL",
+    "LISTENER": "LISTENER",
+    "LSTR": "LISTENER",
+    "SERVICE": "SERVICE",
+    "AUTHREC": "AUTHREC",
+    "AUTHINFO": "AUTHINFO",
+    "CHLAUTH": "CHLAUTH",
+    "TOPIC": "TOPIC",
+    "SUB": "SUB",
+    "NAMELIST": "NAMELIST",
+    "NL": "NAMELIST",
+    "COMMINFO": "COMMINFO",
+    "CHSTATUS": "CHSTATUS",
+    "CHS": "CHSTATUS",
+    "CONN": "CONN",
+    "LSSTATUS": "LSSTATUS",
+    "SVSTATUS": "SVSTATUS",
+    "TPSTATUS": "TPSTATUS",
+    "SBSTATUS": "SBSTATUS",
+    "PUBSUB": "PUBSUB",
+    "SECURITY": "SECURITY",
+    "CLUSQMGR": "CLUSQMGR",
+    "CLUSTER": "CLUSTER",
+    "POLICY": "POLICY",
+    "QMSTATUS": "QMSTATUS",
+    "APSTATUS": "APSTATUS",
+    "ENTAUTH": "ENTAUTH",
+    "AUTHSERV": "AUTHSERV",
+    "CHINIT": "CHINIT",
+    "TRACE": "TRACE",
+    "CFSTRUCT": "CFSTRUCT",
+    "STGCLASS": "STGCLASS",
+    "LOG": "LOG",
+    "SYSTEM": "SYSTEM",
+    "THREAD": "THREAD",
+    "CMDSERV": "CMDSERV",
+    "SMDSCONN": "SMDSCONN",
+}
+_NOUNS_OF = {
+    "DEFINE": (QLOCAL, QMODEL, QALIAS, PROCESS),
+    "ALTER": (QLOCAL, QMODEL, QALIAS, PROCESS, QMGR),
+    "DELETE": (QLOCAL, QMODEL, QALIAS, PROCESS),
+    "CLEAR": (QLOCAL,),
+    "DISPLAY": (QLOCAL, QMODEL, QALIAS, PROCESS, QUEUE, QSTATUS, QMGR),
+    "REFRESH": (QMGR,),
+}
+_QUEUE_TYPE_WORDS = {
+    "QLOCAL": QLOCAL,
+    "QL": QLOCAL,
+    "QMODEL": QMODEL,
+    "QM": QMODEL,
+    "QALIAS": QALIAS,
+    "QA": QALIAS,
+    "ALL": "ALL",
+    "QREMOTE": "QREMOTE",
+    "QR": "QREMOTE",
+    "QCLUSTER": "QCLUSTER",
+    "QC": "QCLUSTER",
+}
+# status keywords of IBM's DISPLAY QSTATUS syncpoint does not keep: accepted, not shown
+_QSTATUS_IGNORED = frozenset(
+    {"CURFSIZE", "CURMAXFS", "MEDIALOG", "MONQ", "OPENTYPE", "CMDSCOPE", "APPLDESC", "CONNAME", "CHANNEL"}
+)
+_NEGATABLE = frozenset({"REPLACE", "PURGE", "TRIGGER", "SHARE", "HARDENBO"})  # NOREPLACE contradicts REPLACE
+_OPS = ("LT", "GT", "EQ", "NE", "LE", "GE", "LK", "NL")
+_NAME = re.compile(r"^[A-Za-z0-9._/%]{1,48}$")
+
+
+@dataclass(slots=True)
+class Where:
+    """DISPLAY … WHERE(keyword operator value)."""
+
+    keyword: str
+    op: str
+    value: str
+
+
+@dataclass(slots=True)
+class Request:
+    """One parsed command. ``otype`` is an engine object type, or QUEUE / QSTATUS for DISPLAY."""
+
+    verb: str
+    otype: str = ""
+    name: str | None = None
+    attrs: dict[str, Any] = field(default_factory=dict)
+    like: str | None = None
+    replace: bool = False
+    purge: bool = False
+    wanted: list[str] | None = None  # DISPLAY: keywords to show; None: ALL
+    type_filter: str = "ALL"  # DISPLAY QUEUE TYPE(...), DISPLAY QSTATUS TYPE(QUEUE|HANDLE)
+    where: Where | None = None
+    ignored: list[str] = field(default_factory=list)  # IBM attributes accepted and ignored
+    unsupported: str | None = None  # what syncpoint does not support, as a phrase
+
+    @property
+    def generic(self) -> bool:
+        return self.name is not None and self.name.endswith("*")
+
+
+def parse_command(text: str) -> Request:
+    """Parse one command (continuations already joined). Raises :class:`MqscSyntaxError`."""
+    tokens = tokenize(text)
+    if not tokens:
+        raise MqscSyntaxError("the command is empty", len(text))
+    verb_tok = tokens[0]
+    if verb_tok.has_value:
+        raise MqscSyntaxError(f"{verb_tok.keyword} is a command verb and takes no value", verb_tok.end)
+    word = verb_tok.keyword
+    if word in UNSUPPORTED_VERBS:
+        return Request(UNSUPPORTED_VERBS[word], unsupported=f"the {UNSUPPORTED_VERBS[word]} command")
+    verb = VERBS.get(word)
+    if verb is None:
+        raise MqscSyntaxError(f"{word} is not an MQSC command", verb_tok.end)
+    if verb == "END":
+        if len(tokens) > 1:
+            raise MqscSyntaxError("END takes nothing after it", tokens[1].end)
+        return Request("END")
+    if len(tokens) < 2:
+        raise MqscSyntaxError(f"{verb} needs an object type, e.g. {verb} QLOCAL(name)", verb_tok.end)
+    noun_tok = tokens[1]
+    noun_word = noun_tok.keyword
+    if noun_word in UNSUPPORTED_NOUNS:
+        kind = UNSUPPORTED_NOUNS[noun_word]
+        return Request(verb, unsupported=f"{kind} objects" if verb != "REFRESH" else f"REFRESH {kind}")
+    otype = NOUNS.get(noun_word)
+    if otype is None:
+        raise MqscSyntaxError(f"{noun_word} is not an object type of {verb}", noun_tok.end)
+    if otype not in _NOUNS_OF[verb]:
+        raise MqscSyntaxError(f"{verb} {noun_word} is not a valid command", noun_tok.end)
+    req = Request(verb, otype)
+    _object_name(req, noun_tok)
+    rest = tokens[2:]
+    _check_repeats(rest)
+    if verb in ("DEFINE", "ALTER"):
+        _define_alter(req, rest)
+    elif verb == "DELETE":
+        _delete(req, rest)
+    elif verb == "CLEAR":
+        if rest:
+            raise MqscSyntaxError(f"CLEAR QLOCAL takes no keyword {rest[0].keyword}", rest[0].end)
+    elif verb == "DISPLAY":
+        _display(req, rest)
+    elif verb == "REFRESH":
+        _refresh(req, rest)
+    return req
+
+
+def _object_name(req: Request, tok: Token) -> None:
+    if req.otype == QMGR:
+        if tok.has_value:
+            raise MqscSyntaxError("QMGR takes no name: the queue manager is the one runmqsc is connected to", tok.end)
+        return
+    if not tok.has_value or not tok.items:
+        raise MqscSyntaxError(f"{req.verb} {tok.keyword} needs the object's name in parentheses", tok.end)
+    if len(tok.items) != 1:
+        raise MqscSyntaxError("one object name is expected", tok.end)
+    name = tok.items[0]
+    generic_ok = req.verb == "DISPLAY"
+    if name.endswith("*"):
+        if not generic_ok:
+            raise MqscSyntaxError(f"a generic name ({name}) is valid only on DISPLAY", tok.end)
+        if name != "*" and not _NAME.match(name[:-1]):
+            raise MqscSyntaxError(f"{name} is not a valid generic name", tok.end)
+    elif not _NAME.match(name):
+        raise MqscSyntaxError(
+            f"{name!r} is not a valid object name: 1 to 48 characters from A-Z a-z 0-9 . / _ %", tok.end
+        )
+    req.name = name
+
+
+def _check_repeats(tokens: list[Token]) -> None:
+    seen: dict[str, str] = {}
+    for t in tokens:
+        k = t.keyword
+        base = k[2:] if k.startswith("NO") and k[2:] in _NEGATABLE else k
+        if base in seen:
+            what = "is repeated" if seen[base] == k else f"contradicts {seen[base]}"
+            raise MqscSyntaxError(f"{k} {what}", t.end)
+        seen[base] = k
+
+
+def _single(tok: Token) -> str | None:
+    if tok.items is not None and len(tok.items) > 1:
+        raise MqscSyntaxError(f"{tok.keyword} takes one value", tok.end)
+    return tok.value
+
+
+def _define_alter(req: Request, tokens: list[Token]) -> None:
+    for t in tokens:
+        k = t.keyword
+        if req.verb == "DEFINE" and k == "LIKE":
+            like = _single(t)
+            if not like or not _NAME.match(like):
+                raise MqscSyntaxError("LIKE needs the name of an object of the same type", t.end)
+            req.like = like
+            continue
+        if req.verb == "DEFINE" and k in ("REPLACE", "NOREPLACE"):
+            if t.has_value:
+                raise MqscSyntaxError(f"{k} takes no value", t.end)
+            req.replace = k == "REPLACE"
+            continue
+        if req.verb == "ALTER" and k == "FORCE":
+            continue  # IBM's FORCE overrides checks syncpoint does not make
+        _attribute(req, t)
+
+
+def _attribute(req: Request, t: Token) -> None:
+    otype = req.otype
+    k = t.keyword
+    if keyword_info(otype, k) is None:
+        if k in IGNORED_ATTRIBUTES[otype]:
+            req.ignored.append(k)
+            return
+        owners = [o for o in (QLOCAL, QMODEL, QALIAS, PROCESS, QMGR) if keyword_info(o, k) is not None]
+        if owners:
+            raise MqscSyntaxError(f"{k} is not valid for a {otype} (it is an attribute of {', '.join(owners)})", t.end)
+        raise MqscSyntaxError(f"{k} is not a keyword of {req.verb} {otype}", t.end)
+    try:
+        key, value = parse_attribute(otype, k, _single(t))
+    except AttributeValueError as e:
+        raise MqscSyntaxError(str(e), t.end) from None
+    req.attrs[key] = value
+
+
+def _delete(req: Request, tokens: list[Token]) -> None:
+    for t in tokens:
+        if req.otype == QLOCAL and t.keyword in ("PURGE", "NOPURGE"):
+            if t.has_value:
+                raise MqscSyntaxError(f"{t.keyword} takes no value", t.end)
+            req.purge = t.keyword == "PURGE"
+        elif t.keyword == "AUTHREC":
+            continue  # IBM: whether to delete the object's authority records; syncpoint keeps none
+        else:
+            raise MqscSyntaxError(f"{t.keyword} is not a keyword of DELETE {req.otype}", t.end)
+
+
+def _display_vocabulary(otype: str, type_filter: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(keywords DISPLAY shows for this noun, IBM keywords accepted and not shown)."""
+    if otype == QSTATUS:
+        shown = QSTATUS_HANDLE_KEYWORDS if type_filter == "HANDLE" else QSTATUS_QUEUE_KEYWORDS
+        return shown, _QSTATUS_IGNORED
+    types = QUEUE_TYPES if otype == QUEUE else (otype,)
+    shown = frozenset().union(*(display_keywords(t) for t in types))
+    ignored = frozenset().union(*(IGNORED_ATTRIBUTES[t] for t in types))
+    return shown, ignored
+
+
+def _display(req: Request, tokens: list[Token]) -> None:
+    otype = req.otype
+    names: list[str] = []
+    saw_all = False
+    for t in tokens:
+        if t.keyword == "TYPE" and otype in (QUEUE, QSTATUS):
+            word = (_single(t) or "").upper()
+            if otype == QSTATUS:
+                if word not in ("QUEUE", "HANDLE"):
+                    raise MqscSyntaxError("TYPE of DISPLAY QSTATUS is QUEUE or HANDLE", t.end)
+                req.type_filter = word
+            else:
+                if word not in _QUEUE_TYPE_WORDS:
+                    raise MqscSyntaxError("TYPE of DISPLAY QUEUE is QLOCAL, QMODEL, QALIAS, QREMOTE or ALL", t.end)
+                req.type_filter = _QUEUE_TYPE_WORDS[word]
+    shown, ignored = _display_vocabulary(otype, req.type_filter)
+    for t in tokens:
+        k = t.keyword
+        if k == "TYPE" and otype in (QUEUE, QSTATUS):
+            continue
+        if k == "ALL":
+            saw_all = True
+        elif k == "WHERE":
+            req.where = _where(t, shown)
+        elif k == "CMDSCOPE":
+            continue
+        elif t.has_value and k not in ("TYPE",):
+            raise MqscSyntaxError(f"{k} takes no value on DISPLAY", t.end)
+        elif k in shown:
+            names.append(k)
+        elif k in ignored:
+            continue
+        else:
+            raise MqscSyntaxError(f"{k} is not a keyword of DISPLAY {otype}", t.end)
+    if saw_all or (otype in (QMGR, QSTATUS) and not names):
+        req.wanted = None
+    else:
+        req.wanted = names
+    if req.where is not None and req.wanted is not None and req.where.keyword not in req.wanted:
+        req.wanted.append(req.where.keyword)  # IBM shows the attribute a WHERE tests
+
+
+def _where(t: Token, shown: frozenset[str]) -> Where:
+    text = _single(t) or ""
+    parts = text.split(None, 2)
+    if len(parts) != 3 or parts[1].upper() not in _OPS:
+        raise MqscSyntaxError("WHERE takes (keyword operator value), operator one of " + " ".join(_OPS), t.end)
+    kw, op, value = parts[0].upper(), parts[1].upper(), parts[2]
+    if kw not in shown:
+        raise MqscSyntaxError(f"WHERE names {kw}, which is not shown by this DISPLAY", t.end)
+    return Where(kw, op, value)
+
+
+def _refresh(req: Request, tokens: list[Token]) -> None:
+    rtype = None
+    for t in tokens:
+        if t.keyword == "TYPE":
+            rtype = (_single(t) or "").upper()
+        elif t.keyword == "NAME":
+            name = _single(t) or ""
+            if not name or not (name == "*" or _NAME.match(name.rstrip("*"))):
+                raise MqscSyntaxError("NAME takes a queue name or a generic name such as APP.*", t.end)
+            req.name = name
+        else:
+            raise MqscSyntaxError(f"{t.keyword} is not a keyword of REFRESH QMGR", t.end)
+    if rtype is None:
+        raise MqscSyntaxError("REFRESH QMGR needs TYPE(EXPIRY)", tokens[-1].end if tokens else 0)
+    if rtype != "EXPIRY":
+        if rtype in ("CONFIGEV", "EARLY", "PROXYSUB", "ALL"):
+            req.unsupported = f"REFRESH QMGR TYPE({rtype})"
+            return
+        raise MqscSyntaxError(f"TYPE({rtype}) is not a type of REFRESH QMGR", len(tokens))
+    req.type_filter = "EXPIRY"
+    if req.name is None:
+        req.name = "*"

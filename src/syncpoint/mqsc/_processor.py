@@ -1,0 +1,389 @@
+"""The MQSC command processor: runs parsed commands through a ``syncpoint.client`` connection and answers in
+runmqsc's format.
+
+Theory of operation: :meth:`MqscProcessor.run` reads commands (:mod:`._parser`), echoes each one numbered, parses
+it (:mod:`._commands`) and, unless verifying, executes it with the connection's administrative verbs
+(``qm.admin("define", …)``), so the same code works on an embedded queue manager and over the network. Each
+command answers with IBM's AMQ messages; DISPLAY lists ``KEY(VALUE)`` pairs two a line. A syntax error is reported
+(AMQ8405E) and the next command runs; a command syncpoint does not support is reported and the next runs; only a
+lost queue manager stops the run. The trailer counts what was read, what had a syntax error and what could not
+be processed; the exit code is 0 when everything ran, 10 when something did not, 20 when the run was stopped.
+
+Messages syncpoint adds to IBM's (no IBM equivalent): AMQ8490E (not supported), AMQ8491W (an IBM attribute
+syncpoint ignores), AMQ8492I (REFRESH QMGR TYPE(EXPIRY) done).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from syncpoint.engine import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QUEUE_TYPES, Definition
+from syncpoint.mqi import MQMIError, reason_name
+from syncpoint.mqi import constants as C
+
+from ._attrs import definition_pairs, format_pairs, handle_status_pairs, queue_status_pairs
+from ._commands import QSTATUS, QUEUE, Request, Where, parse_command
+from ._parser import MqscSyntaxError, SourceCommand, read_commands
+
+if TYPE_CHECKING:
+    from syncpoint.client import QueueManager
+
+__all__ = ["MqscProcessor", "Response", "Summary"]
+
+_PRODUCT = "syncpoint"
+_DEFAULT_OBJECT = {
+    QLOCAL: "SYSTEM.DEFAULT.LOCAL.QUEUE",
+    QMODEL: "SYSTEM.DEFAULT.MODEL.QUEUE",
+    QALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE",
+    PROCESS: "SYSTEM.DEFAULT.PROCESS",
+}
+# reasons after which the connection is gone: the run stops (exit code 20)
+_FATAL = frozenset(
+    {
+        C.MQRC_CONNECTION_BROKEN,
+        C.MQRC_Q_MGR_NOT_AVAILABLE,
+        C.MQRC_Q_MGR_STOPPING,
+        C.MQRC_Q_MGR_QUIESCING,
+        C.MQRC_HCONN_ERROR,
+        C.MQRC_CONNECTION_QUIESCING,
+        C.MQRC_CONNECTION_STOPPING,
+    }
+)
+
+
+@dataclass(slots=True)
+class Response:
+    """The answer to one command: its lines and whether it succeeded."""
+
+    lines: list[str] = field(default_factory=list)
+    ok: bool = True
+    fatal: bool = False
+
+
+@dataclass(slots=True)
+class Summary:
+    """What a run did: commands read, with a syntax error, that could not be processed; stopped early."""
+
+    read: int = 0
+    syntax_errors: int = 0
+    failed: int = 0
+    stopped: bool = False
+    verify: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        if self.stopped:
+            return 20
+        return 10 if self.syntax_errors or self.failed else 0
+
+    def trailer(self) -> list[str]:
+        read = {0: "No MQSC commands read.", 1: "One MQSC command read."}.get(
+            self.read, f"{self.read} MQSC commands read."
+        )
+        syntax = {0: "No commands have a syntax error.", 1: "One command has a syntax error."}.get(
+            self.syntax_errors, f"{self.syntax_errors} commands have a syntax error."
+        )
+        lines = [read, syntax]
+        if not self.verify:
+            lines.append(
+                {
+                    0: "All valid MQSC commands were processed.",
+                    1: "One valid MQSC command could not be processed.",
+                }.get(self.failed, f"{self.failed} valid MQSC commands could not be processed.")
+            )
+        return lines
+
+
+class MqscProcessor:
+    """Runs MQSC against queue manager connection ``qm`` (None with ``verify``: syntax only)."""
+
+    def __init__(self, qm: QueueManager | None, *, verify: bool = False, echo: bool = True) -> None:
+        if qm is None and not verify:
+            raise ValueError("a queue manager connection is needed unless verifying")
+        self.qm = qm
+        self.verify = verify
+        self.echo = echo
+
+    # -- a whole input -----------------------------------------------------------------------------------
+    def run(self, lines: Iterable[str], write: Callable[[str], None]) -> Summary:
+        """Run every command in ``lines``; ``write`` gets each output line. Stops at END or end of input."""
+        summary = Summary(verify=self.verify)
+        for cmd in read_commands(lines):
+            summary.read += 1
+            if self.echo:
+                self._echo(summary.read, cmd, write)
+            try:
+                req = parse_command(cmd.text)
+            except MqscSyntaxError as e:
+                summary.syntax_errors += 1
+                for line in syntax_error_lines(cmd.text, e):
+                    write(line)
+                continue
+            if req.verb == "END":
+                break
+            if self.verify:
+                continue
+            response = self.execute_request(req)
+            for line in response.lines:
+                write(line)
+            if not response.ok:
+                summary.failed += 1
+            if response.fatal:
+                summary.stopped = True
+                break
+        write("")
+        for line in summary.trailer():
+            write(line)
+        return summary
+
+    @staticmethod
+    def _echo(n: int, cmd: SourceCommand, write: Callable[[str], None]) -> None:
+        for i, line in enumerate(cmd.lines):
+            write(f"{n:6d} : {line}" if i == 0 else f"       : {line}")
+
+    # -- one command -------------------------------------------------------------------------------------
+    def execute(self, text: str) -> Response:
+        """Parse and run one command given as text (continuations joined), e.g. for PCF's Escape command."""
+        try:
+            req = parse_command(text)
+        except MqscSyntaxError as e:
+            return Response(syntax_error_lines(text, e), ok=False)
+        if req.verb == "END" or self.verify:
+            return Response()
+        return self.execute_request(req)
+
+    def execute_request(self, req: Request) -> Response:
+        if req.unsupported is not None:
+            return Response(
+                [f"AMQ8490E: {_PRODUCT} does not support {req.unsupported}; the command was not run."], ok=False
+            )
+        out = Response()
+        for kw in req.ignored:
+            out.lines.append(
+                f"AMQ8491W: {kw} is an IBM MQ attribute that {_PRODUCT} does not implement; it was ignored."
+            )
+        try:
+            handler = getattr(self, "_" + req.verb.lower())
+            handler(req, out)
+        except MQMIError as e:
+            out.ok = False
+            out.lines.extend(_error_lines(e, req))
+            out.fatal = e.reason in _FATAL
+        except (OSError, EOFError) as e:  # a remote queue manager that went away mid-command
+            out.ok = False
+            out.fatal = True
+            out.lines.append(f"AMQ8146E: {_PRODUCT} queue manager not available: {e}")
+        return out
+
+    @property
+    def _qm(self) -> QueueManager:
+        assert self.qm is not None
+        return self.qm
+
+    def _admin(self, verb: str, *args: Any, **kwargs: Any) -> Any:
+        return self._qm.admin(verb, *args, **kwargs)
+
+    # -- DEFINE / ALTER / DELETE / CLEAR / REFRESH -------------------------------------------------------
+    def _define(self, req: Request, out: Response) -> None:
+        assert req.name is not None
+        like = req.like
+        if like is None:
+            # IBM: attributes not given come from the type's default object (so REPLACE resets the others)
+            default = _DEFAULT_OBJECT[req.otype]
+            if self._admin("lookup", req.otype, default) is not None:
+                like = default
+        self._admin("define", req.otype, req.name, req.attrs, like=like, replace=req.replace)
+        out.lines.append(_done(req.otype, "created"))
+
+    def _alter(self, req: Request, out: Response) -> None:
+        if req.otype == QMGR:
+            self._admin("alter_qmgr", req.attrs)
+            out.lines.append(f"AMQ8005I: {_PRODUCT} queue manager changed.")
+            return
+        assert req.name is not None
+        self._admin("alter", req.otype, req.name, req.attrs)
+        out.lines.append(_done(req.otype, "changed"))
+
+    def _delete(self, req: Request, out: Response) -> None:
+        assert req.name is not None
+        self._admin("delete", req.otype, req.name, purge=req.purge)
+        out.lines.append(_done(req.otype, "deleted"))
+
+    def _clear(self, req: Request, out: Response) -> None:
+        assert req.name is not None
+        self._admin("clear", req.name)
+        out.lines.append(f"AMQ8022I: {_PRODUCT} queue cleared.")
+
+    def _refresh(self, req: Request, out: Response) -> None:
+        n = int(self._admin("refresh_expiry", req.name or "*"))
+        what = "One expired message was" if n == 1 else f"{n} expired messages were"
+        out.lines.append(f"AMQ8492I: Refresh of expired messages complete. {what} discarded.")
+
+    # -- DISPLAY -----------------------------------------------------------------------------------------
+    def _display(self, req: Request, out: Response) -> None:
+        if req.otype == QSTATUS:
+            self._display_qstatus(req, out)
+            return
+        if req.otype == QMGR:
+            qmgr = self._admin("lookup", QMGR, "")
+            pairs = definition_pairs(qmgr, req.wanted, qmgr_name=self._qm.name)
+            if _where_ok(req.where, pairs, qmgr):
+                out.lines.append("AMQ8408I: Display Queue Manager details.")
+                out.lines.extend(format_pairs(pairs))
+            return
+        defs = self._definitions(req)
+        shown = 0
+        for d in defs:
+            status = None
+            if d.otype == QLOCAL and _needs_status(req):
+                status = self._admin("queue_status", d.name)
+            pairs = definition_pairs(d, req.wanted, status)
+            if req.where is not None and not _where_ok(req.where, definition_pairs(d, None, status), d):
+                continue
+            shown += 1
+            out.lines.append(
+                "AMQ8407I: Display Process details." if d.otype == PROCESS else "AMQ8409I: Display Queue details."
+            )
+            out.lines.extend(format_pairs(pairs))
+        if not shown and (req.where is None or not defs):
+            out.ok = False
+            out.lines.append(f"AMQ8147E: {_PRODUCT} object {req.name} not found.")
+
+    def _definitions(self, req: Request) -> list[Definition]:
+        assert req.name is not None
+        if req.otype == QUEUE:
+            types = QUEUE_TYPES if req.type_filter == "ALL" else tuple(t for t in QUEUE_TYPES if t == req.type_filter)
+        else:
+            types = (req.otype,)
+        if not req.generic:
+            found = [self._admin("lookup", t, req.name) for t in types]
+            return [d for d in found if d is not None]
+        defs: list[Definition] = []
+        for t in types:
+            defs.extend(d for d in self._admin("list_objects", t) if _matches(req.name, d.name))
+        return sorted(defs, key=lambda d: d.name)
+
+    def _display_qstatus(self, req: Request, out: Response) -> None:
+        assert req.name is not None
+        if req.generic:
+            names = [d.name for d in self._admin("list_objects", QLOCAL) if _matches(req.name, d.name)]
+            if not names:
+                out.ok = False
+                out.lines.append(f"AMQ8147E: {_PRODUCT} object {req.name} not found.")
+                return
+        else:
+            names = [req.name]
+        for name in names:
+            if req.type_filter == "HANDLE":
+                blocks = [handle_status_pairs(h, req.wanted) for h in self._admin("handle_status", name)]
+                full = [handle_status_pairs(h) for h in self._admin("handle_status", name)] if req.where else blocks
+            else:
+                st = self._admin("queue_status", name)
+                blocks = [queue_status_pairs(st, req.wanted)]
+                full = [queue_status_pairs(st)]
+            for pairs, all_pairs in zip(blocks, full, strict=True):
+                if req.where is not None and not _where_ok(req.where, all_pairs, None):
+                    continue
+                out.lines.append("AMQ8450I: Display queue status details.")
+                out.lines.extend(format_pairs(pairs))
+
+
+def _needs_status(req: Request) -> bool:
+    wanted = set(req.wanted or ()) | ({req.where.keyword} if req.where else set())
+    return req.wanted is None or bool(wanted & {"CURDEPTH", "IPPROCS", "OPPROCS"})
+
+
+def _matches(pattern: str, name: str) -> bool:
+    """MQSC generic names: a trailing * matches any ending; otherwise the name itself."""
+    if pattern.endswith("*"):
+        return name.startswith(pattern[:-1])
+    return name == pattern
+
+
+def _where_ok(where: Where | None, pairs: list[tuple[str, str | None]], d: Definition | None) -> bool:
+    """WHERE(keyword op value) against the displayed values: numbers compare as numbers, words and names as
+    text; LK / NL and EQ / NE with a trailing * match generically."""
+    if where is None:
+        return True
+    actual: str | None = None
+    for k, v in pairs:
+        if k == where.keyword or (v is None and where.keyword in (k, "NO" + k, k.removeprefix("NO"))):
+            actual = k if v is None else v
+            break
+    if actual is None:
+        return False
+    want = where.value.strip()
+    op = where.op
+    if op in ("LK", "NL") or (op in ("EQ", "NE") and want.endswith("*")):
+        hit = _matches(want, actual)
+        return hit if op in ("LK", "EQ") else not hit
+    left: Any = actual.strip()
+    right: Any = want
+    if _is_int(left) and _is_int(right):
+        left, right = int(left), int(right)
+    return {
+        "EQ": left == right,
+        "NE": left != right,
+        "LT": left < right,
+        "GT": left > right,
+        "LE": left <= right,
+        "GE": left >= right,
+    }[op]
+
+
+def _is_int(s: str) -> bool:
+    return s.lstrip("+-").isdigit()
+
+
+def _done(otype: str, what: str) -> str:
+    if otype == PROCESS:
+        code = {"created": "AMQ8010I", "deleted": "AMQ8011I", "changed": "AMQ8012I"}[what]
+        return f"{code}: {_PRODUCT} process {what}."
+    code = {"created": "AMQ8006I", "deleted": "AMQ8007I", "changed": "AMQ8008I"}[what]
+    return f"{code}: {_PRODUCT} queue {what}."
+
+
+def _error_lines(e: MQMIError, req: Request) -> list[str]:
+    """IBM's message for a failed command, then the reason and syncpoint's sentence about it."""
+    r = e.reason
+    name = req.name or ""
+    if r == C.MQRC_UNKNOWN_OBJECT_NAME:
+        missing = req.like if req.like and "LIKE" in (e.detail or "") else name
+        first = f"AMQ8147E: {_PRODUCT} object {missing} not found."
+    elif r == C.MQRC_OBJECT_IN_USE:
+        first = f"AMQ8148E: {_PRODUCT} object in use."
+    elif r in (C.MQRC_OBJECT_ALREADY_EXISTS,) or (r == C.MQRC_OBJECT_TYPE_ERROR and req.verb == "DEFINE"):
+        first = f"AMQ8150E: {_PRODUCT} object already exists."
+    elif r == C.MQRC_Q_NOT_EMPTY:
+        first = f"AMQ8143E: {_PRODUCT} queue {name} not empty."
+    elif r == C.MQRC_OBJECT_NAME_ERROR:
+        first = "AMQ8424E: Error detected in a name keyword."
+    elif r in _FATAL:
+        first = f"AMQ8146E: {_PRODUCT} queue manager not available."
+    else:
+        first = f"AMQ8101E: {_PRODUCT} error ({r}) has occurred."
+    detail = f"   {reason_name(r)} ({r})"
+    if e.detail:
+        detail += f": {e.detail}"
+    return [first, detail]
+
+
+def syntax_error_lines(text: str, e: MqscSyntaxError) -> list[str]:
+    """AMQ8405E with the command up to where the error was found, then what was wrong."""
+    segment = text[: max(e.end, 1)].rstrip()
+    return [
+        "AMQ8405E: Syntax error detected at or near end of command segment below:-",
+        segment,
+        f"   {e.reason}.",
+    ]
+
+
+def connect_failure_lines(qmgr: str, e: MQMIError) -> list[str]:
+    """runmqsc's answer when it cannot connect (the run stops with exit code 20)."""
+    if e.reason == C.MQRC_Q_MGR_NAME_ERROR:
+        first = f"AMQ8118E: {_PRODUCT} queue manager {qmgr} does not exist."
+    else:
+        first = f"AMQ8146E: {_PRODUCT} queue manager {qmgr} not available."
+    return [first, f"   {reason_name(e.reason)} ({e.reason})" + (f": {e.detail}" if e.detail else "")]
