@@ -36,3 +36,58 @@ def qm(connect: Callable[..., QueueManager]) -> QueueManager:
     c = connect()
     c.admin("define", "QLOCAL", "Q1", {"MAXDEPTH": 100_000})
     return c
+
+
+# ------------------------------------------------------------------------------------------------------
+# an in-process queue manager server (the real asyncio server on a real Unix socket, on a loop thread)
+# ------------------------------------------------------------------------------------------------------
+class _LoopThread:
+    def __init__(self) -> None:
+        import asyncio
+        import threading
+
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="test-server-loop", daemon=True)
+        self.thread.start()
+
+    def run(self, coro: object, timeout: float = 30.0) -> object:
+        import asyncio
+
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+def server_loop() -> Iterator[_LoopThread]:
+    lt = _LoopThread()
+    yield lt
+    lt.loop.call_soon_threadsafe(lt.loop.stop)
+
+
+@pytest.fixture
+def serve(server_loop: _LoopThread) -> Iterator[Callable[..., object]]:
+    """``serve(embedded, **server_options)`` starts a real server for that queue manager; returns it (its
+    ``unix_path`` and ``bound_port`` say where it listens). Stopped at the end of the test."""
+    import shutil
+    import tempfile
+
+    from syncpoint.server._server import Server
+
+    started: list[Server] = []
+    dirs: list[str] = []
+
+    def _serve(host_qm: EmbeddedQueueManager, **kw: object) -> Server:
+        d = tempfile.mkdtemp(prefix="sp-", dir="/tmp")
+        dirs.append(d)
+        kw.setdefault("host", "127.0.0.1")
+        kw.setdefault("port", 0)
+        kw.setdefault("unix_path", f"{d}/s.sock")
+        srv = Server(host_qm, **kw)  # type: ignore[arg-type]
+        server_loop.run(srv.start())
+        started.append(srv)
+        return srv
+
+    yield _serve
+    for srv in started:
+        server_loop.run(srv.close())
+    for d in dirs:
+        shutil.rmtree(d, ignore_errors=True)

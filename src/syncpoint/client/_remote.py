@@ -47,6 +47,11 @@ def parse_conname(conname: str, default_port: int = 1414) -> tuple[str, int]:
     return m.group("host"), port
 
 
+# A connection lives until MQDISC or the end of the process, as an MQ connection does, even when the program
+# drops its last reference to it: the handles it opened keep counting in IPPROCS / OPPROCS.
+_LIVE: set[RemoteTransport] = set()
+
+
 class RemoteTransport:
     """One connection to a queue manager server; used by one thread at a time (a lock makes that so)."""
 
@@ -90,6 +95,7 @@ class RemoteTransport:
             ) from None
         sock.settimeout(None)
         self._sock = sock
+        _LIVE.add(self)
         hello = {
             "versions": list(PROTOCOL_VERSIONS),
             "qmgr": qmgr,
@@ -109,6 +115,7 @@ class RemoteTransport:
     # -- the wire -------------------------------------------------------------------------------------
     def _broken(self, detail: str) -> MQMIError:
         self.broken = detail
+        _LIVE.discard(self)
         try:
             self._sock.close()
         except OSError:
@@ -238,8 +245,7 @@ class RemoteTransport:
         if self.broken is not None:
             return
         try:
-            if not abnormal:
-                self._call("disconnect", [])
+            self._call("disconnect", [bool(abnormal)])
         finally:
             self._broken("disconnected")
 

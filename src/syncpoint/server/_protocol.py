@@ -51,7 +51,7 @@ VERBS: dict[str, int] = {
     "set": 4,  # [Hobj, selectors, ints, chars] -> None
     "commit": 0,
     "backout": 0,
-    "disconnect": 0,
+    "disconnect": 1,  # [abnormal]: an abnormal end backs out as a dropped connection does
     "admin": 3,  # [verb, args, kwargs] -> result
     "ping": 0,
     "endmqm": 1,  # ["c" | "i" | "p"]: local administrators only

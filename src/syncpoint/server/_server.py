@@ -637,13 +637,13 @@ class _Session(asyncio.Protocol):
             elif verb == "set":
                 hobj = _int(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
                 selectors = [_int(s, C.MQRC_SELECTOR_ERROR, "a selector") for s in _list(args[1])]
-                ints = [_int(s, C.MQRC_INT_ATTRS_ERROR, "an integer attribute") for s in _list(args[2])]
-                chars = [_data(c) for c in _list(args[3])]
+                ints = [_int(s, C.MQRC_INT_ATTRS_ARRAY_ERROR, "an integer attribute") for s in _list(args[2])]
+                chars = [_chars(c) for c in _list(args[3])]
                 _, pending = qm.run(engine.set, conn, hobj, selectors, ints, chars)
                 self._reply_when_durable(rid, None, pending)
             elif verb == "disconnect":
                 self.conn = None
-                _, pending = qm.run(engine.disconnect, conn, False)
+                _, pending = qm.run(engine.disconnect, conn, bool(args[0]))
                 self._reply_when_durable(rid, None, pending)
                 self._close_when_flushed()
                 server._check_controlled_end()
@@ -775,4 +775,10 @@ def _data(value: Any) -> bytes:
 def _list(value: Any) -> list[Any]:
     if not isinstance(value, list):
         raise MQMIError(C.MQCC_FAILED, C.MQRC_SELECTOR_COUNT_ERROR, "a list was expected")
+    return value
+
+
+def _chars(value: Any) -> bytes:
+    if not isinstance(value, bytes):
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_CHAR_ATTRS_ERROR, "character attributes must be sent as bytes")
     return value
