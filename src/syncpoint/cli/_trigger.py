@@ -1,0 +1,71 @@
+"""``syncpoint runmqtrm [-m QMgrName] [-q InitQName]``: the trigger monitor, as IBM's runmqtrm.
+
+It connects to the queue manager (the running server when there is one, else the embedded queue manager),
+holds the initiation queue open for input and starts the application of each trigger message. Reports go to
+standard output. Exit codes: 0 the queue manager ended (or SIGTERM / Ctrl-C), 10 interrupted by an error,
+20 could not run.
+"""
+
+from __future__ import annotations
+
+import signal
+from types import FrameType
+from typing import Annotated
+
+import typer
+
+import syncpoint
+from syncpoint import _home
+from syncpoint.mqi import MQMIError
+from syncpoint.trigger import DEFAULT_INITQ, EXIT_NORMAL, EXIT_NOT_RUN, TriggerMonitor
+
+
+def _say(message: str) -> None:
+    print(message, flush=True)
+
+
+def _default_qmgr() -> str | None:
+    """The queue manager meant when -m is not given: the only one under $SYNCPOINT_HOME."""
+    root = _home.home() / "qmgrs"
+    names = sorted(p.name for p in root.iterdir() if (p / "qm.db").exists()) if root.exists() else []
+    if len(names) == 1:
+        return names[0]
+    if not names:
+        _say(f"No queue manager exists under {root}; create one with 'syncpoint crtmqm'.")
+    else:
+        _say(f"{len(names)} queue managers exist under {root}; name one with -m.")
+    return None
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def runmqtrm(
+        m: Annotated[str | None, typer.Option("-m", help="queue manager (default: the only one)")] = None,
+        q: Annotated[str, typer.Option("-q", help="initiation queue")] = DEFAULT_INITQ,
+    ) -> None:
+        """Trigger monitor: start the application named by each trigger message on an initiation queue."""
+        qm_name = m.strip() if m and m.strip() else _default_qmgr()
+        if qm_name is None:
+            raise typer.Exit(EXIT_NOT_RUN)
+        initq = q.strip() or DEFAULT_INITQ
+        try:
+            qm = syncpoint.connect(qm_name, appl_name="runmqtrm")
+        except MQMIError as e:
+            _say(f"The trigger monitor cannot connect to queue manager {qm_name}: {e}")
+            raise typer.Exit(EXIT_NOT_RUN) from None
+        monitor = TriggerMonitor(qm, initq, report=_say)
+
+        def _end(signum: int, frame: FrameType | None) -> None:
+            raise SystemExit(EXIT_NORMAL)
+
+        signal.signal(signal.SIGTERM, _end)
+        try:
+            code = monitor.run()
+        except (KeyboardInterrupt, SystemExit):
+            code = EXIT_NORMAL
+            monitor.close()
+        try:
+            qm.disconnect()
+        except MQMIError:
+            pass
+        raise typer.Exit(code)

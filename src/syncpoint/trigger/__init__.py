@@ -1,0 +1,32 @@
+"""syncpoint.trigger: the trigger monitor (runmqtrm) — reads trigger messages from an initiation queue and starts
+the applications they name, as IBM MQ's Unix trigger monitor does."""
+
+from ._monitor import (
+    DEFAULT_INITQ,
+    EXIT_ERROR,
+    EXIT_NORMAL,
+    EXIT_NOT_RUN,
+    SUPPORTED_APPL_TYPES,
+    Started,
+    Statistics,
+    TriggerMessageError,
+    TriggerMonitor,
+    command_for,
+    parse_trigger_message,
+    run_command,
+)
+
+__all__ = [
+    "DEFAULT_INITQ",
+    "EXIT_ERROR",
+    "EXIT_NORMAL",
+    "EXIT_NOT_RUN",
+    "SUPPORTED_APPL_TYPES",
+    "Started",
+    "Statistics",
+    "TriggerMessageError",
+    "TriggerMonitor",
+    "command_for",
+    "parse_trigger_message",
+    "run_command",
+]
