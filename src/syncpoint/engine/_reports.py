@@ -73,11 +73,14 @@ def dead_letter(
     put_appl_name: str,
     put_date: bytes,
     put_time: bytes,
+    header_ccsid: int = C.MQCCSI_Q_MGR,
 ) -> tuple[MQMD, bytes]:
     """The message as the dead-letter queue receives it: an MQDLH in front of the data, MQMD.Format MQDEAD.
 
     The MQDLH keeps the original Encoding, CodedCharSetId and Format (structures.md); the MQMD keeps
-    everything else of the original, its remaining Expiry included (seed 002, note 7).
+    everything else of the original, its remaining Expiry included (seed 002, note 7), and describes the
+    header: Format MQDEAD, native Encoding, and ``header_ccsid`` (the queue manager's CCSID; the default
+    MQCCSI_Q_MGR says so without naming it) — the original CCSID would mis-describe the header's characters.
     """
     dlh = MQDLH(
         Reason=reason,
@@ -95,6 +98,7 @@ def dead_letter(
     out.Version = 2
     out.Format = C.MQFMT_DEAD_LETTER_HEADER
     out.Encoding = C.MQENC_NATIVE
+    out.CodedCharSetId = header_ccsid
     return out, dlh.pack() + data
 
 
