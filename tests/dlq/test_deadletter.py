@@ -19,7 +19,7 @@ from syncpoint.mqi import constants as C
 
 def utc_date_time(t: float) -> tuple[bytes, bytes]:
     tm = time.gmtime(t)
-    return time.strftime("%Y%m%d", tm).encode(), (time.strftime("%H%M%S", tm) + "%02d" % int((t % 1) * 100)).encode()
+    return time.strftime("%Y%m%d", tm).encode(), (time.strftime("%H%M%S", tm) + f"{int((t % 1) * 100):02d}").encode()
 
 
 def the_dead_letter(qm: QueueManager) -> tuple[MQMD, MQDLH, bytes]:
