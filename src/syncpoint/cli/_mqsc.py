@@ -1,0 +1,223 @@
+"""``syncpoint runmqsc`` and the sample programs ``amqsput``, ``amqsget``, ``amqsbcg``.
+
+All four talk to the queue manager through ``syncpoint.connect``: the running server when there is one, the
+embedded queue manager otherwise. They read standard input and write standard output, so they fit in shell
+pipelines: the samples' progress lines (IBM's "Sample AMQSPUT0 start" …) go to standard error, the messages
+themselves to standard output.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Annotated
+
+import typer
+
+import syncpoint
+from syncpoint.mqi import MQMD, MQMIError, reason_name
+from syncpoint.mqi import constants as C
+from syncpoint.mqsc import MqscProcessor, connect_failure_lines
+
+_FAILED = 1  # exit status of a sample program whose MQI call failed
+
+
+def _out(line: str) -> None:
+    sys.stdout.write(line + "\n")
+
+
+def _err(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def runmqsc(
+    qmgr: Annotated[str, typer.Argument(help="queue manager name")],
+    verify: Annotated[bool, typer.Option("-v", help="verify the commands' syntax without running them")] = False,
+    no_echo: Annotated[bool, typer.Option("-e", help="do not echo the commands")] = False,
+) -> None:
+    """Run MQSC commands read from standard input (exit code 0: all ran, 10: some did not, 20: stopped)."""
+    _out(f"syncpoint {syncpoint.__version__}: MQSC command processor (runmqsc).")
+    _out(f"Starting MQSC for queue manager {qmgr}.")
+    _out("")
+    qm = None
+    if not verify:
+        try:
+            qm = syncpoint.connect(qmgr, appl_name="runmqsc")
+        except MQMIError as e:
+            for line in connect_failure_lines(qmgr, e):
+                _out(line)
+            raise typer.Exit(20) from None
+    try:
+        summary = MqscProcessor(qm, verify=verify, echo=not no_echo).run(sys.stdin, _out)
+    finally:
+        if qm is not None:
+            try:
+                qm.disconnect()
+            except MQMIError:
+                pass
+    sys.stdout.flush()
+    raise typer.Exit(summary.exit_code)
+
+
+def _connect(qmgr: str, appl: str) -> syncpoint.QueueManager:
+    try:
+        return syncpoint.connect(qmgr, appl_name=appl)
+    except MQMIError as e:
+        _err(f"MQCONNX ended with reason code {e.reason} ({reason_name(e.reason)})" + _detail(e))
+        raise typer.Exit(_FAILED) from None
+
+
+def _detail(e: MQMIError) -> str:
+    return f": {e.detail}" if e.detail else ""
+
+
+def _open(qm: syncpoint.QueueManager, queue: str, options: int) -> syncpoint.Queue:
+    try:
+        return qm.open(queue, options | C.MQOO_FAIL_IF_QUIESCING)
+    except MQMIError as e:
+        _err(f"MQOPEN ended with reason code {e.reason} ({reason_name(e.reason)})" + _detail(e))
+        qm.disconnect()
+        raise typer.Exit(_FAILED) from None
+
+
+def amqsput(
+    queue: Annotated[str, typer.Argument(help="target queue")],
+    qmgr: Annotated[str, typer.Argument(help="queue manager name")],
+) -> None:
+    """Put each line of standard input on QUEUE as a text message (MQSTR); an empty line or end of input ends."""
+    qm = _connect(qmgr, "amqsput")
+    _err("Sample AMQSPUT0 start")
+    _err(f"target queue is {queue}")
+    q = _open(qm, queue, C.MQOO_OUTPUT)
+    status = 0
+    try:
+        for raw in sys.stdin.buffer:
+            line = raw.rstrip(b"\r\n")
+            if not line:
+                break  # IBM's sample: a null line ends the input
+            q.put(line, format=C.MQFMT_STRING)
+    except MQMIError as e:
+        _err(f"MQPUT ended with reason code {e.reason} ({reason_name(e.reason)})" + _detail(e))
+        status = _FAILED
+    except KeyboardInterrupt:
+        status = 130
+    q.close()
+    qm.disconnect()
+    _err("Sample AMQSPUT0 end")
+    raise typer.Exit(status)
+
+
+def amqsget(
+    queue: Annotated[str, typer.Argument(help="source queue")],
+    qmgr: Annotated[str, typer.Argument(help="queue manager name")],
+    wait: Annotated[float, typer.Option("--wait", help="seconds to wait for a message before ending")] = 15.0,
+) -> None:
+    """Get every message from QUEUE and print its data, one message a line; end after WAIT seconds without one."""
+    if wait < 0 or math.isnan(wait):
+        _err("--wait takes a number of seconds, 0 or more")
+        raise typer.Exit(2)
+    qm = _connect(qmgr, "amqsget")
+    _err("Sample AMQSGET0 start")
+    q = _open(qm, queue, C.MQOO_INPUT_AS_Q_DEF)
+    status = 0
+    out = sys.stdout.buffer
+    try:
+        while True:
+            try:
+                m = q.get(wait=wait or None)
+            except MQMIError as e:
+                if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                    _err("no more messages")
+                else:
+                    _err(f"MQGET ended with reason code {e.reason} ({reason_name(e.reason)})" + _detail(e))
+                    status = _FAILED
+                break
+            out.write(m.data + b"\n")
+            out.flush()
+    except KeyboardInterrupt:
+        status = 130
+    except BrokenPipeError:  # the reader of the pipeline went away: stop taking messages
+        status = _FAILED
+    q.close()
+    qm.disconnect()
+    _err("Sample AMQSGET0 end")
+    raise typer.Exit(status)
+
+
+def amqsbcg(
+    queue: Annotated[str, typer.Argument(help="queue to browse")],
+    qmgr: Annotated[str, typer.Argument(help="queue manager name")],
+) -> None:
+    """Browse every message on QUEUE and print its MQMD field by field and its data as a hex and text dump."""
+    qm = _connect(qmgr, "amqsbcg")
+    _out("AMQSBCG0 - starts here")
+    _out("**********************")
+    _out("")
+    _out(f" MQOPEN - '{queue}'")
+    _out("")
+    q = _open(qm, queue, C.MQOO_BROWSE)
+    status = 0
+    n = 0
+    try:
+        for m in q.browse_all():
+            n += 1
+            _out("")
+            _out(f" MQGET of message number {n}, CompCode:0 Reason:0")
+            for line in describe_md(m.md):
+                _out(line)
+            _out("")
+            _out("****   Message      ****")
+            _out("")
+            _out(f" length - {len(m.data)} of {len(m.data)} bytes")
+            _out("")
+            for line in hex_dump(m.data):
+                _out(line)
+    except MQMIError as e:
+        _out(f" MQGET ended with reason code {e.reason} ({reason_name(e.reason)})" + _detail(e))
+        status = _FAILED
+    _out("")
+    _out(" No more messages")
+    q.close()
+    _out(" MQCLOSE")
+    qm.disconnect()
+    _out(" MQDISC")
+    sys.stdout.flush()
+    raise typer.Exit(status)
+
+
+# -- amqsbcg's layout ------------------------------------------------------------------------------------
+_BINARY = ("MsgId", "CorrelId", "GroupId", "AccountingToken")
+
+
+def describe_md(md: MQMD) -> list[str]:
+    """Every MQMD field by IBM's name: numbers as numbers, character fields quoted, identifiers in hex."""
+    lines = ["****Message descriptor****", ""]
+    for name, value in md.fields().items():
+        if name in _BINARY:
+            text = "X'" + bytes(value).hex().upper() + "'"
+        elif isinstance(value, bytes | bytearray):
+            text = "'" + bytes(value).decode("utf-8", "replace") + "'"
+        else:
+            text = str(value)
+        lines.append(f"  {name:<16}: {text}")
+    return lines
+
+
+def hex_dump(data: bytes) -> list[str]:
+    """16 bytes a line: offset, the bytes in hex in groups of two, then the printable text ('.' for others)."""
+    lines = []
+    for off in range(0, len(data), 16):
+        chunk = data[off : off + 16]
+        groups = " ".join(chunk[i : i + 2].hex().upper() for i in range(0, len(chunk), 2))
+        text = "".join(chr(b) if 32 <= b < 127 else "." for b in chunk)
+        lines.append(f"{off:08X}:  {groups:<40} '{text:<16}'")
+    return lines
+
+
+def register(app: typer.Typer) -> None:
+    """Add runmqsc, amqsput, amqsget and amqsbcg to the ``syncpoint`` command."""
+    app.command()(runmqsc)
+    app.command()(amqsput)
+    app.command()(amqsget)
+    app.command()(amqsbcg)
