@@ -167,6 +167,7 @@ ATTRIBUTES: dict[str, Attribute] = {
             "COMMANDQ", C.MQCA_COMMAND_INPUT_Q_NAME, "str", "SYSTEM.ADMIN.COMMAND.QUEUE", _Q, length=48, readonly=True
         ),
         Attribute("CMDLEVEL", C.MQIA_COMMAND_LEVEL, "int", C.MQCMDL_CURRENT_LEVEL, _Q, readonly=True),
+        Attribute("VERSION", C.MQCA_VERSION, "str", "09030000", _Q, length=8, readonly=True),  # VRMF of MQ 9.3
         Attribute("PLATFORM", C.MQIA_PLATFORM, "int", C.MQPL_UNIX, _Q, readonly=True),
         Attribute("MAXPRTY", C.MQIA_MAX_PRIORITY, "int", 9, _Q, readonly=True),
         Attribute("SYNCPT", C.MQIA_SYNCPOINT, "int", C.MQSP_AVAILABLE, _Q, readonly=True),
