@@ -176,7 +176,9 @@ class TriggerMonitor:
         try:
             self.open()
         except MQMIError as e:
-            self.report(f"The trigger monitor cannot open initiation queue {self.initq}: {e}")
+            self.report(
+                f"The trigger monitor cannot open initiation queue {self.initq} of queue manager {self.qm.name}: {e}"
+            )
             return EXIT_NOT_RUN
         self.report(f"Waiting for a trigger message on {self.initq} of queue manager {self.qm.name}.")
         try:
