@@ -234,6 +234,10 @@ class Backend:
 
         return self.guard(run, (C.MQHC_UNUSABLE_HCONN,))  # type: ignore[return-value]
 
+    def conn_plain(self, name: bytes | str) -> tuple[int, int, int]:
+        raw = name.encode() if isinstance(name, str) else bytes(name)
+        return self._connx(raw, C.MQCNO_NONE, None, None, None, None)
+
     def connx_ibmmq(
         self, name: bytes, cno: bytes | None, cd: bytes | None, csp: bytes | None, sco: bytes | None, bno: bytes | None
     ) -> tuple[int, int, int]:

@@ -67,7 +67,8 @@ def MQLOGCF(level: int, filename: str | None = None) -> tuple[int]:
 
 
 def MQCONN(name: bytes | str) -> tuple[int, int, int]:
-    return BACKEND.connect(name)
+    """MQCONN: bindings mode, or client mode when MQSERVER is set (as IBM's client library reads it)."""
+    return BACKEND.conn_plain(name)
 
 
 def MQCONNX(

@@ -15,12 +15,14 @@ and not answered (IBM does the same).
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
+from syncpoint import _home
 from syncpoint.client import QueueManager
 from syncpoint.engine import ATTRIBUTES, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, Attribute, attributes_for
 from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, blank_strip
@@ -205,6 +207,22 @@ def _keyword_of(selector: int) -> str:
 
 Reply = list[list[Param]]  # one parameter list per response message
 
+# IBM's default CONNAUTH object name: here, user/password checking against the queue manager's password file
+CONNAUTH_NAME = "SYSTEM.DEFAULT.AUTHINFO.IDPWOS"
+_AUTH_OBJECT_TYPES = frozenset(
+    {C.MQOT_Q, C.MQOT_Q_MGR, C.MQOT_PROCESS, C.MQOT_NAMELIST, C.MQOT_AUTH_INFO, 6, 8}
+)  # 6 channel, 8 topic
+
+
+def users_required(qmgr: str) -> int:
+    """CHCKCLNT of a queue manager: REQUIRED once its password file names a user, else OPTIONAL."""
+    path = _home.qmgr_dir(qmgr) / "users.json"
+    try:
+        users = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return K.MQCHK_OPTIONAL
+    return K.MQCHK_REQUIRED if isinstance(users, dict) and users else K.MQCHK_OPTIONAL
+
 
 # ------------------------------------------------------------------------------------------------------
 # the server
@@ -216,9 +234,16 @@ class CommandServer:
     or the queue manager ends. :meth:`execute` runs one PCF message and returns the response messages.
     """
 
-    def __init__(self, connect: Callable[[], QueueManager], *, poll: float = 0.5) -> None:
+    def __init__(
+        self,
+        connect: Callable[[], QueueManager],
+        *,
+        poll: float = 0.5,
+        client_check: Callable[[str], int] | None = None,
+    ) -> None:
         self.connect = connect
         self.poll = poll
+        self.client_check = client_check or users_required
         self.qm: QueueManager | None = None
         self.served = 0
 
@@ -396,6 +421,7 @@ class CommandServer:
             out.append(attr_value_to_pcf(C.MQCA_PROCESS_NAME, d.name, 48))
         else:
             out.append(attr_value_to_pcf(C.MQCA_Q_MGR_NAME, self._qm.name, 48))
+            add(K.MQCA_CONN_AUTH, CONNAUTH_NAME, 48)
         for attr in attributes_for(otype):
             if not attr.selector or attr.selector in (C.MQCA_Q_MGR_NAME,):
                 continue
@@ -659,6 +685,61 @@ class CommandServer:
         names = [d.name.encode().ljust(48) for d in self._admin("list_objects", PROCESS) if _matches(pattern, d.name)]
         return [[MQCFSL(K.MQCACF_PROCESS_NAMES, sorted(names), 0, 48)]]
 
+    # -- connection authentication and authority records ----------------------------------------------
+    def inquire_auth_info(self, req: Request) -> Reply:
+        """The one authentication-information object syncpoint has: user and password checking of client
+        connections against the queue manager's password file (``syncpoint passwd``). CHCKCLNT is REQUIRED
+        once a user exists (every TCP connection must authenticate), OPTIONAL before (credentials presented
+        are still checked)."""
+        pattern = req.string(K.MQCA_AUTH_INFO_NAME)
+        assert pattern is not None
+        atype = req.integer(K.MQIA_AUTH_INFO_TYPE)
+        wanted = req.int_list(K.MQIACF_AUTH_INFO_ATTRS)
+        self._no_extra(req)
+        if not _matches(pattern, CONNAUTH_NAME) or atype not in (None, K.MQAIT_IDPW_OS):
+            raise CommandFailedError(C.MQRC_UNKNOWN_OBJECT_NAME, "no authentication information object matches")
+        keep = None if wanted is None or K.MQIACF_ALL in wanted else set(wanted)
+        fields: list[tuple[int, Any, int]] = [
+            (K.MQIA_AUTH_INFO_TYPE, K.MQAIT_IDPW_OS, 0),
+            (K.MQCA_AUTH_INFO_DESC, "syncpoint password file (syncpoint passwd)", 64),
+            (K.MQIA_CHECK_CLIENT_BINDING, self.client_check(self._qm.name), 0),
+            (K.MQIA_CHECK_LOCAL_BINDING, K.MQCHK_OPTIONAL, 0),
+        ]
+        body: list[Param] = [attr_value_to_pcf(K.MQCA_AUTH_INFO_NAME, CONNAUTH_NAME, 48)]
+        body += [attr_value_to_pcf(s, v, n) for s, v, n in fields if keep is None or s in keep]
+        return [body]
+
+    def set_auth_rec(self, req: Request) -> Reply:
+        """Authority records: syncpoint has no object authority manager; every connection that passed
+        authentication holds every authority. So a record that adds authorities is already in force and is
+        accepted (after its parameters are checked); one that removes authorities cannot be honoured and fails
+        with MQRCCF_COMMAND_FAILED rather than pretend."""
+        req.string(K.MQCACF_AUTH_PROFILE_NAME)
+        otype = req.integer(K.MQIACF_OBJECT_TYPE, required=True)
+        adds = req.int_list(K.MQIACF_AUTH_ADD_AUTHS) or []
+        removes = req.int_list(K.MQIACF_AUTH_REMOVE_AUTHS) or []
+        principals = req.params.get(K.MQCACF_PRINCIPAL_ENTITY_NAMES)
+        groups = req.params.get(K.MQCACF_GROUP_ENTITY_NAMES)
+        req.used.update({K.MQCACF_PRINCIPAL_ENTITY_NAMES, K.MQCACF_GROUP_ENTITY_NAMES})
+        self._no_extra(req)
+        if otype not in _AUTH_OBJECT_TYPES:
+            raise CommandFailedError(
+                K.MQRCCF_ATTR_VALUE_ERROR, f"ObjectType {otype} is not valid", K.MQIACF_OBJECT_TYPE
+            )
+        if principals is None and groups is None:
+            raise CommandFailedError(
+                K.MQRCCF_PARM_MISSING, "name a principal or a group", K.MQCACF_PRINCIPAL_ENTITY_NAMES
+            )
+        if removes:
+            raise CommandFailedError(
+                K.MQRCCF_COMMAND_FAILED,
+                "syncpoint grants every authority to authenticated users",
+                K.MQIACF_AUTH_REMOVE_AUTHS,
+            )
+        if not adds:
+            raise CommandFailedError(K.MQRCCF_PARM_MISSING, "no authorities to add", K.MQIACF_AUTH_ADD_AUTHS)
+        return []
+
     @staticmethod
     def _no_extra(req: Request) -> None:
         for pid, p in req.params.items():
@@ -689,4 +770,6 @@ _HANDLERS: dict[int, Callable[[CommandServer, Request], Reply]] = {
     K.MQCMD_DELETE_PROCESS: CommandServer.delete_process,
     K.MQCMD_INQUIRE_PROCESS: CommandServer.inquire_process,
     K.MQCMD_INQUIRE_PROCESS_NAMES: CommandServer.inquire_process_names,
+    K.MQCMD_INQUIRE_AUTH_INFO: CommandServer.inquire_auth_info,
+    K.MQCMD_SET_AUTH_REC: CommandServer.set_auth_rec,
 }
