@@ -358,6 +358,7 @@ def test_blank_queue_name_means_the_queue_managers_deadq(qm: QueueManager, handl
 def test_inputq_and_the_positional_name_override(qm: QueueManager, handler_for: Make) -> None:
     assert handler_for("INPUTQ(FWD.A)\nACTION(DISCARD)\n").qname == "FWD.A"
     assert handler_for("INPUTQ(FWD.A)\nACTION(DISCARD)\n", qname="FWD.B").qname == "FWD.B"
+    assert handler_for("INPUTQ(FWD.A)\nACTION(DISCARD)\n", qname=" ").qname == DLQ
 
 
 def test_no_deadq_and_no_name_is_an_error(qm: QueueManager, clock: FakeClock) -> None:

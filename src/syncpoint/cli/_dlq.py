@@ -76,8 +76,9 @@ def register(app: typer.Typer) -> None:
         trigger = _from_trigger(qname) if qname else None
         if trigger is not None:
             qname, qmgr = trigger
-        queue = qname if qname is not None and qname.strip() else table.control.inputq
-        qm_name = qmgr.strip() if qmgr is not None and qmgr.strip() else table.control.inputqm
+        # positional arguments, even blank, override INPUTQ / INPUTQM; blank means DEADQ / the default one
+        queue = qname if qname is not None else table.control.inputq
+        qm_name = qmgr.strip() if qmgr is not None else table.control.inputqm
         if not qm_name:
             qm_name = _default_qmgr()
         signal.signal(signal.SIGTERM, _terminate)

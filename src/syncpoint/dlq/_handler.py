@@ -105,7 +105,8 @@ class DeadLetterHandler:
         self.control = table.control
         self.clock = clock or SystemClock()
         self.report = report
-        self.qname = resolve_queue_name(qm, qname if qname is not None and qname.strip() else self.control.inputq)
+        # a name given by the caller (the command line), even blank, overrides INPUTQ; blank means DEADQ
+        self.qname = resolve_queue_name(qm, qname if qname is not None else self.control.inputq)
         self.queue: Queue = qm.open(self.qname, _OPEN_OPTIONS)
         self.hobj = self.queue.handle
         self.records: dict[tuple[bytes, bytes], _Record] = {}
@@ -124,16 +125,16 @@ class DeadLetterHandler:
             self.full_scan()
             while not self._should_end():
                 self.step()
-        finally:
+        finally:  # also when a signal ends the handler (SIGTERM, Ctrl-C): say what was done
             try:
                 self.queue.close()
             except MQMIError:
                 pass
-        s = self.stats
-        self.report(
-            f"Dead-letter queue handler ending: {s.forwarded} forwarded, {s.retried} retried, "
-            f"{s.discarded} discarded, {s.failed_puts} failed puts, {self._left()} left on {self.qname}."
-        )
+            s = self.stats
+            self.report(
+                f"Dead-letter queue handler ending: {s.forwarded} forwarded, {s.retried} retried, "
+                f"{s.discarded} discarded, {s.failed_puts} failed puts, {self._left()} left on {self.qname}."
+            )
         return s
 
     def step(self) -> None:
