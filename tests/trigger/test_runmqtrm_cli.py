@@ -228,3 +228,21 @@ def test_runmqtrm_exits_10_when_an_error_interrupts_it(home: Path) -> None:
     syncpoint_cmd(home, "endmqm", "-p", "QM1")  # the server is gone at once: the connection breaks
     code, out = stop(monitor)
     assert code == 10, out  # "10 error": the queue manager did not end in order, the connection broke
+
+
+def test_runmqtrm_stopped_while_a_program_runs_leaves_its_trigger_message(home: Path) -> None:
+    # a trigger message is removed only once its program was started and, in the foreground, has ended
+    assert syncpoint_cmd(home, "strmqm", "QM1", "--no-tcp").returncode == 0
+    app = home / "slow.sh"
+    app.write_text(f'#!/bin/sh\ntouch "{home}/started"\nsleep 5\n')
+    app.chmod(0o755)
+    with syncpoint.connect("QM1", home=home) as qm:
+        qm.admin("define", "PROCESS", "PROC", {"APPLICID": str(app)})
+        qm.admin("define", "QLOCAL", "APPQ", {"TRIGGER": C.MQTC_ON, "PROCESS": "PROC", "INITQ": INITQ})
+        qm.open("APPQ").put(b"work")
+    monitor = start_monitor(home, "-m", "QM1")
+    wait_for(home / "started", monitor)
+    code, out = stop(monitor, signal.SIGTERM)
+    assert code == 0, out
+    with syncpoint.connect("QM1", home=home) as qm:
+        assert qm.admin("queue_status", INITQ)["CURDEPTH"] == 1

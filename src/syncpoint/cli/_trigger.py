@@ -62,7 +62,12 @@ def register(app: typer.Typer) -> None:
         try:
             code = monitor.run()
         except (KeyboardInterrupt, SystemExit):
+            # told to stop: a trigger message got but not yet acted on stays on the initiation queue
             code = EXIT_NORMAL
+            try:
+                qm.backout()
+            except MQMIError:
+                pass
             monitor.close()
         try:
             qm.disconnect()
