@@ -167,12 +167,16 @@ def run_server(
             "started": time.time(),
         }
         _write_json(info_path, info)
+
+        def on_state(state: str) -> None:
+            info["state"] = state
+            _write_json(info_path, info)
+
+        server.on_state = on_state
         stop_tools = _start_tools(server, host_qm, command_server)
         how = await server.wait_ended()
         if how == "preemptive":
             return how
-        info["state"] = "quiescing" if how == "controlled" else "stopping"
-        _write_json(info_path, info)
         stop_tools()
         if how == "immediate":
             # every unit of work is backed out already; applications' further calls get MQRC_Q_MGR_STOPPING

@@ -180,6 +180,7 @@ class Server:
         self.users = users
         self.max_frame = max_frame
         self.on_end = on_end
+        self.on_state: Callable[[str], None] | None = None  # told "quiescing" / "stopping" as ending begins
         self.sessions: set[_Session] = set()
         self.waiters: dict[str, list[_Waiter]] = {}
         self.stats = ServerStats()
@@ -253,12 +254,16 @@ class Server:
             return "preemptive"
         if self.state == "running":
             self.state = "quiescing"
+            if self.on_state is not None:
+                self.on_state("quiescing")
             self.qm.quiesce()  # wakes every parked get: FAIL_IF_QUIESCING ones end with 2161
         if mode == "c":
             self._check_controlled_end()
             return "quiescing"
         # immediate: no more calls; back out and close everything, then end
         self.state = "stopped"
+        if self.on_state is not None:
+            self.on_state("stopping")
         for waiters in list(self.waiters.values()):
             for w in list(waiters):
                 reason = C.MQRC_Q_MGR_QUIESCING if w.gmo.Options & C.MQGMO_FAIL_IF_QUIESCING else C.MQRC_Q_MGR_STOPPING

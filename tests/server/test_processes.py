@@ -1,0 +1,219 @@
+"""strmqm / endmqm / dspmq and remote clients as real processes (issues: the server; MQSC and control commands)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import syncpoint
+from syncpoint.mqi import MQMIError
+from syncpoint.mqi import constants as C
+
+SYNCPOINT = str(Path(sys.executable).parent / "syncpoint")
+
+
+def run(home: Path, *args: str, input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, SYNCPOINT_HOME=str(home))
+    return subprocess.run([SYNCPOINT, *args], env=env, capture_output=True, text=True, input=input, timeout=timeout)
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("SYNCPOINT_HOME", str(tmp_path))
+    yield tmp_path
+    # never leave a server behind
+    for info in tmp_path.glob("qmgrs/*/server.json"):
+        try:
+            import json
+
+            os.kill(json.loads(info.read_text())["pid"], signal.SIGKILL)
+        except (OSError, ValueError, KeyError):
+            pass
+
+
+def dspmq_status(home: Path, qm: str) -> str:
+    out = run(home, "dspmq", "-m", qm).stdout
+    return out.split("STATUS(", 1)[1].split(")", 1)[0]
+
+
+@pytest.fixture
+def started(home: Path) -> str:
+    assert run(home, "crtmqm", "-u", "SYSTEM.DEAD.LETTER.QUEUE", "QM1").returncode == 0
+    r = run(home, "strmqm", "QM1", "--port", "0")
+    assert r.returncode == 0, r.stderr
+    return "QM1"
+
+
+def test_strmqm_returns_when_accepting_and_dspmq_says_running(home: Path, started: str) -> None:
+    assert dspmq_status(home, "QM1") == "Running"
+    qm = syncpoint.connect("QM1")
+    assert type(qm.transport).__name__ == "RemoteTransport"
+    qm.disconnect()
+
+
+def test_second_strmqm_says_running_and_fails(home: Path, started: str) -> None:
+    r = run(home, "strmqm", "QM1", "--port", "0")
+    assert r.returncode != 0 and "already running" in r.stderr
+
+
+def test_endmqm_controlled_waits_for_applications_then_ended_normally(home: Path, started: str) -> None:
+    qm = syncpoint.connect("QM1")
+    r = run(home, "endmqm", "-c", "QM1")
+    assert r.returncode == 0 and "Quiesce request accepted" in r.stdout
+    time.sleep(0.3)
+    assert dspmq_status(home, "QM1") == "Quiescing"
+    qm.disconnect()
+    deadline = time.monotonic() + 30
+    while dspmq_status(home, "QM1") != "Ended normally" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert dspmq_status(home, "QM1") == "Ended normally"
+
+
+def test_endmqm_immediate_then_status_ended_immediately_and_nothing_lost(home: Path, started: str) -> None:
+    qm = syncpoint.connect("QM1")
+    qm.admin("define", "QLOCAL", "Q1", {"DEFPSIST": C.MQPER_PERSISTENT})
+    q = qm.open("Q1")
+    q.put(b"one")
+    q.get(syncpoint=True)  # in flight when the queue manager ends
+    r = run(home, "endmqm", "-i", "QM1")
+    assert r.returncode == 0, r.stderr
+    with pytest.raises(MQMIError) as e:
+        q.put(b"two")
+    assert e.value.reason in (C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_BROKEN)
+    deadline = time.monotonic() + 30
+    while dspmq_status(home, "QM1") != "Ended immediately" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert dspmq_status(home, "QM1") == "Ended immediately"
+    again = syncpoint.connect("QM1")  # embedded now: the server has ended
+    m = again.open("Q1").get()
+    assert (m.data, m.backout_count) == (b"one", 1)
+
+
+def test_endmqm_preemptive_and_restart_backs_out_in_flight_work(home: Path, started: str) -> None:
+    qm = syncpoint.connect("QM1")
+    qm.admin("define", "QLOCAL", "Q1", {"DEFPSIST": C.MQPER_PERSISTENT})
+    q = qm.open("Q1")
+    q.put_many([b"a", b"b"])
+    q.get(syncpoint=True)
+    assert run(home, "endmqm", "-p", "QM1").returncode == 0
+    assert dspmq_status(home, "QM1") == "Ended preemptively"
+    assert run(home, "strmqm", "QM1", "--port", "0").returncode == 0
+    qm2 = syncpoint.connect("QM1")
+    got = [(m.data, m.backout_count) for m in qm2.open("Q1").messages()]
+    assert got == [(b"a", 1), (b"b", 0)]
+    qm2.disconnect()
+    assert run(home, "endmqm", "-i", "QM1").returncode == 0
+
+
+def test_killed_server_shows_ended_unexpectedly_and_restart_recovers(home: Path, started: str) -> None:
+    import json
+
+    qm = syncpoint.connect("QM1")
+    qm.admin("define", "QLOCAL", "Q1", {"DEFPSIST": C.MQPER_PERSISTENT})
+    qm.open("Q1").put_many([b"x", b"y"], syncpoint=True)
+    qm.commit()
+    pid = json.loads((home / "qmgrs/QM1/server.json").read_text())["pid"]
+    os.kill(pid, signal.SIGKILL)
+    time.sleep(0.3)
+    assert dspmq_status(home, "QM1") == "Ended unexpectedly"
+    assert run(home, "strmqm", "QM1", "--port", "0").returncode == 0
+    assert [m.data for m in syncpoint.connect("QM1").open("Q1").messages()] == [b"x", b"y"]
+    run(home, "endmqm", "-i", "QM1")
+
+
+def test_strmqm_of_unreadable_data_says_what_is_wrong_and_changes_nothing(home: Path) -> None:
+    assert run(home, "crtmqm", "QMX").returncode == 0
+    db = home / "qmgrs/QMX/qm.db"
+    db.write_bytes(b"this is not a database" * 100)
+    before = db.read_bytes()
+    r = run(home, "strmqm", "QMX", "--port", "0")
+    assert r.returncode != 0
+    assert "QMX" in r.stderr and "cannot start" in r.stderr
+    assert db.read_bytes() == before
+    assert dspmq_status(home, "QMX") != "Running"
+
+
+def test_strmqm_of_missing_queue_manager_fails(home: Path) -> None:
+    r = run(home, "strmqm", "NOPE")
+    assert r.returncode != 0 and "does not exist" in r.stderr
+
+
+CLIENT = textwrap.dedent(
+    """
+    import sys, time, syncpoint
+    qm = syncpoint.connect("QM1")
+    q = qm.open("Q1")
+    for _ in range(int(sys.argv[1])):
+        q.get(syncpoint=True)
+    print("holding", flush=True)
+    time.sleep(600)
+    """
+)
+
+
+def test_sigkilled_client_holding_uncommitted_gets_has_them_backed_out(home: Path, started: str) -> None:
+    qm = syncpoint.connect("QM1")
+    qm.admin("define", "QLOCAL", "Q1", {"DEFPSIST": C.MQPER_PERSISTENT})
+    q = qm.open("Q1")
+    q.put_many([b"m1", b"m2", b"m3"])
+    proc = subprocess.Popen([sys.executable, "-c", CLIENT, "2"], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "holding"
+    status = qm.admin("queue_status", "Q1")
+    assert (status["UNCOM"], status["IPPROCS"]) == (2, 1)  # the client's input handle
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while qm.admin("queue_status", "Q1")["UNCOM"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    status = qm.admin("queue_status", "Q1")
+    assert (status["UNCOM"], status["IPPROCS"], status["CURDEPTH"]) == (0, 0, 3)
+    got = [(m.data, m.backout_count) for m in q.messages()]
+    assert got == [(b"m1", 1), (b"m2", 1), (b"m3", 0)]
+    qm.disconnect()
+    run(home, "endmqm", "-i", "QM1")
+
+
+WAITER = textwrap.dedent(
+    """
+    import syncpoint
+    qm = syncpoint.connect("QM1")
+    print(qm.open("Q1").get(wait=60).text, flush=True)
+    """
+)
+
+
+def test_get_waiting_in_one_process_is_woken_by_a_put_from_another(home: Path, started: str) -> None:
+    qm = syncpoint.connect("QM1")
+    qm.admin("define", "QLOCAL", "Q1", {})
+    proc = subprocess.Popen([sys.executable, "-c", WAITER], stdout=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while qm.admin("queue_status", "Q1")["IPPROCS"] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    start = time.monotonic()
+    qm.open("Q1").put("across processes")
+    out, _ = proc.communicate(timeout=30)
+    assert out.strip() == "across processes"
+    assert time.monotonic() - start < 10
+    qm.disconnect()
+    run(home, "endmqm", "-i", "QM1")
+
+
+def test_passwd_then_tcp_needs_it(home: Path, started: str) -> None:
+    import json
+
+    assert run(home, "passwd", "QM1", "app", input="pw-1\n").returncode == 0
+    port = json.loads((home / "qmgrs/QM1/server.json").read_text())["port"]
+    with pytest.raises(MQMIError) as e:
+        syncpoint.connect("QM1", host=f"localhost({port})")
+    assert e.value.reason == C.MQRC_NOT_AUTHORIZED
+    qm = syncpoint.connect("QM1", host=f"localhost({port})", user="app", password="pw-1")
+    qm.disconnect()
+    run(home, "endmqm", "-i", "QM1")
