@@ -211,7 +211,7 @@ def hex_dump(data: bytes) -> list[str]:
         chunk = data[off : off + 16]
         groups = " ".join(chunk[i : i + 2].hex().upper() for i in range(0, len(chunk), 2))
         text = "".join(chr(b) if 32 <= b < 127 else "." for b in chunk)
-        lines.append(f"{off:08X}:  {groups:<40} '{text:<16}'")
+        lines.append(f"{off:08X}:  {groups:<39} '{text:<16}'")
     return lines
 
 
