@@ -262,6 +262,8 @@ def test_model_and_alias_queues(admin: QueueManager) -> None:
     assert summary.exit_code == 0, out
     shown = pairs(out)
     assert (shown["DEFTYPE"], shown["TARGET"], shown["PUT"]) == ("PERMDYN", "APP.IN", "DISABLED")
+    _, out = run(admin, "DIS QALIAS(APP.ALIAS) ALL")
+    assert pairs(out)["TARGTYPE"] == "QUEUE"
 
 
 def test_alter_and_display_qmgr(admin: QueueManager) -> None:

@@ -320,7 +320,7 @@ def definition_pairs(
             if status is not None and k in status:
                 computed[k] = str(status[k])
     if otype == QALIAS:
-        computed["TARGTYPE",] = "QUEUE"
+        computed["TARGTYPE"] = "QUEUE"
     if otype == QMGR:
         computed["QMID"] = f"{d.name}_{crdate}_{crtime}"
     for k in _COMPUTED[otype]:
@@ -386,7 +386,8 @@ def _status_pairs(
     queue: str, stype: str, values: dict[str, str], wanted: Iterable[str] | None
 ) -> list[tuple[str, str | None]]:
     keys = sorted(values) if wanted is None else sorted(set(wanted) & set(values))
-    return [("QUEUE", queue), ("TYPE", stype)] + [(k, values[k]) for k in keys]
+    head: list[tuple[str, str | None]] = [("QUEUE", queue), ("TYPE", stype)]
+    return head + [(k, values[k]) for k in keys]
 
 
 def format_pairs(pairs: list[tuple[str, str | None]]) -> list[str]:

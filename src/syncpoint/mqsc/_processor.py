@@ -323,7 +323,7 @@ def _where_ok(where: Where | None, pairs: list[tuple[str, str | None]], d: Defin
     right: Any = want
     if _is_int(left) and _is_int(right):
         left, right = int(left), int(right)
-    return {
+    result: bool = {
         "EQ": left == right,
         "NE": left != right,
         "LT": left < right,
@@ -331,6 +331,7 @@ def _where_ok(where: Where | None, pairs: list[tuple[str, str | None]], d: Defin
         "LE": left <= right,
         "GE": left >= right,
     }[op]
+    return result
 
 
 def _is_int(s: str) -> bool:
