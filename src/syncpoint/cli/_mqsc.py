@@ -8,6 +8,7 @@ themselves to standard output.
 
 from __future__ import annotations
 
+import io
 import math
 import sys
 from typing import Annotated
@@ -24,6 +25,11 @@ _FAILED = 1  # exit status of a sample program whose MQI call failed
 
 def _out(line: str) -> None:
     sys.stdout.write(line + "\n")
+    if _interactive:
+        sys.stdout.flush()
+
+
+_interactive = False
 
 
 def _err(line: str) -> None:
@@ -48,8 +54,11 @@ def runmqsc(
             for line in connect_failure_lines(qmgr, e):
                 _out(line)
             raise typer.Exit(20) from None
+    global _interactive
+    _interactive = sys.stdin.isatty()  # answer each command as it is typed
+    source = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     try:
-        summary = MqscProcessor(qm, verify=verify, echo=not no_echo).run(sys.stdin, _out)
+        summary = MqscProcessor(qm, verify=verify, echo=not no_echo).run(source, _out)
     finally:
         if qm is not None:
             try:
