@@ -79,6 +79,16 @@ class _Conn:
     qm: QueueManager
     name: str
     client: bool
+    ccsid: int = 0
+
+    def qmgr_ccsid(self) -> int:
+        """The queue manager's CCSID (asked once): what MQCCSI_Q_MGR in a put MQMD stands for."""
+        if not self.ccsid:
+            try:
+                self.ccsid = int(self.qm.admin("qm_attr", "CCSID"))
+            except (MQMIError, TypeError, ValueError):
+                self.ccsid = 1208
+        return self.ccsid
 
 
 def _blank_pad(s: Structure) -> None:
@@ -332,6 +342,7 @@ class Backend:
             md = _unpack(MQMD, md_b, C.MQRC_MD_ERROR)
             pmo = _unpack(MQPMO, pmo_b, C.MQRC_PMO_ERROR)
             _check_put_options(pmo)
+            _resolve_ccsid(c, md)
             reason = c.qm.transport.put(hobj, md, pmo, _payload(msg))
             return _repack(md, md_b), _repack(pmo, pmo_b), _cc(reason), reason
 
@@ -346,6 +357,7 @@ class Backend:
             _check_put_options(pmo)
             if od.ObjectType == C.MQOT_TOPIC:
                 raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, "publish/subscribe is not supported")
+            _resolve_ccsid(c, md)
             reason = c.qm.transport.put1(od, md, pmo, _payload(msg))
             return _repack(md, md_b), _repack(pmo, pmo_b), _cc(reason), reason
 
@@ -405,6 +417,12 @@ class Backend:
 
     def set(self, hconn: int, hobj: int, selectors: Sequence[int], ints: Sequence[int], chars: list[bytes]) -> None:
         self.conn(hconn).qm.mqset(hobj, list(selectors), list(ints), chars)
+
+
+def _resolve_ccsid(c: _Conn, md: MQMD) -> None:
+    """MQCCSI_Q_MGR in a put MQMD means the queue manager's CCSID: the message carries the real value."""
+    if md.CodedCharSetId == C.MQCCSI_Q_MGR:
+        md.CodedCharSetId = c.qmgr_ccsid()
 
 
 def _cc(reason: int) -> int:
