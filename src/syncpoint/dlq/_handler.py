@@ -35,7 +35,7 @@ from syncpoint.engine import Clock, SystemClock
 from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, blank_strip, reason_name
 from syncpoint.mqi import constants as C
 
-from ._match import DLH_LENGTH, DeadLetter, choose_rule, read_dlh
+from ._match import DLH_LENGTH, DeadLetter, choose_rule, compile_rule, read_dlh
 from ._rules import Rule, RulesTable
 
 Report = Callable[[str], None]
@@ -101,7 +101,7 @@ class DeadLetterHandler:
     ) -> None:
         self.qm = qm
         self.table = table
-        self.rules = table.rules
+        self.rules = [compile_rule(r) for r in table.rules]
         self.control = table.control
         self.clock = clock or SystemClock()
         self.report = report

@@ -49,35 +49,10 @@ class DeadLetter:
     dlh: MQDLH
 
     def field(self, keyword: str) -> bytes | int:
-        md, dlh = self.md, self.dlh
-        match keyword:
-            case "APPLIDAT":
-                return bytes(md.ApplIdentityData)
-            case "APPLNAME":
-                return bytes(md.PutApplName)
-            case "APPLTYPE":
-                return int(md.PutApplType)
-            case "DESTQ":
-                return bytes(dlh.DestQName)
-            case "DESTQM":
-                return bytes(dlh.DestQMgrName)
-            case "FEEDBACK":
-                return int(md.Feedback)
-            case "FORMAT":
-                return bytes(dlh.Format)
-            case "MSGTYPE":
-                return int(md.MsgType)
-            case "PERSIST":
-                return int(md.Persistence)
-            case "REASON":
-                return int(dlh.Reason)
-            case "REPLYQ":
-                return bytes(md.ReplyToQ)
-            case "REPLYQM":
-                return bytes(md.ReplyToQMgr)
-            case "USERID":
-                return bytes(md.UserIdentifier)
-        raise KeyError(keyword)
+        """The value a pattern keyword is matched against (KeyError for a keyword that is not a pattern)."""
+        from_dlh, name = _FIELDS[keyword]
+        value = (self.dlh if from_dlh else self.md).__dict__[name]
+        return value if isinstance(value, int) else bytes(value)
 
 
 def read_dlh(data: bytes) -> MQDLH | None:
@@ -94,22 +69,63 @@ def read_dlh(data: bytes) -> MQDLH | None:
     return dlh
 
 
-def rule_matches(rule: Rule, msg: DeadLetter) -> bool:
+# keyword -> (read from the MQDLH?, field name)
+_FIELDS: dict[str, tuple[bool, str]] = {
+    "APPLIDAT": (False, "ApplIdentityData"),
+    "APPLNAME": (False, "PutApplName"),
+    "APPLTYPE": (False, "PutApplType"),
+    "DESTQ": (True, "DestQName"),
+    "DESTQM": (True, "DestQMgrName"),
+    "FEEDBACK": (False, "Feedback"),
+    "FORMAT": (True, "Format"),
+    "MSGTYPE": (False, "MsgType"),
+    "PERSIST": (False, "Persistence"),
+    "REASON": (True, "Reason"),
+    "REPLYQ": (False, "ReplyToQ"),
+    "REPLYQM": (False, "ReplyToQMgr"),
+    "USERID": (False, "UserIdentifier"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledRule:
+    """A rule with its patterns ready to test: (from the MQDLH?, field, compiled pattern or integer)."""
+
+    rule: Rule
+    tests: tuple[tuple[bool, str, re.Pattern[bytes] | int], ...]
+
+    def matches(self, msg: DeadLetter) -> bool:
+        md = msg.md.__dict__
+        dlh = msg.dlh.__dict__
+        for from_dlh, name, want in self.tests:
+            value = dlh[name] if from_dlh else md[name]
+            if isinstance(want, int):
+                if value != want:
+                    return False
+            elif want.fullmatch(bytes(value).rstrip(b" \0")) is None:
+                return False
+        return True
+
+
+def compile_rule(rule: Rule) -> CompiledRule:
+    tests: list[tuple[bool, str, re.Pattern[bytes] | int]] = []
     for kw in CHAR_PATTERNS:
         p = getattr(rule, kw.lower())
         if p is not None:
-            value = msg.field(kw)
-            assert isinstance(value, bytes)
-            if not char_matches(p, value):
-                return False
+            tests.append((*_FIELDS[kw], _compile(p)))
     for kw in INT_PATTERNS:
         p = getattr(rule, kw.lower())
-        if p is not None and msg.field(kw) != p:
-            return False
-    return True
+        if p is not None:
+            tests.append((*_FIELDS[kw], int(p)))
+    return CompiledRule(rule, tuple(tests))
 
 
-def choose_rule(rules: Sequence[Rule], msg: DeadLetter, attempts: int) -> Rule | None:
+def rule_matches(rule: Rule | CompiledRule, msg: DeadLetter) -> bool:
+    compiled = rule if isinstance(rule, CompiledRule) else compile_rule(rule)
+    return compiled.matches(msg)
+
+
+def choose_rule(rules: Sequence[Rule | CompiledRule], msg: DeadLetter, attempts: int) -> Rule | None:
     """The rule whose action applies now, or None for the implied ACTION(IGNORE).
 
     Seed 003: rules are searched from the top; each matching rule is tried RETRY times, then the next matching
@@ -118,9 +134,11 @@ def choose_rule(rules: Sequence[Rule], msg: DeadLetter, attempts: int) -> Rule |
     IGNORE rule applies as soon as it is reached.
     """
     total = 0
-    for rule in rules:
-        if not rule_matches(rule, msg):
+    for r in rules:
+        compiled = r if isinstance(r, CompiledRule) else compile_rule(r)
+        if not compiled.matches(msg):
             continue
+        rule = compiled.rule
         if rule.action == "IGNORE":
             return rule
         total += rule.retry
