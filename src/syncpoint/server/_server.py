@@ -585,7 +585,17 @@ class _Session(asyncio.Protocol):
         server.stats.calls += 1
         rid, verb, args = call.request_id, call.verb, call.args
         if verb == "ping":
-            self.reply(rid, {"qmgr": server.qm.name, "state": server.state})
+            stats = getattr(server.qm.store, "stats", None)
+            self.reply(
+                rid,
+                {
+                    "qmgr": server.qm.name,
+                    "state": server.state,
+                    "sessions": server.stats.sessions,
+                    "calls": server.stats.calls,
+                    "store": stats() if stats is not None else {},
+                },
+            )
             return
         if verb == "endmqm":
             self._endmqm(rid, args[0])

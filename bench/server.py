@@ -1,0 +1,371 @@
+#!/usr/bin/env python
+"""syncpoint's server against RabbitMQ, both started by this script in the same run, over loopback.
+
+    .venv/bin/python bench/server.py              # every row (a few minutes)
+    .venv/bin/python bench/server.py --seconds 5  # shorter rows
+    .venv/bin/python bench/server.py --rows 1,3 --plain
+
+1 KiB messages; one producer process and one consumer process running at the same time; messages/s is what
+went through the queue (the consumer's count over the time from the first put to the last get). Rows:
+
+1. persistent, synchronous per message — syncpoint: each put and each get durable before it returns (outside
+   syncpoint); RabbitMQ: publish with a synchronous publisher confirm, consume with a manual ack per message.
+2. persistent, 100 messages per unit of work — syncpoint: 100 puts / gets in syncpoint, then MQCMIT;
+   RabbitMQ: channel transactions, tx_commit per 100 publishes / per 100 acks.
+3. non-persistent, no syncpoint — RabbitMQ: transient messages, no confirms, automatic acks.
+4. 16 producer + 16 consumer connections, persistent, a commit per message (syncpoint only): messages/s and
+   messages per fsync (the server's store counts its syncs).
+
+RabbitMQ is Debian's ``rabbitmq-server`` started by hand bound to 127.0.0.1 with its own data directory; the
+client is pika (``pip install pika``). When either is missing its rows say so and syncpoint is still measured.
+This is not a test: it lives outside ``tests/`` and is never collected by pytest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+MSG = b"m" * 1024
+QUEUE = "BENCH.Q"
+QMGR = "BENCHQM"
+HERE = Path(__file__).resolve()
+
+
+# ruff: noqa: RUF001
+# ------------------------------------------------------------------------------------------------------
+# the workers (run as separate processes: python bench/server.py --worker ...)
+# ------------------------------------------------------------------------------------------------------
+def syncpoint_worker(role: str, mode: str, seconds: float, home: str, out: str) -> None:
+    import syncpoint
+    from syncpoint.mqi import MQMIError
+    from syncpoint.mqi import constants as C
+
+    qm = syncpoint.connect(QMGR, home=home)
+    q = qm.open(QUEUE)
+    persistent = mode != "nonpersistent"
+    per = 100 if mode == "batch100" else 1
+    count = 0
+    first = time.time()
+    end = time.monotonic() + seconds
+    if role == "producer":
+        while time.monotonic() < end:
+            if per == 1:
+                q.put(MSG, persistent=persistent, syncpoint=mode == "commit")
+                if mode == "commit":
+                    qm.commit()
+                count += 1
+            else:
+                q.put_many([MSG] * per, persistent=True, syncpoint=True)
+                qm.commit()
+                count += per
+        last = time.time()
+    else:
+        last = first
+        idle_until = None
+        while True:
+            try:
+                if per == 1:
+                    q.get(wait=0.5, syncpoint=mode == "commit")
+                    if mode == "commit":
+                        qm.commit()
+                    count += 1
+                else:
+                    for _ in range(per):
+                        q.get(wait=0.5, syncpoint=True)
+                        count += 1
+                    qm.commit()
+                last = time.time()
+                idle_until = None
+            except MQMIError as e:
+                if e.reason != C.MQRC_NO_MSG_AVAILABLE:
+                    raise
+                if per > 1:
+                    qm.commit()
+                if time.monotonic() > end:
+                    if idle_until is None:
+                        idle_until = time.monotonic() + 2
+                    elif time.monotonic() > idle_until:
+                        break
+    qm.disconnect()
+    Path(out).write_text(json.dumps({"count": count, "first": first, "last": last}))
+
+
+def rabbit_worker(role: str, mode: str, seconds: float, port: str, out: str) -> None:
+    import pika
+
+    conn = pika.BlockingConnection(pika.ConnectionParameters("127.0.0.1", int(port)))
+    ch = conn.channel()
+    ch.queue_declare(QUEUE, durable=True)
+    persistent = mode != "nonpersistent"
+    props = pika.BasicProperties(delivery_mode=2 if persistent else 1)
+    count = 0
+    first = time.time()
+    end = time.monotonic() + seconds
+    if role == "producer":
+        if mode == "sync":
+            ch.confirm_delivery()
+        if mode == "batch100":
+            ch.tx_select()
+        while time.monotonic() < end:
+            if mode == "batch100":
+                for _ in range(100):
+                    ch.basic_publish("", QUEUE, MSG, props)
+                ch.tx_commit()
+                count += 100
+            else:
+                ch.basic_publish("", QUEUE, MSG, props)
+                count += 1
+        last = time.time()
+    else:
+        last = first
+        if mode == "batch100":
+            ch.tx_select()
+            ch.basic_qos(prefetch_count=100)
+        elif mode == "sync":
+            ch.basic_qos(prefetch_count=1)
+        auto_ack = mode == "nonpersistent"
+        pending = 0
+        idle_since = None
+        for method, _props, _body in ch.consume(QUEUE, auto_ack=auto_ack, inactivity_timeout=0.5):
+            if method is None:
+                if mode == "batch100" and pending:
+                    ch.tx_commit()
+                    pending = 0
+                if time.monotonic() > end:
+                    if idle_since is None:
+                        idle_since = time.monotonic()
+                    elif time.monotonic() - idle_since > 2:
+                        break
+                continue
+            idle_since = None
+            count += 1
+            last = time.time()
+            if not auto_ack:
+                ch.basic_ack(method.delivery_tag)
+                if mode == "batch100":
+                    pending += 1
+                    if pending == 100:
+                        ch.tx_commit()
+                        pending = 0
+        ch.cancel()
+    conn.close()
+    Path(out).write_text(json.dumps({"count": count, "first": first, "last": last}))
+
+
+# ------------------------------------------------------------------------------------------------------
+# the systems
+# ------------------------------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Syncpoint:
+    name = "syncpoint"
+
+    def __init__(self, root: Path) -> None:
+        self.home = root / "syncpoint"
+        self.env = dict(os.environ, SYNCPOINT_HOME=str(self.home))
+        exe = str(Path(sys.executable).parent / "syncpoint")
+        subprocess.run([exe, "crtmqm", QMGR], env=self.env, check=True, capture_output=True)
+        subprocess.run([exe, "strmqm", QMGR, "--port", "0"], env=self.env, check=True, capture_output=True)
+        self.exe = exe
+        import syncpoint
+
+        self.qm = syncpoint.connect(QMGR, home=self.home)
+
+    def reset(self) -> None:
+        from syncpoint.mqi import constants as C
+
+        self.qm.admin(
+            "define", "QLOCAL", QUEUE, {"MAXDEPTH": 999_999_999, "DEFPSIST": C.MQPER_PERSISTENT}, replace=True
+        )
+        self.qm.admin("clear", QUEUE)
+
+    def worker_args(self) -> str:
+        return str(self.home)
+
+    def syncs(self) -> int:
+        return int(self.qm.transport.ping()["store"].get("syncs", 0))
+
+    def close(self) -> None:
+        self.qm.disconnect()
+        subprocess.run([self.exe, "endmqm", "-i", QMGR], env=self.env, capture_output=True)
+
+
+class Rabbit:
+    name = "RabbitMQ"
+
+    def __init__(self, root: Path) -> None:
+        # Debian's /usr/sbin wrapper switches to the rabbitmq user; the real script runs as whoever starts it
+        exe = "/usr/lib/rabbitmq/bin/rabbitmq-server"
+        if not os.path.exists(exe):
+            raise RuntimeError("rabbitmq-server is not installed (apt-get install rabbitmq-server)")
+        try:
+            import pika  # noqa: F401
+        except ImportError:
+            raise RuntimeError("pika is not installed (pip install pika)") from None
+        base = root / "rabbit"
+        for d in ("mnesia", "log"):
+            (base / d).mkdir(parents=True)
+        self.port = free_port()
+        name = f"bench{os.getpid()}@localhost"
+        self.env = dict(
+            os.environ,
+            RABBITMQ_NODENAME=name,
+            RABBITMQ_NODE_IP_ADDRESS="127.0.0.1",
+            RABBITMQ_NODE_PORT=str(self.port),
+            RABBITMQ_DIST_PORT=str(free_port()),
+            RABBITMQ_MNESIA_BASE=str(base / "mnesia"),
+            RABBITMQ_LOG_BASE=str(base / "log"),
+            RABBITMQ_CONFIG_FILE=str(base / "rabbitmq"),
+            RABBITMQ_ENABLED_PLUGINS_FILE=str(base / "enabled_plugins"),
+            HOME=str(base),
+        )
+        (base / "enabled_plugins").write_text("[].\n")
+        (base / "rabbitmq.conf").write_text("loopback_users = none\n")
+        with open(base / "out.log", "wb") as log:
+            self.proc = subprocess.Popen(
+                [exe], env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    break
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"rabbitmq-server exited: {(base / 'out.log').read_text()[-500:]}") from None
+                time.sleep(0.5)
+        else:
+            raise RuntimeError("rabbitmq-server did not start within 90 s")
+        self.version = ""
+        out = subprocess.run(["dpkg-query", "-W", "rabbitmq-server"], capture_output=True, text=True).stdout
+        self.version = out.split()[-1] if out else "?"
+
+    def reset(self) -> None:
+        import pika
+
+        conn = pika.BlockingConnection(pika.ConnectionParameters("127.0.0.1", self.port))
+        ch = conn.channel()
+        ch.queue_declare(QUEUE, durable=True)
+        ch.queue_purge(QUEUE)
+        conn.close()
+
+    def worker_args(self) -> str:
+        return str(self.port)
+
+    def close(self) -> None:
+        import signal
+
+        try:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait(30)
+        except Exception:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+
+def run_pair(
+    system: Any, mode: str, seconds: float, root: Path, producers: int = 1, consumers: int = 1
+) -> tuple[float, int]:
+    system.reset()
+    procs = []
+    outs = []
+    for role, n in (("consumer", consumers), ("producer", producers)):
+        for i in range(n):
+            out = root / f"{system.name}-{mode}-{role}-{i}.json"
+            outs.append((role, out))
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, str(HERE), "--worker", system.name, role, mode, str(seconds),
+                     system.worker_args(), str(out)]
+                )
+            )  # fmt: skip
+    for p in procs:
+        p.wait(seconds + 600)
+        if p.returncode != 0:
+            raise RuntimeError(f"a {system.name} worker failed ({p.returncode})")
+    results = [(role, json.loads(out.read_text())) for role, out in outs]
+    got = sum(r["count"] for role, r in results if role == "consumer")
+    first = min(r["first"] for role, r in results if role == "producer")
+    last = max(r["last"] for role, r in results if role == "consumer")
+    return got / max(last - first, 1e-9), got
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=15.0)
+    ap.add_argument("--rows", default="1,2,3,4")
+    ap.add_argument("--plain", action="store_true", help="markdown table only")
+    ap.add_argument("--worker", nargs=6, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.worker:
+        system, role, mode, seconds, arg, out = a.worker
+        fn = syncpoint_worker if system == "syncpoint" else rabbit_worker
+        fn(role, mode, float(seconds), arg, out)
+        return
+    rows = set(a.rows.split(","))
+    root = Path(tempfile.mkdtemp(prefix="sp-bench-", dir="/tmp"))
+    sp = Syncpoint(root)
+    rabbit: Rabbit | None = None
+    rabbit_note = ""
+    try:
+        try:
+            rabbit = Rabbit(root)
+        except Exception as e:
+            rabbit_note = f"RabbitMQ skipped: {e}"
+        table = []
+        plan = [
+            ("1", "persistent, synchronous per message", "sync", 2.0),
+            ("2", "persistent, 100 per unit of work", "batch100", 3.0),
+            ("3", "non-persistent, no syncpoint", "nonpersistent", 1.5),
+        ]
+        for key, label, mode, target in plan:
+            if key not in rows:
+                continue
+            ours, _ = run_pair(sp, mode, a.seconds, root)
+            theirs = run_pair(rabbit, mode, a.seconds, root)[0] if rabbit is not None else None
+            ratio = ours / theirs if theirs else None
+            verdict = "" if ratio is None else ("PASS" if ratio >= target else "MISS")
+            table.append(
+                [key, label, f"{ours:,.0f}", f"{theirs:,.0f}" if theirs else "—",
+                 f"{ratio:.2f}× (target ≥ {target}×) {verdict}" if ratio else f"target ≥ {target}×"]
+            )  # fmt: skip
+        if "4" in rows:
+            before = sp.syncs()
+            rate, total = run_pair(sp, "commit", a.seconds, root, producers=16, consumers=16)
+            syncs = sp.syncs() - before
+            per_sync = f"{total / syncs:.1f} messages per fsync" if syncs else "no syncs counted"
+            table.append(["4", "16 producers + 16 consumers, persistent, commit per message", f"{rate:,.0f}", "—",
+                          per_sync])  # fmt: skip
+        header = ["row", "mode (1 KiB, loopback)", "syncpoint msg/s", "RabbitMQ msg/s", "ratio"]
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(r) + " |" for r in table]
+        if not a.plain:
+            peer = rabbit.version if rabbit else "-"
+            print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+                  f"{platform.platform()}; {a.seconds:.0f} s per row; RabbitMQ {peer}")  # fmt: skip
+        print("\n".join(lines))
+        if rabbit_note:
+            print(rabbit_note)
+    finally:
+        sp.close()
+        if rabbit is not None:
+            rabbit.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
