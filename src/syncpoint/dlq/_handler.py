@@ -27,11 +27,12 @@ ends after nnn seconds without such work and without new messages.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from syncpoint.client import Message, Queue, QueueManager
-from syncpoint.engine import Clock, SystemClock
 from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, blank_strip, reason_name
 from syncpoint.mqi import constants as C
 
@@ -42,6 +43,17 @@ Report = Callable[[str], None]
 
 _OPEN_OPTIONS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_SAVE_ALL_CONTEXT | C.MQOO_FAIL_IF_QUIESCING
 _RESCAN_EVERY = 10  # intervals between full rescans (dlq-handler.md, processing step 7)
+
+
+class Clock(Protocol):
+    """What the handler reads of a clock: seconds that never go back (the engine's FakeClock fits)."""
+
+    def monotonic(self) -> float: ...
+
+
+class SystemClock:
+    def monotonic(self) -> float:
+        return time.monotonic()
 
 
 @dataclass(slots=True)
