@@ -120,6 +120,11 @@ def test_unknown_queue_manager_is_a_clear_error(home: Path) -> None:
     assert out.returncode == 20 and "NOSUCHQM" in out.stdout
 
 
+def test_more_than_two_arguments_is_an_error(home: Path) -> None:
+    out = runmqdlq(home, "WAIT(NO)\nACTION(DISCARD)\n", DLQ, QMGR, "EXTRA")
+    assert out.returncode == 20 and "EXTRA" in out.stdout
+
+
 def test_wait_yes_keeps_running_until_stopped(home: Path) -> None:
     with queue_manager(home) as qm:
         put_dead_letter(qm)
@@ -153,7 +158,7 @@ def test_started_with_a_trigger_message_it_processes_the_queue_named_in_it(home:
         put_dead_letter(qm, data[172:])
         m = qm.open(DLQ).get()
         qm.open("OTHER.DLQ").put(m.data, md=m.md)
-    out = runmqdlq(home, "WAIT(NO)\nACTION(FWD) FWDQ(FWD.A)\n", tmc2)
+    out = runmqdlq(home, "WAIT(NO)\nACTION(FWD) FWDQ(FWD.A)\n", tmc2, "env", "words")  # then EnvData
     assert out.returncode == 0, out.stdout + out.stderr
     assert "INPUTQ(OTHER.DLQ)" in out.stdout
     assert depths(home, "OTHER.DLQ", "FWD.A") == [0, 1]

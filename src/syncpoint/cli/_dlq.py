@@ -56,8 +56,9 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command()
+    @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
     def runmqdlq(
+        ctx: typer.Context,
         qname: Annotated[str | None, typer.Argument(help="queue to process (blank: the queue manager's DEADQ)")] = None,
         qmgr: Annotated[str | None, typer.Argument(help="queue manager (blank: the default one)")] = None,
     ) -> None:
@@ -74,8 +75,11 @@ def register(app: typer.Typer) -> None:
             )
             raise typer.Exit(_EXIT_TABLE) from None
         trigger = _from_trigger(qname) if qname else None
-        if trigger is not None:
+        if trigger is not None:  # started by a trigger monitor: "<MQTMC2>" then the process's EnvData words
             qname, qmgr = trigger
+        elif ctx.args:
+            print(f"Unexpected arguments: {' '.join(ctx.args)}. Usage: runmqdlq [QName [QMgrName]] < rules", flush=True)
+            raise typer.Exit(_EXIT_MQ)
         # positional arguments, even blank, override INPUTQ / INPUTQM; blank means DEADQ / the default one
         queue = qname if qname is not None else table.control.inputq
         qm_name = qmgr.strip() if qmgr is not None else table.control.inputqm
