@@ -76,6 +76,7 @@ def free_port() -> int:
 
 def port_is_free(port: int) -> bool:
     with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds: TIME_WAIT does not count
         try:
             s.bind(("127.0.0.1", port))
         except OSError:
