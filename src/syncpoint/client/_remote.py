@@ -228,6 +228,20 @@ class RemoteTransport:
         gmo.unpack_into(gmo_b)
         return GetResult(data, length, comp, reason)
 
+    def get_many(self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]]) -> list[GetResult | MQMIError]:
+        """Pipelined gets (or browses): each item's MQMD and MQGMO are completed in place."""
+        results = self.pipeline([("get", [hobj, md.pack(), gmo.pack(), buflen]) for md, gmo, buflen in items])
+        out: list[GetResult | MQMIError] = []
+        for (md, gmo, _), r in zip(items, results, strict=True):
+            if isinstance(r, MQMIError):
+                out.append(r)
+                continue
+            data, length, comp, reason, md_b, gmo_b = r
+            md.unpack_into(md_b)
+            gmo.unpack_into(gmo_b)
+            out.append(GetResult(data, length, comp, reason))
+        return out
+
     def inq(self, hobj: int, selectors: Sequence[int]) -> tuple[list[int], list[bytes], int]:
         ints, chars, reason = self._call("inq", [hobj, list(selectors)])
         return list(ints), list(chars), int(reason)
