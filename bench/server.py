@@ -54,43 +54,48 @@ def syncpoint_worker(role: str, mode: str, seconds: float, home: str, out: str) 
     qm = syncpoint.connect(QMGR, home=home)
     q = qm.open(QUEUE)
     persistent = mode != "nonpersistent"
-    per = 100 if mode == "batch100" else 1
     count = 0
     first = time.time()
     end = time.monotonic() + seconds
     if role == "producer":
         while time.monotonic() < end:
-            if per == 1:
+            if mode == "batch100":
+                q.put_many([MSG] * 100, persistent=True, syncpoint=True)
+                qm.commit()
+                count += 100
+            elif mode == "nonpersistent":  # pipelined, as RabbitMQ's publishes without confirms are
+                q.put_many([MSG] * 100, persistent=False)
+                count += 100
+            else:
                 q.put(MSG, persistent=persistent, syncpoint=mode == "commit")
                 if mode == "commit":
                     qm.commit()
                 count += 1
-            else:
-                q.put_many([MSG] * per, persistent=True, syncpoint=True)
-                qm.commit()
-                count += per
         last = time.time()
     else:
         last = first
         idle_until = None
         while True:
             try:
-                if per == 1:
+                if mode in ("batch100", "nonpersistent"):
+                    # a batch of gets in one round trip; when the queue is dry, wait for the next message
+                    got = q.get_many(100, syncpoint=mode == "batch100")
+                    if not got:
+                        got = [q.get(wait=0.5, syncpoint=mode == "batch100")]
+                    count += len(got)
+                    if mode == "batch100":
+                        qm.commit()
+                else:
                     q.get(wait=0.5, syncpoint=mode == "commit")
                     if mode == "commit":
                         qm.commit()
                     count += 1
-                else:
-                    for _ in range(per):
-                        q.get(wait=0.5, syncpoint=True)
-                        count += 1
-                    qm.commit()
                 last = time.time()
                 idle_until = None
             except MQMIError as e:
                 if e.reason != C.MQRC_NO_MSG_AVAILABLE:
                     raise
-                if per > 1:
+                if mode == "batch100":
                     qm.commit()
                 if time.monotonic() > end:
                     if idle_until is None:
