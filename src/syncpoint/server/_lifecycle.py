@@ -192,7 +192,7 @@ def run_server(
         return how
 
     try:
-        import uvloop  # type: ignore[import-not-found]
+        import uvloop
 
         runner: Any = uvloop.run
     except ImportError:
