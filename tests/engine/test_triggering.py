@@ -897,6 +897,22 @@ def test_condition_13_monitor_opening_the_initq_triggers_once_per_application_qu
     assert sorted(mon.names()) == ["APPQ1", "APPQ2"]
 
 
+def test_condition_13_monitor_opening_the_initq_finds_queues_defined_altered_or_deleted_since(
+    admin: QueueManager, connect: Connect
+) -> None:
+    define_app(admin, "GONE")
+    Monitor(connect).close()  # an earlier open of the initiation queue
+    define_app(admin, "NEW")
+    define_app(admin, "MOVED", INITQ="OTHER.INITQ")
+    admin.admin("alter", "QLOCAL", "MOVED", {"INITQ": "INITQ"})
+    admin.admin("delete", "QLOCAL", "GONE")
+    define_app(admin, "GONE", INITQ="OTHER.INITQ")  # same name, another initiation queue
+    for name in ("NEW", "MOVED", "GONE"):
+        admin.open(name).put(b"x")
+    assert depth(admin, "INITQ") == 0
+    assert Monitor(connect).names() == ["MOVED", "NEW"]
+
+
 def test_condition_13_monitor_opening_the_initq_when_another_has_it_open_does_not_trigger(
     admin: QueueManager, monitor: Monitor, connect: Connect
 ) -> None:

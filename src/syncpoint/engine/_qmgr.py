@@ -599,7 +599,8 @@ class QueueManager:
         dyn = model.attrs["DEFTYPE"]
         d = Definition(QLOCAL, qname, attrs, now, now, dyn)
         self.definitions[("Q", qname)] = d
-        self.queues[qname] = LocalQueue(d, self._expiry_candidates)
+        self.queues[qname] = q = LocalQueue(d, self._expiry_candidates)
+        self.triggering.queue_added(q)
         if dyn == C.MQQDT_PERMANENT_DYNAMIC:
             self._b().put_objects.append((QLOCAL, qname, d.to_bytes()))
             self._b().durable = True
@@ -1554,7 +1555,8 @@ class QueueManager:
         d = Definition(otype, name, base, now, now)
         self.definitions[(self._ns(otype), name)] = d
         if otype == QLOCAL:
-            self.queues[name] = LocalQueue(d, self._expiry_candidates)
+            self.queues[name] = q = LocalQueue(d, self._expiry_candidates)
+            self.triggering.queue_added(q)
         b = self._b()
         b.put_objects.append((otype, name, d.to_bytes()))
         b.durable = True

@@ -119,6 +119,17 @@ class Triggering:
         self.last_trigger: dict[str, float] = {}  # queue name -> monotonic time of its last trigger message
         self._delivering = False
         self.generated = 0  # trigger messages created (statistics, tests)
+        # local queues by the INITQ they name, built on first use, so that an open for input does not scan
+        # every queue; kept up to date as queues are defined and as INITQ changes (deleted queues are skipped
+        # when read and dropped at the next rebuild)
+        self._by_initq: dict[str, list[LocalQueue]] | None = None
+
+    def queue_added(self, q: LocalQueue) -> None:
+        """A local queue was defined or created (dynamic)."""
+        index = self._by_initq
+        name = q.attrs.get("INITQ")
+        if index is not None and name:
+            index.setdefault(name, []).append(q)
 
     # -- the conditions ----------------------------------------------------------------------------
     def _target(self, q: LocalQueue, skip: tuple[int, ...] = ()) -> _Target | None:
@@ -235,6 +246,8 @@ class Triggering:
         initiation queue, GET enable of an application queue. At most one trigger message per queue."""
         if d.otype != QLOCAL:
             return
+        if before.get("INITQ") != d.attrs.get("INITQ"):
+            self._by_initq = None
         q = self.qm.queues.get(d.name)
         if q is None or q.deleted:
             return
@@ -263,11 +276,24 @@ class Triggering:
                     self._create(app, t, None)
 
     def _served_by(self, initq: str) -> list[LocalQueue]:
-        return [
-            q
-            for q in self.qm.queues.values()
-            if q.attrs.get("INITQ") == initq and q.attrs["TRIGGER"] == C.MQTC_ON and not q.deleted
-        ]
+        """The local queues with TRIGGER on whose INITQ is ``initq``, in name order."""
+        index = self._by_initq
+        if index is None:
+            index = {}
+            for q in self.qm.queues.values():
+                name = q.attrs.get("INITQ")
+                if name:
+                    index.setdefault(name, []).append(q)
+            self._by_initq = index
+        served = index.get(initq)
+        if not served:
+            return []
+        if any(q.deleted for q in served):
+            served[:] = [q for q in served if not q.deleted]
+        return sorted(
+            (q for q in served if q.attrs["TRIGGER"] == C.MQTC_ON and q.attrs.get("INITQ") == initq),
+            key=lambda x: x.name,
+        )
 
     # -- the trigger message -----------------------------------------------------------------------
     def trigger_message(self, q: LocalQueue, process: Definition | None) -> tuple[MQMD, bytes]:
