@@ -71,14 +71,7 @@ class QueueManagerHost:
     # -- running verbs --------------------------------------------------------------------------------
     def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Run one engine verb: lock, call, submit effects in order, unlock, wait for durability, wake."""
-        pending: Pending | None = None
-        with self.lock:
-            self._check()
-            try:
-                self.engine.housekeeping()
-                result = fn(*args)
-            finally:
-                pending = self._flush()
+        result, pending = self.run(fn, *args)
         if pending is not None:
             self._wait(pending)
         return result

@@ -500,19 +500,11 @@ class _Session(asyncio.Protocol):
     def _hello(self, hello: Hello) -> None:
         server = self.server
         if hello.qmgr not in ("", "*") and hello.qmgr != server.qm.name:
-            self.reply_error(
-                hello.request_id,
-                MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NAME_ERROR, f"this is queue manager {server.qm.name}"),
-            )
-            self._close_after_replies()
+            self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NAME_ERROR, f"this is {server.qm.name}"))
             return
         if hello.control:
             if not self.local:
-                self.reply_error(
-                    hello.request_id,
-                    MQMIError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, "control sessions are accepted only locally"),
-                )
-                self._close_after_replies()
+                self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, "control sessions are local only"))
                 return
             self.control = True
             self.proto.greeted = True
@@ -541,11 +533,9 @@ class _Session(asyncio.Protocol):
                 return
             if f.exception() is not None or not f.result():
                 log.warning("connection from %s: authentication failed for user %r", self.peer, hello.user)
-                self.reply_error(
-                    hello.request_id,
-                    MQMIError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, "the user name or password is not valid"),
+                self._refuse(
+                    hello, MQMIError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, "the user or password is not valid")
                 )
-                self._close_after_replies()
                 return
             self._connect(hello)
             self.unblock()
@@ -555,8 +545,7 @@ class _Session(asyncio.Protocol):
     def _connect(self, hello: Hello) -> None:
         server = self.server
         if server.state == "stopped":
-            self.reply_error(hello.request_id, MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_STOPPING, "ending"))
-            self._close_after_replies()
+            self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_STOPPING, "the queue manager is ending"))
             return
         qm = server.qm
         try:
@@ -564,8 +553,7 @@ class _Session(asyncio.Protocol):
                 qm.engine.connect, hello.appl_name, hello.appl_type or C.MQAT_UNIX, hello.user, hello.pid
             )
         except MQMIError as e:
-            self.reply_error(hello.request_id, e)
-            self._close_after_replies()
+            self._refuse(hello, e)
             return
         self.conn = conn
         self.proto.greeted = True
@@ -574,6 +562,11 @@ class _Session(asyncio.Protocol):
             {"version": hello.version, "qmgr": qm.name, "server": __version__, "hconn": conn.hconn},
             pending,
         )
+
+    def _refuse(self, hello: Hello, error: MQMIError) -> None:
+        """Answer the hello with ``error`` and close the connection."""
+        self.reply_error(hello.request_id, error)
+        self._close_after_replies()
 
     def _close_after_replies(self) -> None:
         self.closing = True
