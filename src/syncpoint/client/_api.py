@@ -543,7 +543,7 @@ class QueueManager:
             )
         return Message(result.data, md)
 
-    def _get_many(self, hobj: int, items: list[tuple[MQMD, MQGMO, int | None]]) -> tuple[list[Message], bool]:
+    def _get_many(self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]]) -> tuple[list[Message], bool]:
         """Several gets on one handle, pipelined when the transport can. Returns the messages and whether the
         queue ran dry (MQRC_NO_MSG_AVAILABLE). Every message a pipelined get removed is returned, even one that
         arrived after an earlier get of the batch found none. Another failure is raised after the batch."""

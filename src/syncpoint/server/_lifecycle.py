@@ -216,31 +216,27 @@ def _start_tools(server: Any, host_qm: Any, command_server: bool) -> Any:
 
     stoppers: list[Any] = []
     if command_server:
-        try:
-            from syncpoint.pcf import CommandServer  # type: ignore[attr-defined]
-        except ImportError:
-            CommandServer = None
-        if CommandServer is not None:
-            import syncpoint
+        import syncpoint
+        from syncpoint.pcf import CommandServer
 
-            stop = threading.Event()
+        stop = threading.Event()
 
-            def connect() -> Any:
-                qm = syncpoint.connect(host_qm.name, embedded=host_qm, appl_name="syncpoint command server")
-                server.internal_connections.add(qm.transport.conn.hconn)
-                return qm
+        def connect() -> Any:
+            qm = syncpoint.connect(host_qm.name, embedded=host_qm, appl_name="syncpoint command server")
+            server.internal_connections.add(qm.transport.conn.hconn)  # type: ignore[attr-defined]
+            return qm
 
-            thread = threading.Thread(
-                target=CommandServer(connect).run, args=(stop,), name="syncpoint-command-server", daemon=True
-            )
-            thread.start()
+        thread = threading.Thread(
+            target=CommandServer(connect).run, args=(stop,), name="syncpoint-command-server", daemon=True
+        )
+        thread.start()
 
-            def stop_command_server() -> None:
-                stop.set()
-                host_qm.quiesce()
-                thread.join(5)
+        def stop_command_server() -> None:
+            stop.set()
+            host_qm.quiesce()
+            thread.join(5)
 
-            stoppers.append(stop_command_server)
+        stoppers.append(stop_command_server)
 
     def stop_all() -> None:
         for fn in stoppers:

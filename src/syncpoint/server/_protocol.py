@@ -86,7 +86,7 @@ def _ext_hook(code: int, data: bytes) -> Any:
 
 
 def _frame(obj: Any) -> bytes:
-    body = msgpack.packb(obj, default=_default, use_bin_type=True)
+    body: bytes = msgpack.packb(obj, default=_default, use_bin_type=True)
     return HEADER.pack(len(body)) + body
 
 

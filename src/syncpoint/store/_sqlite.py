@@ -46,6 +46,7 @@ order) are read into the :class:`Snapshot`.
 
 from __future__ import annotations
 
+import _thread
 import fcntl
 import gc
 import operator
@@ -55,12 +56,14 @@ import struct
 import threading
 import weakref
 import zlib
-from collections.abc import Callable
-from itertools import starmap
+from collections.abc import Callable, Iterator
+from itertools import chain, starmap
 from pathlib import Path
 from typing import Any
 
 from ._base import Batch, Snapshot, StoredMessage, StoreError
+
+_allocate_lock = _thread.allocate_lock
 
 APPLICATION_ID = int.from_bytes(b"SyPt", "big")  # PRAGMA application_id of every syncpoint store
 SCHEMA_VERSION = 1  # PRAGMA user_version
@@ -126,7 +129,8 @@ _message_row: Callable[[StoredMessage], tuple[Any, ...]] = operator.attrgetter(
 class _Pending:
     """One submitted batch (the store's :class:`~syncpoint.store.Pending`).
 
-    ``done``, ``lead`` and ``waiting`` change only under the store's condition lock; ``wakeup`` is created by
+    ``done``, ``lead`` and ``waiting`` change only under the store's condition lock; ``wakeup`` (a lock held
+    while its thread sleeps on it, released once by the thread that wakes it) is created by
     the first thread that has to sleep for it.
     """
 
@@ -139,7 +143,7 @@ class _Pending:
         self.error: StoreError | None = None
         self.lead = False  # leadership was handed to this batch's waiter
         self.waiting = False  # a thread sleeps on wakeup
-        self.wakeup: threading.Event | None = None
+        self.wakeup: _thread.LockType | None = None
         # Live-marker bookkeeping (see _mark): how to take back this batch's marker changes if it fails, the
         # marker generation when it was submitted, and the seqs its delete_queue_messages removed.
         self.undo: list[tuple[int, int | None, int | None]] | None = None
@@ -365,15 +369,14 @@ class SQLiteStore:
                 else:
                     lead = False
                     pending.waiting = True
-                    if pending.wakeup is None:
-                        pending.wakeup = threading.Event()
-                    else:
-                        pending.wakeup.clear()
-                    wakeup = pending.wakeup
+                    wakeup: _thread.LockType | None = pending.wakeup
+                    if wakeup is None:  # a plain lock as a one-shot signal: held until the leader releases it
+                        wakeup = pending.wakeup = _allocate_lock()
+                        wakeup.acquire()
             if lead:
                 self._lead()
-            else:
-                wakeup.wait()
+            elif wakeup is not None:
+                wakeup.acquire()  # returns holding it again, ready for another sleep
 
     def _lead(self) -> None:
         """Commit every queued batch as one group, then hand the leadership on. Call as the leader."""
@@ -403,13 +406,15 @@ class SQLiteStore:
                 for pending in group:
                     pending.done = True
                     if pending.waiting and pending.wakeup is not None:
-                        pending.wakeup.set()
+                        pending.waiting = False
+                        pending.wakeup.release()
                 # Hand on to a waiter of a batch queued meanwhile, else to whoever waits next. (No notify:
                 # close() polls, and waking the flusher at every commit would only cost the GIL.)
                 successor = next((pending for pending in self._queue if pending.waiting), None)
                 if successor is not None and successor.wakeup is not None:
                     successor.lead = True
-                    successor.wakeup.set()
+                    successor.waiting = False
+                    successor.wakeup.release()
                 else:
                     self._leader = False
 
@@ -897,8 +902,12 @@ class SQLiteStore:
         changed = False
         try:
             before = connection.total_changes
-            for waiter in group:
-                self._apply(connection, waiter)
+            merged = _merge(group) if len(group) > 1 else None
+            if merged is not None:
+                _apply_merged(connection, *merged)
+            else:
+                for waiter in group:
+                    self._apply(connection, waiter)
             changed = connection.total_changes != before
         except Exception as exc:
             if connection.in_transaction:
@@ -988,7 +997,7 @@ class SQLiteStore:
         if batch.delete_objects:
             executemany(_SQL_DELETE_OBJECT, batch.delete_objects)
         if batch.put_messages:
-            executemany(_SQL_PUT_MESSAGE, map(_message_row, batch.put_messages))
+            _insert_messages(connection, batch.put_messages)
         if batch.delete_queue_messages:
             queues = list(zip(batch.delete_queue_messages))
             pending.queue_seqs = None
@@ -999,7 +1008,7 @@ class SQLiteStore:
         if batch.backout_updates:
             executemany(_SQL_BACKOUT, batch.backout_updates)
         if batch.delete_messages:
-            executemany(_SQL_DELETE_MESSAGE, zip(batch.delete_messages))
+            _delete_messages(connection, batch.delete_messages)
         if batch.counters:
             executemany(_SQL_COUNTER, batch.counters.items())
 
@@ -1041,6 +1050,93 @@ class SQLiteStore:
             )
         error.__cause__ = exc
         return error
+
+
+# -- applying a group in few statements ------------------------------------------------------------------------
+# Each statement is one call into SQLite, and each call gives up the GIL and takes it back: with many threads
+# waiting for the group commit, taking it back can wait for another thread's Python code, on the critical path of
+# every thread in the group. So a group of batches is applied with one statement per table (where no batch's
+# order matters, see _merge), and rows go in statements of up to _CHUNK rows (powers of two, so that few distinct
+# statements are prepared and cached).
+
+_CHUNK = 128  # rows per statement at most: 7 * 128 parameters, under SQLite's oldest limit of 999
+_INSERT_SQL = {size: _SQL_PUT_MESSAGE + ", (?, ?, ?, ?, ?, ?, ?)" * (size - 1) for size in (1 << i for i in range(8))}
+_DELETE_SQL = {
+    size: "DELETE FROM messages WHERE seq IN (" + ", ".join("?" * size) + ")" for size in (1 << i for i in range(8))
+}
+_flatten = chain.from_iterable
+
+
+def _chunks(count: int) -> Iterator[tuple[int, int]]:
+    """(start, size) pieces of ``count`` rows, each size a power of two up to _CHUNK."""
+    start = 0
+    while start < count:
+        size = min(_CHUNK, 1 << ((count - start).bit_length() - 1))
+        yield start, size
+        start += size
+
+
+def _insert_messages(connection: sqlite3.Connection, messages: list[StoredMessage]) -> None:
+    for start, size in _chunks(len(messages)):
+        connection.execute(_INSERT_SQL[size], list(_flatten(map(_message_row, messages[start : start + size]))))
+
+
+def _delete_messages(connection: sqlite3.Connection, seqs: list[int]) -> None:
+    for start, size in _chunks(len(seqs)):
+        connection.execute(_DELETE_SQL[size], seqs[start : start + size])
+
+
+_Merged = tuple[list[StoredMessage], list[tuple[int, int]], list[int], dict[str, int]]
+
+
+def _merge(group: list[_Pending]) -> _Merged | None:
+    """The group's changes per table, or None when merging could change the outcome.
+
+    Applying all puts, then all backout updates, then all deletes, then all counters gives what applying the
+    batches one after another gives, unless a batch stores a seq that an earlier batch of the group updated or
+    deleted (then the earlier change would be applied to the new message), or a batch has object or queue-wide
+    changes (kept simple: such groups are applied batch by batch). A seq stored twice fails either way, and
+    the group is then retried batch by batch (see _commit_group).
+    """
+    puts: list[StoredMessage] = []
+    updates: list[tuple[int, int]] = []
+    deletes: list[int] = []
+    counters: dict[str, int] = {}
+    touched: set[int] = set()
+    for waiter in group:
+        batch = waiter.batch
+        if batch.put_objects or batch.delete_objects or batch.delete_queue_messages:
+            return None
+        if batch.put_messages:
+            if touched and not touched.isdisjoint([message.seq for message in batch.put_messages]):
+                return None
+            puts += batch.put_messages
+        if batch.backout_updates:
+            updates += batch.backout_updates
+            touched.update([seq for seq, _count in batch.backout_updates])
+        if batch.delete_messages:
+            deletes += batch.delete_messages
+            touched.update(batch.delete_messages)
+        if batch.counters:
+            counters.update(batch.counters)
+    return puts, updates, deletes, counters
+
+
+def _apply_merged(
+    connection: sqlite3.Connection,
+    puts: list[StoredMessage],
+    updates: list[tuple[int, int]],
+    deletes: list[int],
+    counters: dict[str, int],
+) -> None:
+    if puts:
+        _insert_messages(connection, puts)
+    if updates:
+        connection.executemany(_SQL_BACKOUT, updates)
+    if deletes:
+        _delete_messages(connection, deletes)
+    if counters:
+        connection.executemany(_SQL_COUNTER, counters.items())
 
 
 def _pack_mark(seq: int, value: int) -> bytes:

@@ -1,0 +1,258 @@
+"""A message flow written in Python, and running it as a Spark Structured Streaming query.
+
+    from syncpoint.flow import Flow, MQInput, Output
+
+    def enrich(msg):                       # the flow behind Out
+        order = msg.json()
+        return {"id": order["id"], "total": order["qty"] * order["price"]}
+
+    flow = Flow(MQInput("ORDERS", parse="json"), out=enrich, output="ORDERS.ENRICHED")
+
+``syncpoint flow run FILE --qmgr QM1`` loads FILE, takes its ``flow`` and runs it (see run_flow).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from syncpoint.spark._commit import query_key
+from syncpoint.spark._qm import Target
+
+from ._node import CatchFn, FailureFn, Handlers, OutFn, TransactionMode
+from ._spark import DISPOSITION_SCHEMA, PROGRESS_QUEUE, ensure_progress_queue, node_partition
+
+_PARSERS = ("none", "text", "json")
+
+
+@dataclass
+class MQInput:
+    """The input node: the queue, its transaction mode (yes / no / automatic), logical order for groups and
+    ``all_or_nothing_groups`` (a failure backs out every message of the group; default: the seed's partial
+    behaviour), and the node's parser (none / text / json: a parse failure is an internal error → Failure)."""
+
+    queue: str
+    transaction_mode: str = "yes"
+    logical_order: bool = True
+    all_or_nothing_groups: bool = False
+    parse: str = "none"
+
+    def __post_init__(self) -> None:
+        try:
+            TransactionMode(self.transaction_mode.lower())
+        except ValueError:
+            raise ValueError(
+                f"transaction_mode must be yes, no or automatic, not {self.transaction_mode!r}"
+            ) from None
+        self.transaction_mode = self.transaction_mode.lower()
+        if self.parse not in _PARSERS:
+            raise ValueError(f"parse must be one of {', '.join(_PARSERS)}, not {self.parse!r}")
+        if not self.queue:
+            raise ValueError("MQInput needs a queue name")
+
+
+@dataclass
+class Flow:
+    """A message flow: input node, Out flow (``out``, per message), the default output queue (``output``,
+    an MQOutput node), optional ``catch`` and ``failure`` flows, and an optional DataFrame stage
+    (``transform``: DataFrame → DataFrame, applied to the input rows before the node; it must keep every row
+    and the ``queue`` and ``token`` columns; the columns it adds reach ``out`` as ``msg.row``)."""
+
+    input: MQInput
+    out: OutFn
+    output: str | None = None
+    catch: CatchFn | None = None
+    failure: FailureFn | None = None
+    transform: Callable[[Any], Any] | None = None
+    name: str = "flow"
+    max_messages_per_batch: int = 1000
+    extra_columns: list[str] = field(default_factory=list)
+
+    def handlers(self) -> Handlers:
+        return Handlers(
+            out=self.out,
+            catch=self.catch,
+            failure=self.failure,
+            default_queue=self.output,
+            parse=self.input.parse,
+            mode=TransactionMode(self.input.transaction_mode),
+        )
+
+
+def load_flow(path: str | os.PathLike[str]) -> Flow:
+    """Run a flow file and return its ``flow``. Its functions are pickled by value for the executors."""
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"flow file {p} does not exist")
+    ns = runpy.run_path(str(p), run_name="syncpoint_flow_file")
+    flow = ns.get("flow")
+    if not isinstance(flow, Flow):
+        raise ValueError(f"{p} must define `flow = Flow(...)` (syncpoint.flow.Flow); found {type(flow).__name__}")
+    return flow
+
+
+def spark_session(master: str = "local[2]", app_name: str = "syncpoint-flow") -> Any:
+    """A SparkSession tuned for small machines (reference/spark.md), with the data source registered."""
+    import sys
+
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    spark = (
+        SparkSession.builder.master(master)
+        .appName(app_name)
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.sql.adaptive.enabled", "false")
+        .config("spark.sql.codegen.wholeStage", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
+        .config("spark.sql.streaming.stopGracefullyOnShutdown", "true")
+        .getOrCreate()
+    )
+    register(spark)
+    return spark
+
+
+def register(spark: Any) -> None:
+    from syncpoint.spark import SyncpointDataSource
+
+    spark.dataSource.register(SyncpointDataSource)
+
+
+def build_query(
+    spark: Any,
+    flow: Flow,
+    target: Target,
+    checkpoint: str | os.PathLike[str],
+    *,
+    available_now: bool = False,
+    trigger_interval: str = "1 second",
+    partitions: int = 2,
+    query_name: str | None = None,
+) -> Any:
+    """Start the flow as a streaming query (not waiting for it)."""
+    register(spark)
+    reader = spark.readStream.format("syncpoint").option("qmgr", target.qmgr).option("queue", flow.input.queue)
+    writer_opts = {"qmgr": target.qmgr, "mode": "flow"}
+    for k, v in (("home", target.home), ("host", target.host)):
+        if v is not None:
+            reader = reader.option(k, v)
+            writer_opts[k] = v
+    df = (
+        reader.option("maxMessagesPerBatch", str(flow.max_messages_per_batch))
+        .option("logicalOrder", str(flow.input.logical_order).lower())
+        .option("partitions", str(partitions))
+        .load()
+    )
+    extra: list[str] = list(flow.extra_columns)
+    if flow.transform is not None:
+        base = set(df.columns)
+        df = flow.transform(df)
+        missing = {"queue", "token"} - set(df.columns)
+        if missing:
+            raise ValueError(f"the flow's transform dropped the columns {sorted(missing)}; keep queue and token")
+        extra = [c for c in df.columns if c not in base]
+    fn = node_partition(
+        flow.handlers(),
+        target,
+        logical_order=flow.input.logical_order,
+        all_or_nothing=flow.input.all_or_nothing_groups,
+        extra=extra,
+    )
+    out = df.mapInArrow(fn, DISPOSITION_SCHEMA)
+    w = out.writeStream.format("syncpoint").options(**writer_opts).option("checkpointLocation", str(checkpoint))
+    if query_name:
+        w = w.queryName(query_name)
+    w = w.trigger(availableNow=True) if available_now else w.trigger(processingTime=trigger_interval)
+    return w.start()
+
+
+def progress(target: Target, query_id: str, wait: float = 0.5) -> Iterator[dict[str, Any]]:
+    """The progress messages of a query (one per committed or skipped batch) that arrive within ``wait``."""
+    qm = target.connect("syncpoint.flow.progress")
+    try:
+        ensure_progress_queue(qm)
+        q = qm.open(PROGRESS_QUEUE)
+        key = query_key(query_id)
+        first = True
+        while True:
+            m = q.get_or_none(correl_id=key, wait=wait if first else None)
+            first = False
+            if m is None:
+                return
+            yield json.loads(m.data)
+    finally:
+        qm.disconnect()
+
+
+@dataclass
+class Totals:
+    batches: int = 0
+    inputs: int = 0
+    outputs: int = 0
+    backed_out: int = 0
+    to_boq: int = 0
+    to_dlq: int = 0
+    stayed: int = 0
+    failure: int = 0
+    catch: int = 0
+    discarded: int = 0
+    gone: int = 0
+    where: dict[str, str] = field(default_factory=dict)
+
+    def add(self, p: dict[str, Any]) -> None:
+        if p.get("skipped"):
+            return
+        self.batches += 1
+        for k in ("inputs", "outputs", "backed_out", "to_boq", "to_dlq", "stayed", "failure", "catch", "discarded", "gone"):
+            setattr(self, k, getattr(self, k) + int(p.get(k, 0)))
+        self.where.update(p.get("where", {}))
+
+
+def run_flow(
+    flow: Flow,
+    target: Target,
+    checkpoint: str | os.PathLike[str],
+    *,
+    master: str = "local[2]",
+    available_now: bool = False,
+    trigger_interval: str = "1 second",
+    on_progress: Callable[[dict[str, Any], Totals], None] | None = None,
+    timeout: float | None = None,
+    spark: Any = None,
+) -> Totals:
+    """Run a flow until it stops (availableNow: when the queue is drained), calling ``on_progress`` per batch."""
+    own = spark is None
+    spark = spark or spark_session(master)
+    totals = Totals()
+    query = build_query(spark, flow, target, checkpoint, available_now=available_now, trigger_interval=trigger_interval)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    try:
+        qid = str(query.id)
+        while True:
+            active = query.isActive
+            for p in progress(target, qid):
+                totals.add(p)
+                if on_progress is not None:
+                    on_progress(p, totals)
+            if not active:
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                break
+        if query.exception() is not None:
+            raise RuntimeError(f"the flow's streaming query failed: {query.exception()}")
+    finally:
+        if query.isActive:
+            query.stop()
+        if own:
+            spark.stop()
+    return totals

@@ -1,0 +1,190 @@
+"""The flow's Spark side: the input node on executors, the dispositions to the sink, progress to the driver.
+
+Each micro-batch: the "syncpoint" stream source reads the batch's messages (groups whole, in logical order, in
+one partition); ``node_partition`` runs the MQInput node over them (pure: _node) and yields one disposition row per
+message; the "syncpoint" stream sink in ``mode=flow`` commits them in one unit of work (_commit) and puts a
+non-persistent progress message on SYSTEM.SYNCPOINT.SPARK.PROGRESS for the driver's display. No per-message error
+reaches Spark: the node turns each into a disposition, so a poison message never fails the batch.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from syncpoint.mqi import MQMIError
+from syncpoint.mqi import constants as C
+from syncpoint.spark._commit import Sink, Summary, query_key
+from syncpoint.spark._qm import QueueAccess, Target
+from syncpoint.spark._rows import MD_COLUMNS
+
+from ._node import Action, Disposition, FlowMessage, Handlers, Terminal, process_group, process_message
+
+DISPOSITION_SCHEMA = (
+    "queue string, token bigint, action string, terminal string, backout_count int, error string, bip string, "
+    "puts binary"
+)
+PROGRESS_QUEUE = "SYSTEM.SYNCPOINT.SPARK.PROGRESS"
+_MD_NAMES = [n for n, _ in MD_COLUMNS]
+
+
+def _message(row: Mapping[str, Any], extra: Sequence[str]) -> FlowMessage:
+    md = {n: row.get(n) for n in _MD_NAMES}
+    md = {k: (bytes(v) if isinstance(v, (bytearray, memoryview)) else v) for k, v in md.items() if v is not None}
+    data = row.get("data") or b""
+    return FlowMessage(
+        bytes(data),
+        md,
+        queue=str(row.get("queue") or ""),
+        token=int(row["token"]),
+        row={k: row.get(k) for k in extra} if extra else None,
+    )
+
+
+def run_node(
+    rows: Sequence[Mapping[str, Any]],
+    handlers: Handlers,
+    bothresh: Mapping[str, int | None],
+    *,
+    logical_order: bool,
+    all_or_nothing: bool,
+    extra: Sequence[str] = (),
+) -> list[Disposition]:
+    """The node over one partition's rows (in the source's order: groups contiguous, in MsgSeqNumber order)."""
+    out: list[Disposition] = []
+    i = 0
+    while i < len(rows):
+        m = _message(rows[i], extra)
+        flags = int(m.md.get("MsgFlags", 0))
+        if logical_order and m.group_id != C.MQGI_NONE and flags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP):
+            group = [m]
+            j = i + 1
+            while j < len(rows) and bytes(rows[j].get("GroupId") or b"") == m.group_id and rows[j].get("queue") == m.queue:
+                group.append(_message(rows[j], extra))
+                j += 1
+            out.extend(process_group(group, handlers, bothresh.get(m.queue), all_or_nothing=all_or_nothing))
+            i = j
+        else:
+            out.append(process_message(m, handlers, bothresh.get(m.queue)))
+            i += 1
+    return out
+
+
+def _disposition_row(queue: str, d: Disposition) -> dict[str, Any]:
+    return {
+        "queue": queue,
+        "token": d.token,
+        "action": d.action.value,
+        "terminal": d.terminal.value,
+        "backout_count": d.backout_count,
+        "error": d.error,
+        "bip": d.bip,
+        "puts": pickle.dumps(d.puts),
+    }
+
+
+def node_partition(
+    handlers: Handlers, target: Target, *, logical_order: bool, all_or_nothing: bool, extra: Sequence[str] = ()
+) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """A mapInArrow function running the node on an executor."""
+
+    def fn(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        rows = [r for b in batches for r in b.to_pylist()]
+        if not rows:
+            return
+        queues = sorted({str(r["queue"]) for r in rows})
+        bothresh: dict[str, int | None] = {}
+        try:
+            qm = target.connect("syncpoint.flow")
+            try:
+                for q in queues:
+                    a = QueueAccess(qm, q)
+                    bothresh[q] = a.attributes()[0]
+            finally:
+                qm.disconnect()
+        except MQMIError:
+            bothresh = {q: None for q in queues}  # unreadable: the node uses 1 (seed 004)
+        ds = run_node(rows, handlers, bothresh, logical_order=logical_order, all_or_nothing=all_or_nothing, extra=extra)
+        queue_of = {int(r["token"]): str(r["queue"]) for r in rows}
+        out = [_disposition_row(queue_of[d.token], d) for d in ds]
+        yield pa.RecordBatch.from_pylist(out, schema=_arrow_schema())
+
+    return fn
+
+
+def _arrow_schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("queue", pa.string()),
+            ("token", pa.int64()),
+            ("action", pa.string()),
+            ("terminal", pa.string()),
+            ("backout_count", pa.int32()),
+            ("error", pa.string()),
+            ("bip", pa.string()),
+            ("puts", pa.binary()),
+        ]
+    )
+
+
+def collect_dispositions(rows: Iterator[Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The sink's write(): disposition rows as (queue, fields) for the driver's commit."""
+    out = []
+    for row in rows:
+        d = row.asDict()
+        out.append((str(d["queue"]), d))
+    return out
+
+
+def _disposition(d: Mapping[str, Any]) -> Disposition:
+    return Disposition(
+        token=int(d["token"]),
+        action=Action(d["action"]),
+        terminal=Terminal(d["terminal"]),
+        backout_count=int(d["backout_count"] or 0),
+        puts=pickle.loads(d["puts"]) if d["puts"] else [],
+        error=d.get("error"),
+        bip=d.get("bip"),
+    )
+
+
+def commit_flow_batch(
+    sink: Sink, query_id: str, batch_id: int, payloads: Sequence[Sequence[tuple[str, dict[str, Any]]]], options: Any
+) -> Summary:
+    """The sink's commit in flow mode: one unit of work, then a progress message for the driver."""
+    by_queue: dict[str, list[Disposition]] = {}
+    for payload in payloads:
+        for queue, fields in payload:
+            by_queue.setdefault(queue, []).append(_disposition(fields))
+    summary = sink.commit_flow(query_id, batch_id, by_queue)
+    publish_progress(sink, query_id, summary)
+    return summary
+
+
+def ensure_progress_queue(qm: Any) -> None:
+    try:
+        qm.admin("define", "QLOCAL", PROGRESS_QUEUE, {"DEFPSIST": C.MQPER_NOT_PERSISTENT, "MAXDEPTH": 100_000})
+    except MQMIError as e:
+        if e.reason != C.MQRC_OBJECT_ALREADY_EXISTS:
+            raise
+
+
+def publish_progress(sink: Sink, query_id: str, summary: Summary) -> None:
+    """A non-persistent progress message (expires after an hour when no display reads it)."""
+    try:
+        ensure_progress_queue(sink.qm)
+        sink.qm.put1(
+            PROGRESS_QUEUE,
+            json.dumps(summary.to_json()),
+            correl_id=query_key(query_id),
+            persistent=False,
+            expiry=3600.0,
+        )
+    except MQMIError:
+        pass  # the display is a convenience: the batch is committed whatever happens here

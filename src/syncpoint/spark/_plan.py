@@ -1,0 +1,203 @@
+"""Batch planning for the streaming source: deterministic batches by MsgToken, never splitting a group.
+
+Theory of operation
+-------------------
+Every message has a MsgToken: its place in the queue manager's put sequence (a number that only grows). An offset
+is ``{"hw": H, "extra": [...], "skip": [...]}``: batch N is every message visible on the queue whose token lies in
+(start.hw, end.hw], minus ``skip`` (tokens in that range left for a later batch because a batch ends at a group
+boundary), plus ``extra`` (tokens at or below start.hw: messages backed out for a retry, or committed late by
+their putter). A replay of batch N after a crash therefore reads the same messages, except those that left the
+queue in between (the sink then skips them: they are not consumed twice).
+
+Which messages are candidates for the next batch: every visible message not already planned in this run with the
+same BackoutCount (a backed-out message's count rose: it is retried in a later batch). The candidates are cut
+into units (one message, or every visible message of a group in MsgSeqNumber order) ordered by their first token,
+and units are admitted while the batch stays within ``max_messages`` (a unit larger than the limit makes a batch on
+its own). A group is a unit only once its last message (MQMF_LAST_MSG_IN_GROUP) is on the queue, or when some of
+its messages were backed out (the rest of a group whose other part committed).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from syncpoint.mqi import constants as C
+
+_NO_GROUP = C.MQGI_NONE
+
+
+@dataclass(frozen=True, slots=True)
+class Visible:
+    """What the planner knows of a visible message (from a browse)."""
+
+    token: int
+    backout: int = 0
+    group_id: bytes = _NO_GROUP
+    seqno: int = 1
+    flags: int = 0
+
+    @property
+    def in_group(self) -> bool:
+        return self.group_id != _NO_GROUP and bool(self.flags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP))
+
+    @property
+    def last_in_group(self) -> bool:
+        return bool(self.flags & C.MQMF_LAST_MSG_IN_GROUP)
+
+
+@dataclass(frozen=True, slots=True)
+class Offset:
+    hw: int = 0
+    extra: tuple[int, ...] = ()
+    skip: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        # Key order is fixed: Spark compares offsets as JSON strings.
+        return {"hw": self.hw, "extra": list(self.extra), "skip": list(self.skip)}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any] | str | None) -> Offset:
+        if d is None:
+            return cls()
+        if isinstance(d, str):
+            d = json.loads(d)
+            assert isinstance(d, Mapping)
+        try:
+            return cls(int(d.get("hw", 0)), tuple(int(t) for t in d.get("extra", ())), tuple(int(t) for t in d.get("skip", ())))
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"not a syncpoint offset: {d!r}") from e
+
+
+def units(candidates: Sequence[Visible], *, logical_order: bool = True) -> list[list[Visible]]:
+    """Cut candidates into units in token order: single messages, and whole groups in MsgSeqNumber order.
+
+    An incomplete group (its last message not yet on the queue and none of its messages backed out) is held back.
+    """
+    groups: dict[bytes, list[Visible]] = {}
+    singles: list[list[Visible]] = []
+    for v in candidates:
+        if logical_order and v.in_group:
+            groups.setdefault(v.group_id, []).append(v)
+        else:
+            singles.append([v])
+    out = singles
+    for members in groups.values():
+        if any(m.last_in_group for m in members) or any(m.backout > 0 for m in members):
+            out.append(sorted(members, key=lambda m: (m.seqno, m.token)))
+    out.sort(key=lambda u: min(m.token for m in u))
+    return out
+
+
+def admit(us: Sequence[list[Visible]], max_messages: int | None) -> list[list[Visible]]:
+    """The units of the next batch: in order, while the batch stays within ``max_messages``."""
+    chosen: list[list[Visible]] = []
+    n = 0
+    for u in us:
+        if chosen and max_messages is not None and n + len(u) > max_messages:
+            break
+        chosen.append(u)
+        n += len(u)
+        if max_messages is not None and n >= max_messages:
+            break
+    return chosen
+
+
+def end_offset(start: Offset, visible: Iterable[Visible], chosen: Iterable[Visible]) -> Offset:
+    """The end offset describing exactly ``chosen`` against the queue as ``visible`` shows it."""
+    tokens = {v.token for v in chosen}
+    if not tokens:
+        return start
+    hw = max(start.hw, max(tokens))
+    extra = tuple(sorted(t for t in tokens if t <= start.hw))
+    skip = tuple(sorted(v.token for v in visible if start.hw < v.token <= hw and v.token not in tokens))
+    return Offset(hw, extra, skip)
+
+
+def batch_tokens(start: Offset, end: Offset, visible_tokens: Iterable[int]) -> set[int]:
+    """The tokens of the batch (start, end] among the tokens visible now (a replay reads the same messages)."""
+    skip = set(end.skip)
+    extra = set(end.extra)
+    return {t for t in visible_tokens if (start.hw < t <= end.hw and t not in skip) or t in extra}
+
+
+def order_units(batch: Sequence[Visible], *, logical_order: bool = True) -> list[list[Visible]]:
+    """The batch's messages as processing units (groups kept together; incomplete groups are not held back
+    here: the plan already decided they belong to this batch)."""
+    groups: dict[bytes, list[Visible]] = {}
+    out: list[list[Visible]] = []
+    for v in sorted(batch, key=lambda v: v.token):
+        if logical_order and v.in_group:
+            if v.group_id not in groups:
+                groups[v.group_id] = []
+                out.append(groups[v.group_id])
+            groups[v.group_id].append(v)
+        else:
+            out.append([v])
+    for members in groups.values():
+        members.sort(key=lambda m: (m.seqno, m.token))
+    return out
+
+
+def split_partitions(us: Sequence[list[Visible]], n: int) -> list[list[int]]:
+    """Deal units to at most ``n`` partitions of about equal size, keeping each unit whole and in order."""
+    n = max(1, n)
+    total = sum(len(u) for u in us)
+    if total == 0:
+        return []
+    target = -(-total // n)
+    parts: list[list[int]] = [[]]
+    for u in us:
+        if parts[-1] and len(parts[-1]) + len(u) > target and len(parts) < n:
+            parts.append([])
+        parts[-1].extend(v.token for v in u)
+    return [p for p in parts if p]
+
+
+class Planner:
+    """The stream reader's memory between batches: which messages it planned, with which BackoutCount.
+
+    ``stuck_after``: in an availableNow run, a message planned once with BackoutCount at or above this (twice
+    the threshold: past the end of the retry ladder, so it stays) is not planned again in this run.
+    """
+
+    def __init__(self, *, max_messages: int | None = None, logical_order: bool = True) -> None:
+        self.max_messages = max_messages
+        self.logical_order = logical_order
+        self.planned: dict[int, int] = {}
+        self.target: int | None = None  # availableNow: plan nothing put after this token
+        self.stuck_after: int | None = None
+        self.stuck: set[int] = set()
+
+    def candidates(self, visible: Sequence[Visible]) -> list[Visible]:
+        present = {v.token for v in visible}
+        for t in [t for t in self.planned if t not in present]:
+            del self.planned[t]
+        out = []
+        for v in visible:
+            if self.target is not None and v.token > self.target:
+                continue
+            if v.token in self.stuck:
+                continue
+            if self.planned.get(v.token) == v.backout:
+                continue
+            out.append(v)
+        return out
+
+    def plan(self, start: Offset, visible: Sequence[Visible], limit: int | None = None) -> tuple[Offset, list[Visible]]:
+        """The next batch's end offset and messages; ``start`` itself when there is nothing to do."""
+        cap = self.max_messages if limit is None else (limit if self.max_messages is None else min(limit, self.max_messages))
+        chosen_units = admit(units(self.candidates(visible), logical_order=self.logical_order), cap)
+        chosen = [v for u in chosen_units for v in u]
+        if not chosen:
+            return start, []
+        for v in chosen:
+            self.planned[v.token] = v.backout
+            if self.target is not None and self.stuck_after is not None and v.backout >= self.stuck_after:
+                self.stuck.add(v.token)
+        return end_offset(start, visible, chosen), chosen

@@ -1,0 +1,178 @@
+"""The queue-manager side of the Spark integration, through syncpoint.client only.
+
+Spark's Python workers are separate processes, so they connect with ``syncpoint.connect(qmgr, home=..., host=...)``
+(the queue manager's server when it runs; ``host`` goes over TCP). Messages are addressed by MsgToken
+(MQGMO version 3, MQMO_MATCH_MSG_TOKEN): the driver browses tokens without data, executors browse a token's
+message with its data, and the sink gets a token's message under syncpoint.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import syncpoint
+from syncpoint.client import QueueManager
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQMIError, blank_strip
+from syncpoint.mqi import constants as C
+
+from ._plan import Visible
+
+_OK_READS = (C.MQRC_NONE, C.MQRC_TRUNCATED_MSG_ACCEPTED)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where the queue manager is: its name, and ``home`` / ``host`` as syncpoint.connect takes them."""
+
+    qmgr: str
+    home: str | None = None
+    host: str | None = None
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, str]) -> Target:
+        opts = {k.lower(): v for k, v in options.items()}
+        qmgr = opts.get("qmgr") or opts.get("queuemanager")
+        if not qmgr:
+            raise ValueError('the syncpoint data source needs option("qmgr", <queue manager name>)')
+        return cls(qmgr, opts.get("home") or None, opts.get("host") or None)
+
+    def connect(self, appl_name: str = "syncpoint.spark") -> QueueManager:
+        kw: dict[str, Any] = {"appl_name": appl_name}
+        if self.home is not None:
+            kw["home"] = self.home
+        if self.host is not None:
+            kw["host"] = self.host
+        return syncpoint.connect(self.qmgr, **kw)
+
+
+def token_bytes(token: int) -> bytes:
+    return struct.pack(">QQ", 0, token)
+
+
+def token_of(gmo: MQGMO) -> int:
+    return int(struct.unpack(">QQ", bytes(gmo.MsgToken))[1])
+
+
+class QueueAccess:
+    """Open handles on one queue for the Spark integration (browse for scanning, browse by token, input)."""
+
+    def __init__(self, qm: QueueManager, queue: str) -> None:
+        self.qm = qm
+        self.queue = queue
+        self._scan: int | None = None
+        self._lookup: int | None = None
+        self._input: int | None = None
+
+    def _open(self, options: int) -> int:
+        return self.qm.mqopen(MQOD(ObjectName=self.queue.encode()), options | C.MQOO_FAIL_IF_QUIESCING)
+
+    # -- browsing ---------------------------------------------------------------------------------------
+    def _browse(self, h: int, options: int, token: int | None, with_data: bool) -> tuple[MQMD, MQGMO, bytes] | None:
+        md = MQMD()
+        gmo = MQGMO(Version=C.MQGMO_VERSION_3)
+        gmo.Options = options | C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING
+        if not with_data:
+            gmo.Options |= C.MQGMO_ACCEPT_TRUNCATED_MSG
+        if token is not None:
+            gmo.MatchOptions = C.MQMO_MATCH_MSG_TOKEN
+            gmo.MsgToken = token_bytes(token)
+        else:
+            gmo.MatchOptions = C.MQMO_NONE
+        result = self.qm.transport.get(h, md, gmo, None if with_data else 0)
+        if result.reason == C.MQRC_NO_MSG_AVAILABLE:
+            return None
+        if result.reason not in _OK_READS:
+            raise MQMIError(result.comp, result.reason, f"browsing queue {self.queue}")
+        return md, gmo, result.data
+
+    def scan(self, *, from_start: bool) -> Iterator[Visible]:
+        """Browse the queue (from the start, or on from where the last scan ended) without data."""
+        if self._scan is None:
+            self._scan = self._open(C.MQOO_BROWSE)
+            from_start = True
+        first = from_start
+        while True:
+            try:
+                got = self._browse(self._scan, C.MQGMO_BROWSE_FIRST if first else C.MQGMO_BROWSE_NEXT, None, False)
+            except MQMIError as e:
+                if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                    return
+                raise
+            if got is None:
+                return
+            first = False
+            md, gmo, _ = got
+            yield visible_of(md, token_of(gmo))
+
+    def lookup(self, token: int, *, with_data: bool = True) -> tuple[MQMD, bytes] | None:
+        """The message with this token (browsed, left in place), or None when it is no longer on the queue."""
+        if self._lookup is None:
+            self._lookup = self._open(C.MQOO_BROWSE)
+        got = self._browse(self._lookup, C.MQGMO_BROWSE_FIRST, token, with_data)
+        if got is None:
+            return None
+        return got[0], got[2]
+
+    # -- destructive get by token under syncpoint ------------------------------------------------------
+    def get_token(self, token: int, *, syncpoint: bool = True) -> tuple[MQMD, bytes] | None:
+        """Get (remove) the message with this token in the unit of work; None when it is gone."""
+        if self._input is None:
+            self._input = self._open(C.MQOO_INPUT_SHARED)
+        md = MQMD()
+        gmo = MQGMO(Version=C.MQGMO_VERSION_3)
+        gmo.Options = (C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT) | C.MQGMO_NO_WAIT
+        gmo.Options |= C.MQGMO_FAIL_IF_QUIESCING
+        gmo.MatchOptions = C.MQMO_MATCH_MSG_TOKEN
+        gmo.MsgToken = token_bytes(token)
+        result = self.qm.transport.get(self._input, md, gmo, None)
+        if result.reason == C.MQRC_NO_MSG_AVAILABLE:
+            return None
+        if result.reason != C.MQRC_NONE:
+            raise MQMIError(result.comp, result.reason, f"getting a message from queue {self.queue}")
+        return md, result.data
+
+    # -- attributes ------------------------------------------------------------------------------------
+    def attributes(self) -> tuple[int | None, str]:
+        """(BOTHRESH, BOQNAME) of the queue; BOTHRESH None when it cannot be read (the node then uses 1)."""
+        try:
+            h = self._open(C.MQOO_INQUIRE)
+        except MQMIError:
+            return None, ""
+        try:
+            ints, chars = self.qm.mqinq(h, [C.MQIA_BACKOUT_THRESHOLD, C.MQCA_BACKOUT_REQ_Q_NAME])
+            return int(ints[0]), blank_strip(chars[0])
+        except MQMIError:
+            return None, ""
+        finally:
+            self.qm.mqclose(h)
+
+    def close(self) -> None:
+        for h in (self._scan, self._lookup, self._input):
+            if h is not None:
+                try:
+                    self.qm.mqclose(h)
+                except MQMIError:
+                    pass
+        self._scan = self._lookup = self._input = None
+
+
+def visible_of(md: MQMD, token: int) -> Visible:
+    return Visible(token, int(md.BackoutCount), bytes(md.GroupId), int(md.MsgSeqNumber), int(md.MsgFlags))
+
+
+def dead_letter_queue(qm: QueueManager) -> str:
+    """The queue manager's DEADQ ('' when none or unreadable)."""
+    try:
+        h = qm.mqopen(MQOD(ObjectType=C.MQOT_Q_MGR), C.MQOO_INQUIRE)
+    except MQMIError:
+        return ""
+    try:
+        _, chars = qm.mqinq(h, [C.MQCA_DEAD_LETTER_Q_NAME])
+        return blank_strip(chars[0])
+    except MQMIError:
+        return ""
+    finally:
+        qm.mqclose(h)

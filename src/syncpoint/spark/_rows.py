@@ -1,0 +1,214 @@
+"""Rows and messages: the DataFrame columns of a syncpoint message, and rows back to messages.
+
+A row read from a queue has ``queue``, ``token`` (the message's MsgToken as a number: its place in the queue
+manager's put sequence), ``data`` (the body as stored, binary), ``payload`` (the body after an MQDLH, if any),
+``text`` (the payload decoded as UTF-8 when it decodes, else null), every MQMD field under IBM's name with its
+type, ``PutTimestamp`` (PutDate + PutTime as a timestamp, UTC) and, for a body that starts with an MQDLH
+(Format MQDEAD), the MQDLH fields as ``DLH_<field>`` (null otherwise).
+
+A row written to a queue needs ``data`` (binary or string); any MQMD column present and not null is set on the
+message (context fields with MQPMO_SET_ALL_CONTEXT); an optional ``queue`` column routes the row.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping
+from typing import Any
+
+from syncpoint.mqi import MQDLH, MQMD, MQMIError, blank_strip
+from syncpoint.mqi import constants as C
+
+# (IBM field name, Spark SQL type) in MQMD order; binary fields stay bytes, character fields are stripped.
+MD_COLUMNS: list[tuple[str, str]] = [
+    ("Report", "int"),
+    ("MsgType", "int"),
+    ("Expiry", "int"),
+    ("Feedback", "int"),
+    ("Encoding", "int"),
+    ("CodedCharSetId", "int"),
+    ("Format", "string"),
+    ("Priority", "int"),
+    ("Persistence", "int"),
+    ("MsgId", "binary"),
+    ("CorrelId", "binary"),
+    ("BackoutCount", "int"),
+    ("ReplyToQ", "string"),
+    ("ReplyToQMgr", "string"),
+    ("UserIdentifier", "string"),
+    ("AccountingToken", "binary"),
+    ("ApplIdentityData", "string"),
+    ("PutApplType", "int"),
+    ("PutApplName", "string"),
+    ("PutDate", "string"),
+    ("PutTime", "string"),
+    ("ApplOriginData", "string"),
+    ("GroupId", "binary"),
+    ("MsgSeqNumber", "int"),
+    ("Offset", "int"),
+    ("MsgFlags", "int"),
+    ("OriginalLength", "int"),
+]
+DLH_COLUMNS: list[tuple[str, str]] = [
+    ("DLH_Reason", "int"),
+    ("DLH_DestQName", "string"),
+    ("DLH_DestQMgrName", "string"),
+    ("DLH_Encoding", "int"),
+    ("DLH_CodedCharSetId", "int"),
+    ("DLH_Format", "string"),
+    ("DLH_PutApplType", "int"),
+    ("DLH_PutApplName", "string"),
+    ("DLH_PutDate", "string"),
+    ("DLH_PutTime", "string"),
+]
+HEAD_COLUMNS: list[tuple[str, str]] = [
+    ("queue", "string"),
+    ("token", "bigint"),
+    ("data", "binary"),
+    ("payload", "binary"),
+    ("text", "string"),
+]
+COLUMNS: list[tuple[str, str]] = HEAD_COLUMNS + MD_COLUMNS + [("PutTimestamp", "timestamp")] + DLH_COLUMNS
+SCHEMA = ", ".join(f"`{n}` {t}" for n, t in COLUMNS)
+COLUMN_NAMES = [n for n, _ in COLUMNS]
+
+_MD_TYPES = dict(MD_COLUMNS)
+# Fields an application may set only with MQPMO_SET_IDENTITY_CONTEXT / SET_ALL_CONTEXT.
+CONTEXT_FIELDS = frozenset(
+    {
+        "UserIdentifier",
+        "AccountingToken",
+        "ApplIdentityData",
+        "PutApplType",
+        "PutApplName",
+        "PutDate",
+        "PutTime",
+        "ApplOriginData",
+    }
+)
+# Fields the queue manager sets itself on a put: never taken from a row.
+_QM_FIELDS = frozenset({"BackoutCount"})
+
+
+def _char(value: bytes) -> str:
+    return blank_strip(value)
+
+
+def put_timestamp(put_date: str, put_time: str) -> _dt.datetime | None:
+    """PutDate (YYYYMMDD) and PutTime (HHMMSSTH) as a UTC datetime; None when they do not parse."""
+    try:
+        return _dt.datetime(
+            int(put_date[0:4]),
+            int(put_date[4:6]),
+            int(put_date[6:8]),
+            int(put_time[0:2]),
+            int(put_time[2:4]),
+            int(put_time[4:6]),
+            int(put_time[6:8] or 0) * 10_000,
+            tzinfo=_dt.timezone.utc,
+        )
+    except (ValueError, IndexError):
+        return None
+
+
+def md_to_dict(md: MQMD) -> dict[str, Any]:
+    """The MQMD's fields under IBM's names: binary fields as bytes, character fields stripped."""
+    out: dict[str, Any] = {}
+    for name, typ in MD_COLUMNS:
+        v = getattr(md, name)
+        if typ == "binary":
+            out[name] = bytes(v)
+        elif typ == "string":
+            out[name] = _char(v)
+        else:
+            out[name] = int(v)
+    return out
+
+
+def split_dlh(data: bytes, fmt: str) -> tuple[dict[str, Any] | None, bytes]:
+    """The MQDLH fields (``DLH_`` names) and the payload after it, when the body is a dead-letter header."""
+    if fmt.strip() != C.MQFMT_DEAD_LETTER_HEADER.decode().strip() or len(data) < C.MQDLH_LENGTH_1:
+        return None, data
+    try:
+        dlh = MQDLH.unpack(data[: C.MQDLH_LENGTH_1])
+    except (MQMIError, ValueError, Exception):
+        return None, data
+    if dlh.StrucId != b"DLH ":
+        return None, data
+    fields: dict[str, Any] = {}
+    for name, typ in DLH_COLUMNS:
+        v = getattr(dlh, name[4:])
+        fields[name] = _char(v) if typ == "string" else int(v)
+    return fields, data[C.MQDLH_LENGTH_1 :]
+
+
+def message_to_row(queue: str, token: int, data: bytes, md: MQMD) -> tuple[Any, ...]:
+    """One row (a tuple in COLUMNS order) for a message."""
+    mdd = md_to_dict(md)
+    dlh, payload = split_dlh(data, mdd["Format"])
+    try:
+        text: str | None = payload.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    values: list[Any] = [queue, token, data, payload, text]
+    values.extend(mdd[n] for n, _ in MD_COLUMNS)
+    values.append(put_timestamp(mdd["PutDate"], mdd["PutTime"]))
+    values.extend((dlh or {}).get(n) for n, _ in DLH_COLUMNS)
+    return tuple(values)
+
+
+def row_to_message(row: Mapping[str, Any]) -> tuple[bytes, MQMD, bool]:
+    """A row as (data, MQMD, needs SET_ALL_CONTEXT). Raises ValueError naming the bad column."""
+    if "data" not in row or row["data"] is None:
+        raise ValueError("a row to write needs a non-null 'data' column (binary or string)")
+    data = row["data"]
+    md = MQMD()
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+        md.Format = C.MQFMT_STRING
+    elif isinstance(data, (bytearray, memoryview)):
+        data = bytes(data)
+    elif not isinstance(data, bytes):
+        raise ValueError(f"column 'data' must be binary or string, not {type(data).__name__}")
+    set_context = False
+    for name, value in row.items():
+        if name not in _MD_TYPES or value is None or name in _QM_FIELDS:
+            continue
+        typ = _MD_TYPES[name]
+        length = len(getattr(md, name))  if typ != "int" else 0
+        if typ == "int":
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError(f"column {name!r} must be an integer, not {value!r}")
+            setattr(md, name, int(value))
+        elif typ == "binary":
+            if not isinstance(value, (bytes, bytearray)):
+                raise ValueError(f"column {name!r} must be binary, not {type(value).__name__}")
+            if len(value) > length:
+                raise ValueError(f"column {name!r} holds {len(value)} bytes; MQMD.{name} has {length}")
+            setattr(md, name, bytes(value).ljust(length, b"\0"))
+        else:
+            if not isinstance(value, str):
+                raise ValueError(f"column {name!r} must be a string, not {type(value).__name__}")
+            raw = value.encode()
+            if len(raw) > length:
+                raise ValueError(f"column {name!r} is longer than MQMD.{name} ({length} characters)")
+            setattr(md, name, raw.ljust(length))
+        if name in CONTEXT_FIELDS:
+            set_context = True
+    return data, md, set_context
+
+
+def md_from_fields(fields: Mapping[str, Any]) -> MQMD:
+    """An MQMD from IBM-named fields (as a flow's puts carry them)."""
+    md = MQMD()
+    for name, value in fields.items():
+        if name not in _MD_TYPES:
+            raise ValueError(f"{name!r} is not an MQMD field")
+        typ = _MD_TYPES[name]
+        if typ == "int":
+            setattr(md, name, int(value))
+        elif typ == "binary":
+            setattr(md, name, bytes(value).ljust(len(getattr(md, name)), b"\0"))
+        else:
+            setattr(md, name, str(value).encode().ljust(len(getattr(md, name))))
+    return md

@@ -1,0 +1,443 @@
+"""The "syncpoint" Spark data source (PySpark Python Data Source API, Spark 4.x).
+
+    spark.dataSource.register(SyncpointDataSource)
+    spark.read.format("syncpoint").option("qmgr", "QM1").option("queue", "Q").load()        # browse
+    df.write.format("syncpoint").option("qmgr", "QM1").option("queue", "Q").mode("append").save()
+    spark.readStream.format("syncpoint").option("qmgr", "QM1").option("queue", "IN").load()
+    df.writeStream.format("syncpoint").option("qmgr", "QM1").option("queue", "OUT").start()
+
+Options: ``qmgr`` (required), ``home`` / ``host`` (as syncpoint.connect takes them), ``queue``,
+``maxMessagesPerBatch`` (stream read, default 1000: a batch's gets, puts and record share one unit of work,
+bounded by MAXUMSGS), ``logicalOrder`` (default true: groups kept whole and in MsgSeqNumber order),
+``partitions`` (default 2), and for the stream writer ``mode`` (``rows``: rows become messages, and a row
+carrying ``queue`` + ``token`` of a streamed input consumes that input; ``flow``: the rows are a flow's
+dispositions, see syncpoint.flow).
+
+Where code runs (reference/spark.md): the stream reader's offsets and partitions in one long-lived driver
+process (its planner memory lives there); read() and write() on executors; the stream writer's commit in a
+driver worker that only sees the commit messages. Every one of them connects to the queue manager itself.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceReader,
+    DataSourceStreamReader,
+    DataSourceStreamWriter,
+    DataSourceWriter,
+    InputPartition,
+    WriterCommitMessage,
+)
+from pyspark.sql.types import StructType
+
+from syncpoint.mqi import MQOD, MQPMO, MQMIError
+from syncpoint.mqi import constants as C
+
+from ._plan import Offset, Planner, batch_tokens, order_units, split_partitions
+from ._qm import QueueAccess, Target
+from ._rows import SCHEMA, message_to_row, row_to_message
+
+try:
+    from pyspark.sql.streaming.datasource import (
+        ReadAllAvailable,
+        ReadLimit,
+        ReadMaxRows,
+        SupportsTriggerAvailableNow,
+    )
+except ImportError:  # pragma: no cover - Spark 4.0/4.1: no admission control
+    ReadLimit = object  # type: ignore[assignment,misc]
+    ReadAllAvailable = ReadMaxRows = None  # type: ignore[assignment,misc]
+
+    class SupportsTriggerAvailableNow:  # type: ignore[no-redef]
+        pass
+
+
+DEFAULT_MAX_MESSAGES = 1000
+
+
+def _opt(options: Any, name: str, default: str | None = None) -> str | None:
+    low = {k.lower(): v for k, v in dict(options).items()}
+    return low.get(name.lower(), default)
+
+
+def _bool(value: str | None, default: bool) -> bool:
+    if value is None:
+        return default
+    v = value.strip().lower()
+    if v in ("true", "yes", "1"):
+        return True
+    if v in ("false", "no", "0"):
+        return False
+    raise ValueError(f"expected true or false, not {value!r}")
+
+
+def _int(options: Any, name: str, default: int) -> int:
+    raw = _opt(options, name)
+    if raw is None:
+        return default
+    try:
+        n = int(raw)
+    except ValueError:
+        raise ValueError(f"option {name} must be a whole number, not {raw!r}") from None
+    if n < 1:
+        raise ValueError(f"option {name} must be at least 1, not {n}")
+    return n
+
+
+def _queue(options: Any) -> str:
+    q = _opt(options, "queue")
+    if not q:
+        raise ValueError('the syncpoint data source needs option("queue", <queue name>)')
+    return q
+
+
+class SyncpointDataSource(DataSource):
+    """Format "syncpoint": queues of a syncpoint queue manager as DataFrames (batch and streaming)."""
+
+    @classmethod
+    def name(cls) -> str:
+        return "syncpoint"
+
+    def schema(self) -> str:
+        mode = _opt(self.options, "mode", "rows")
+        if mode == "flow":
+            from syncpoint.flow._spark import DISPOSITION_SCHEMA
+
+            return DISPOSITION_SCHEMA
+        return SCHEMA
+
+    def reader(self, schema: StructType) -> DataSourceReader:
+        return BatchReader(dict(self.options))
+
+    def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
+        if overwrite:
+            raise ValueError("the syncpoint data source appends messages; use mode('append')")
+        return BatchWriter(dict(self.options))
+
+    def streamReader(self, schema: StructType) -> DataSourceStreamReader:
+        return StreamReader(dict(self.options))
+
+    def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
+        return StreamWriter(dict(self.options))
+
+
+# ======================================================================================================
+# Batch read: browse a queue
+# ======================================================================================================
+class TokenPartition(InputPartition):
+    def __init__(self, tokens: list[int]) -> None:
+        super().__init__(tokens)
+        self.tokens = tokens
+
+
+class BatchReader(DataSourceReader):
+    """Browses the queue into rows; nothing is removed."""
+
+    def __init__(self, options: dict[str, str]) -> None:
+        self.target = Target.from_options(options)
+        self.queue = _queue(options)
+        self.n = _int(options, "partitions", 1)
+
+    def partitions(self) -> Sequence[InputPartition]:
+        if self.n == 1:
+            return [InputPartition(None)]
+        qm = self.target.connect("syncpoint.spark.read")
+        try:
+            a = QueueAccess(qm, self.queue)
+            us = [[v] for v in a.scan(from_start=True)]
+        finally:
+            qm.disconnect()
+        return [TokenPartition(p) for p in split_partitions(us, self.n)] or [InputPartition(None)]
+
+    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
+        qm = self.target.connect("syncpoint.spark.read")
+        try:
+            if isinstance(partition, TokenPartition):
+                yield from _read_tokens(qm, self.queue, partition.tokens)
+            else:
+                q = qm.open(self.queue)
+                from ._qm import token_of
+
+                h = q._h("browse")
+                from syncpoint.mqi import MQGMO, MQMD
+
+                first = True
+                while True:
+                    md = MQMD()
+                    gmo = MQGMO(Version=C.MQGMO_VERSION_3)
+                    gmo.Options = (C.MQGMO_BROWSE_FIRST if first else C.MQGMO_BROWSE_NEXT) | C.MQGMO_NO_WAIT
+                    first = False
+                    result = qm.transport.get(h, md, gmo, None)
+                    if result.reason == C.MQRC_NO_MSG_AVAILABLE:
+                        break
+                    if result.reason != C.MQRC_NONE:
+                        raise MQMIError(result.comp, result.reason, f"browsing queue {self.queue}")
+                    yield message_to_row(self.queue, token_of(gmo), result.data, md)
+        finally:
+            qm.disconnect()
+
+
+def _read_tokens(qm: Any, queue: str, tokens: Sequence[int]) -> Iterator[tuple[Any, ...]]:
+    """The messages with these tokens, in this order; those no longer on the queue are left out."""
+    a = QueueAccess(qm, queue)
+    try:
+        for t in tokens:
+            got = a.lookup(t)
+            if got is not None:
+                yield message_to_row(queue, t, got[1], got[0])
+    finally:
+        a.close()
+
+
+# ======================================================================================================
+# Batch write: all rows in one unit of work
+# ======================================================================================================
+class _Rows(WriterCommitMessage):
+    def __init__(self, payload: bytes, query_id: str | None = None) -> None:
+        self.payload = payload
+        self.query_id = query_id
+
+
+def _convert_rows(rows: Iterator[Any], default_queue: str | None) -> list[tuple[str, bytes, bytes, bool]]:
+    out = []
+    for row in rows:
+        d = row.asDict() if hasattr(row, "asDict") else dict(row)
+        queue = d.pop("queue", None) or default_queue
+        if not queue:
+            raise ValueError("a row has no 'queue' column value and the writer has no queue option")
+        data, md, context = row_to_message(d)
+        out.append((queue, data, md.pack(), context))
+    return out
+
+
+class BatchWriter(DataSourceWriter):
+    """Puts every row as a message; all of the job's rows are put in ONE unit of work at commit (on the
+    driver), so a failed job leaves nothing on the queue."""
+
+    def __init__(self, options: dict[str, str]) -> None:
+        self.target = Target.from_options(options)
+        self.queue = _opt(options, "queue")
+
+    def write(self, iterator: Iterator[Any]) -> WriterCommitMessage:
+        return _Rows(pickle.dumps(_convert_rows(iterator, self.queue)))
+
+    def commit(self, messages: list[WriterCommitMessage | None]) -> None:
+        qm = self.target.connect("syncpoint.spark.write")
+        try:
+            put_all(qm, [r for m in messages if isinstance(m, _Rows) for r in pickle.loads(m.payload)])
+        finally:
+            qm.disconnect()
+
+    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
+        """Nothing was put: executors only converted rows; the queue manager saw nothing."""
+
+
+def put_all(qm: Any, rows: Sequence[tuple[str, bytes, bytes, bool]]) -> None:
+    """Put rows in one unit of work; any failure backs out all of them and raises."""
+    from syncpoint.mqi import MQMD
+
+    try:
+        for queue, data, md_bytes, context in rows:
+            md = MQMD.unpack(md_bytes)
+            pmo = MQPMO()
+            pmo.Options = C.MQPMO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING
+            if context:
+                pmo.Options |= C.MQPMO_SET_ALL_CONTEXT
+            qm.mqput1(MQOD(ObjectName=queue.encode()), md, pmo, data)
+        qm.commit()
+    except BaseException:
+        qm.backout()
+        raise
+
+
+# ======================================================================================================
+# Stream read
+# ======================================================================================================
+class BatchPartition(InputPartition):
+    def __init__(self, tokens: list[int], attrs: tuple[int | None, str]) -> None:
+        super().__init__(tokens)
+        self.tokens = tokens
+        self.attrs = attrs
+
+
+_driver_state: dict[int, tuple[Any, QueueAccess, Planner]] = {}
+
+
+class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type: ignore[misc]
+    """Deterministic micro-batches by MsgToken (see _plan), admission control and availableNow."""
+
+    def __init__(self, options: dict[str, str]) -> None:
+        self.target = Target.from_options(options)
+        self.queue = _queue(options)
+        self.max_messages = _int(options, "maxMessagesPerBatch", DEFAULT_MAX_MESSAGES)
+        self.logical_order = _bool(_opt(options, "logicalOrder"), True)
+        self.n = _int(options, "partitions", 2)
+        self._key = id(self)
+
+    # -- driver state (the long-lived runner process) ---------------------------------------------------
+    def _state(self) -> tuple[Any, QueueAccess, Planner]:
+        st = _driver_state.get(self._key)
+        if st is None:
+            qm = self.target.connect("syncpoint.spark.source")
+            st = (qm, QueueAccess(qm, self.queue), Planner(max_messages=self.max_messages, logical_order=self.logical_order))
+            _driver_state[self._key] = st
+        return st
+
+    def _visible(self) -> list[Any]:
+        _, a, _ = self._state()
+        return list(a.scan(from_start=True))
+
+    def initialOffset(self) -> dict[str, Any]:
+        return Offset().to_dict()
+
+    def getDefaultReadLimit(self) -> Any:
+        return ReadMaxRows(self.max_messages) if ReadMaxRows is not None else None
+
+    def prepareForTriggerAvailableNow(self) -> None:
+        _, a, planner = self._state()
+        visible = list(a.scan(from_start=True))
+        planner.target = max((v.token for v in visible), default=0)
+        bothresh, _ = a.attributes()
+        from syncpoint.flow._node import effective_threshold
+
+        planner.stuck_after = 2 * effective_threshold(bothresh)
+
+    def latestOffset(self, start: dict[str, Any] | None = None, limit: Any = None) -> dict[str, Any]:
+        _, _, planner = self._state()
+        s = Offset.from_dict(start)
+        cap: int | None = None
+        if ReadMaxRows is not None and isinstance(limit, ReadMaxRows):
+            cap = int(limit.maxRows)
+        elif ReadAllAvailable is not None and isinstance(limit, ReadAllAvailable):
+            cap = None
+        end, _ = planner.plan(s, self._visible(), cap)
+        return end.to_dict()
+
+    def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
+        _, a, planner = self._state()
+        s, e = Offset.from_dict(start), Offset.from_dict(end)
+        visible = self._visible()
+        tokens = batch_tokens(s, e, (v.token for v in visible))
+        batch = [v for v in visible if v.token in tokens]
+        for v in batch:  # a replay after a restart: remember what this batch holds
+            planner.planned.setdefault(v.token, v.backout)
+        attrs = a.attributes()
+        parts = split_partitions(order_units(batch, logical_order=self.logical_order), self.n)
+        return [BatchPartition(p, attrs) for p in parts]
+
+    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
+        assert isinstance(partition, BatchPartition)
+        qm = self.target.connect("syncpoint.spark.read")
+        try:
+            yield from _read_tokens(qm, self.queue, partition.tokens)
+        finally:
+            qm.disconnect()
+
+    def commit(self, end: dict[str, Any]) -> None:
+        """Nothing to do: the sink's unit of work removed the batch's messages."""
+
+    def stop(self) -> None:
+        st = _driver_state.pop(self._key, None)
+        if st is not None:
+            try:
+                st[0].disconnect()
+            except MQMIError:
+                pass
+
+
+# ======================================================================================================
+# Stream write: ONE unit of work per micro-batch at commit
+# ======================================================================================================
+def _query_id() -> str:
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    qid = ctx.getLocalProperty("sql.streaming.queryId") if ctx is not None else None
+    if not qid:
+        raise RuntimeError("the syncpoint stream writer runs only inside a streaming query")
+    return str(qid)
+
+
+class StreamWriter(DataSourceStreamWriter):
+    """Exactly-once sink: the batch's rows travel to the driver in commit messages; the commit puts them,
+    consumes the inputs they came from and records (query id, batch id), in one unit of work."""
+
+    def __init__(self, options: dict[str, str]) -> None:
+        self.options = options
+        self.target = Target.from_options(options)
+        self.queue = _opt(options, "queue")
+        self.mode = (_opt(options, "mode", "rows") or "rows").lower()
+        if self.mode not in ("rows", "flow"):
+            raise ValueError(f"option mode must be rows or flow, not {self.mode!r}")
+
+    def write(self, iterator: Iterator[Any]) -> WriterCommitMessage:
+        qid = _query_id()
+        if self.mode == "flow":
+            from syncpoint.flow._spark import collect_dispositions
+
+            return _Rows(pickle.dumps(collect_dispositions(iterator)), qid)
+        consumed: dict[str, set[int]] = {}
+        rows = []
+        for row in iterator:
+            d = row.asDict()
+            src, token = d.pop("queue", None), d.pop("token", None)
+            if src is not None and token is not None:
+                consumed.setdefault(src, set()).add(int(token))
+            for extra in ("payload", "text", "PutTimestamp"):
+                d.pop(extra, None)
+            for k in [k for k in d if k.startswith("DLH_")]:
+                del d[k]
+            data, md, context = row_to_message(d)
+            rows.append((data, md.pack(), context))
+        return _Rows(pickle.dumps((consumed, rows)), qid)
+
+    def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+        from syncpoint.flow._node import Put
+
+        from ._commit import Sink
+
+        msgs = [m for m in messages if isinstance(m, _Rows)]
+        if not msgs:
+            return
+        qid = msgs[0].query_id or ""
+        qm = self.target.connect("syncpoint.spark.sink")
+        try:
+            sink = Sink(qm)
+            if self.mode == "flow":
+                from syncpoint.flow._spark import commit_flow_batch
+
+                commit_flow_batch(sink, qid, batchId, [pickle.loads(m.payload) for m in msgs], self.options)
+                return
+            consumed: dict[str, set[int]] = {}
+            puts: list[Put] = []
+            if not self.queue:
+                raise ValueError('the syncpoint stream writer needs option("queue", <output queue>)')
+            from syncpoint.mqi import MQMD
+
+            from ._rows import md_to_dict
+
+            for m in msgs:
+                c, rows = pickle.loads(m.payload)
+                for q, ts in c.items():
+                    consumed.setdefault(q, set()).update(ts)
+                for data, md_bytes, _context in rows:
+                    md = MQMD.unpack(md_bytes)
+                    fields = {k: v for k, v in md_to_dict(md).items() if k in _SETTABLE}
+                    puts.append(Put(self.queue, "", data, fields))
+            sink.commit_rows(qid, batchId, consumed, puts)
+        finally:
+            qm.disconnect()
+
+    def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+        """Nothing was put: the queue manager saw nothing of this batch."""
+
+
+_SETTABLE = frozenset(
+    {"Report", "MsgType", "Expiry", "Feedback", "Encoding", "CodedCharSetId", "Format", "Priority", "Persistence"}
+    | {"CorrelId", "ReplyToQ", "ReplyToQMgr", "GroupId", "MsgSeqNumber", "MsgFlags"}
+)
