@@ -7,15 +7,19 @@ which is all the queue manager can know of a trigger monitor (condition 8).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import hypothesis.strategies as st
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 import syncpoint
-from syncpoint.client import QueueManager, create_queue_manager, open_embedded
+from syncpoint.client import EmbeddedQueueManager, QueueManager, create_queue_manager, open_embedded
 from syncpoint.engine import FakeClock
+from syncpoint.engine._trigger import trigger_depth
 from syncpoint.mqi import MQDLH, MQMD, MQOD, MQTM
 from syncpoint.mqi import constants as C
 
@@ -1097,3 +1101,61 @@ def test_trigger_messages_on_a_triggered_initiation_queue_do_not_trigger(admin: 
     )
     admin.open("APPQ").put(b"x")
     assert monitor.names() == ["APPQ"]
+
+
+# == the counting rule (condition 3, note a) against a model =============================================
+_OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["put", "put-sync", "get", "get-sync", "commit", "backout", "fifo", "priority"]),
+        st.integers(0, 1),  # which connection
+        st.integers(0, 9),  # priority of a put
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=_OPS)
+def test_trigger_depth_counts_committed_and_uncommitted_messages_of_sufficient_priority(
+    embedded: EmbeddedQueueManager, ops: list[tuple[str, int, int]]
+) -> None:
+    # "For non-shared local queues, the queue manager counts both committed and uncommitted messages": a
+    # model of (priority, state) per message against trigger_depth, at every priority and with a cap
+    name = f"COUNT.{next(_queue_numbers)}"
+    conns = [syncpoint.connect("QM1", embedded=embedded) for _ in range(2)]
+    conns[0].admin("define", "QLOCAL", name, {"DEFPRTY": 4})
+    queues = [c.open(name) for c in conns]
+    fifo = False
+    model: dict[bytes, list[Any]] = {}  # data -> [priority, state, connection]
+    ident = 0
+    for op, c, prio in ops:
+        if op.startswith("put"):
+            ident += 1
+            data = b"%d" % ident
+            queues[c].put(data, priority=prio, syncpoint=op == "put-sync")
+            model[data] = [4 if fifo else prio, "pending-put" if op == "put-sync" else "committed", c]
+        elif op.startswith("get"):
+            m = queues[c].get_or_none(syncpoint=op == "get-sync")
+            if m is not None:
+                model[m.data] = [model[m.data][0], "pending-get" if op == "get-sync" else "gone", c]
+        elif op in ("commit", "backout"):
+            (conns[c].commit if op == "commit" else conns[c].backout)()
+            for entry in model.values():
+                if entry[2] == c and entry[1].startswith("pending"):
+                    keep = (entry[1] == "pending-put") == (op == "commit")
+                    entry[1] = "committed" if keep else "gone"
+        else:
+            fifo = op == "fifo"
+            conns[0].admin("alter", "QLOCAL", name, {"MSGDLVSQ": C.MQMDS_FIFO if fifo else C.MQMDS_PRIORITY})
+        engine = embedded.engine
+        q = engine.queues[name]
+        for p in range(10):
+            expected = sum(1 for pr, state, _ in model.values() if pr >= p and state in ("committed", "pending-put"))
+            for limit in (1, 3, 1000):
+                assert trigger_depth(engine, q, p, limit) == min(expected, limit), (op, p, limit)
+    for c in conns:
+        c.backout()
+        c.disconnect()
+
+
+_queue_numbers = itertools.count()

@@ -46,12 +46,10 @@ from syncpoint.mqi import MQMD, MQTM
 from syncpoint.mqi import constants as C
 
 from ._objects import PROCESS, QLOCAL, Definition
-from ._queue import PUT_PENDING, LocalQueue, Message
+from ._queue import _PRIO_SHIFT, PUT_PENDING, LocalQueue, Message
 
 if TYPE_CHECKING:
     from ._qmgr import QueueManager, UnitOfWork
-
-_PRIO_SHIFT = 52  # as in _queue: PRIORITY-ordered keys are (9 - priority) << 52 | seq
 
 # the seed's conditions, by number, that an event may leave out
 _COND_IPPROCS = 4
