@@ -364,8 +364,7 @@ class _Session(asyncio.Protocol):
         self.peer = ""
 
     # -- transport events -----------------------------------------------------------------------------
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
+    def connection_made(self, transport: Any) -> None:  # uvloop's transports are not asyncio's classes
         self.transport = transport
         sock = transport.get_extra_info("socket")
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
