@@ -47,9 +47,7 @@ class MQInput:
         try:
             TransactionMode(self.transaction_mode.lower())
         except ValueError:
-            raise ValueError(
-                f"transaction_mode must be yes, no or automatic, not {self.transaction_mode!r}"
-            ) from None
+            raise ValueError(f"transaction_mode must be yes, no or automatic, not {self.transaction_mode!r}") from None
         self.transaction_mode = self.transaction_mode.lower()
         if self.parse not in _PARSERS:
             raise ValueError(f"parse must be one of {', '.join(_PARSERS)}, not {self.parse!r}")
@@ -213,7 +211,18 @@ class Totals:
         if p.get("skipped"):
             return
         self.batches += 1
-        for k in ("inputs", "outputs", "backed_out", "to_boq", "to_dlq", "stayed", "failure", "catch", "discarded", "gone"):
+        for k in (
+            "inputs",
+            "outputs",
+            "backed_out",
+            "to_boq",
+            "to_dlq",
+            "stayed",
+            "failure",
+            "catch",
+            "discarded",
+            "gone",
+        ):
             setattr(self, k, getattr(self, k) + int(p.get(k, 0)))
         self.where.update(p.get("where", {}))
 

@@ -53,14 +53,14 @@ BIP_BOTH_FAILED = "BIP2650"  # Failure path failed and BackoutCount reached twic
 BIP_NO_QUEUE = "BIP2630"  # neither BOQNAME nor the DLQ could take the message: it stays and blocks
 
 
-class Action(str, enum.Enum):
+class Action(enum.StrEnum):
     COMMIT = "commit"
     BACKOUT = "backout"
     REQUEUE = "requeue"
     DISCARD = "discard"
 
 
-class TransactionMode(str, enum.Enum):
+class TransactionMode(enum.StrEnum):
     """MQInput's Transaction mode: Yes (default), No, Automatic (under syncpoint only if persistent)."""
 
     YES = "yes"
@@ -68,7 +68,7 @@ class TransactionMode(str, enum.Enum):
     AUTOMATIC = "automatic"
 
 
-class Terminal(str, enum.Enum):
+class Terminal(enum.StrEnum):
     OUT = "out"
     CATCH = "catch"
     FAILURE = "failure"
@@ -243,11 +243,7 @@ def resolve_outputs(result: Any, msg: FlowMessage, default_queue: str | None) ->
     """
     if result is None:
         return []
-    items: Iterable[Any]
-    if isinstance(result, (Output, bytes, bytearray, str, dict)):
-        items = [result]
-    else:
-        items = result
+    items: Iterable[Any] = [result] if isinstance(result, (Output, bytes, bytearray, str, dict)) else result
     puts: list[Put] = []
     for item in items:
         out = item if isinstance(item, Output) else Output(item)

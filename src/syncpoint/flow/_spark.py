@@ -61,7 +61,9 @@ def run_node(
         if logical_order and m.group_id != C.MQGI_NONE and flags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP):
             group = [m]
             j = i + 1
-            while j < len(rows) and bytes(rows[j].get("GroupId") or b"") == m.group_id and rows[j].get("queue") == m.queue:
+            while (
+                j < len(rows) and bytes(rows[j].get("GroupId") or b"") == m.group_id and rows[j].get("queue") == m.queue
+            ):
                 group.append(_message(rows[j], extra))
                 j += 1
             out.extend(process_group(group, handlers, bothresh.get(m.queue), all_or_nothing=all_or_nothing))

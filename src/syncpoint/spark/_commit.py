@@ -82,7 +82,12 @@ def ensure_commits_queue(qm: QueueManager) -> None:
         if e.reason != C.MQRC_UNKNOWN_OBJECT_NAME:
             raise
     try:
-        qm.admin("define", "QLOCAL", COMMITS_QUEUE, {"DEFPSIST": C.MQPER_PERSISTENT, "DESCR": "syncpoint Spark commit records"})
+        qm.admin(
+            "define",
+            "QLOCAL",
+            COMMITS_QUEUE,
+            {"DEFPSIST": C.MQPER_PERSISTENT, "DESCR": "syncpoint Spark commit records"},
+        )
     except MQMIError as e:
         if e.reason != C.MQRC_OBJECT_ALREADY_EXISTS:
             raise
@@ -115,7 +120,7 @@ def _replace_record(qm: QueueManager, query_id: str, batch_id: int, backouts: li
         q.close()
 
 
-class _Redo(Exception):
+class _RedoError(Exception):
     def __init__(self, token: int, queue: str, error: str) -> None:
         self.token = token
         self.queue = queue
@@ -166,7 +171,8 @@ class Sink:
         if key not in self._openable:
             try:
                 h = self.qm.mqopen(
-                    MQOD(ObjectName=queue.encode(), ObjectQMgrName=qmgr.encode()), C.MQOO_OUTPUT | C.MQOO_PASS_ALL_CONTEXT
+                    MQOD(ObjectName=queue.encode(), ObjectQMgrName=qmgr.encode()),
+                    C.MQOO_OUTPUT | C.MQOO_PASS_ALL_CONTEXT,
                 )
                 self.qm.mqclose(h)
                 self._openable[key] = None
@@ -209,7 +215,7 @@ class Sink:
             try:
                 backouts = self._unit_of_work(query_id, batch_id, items, s)
                 break
-            except _Redo as r:
+            except _RedoError as r:
                 self.qm.backout()
                 self._mark_failed(items, r)
         else:  # pragma: no cover - every redo marks one more item, so this cannot run out
@@ -225,10 +231,10 @@ class Sink:
                 for p in it.puts:
                     why = self._cannot_put(p.queue, p.qmgr)
                     if why is not None:
-                        self._mark_failed(items, _Redo(it.token, it.queue, why))
+                        self._mark_failed(items, _RedoError(it.token, it.queue, why))
                         break
 
-    def _mark_failed(self, items: list[_Item], r: _Redo) -> None:
+    def _mark_failed(self, items: list[_Item], r: _RedoError) -> None:
         for it in items:
             if it.token == r.token and it.queue == r.queue:
                 if it.action is Action.REQUEUE:
@@ -237,7 +243,9 @@ class Sink:
                     it.error = f"{it.error}; {r.error}"
                     it.terminal = "stay"
                 elif not it.consume:  # plain rows without an input: a put failure fails the batch
-                    raise MQMIError(C.MQCC_FAILED, C.MQRC_PUT_INHIBITED, f"the batch's outputs cannot be put: {r.error}")
+                    raise MQMIError(
+                        C.MQCC_FAILED, C.MQRC_PUT_INHIBITED, f"the batch's outputs cannot be put: {r.error}"
+                    )
                 else:
                     it.action = Action.BACKOUT
                     it.puts = []
@@ -317,7 +325,7 @@ class Sink:
         except MQMIError as e:
             if e.reason == C.MQRC_SYNCPOINT_LIMIT_REACHED:
                 raise _limit(e) from None
-            raise _Redo(it.token, it.queue, f"put to {queue} failed: {_reason(e)}") from None
+            raise _RedoError(it.token, it.queue, f"put to {queue} failed: {_reason(e)}") from None
 
     def _requeue(self, it: _Item, md: MQMD, data: bytes) -> tuple[str, bool]:
         """BOQNAME, else DEADQ with an MQDLH; raises _Redo when neither takes the message (it then stays)."""
@@ -355,7 +363,7 @@ class Sink:
                     raise _limit(e) from None
                 errors.append(f"put to {queue} failed: {_reason(e)}")
         why = "; ".join(errors) or "the input queue has no BOQNAME and the queue manager no DEADQ"
-        raise _Redo(it.token, it.queue, f"neither BOQNAME nor the DLQ took the message ({why})")
+        raise _RedoError(it.token, it.queue, f"neither BOQNAME nor the DLQ took the message ({why})")
 
     def _put_context(self, queue: str, md: MQMD, data: bytes) -> None:
         pmo = MQPMO()

@@ -69,7 +69,9 @@ class Offset:
             d = json.loads(d)
             assert isinstance(d, Mapping)
         try:
-            return cls(int(d.get("hw", 0)), tuple(int(t) for t in d.get("extra", ())), tuple(int(t) for t in d.get("skip", ())))
+            return cls(
+                int(d.get("hw", 0)), tuple(int(t) for t in d.get("extra", ())), tuple(int(t) for t in d.get("skip", ()))
+            )
         except (TypeError, ValueError) as e:
             raise ValueError(f"not a syncpoint offset: {d!r}") from e
 
@@ -191,7 +193,11 @@ class Planner:
 
     def plan(self, start: Offset, visible: Sequence[Visible], limit: int | None = None) -> tuple[Offset, list[Visible]]:
         """The next batch's end offset and messages; ``start`` itself when there is nothing to do."""
-        cap = self.max_messages if limit is None else (limit if self.max_messages is None else min(limit, self.max_messages))
+        cap = (
+            self.max_messages
+            if limit is None
+            else (limit if self.max_messages is None else min(limit, self.max_messages))
+        )
         chosen_units = admit(units(self.candidates(visible), logical_order=self.logical_order), cap)
         chosen = [v for u in chosen_units for v in u]
         if not chosen:

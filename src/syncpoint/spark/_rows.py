@@ -105,7 +105,7 @@ def put_timestamp(put_date: str, put_time: str) -> _dt.datetime | None:
             int(put_time[2:4]),
             int(put_time[4:6]),
             int(put_time[6:8] or 0) * 10_000,
-            tzinfo=_dt.timezone.utc,
+            tzinfo=_dt.UTC,
         )
     except (ValueError, IndexError):
         return None
@@ -175,7 +175,7 @@ def row_to_message(row: Mapping[str, Any]) -> tuple[bytes, MQMD, bool]:
         if name not in _MD_TYPES or value is None or name in _QM_FIELDS:
             continue
         typ = _MD_TYPES[name]
-        length = len(getattr(md, name))  if typ != "int" else 0
+        length = len(getattr(md, name)) if typ != "int" else 0
         if typ == "int":
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ValueError(f"column {name!r} must be an integer, not {value!r}")

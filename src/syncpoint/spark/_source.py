@@ -284,7 +284,11 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         st = _driver_state.get(self._key)
         if st is None:
             qm = self.target.connect("syncpoint.spark.source")
-            st = (qm, QueueAccess(qm, self.queue), Planner(max_messages=self.max_messages, logical_order=self.logical_order))
+            st = (
+                qm,
+                QueueAccess(qm, self.queue),
+                Planner(max_messages=self.max_messages, logical_order=self.logical_order),
+            )
             _driver_state[self._key] = st
         return st
 
@@ -312,7 +316,7 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         s = Offset.from_dict(start)
         cap: int | None = None
         if ReadMaxRows is not None and isinstance(limit, ReadMaxRows):
-            cap = int(limit.maxRows)
+            cap = int(limit.max_rows)
         elif ReadAllAvailable is not None and isinstance(limit, ReadAllAvailable):
             cap = None
         end, _ = planner.plan(s, self._visible(), cap)
