@@ -246,3 +246,54 @@ def test_runmqtrm_stopped_while_a_program_runs_leaves_its_trigger_message(home: 
     assert code == 0, out
     with syncpoint.connect("QM1", home=home) as qm:
         assert qm.admin("queue_status", INITQ)["CURDEPTH"] == 1
+
+
+def test_a_dead_letter_queue_handler_started_by_triggering_processes_the_dlq(home: Path) -> None:
+    # triggering.md, "A common pattern: the DLQ handler started by triggering": runmqtrm starts runmqdlq in the
+    # background (ENVRDATA('&')); runmqdlq takes the queue and queue manager from the MQTMC2 it is given
+    assert syncpoint_cmd(home, "strmqm", "QM1", "--no-tcp").returncode == 0
+    rules = home / "rules.tbl"
+    rules.write_text("WAIT(NO)\nACTION(FWD) FWDQ(TARGET) HEADER(NO)\n")
+    mqsc = (
+        "DEFINE QLOCAL(TARGET)\n"
+        f"DEFINE QLOCAL(MY.DLQ) TRIGGER TRIGTYPE(FIRST) PROCESS(DLQ.HANDLER) INITQ({INITQ})\n"
+        f"DEFINE PROCESS(DLQ.HANDLER) APPLICID('{BIN} runmqdlq < {rules}') ENVRDATA('&')\n"
+        "ALTER QMGR DEADQ(MY.DLQ)\n"
+    )
+    if has_command("runmqsc"):
+        out = syncpoint_cmd(home, "runmqsc", "QM1", stdin=mqsc)
+        assert out.returncode == 0, out.stdout + out.stderr
+    else:
+        with syncpoint.connect("QM1", home=home) as qm:
+            qm.admin("define", "QLOCAL", "TARGET")
+            qm.admin(
+                "define",
+                "QLOCAL",
+                "MY.DLQ",
+                {"TRIGGER": C.MQTC_ON, "PROCESS": "DLQ.HANDLER", "INITQ": INITQ},
+            )
+            qm.admin("define", "PROCESS", "DLQ.HANDLER", {"APPLICID": f"{BIN} runmqdlq < {rules}", "ENVRDATA": "&"})
+            qm.admin("alter_qmgr", {"DEADQ": "MY.DLQ"})
+    monitor = start_monitor(home, "-m", "QM1")
+    try:
+        deadline = time.monotonic() + 60
+        with syncpoint.connect("QM1", home=home) as qm:
+            while qm.admin("queue_status", INITQ)["IPPROCS"] == 0:
+                assert time.monotonic() < deadline and monitor.poll() is None, "runmqtrm did not open its queue"
+                time.sleep(0.05)
+            from syncpoint.dlq import dead_letter
+            from syncpoint.mqi import MQMD
+
+            dead_letter(qm, MQMD(), b"undeliverable", C.MQRC_Q_FULL, dest_q="SOMEWHERE", syncpoint=False)
+            target = qm.open("TARGET")
+            while (m := target.get_or_none()) is None:
+                assert time.monotonic() < deadline, "the triggered dead-letter queue handler did not forward"
+                time.sleep(0.1)
+            assert m.data == b"undeliverable"
+            while qm.admin("queue_status", "MY.DLQ")["CURDEPTH"] != 0:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+    finally:
+        syncpoint_cmd(home, "endmqm", "-i", "QM1")
+    code, out = stop(monitor)
+    assert code == 0, out
