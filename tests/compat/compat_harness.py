@@ -180,10 +180,46 @@ def suite_env(home: Path, target: Path, port: int) -> dict[str, str]:
     )
 
 
+PYMQI_FILES = (
+    "test_base_api.py",
+    "test_rfh2_put_get.py",
+    "test_rfh2.py",
+    "test_api_transition_pep8.py",
+    "test_h2py.py",
+    "test_queue_manager.py",
+    "test_mq80.py",
+    "test_pcf.py",
+    "test_message_property.py",
+    "test_pubsub.py",
+    "test_tls.py",
+)
+
+
+def pymqi_suite_env(home: Path, target: Path, port: int) -> dict[str, str]:
+    return env_for(
+        home,
+        target,
+        PYMQI_TEST_QM_NAME="QM1",
+        PYMQI_TEST_QM_HOST="127.0.0.1",
+        PYMQI_TEST_QM_PORT=str(port),
+        PYMQI_TEST_QM_CHANNEL="DEV.ADMIN.SVRCONN",
+        PYMQI_TEST_QM_USER="admin",
+        PYMQI_TEST_QM_PASSWORD="password",
+        PYMQI_TEST_QM_APP_CHANNEL="DEV.APP.SVRCONN",
+        PYMQI_TEST_QM_APP_USER="app",
+        PYMQI_TEST_QM_APP_PASSWORD="password",
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, default=0, help="TCP port for the server (default: a free one)")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
+    parser.add_argument(
+        "--pymqi-tests",
+        type=Path,
+        help="pymqi's code/tests folder from a checkout of its repository (its sdist has no tests)",
+    )
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="syncpoint-compat-suite-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -197,14 +233,20 @@ def main() -> int:
     code = ibmmq_code_tree(work / "sdist")
     create_qmgr(home)
     port = args.port or free_port()
+    files = REQUIRED_FILES + CONNECTION_FILES + OTHER_FILES
+    pymqi_counts: dict[str, Counts] = {}
     with running_server(home, port):
-        counts = run_test_files(
-            code / "tests", REQUIRED_FILES + CONNECTION_FILES + OTHER_FILES, suite_env(home, target, port)
-        )
-    print("| file | passed | skipped | failed |")
-    print("| --- | ---: | ---: | ---: |")
-    for name, c in counts.items():
-        print(f"| {name} | {c.passed} | {c.skipped} | {c.failed} |")
+        counts = run_test_files(code / "tests", files, suite_env(home, target, port))
+        if args.pymqi_tests:
+            present = tuple(f for f in PYMQI_FILES if (args.pymqi_tests / f).exists())
+            pymqi_counts = run_test_files(args.pymqi_tests, present, pymqi_suite_env(home, target, port))
+    for title, table in (("ibmmq 2.1.2", counts), ("pymqi 1.12.13", pymqi_counts)):
+        if not table:
+            continue
+        print(f"\n{title}\n\n| file | passed | skipped | failed |")
+        print("| --- | ---: | ---: | ---: |")
+        for name, c in table.items():
+            print(f"| {name} | {c.passed} | {c.skipped} | {c.failed} |")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0 if all(counts[f].failed == 0 for f in REQUIRED_FILES + CONNECTION_FILES) else 1
