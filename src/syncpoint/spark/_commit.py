@@ -140,6 +140,7 @@ class _Item:
     bip: str | None = None
     terminal: str = "out"
     consume: bool = True  # plain mode: a row without an input does not consume anything
+    gone: bool = False  # taken by another consumer (or expired) during the batch
 
 
 class Sink:
@@ -237,6 +238,9 @@ class Sink:
     def _mark_failed(self, items: list[_Item], r: _RedoError) -> None:
         for it in items:
             if it.token == r.token and it.queue == r.queue:
+                if r.error == "gone":
+                    it.gone = True
+                    return
                 if it.action is Action.REQUEUE:
                     it.action = Action.BACKOUT
                     it.bip = "BIP2630"
@@ -253,8 +257,10 @@ class Sink:
                 return
 
     def _unit_of_work(self, query_id: str, batch_id: int, items: list[_Item], s: Summary) -> list[list[Any]]:
+        """Puts first, gets last: a put that fails leaves only puts to back out (no input's BackoutCount moves)."""
         counts = Summary(batch_id)
         backouts: list[list[Any]] = []
+        to_get: list[_Item] = []
         for it in items:
             if it.action is Action.BACKOUT:
                 backouts.append([it.queue, it.token, it.backout_count, it.error, it.bip, it.terminal])
@@ -262,18 +268,34 @@ class Sink:
             md_in: MQMD | None = None
             data_in = b""
             if it.consume:
-                try:
-                    got = self.access(it.queue).get_token(it.token)
-                except MQMIError as e:
-                    if e.reason == C.MQRC_SYNCPOINT_LIMIT_REACHED:
-                        raise _limit(e) from None
-                    raise
-                if got is None:
+                seen = (
+                    None if it.gone else self.access(it.queue).lookup(it.token, with_data=it.action is Action.REQUEUE)
+                )
+                if seen is None:
                     counts.gone += 1
                     counts.where[it.token] = "gone"
                     continue
-                md_in, data_in = got
-            if it.action is Action.COMMIT:
+                md_in, data_in = seen
+            if it.action is Action.REQUEUE:
+                assert md_in is not None
+                dest = self._requeue(it, md_in, data_in)
+                if dest is None:  # neither BOQNAME nor the DLQ took it: it stays (backed out, logged)
+                    it.action, it.bip, it.terminal = Action.BACKOUT, "BIP2630", "stay"
+                    backouts.append([it.queue, it.token, it.backout_count, it.error, it.bip, it.terminal])
+                    continue
+                counts.to_dlq += dest[1]
+                counts.to_boq += not dest[1]
+                counts.where[it.token] = dest[0]
+                _log.warning(
+                    "%s: message %d on %s (BackoutCount %d) put on %s: %s",
+                    it.bip,
+                    it.token,
+                    it.queue,
+                    it.backout_count,
+                    dest[0],
+                    it.error,
+                )
+            elif it.action is Action.COMMIT:
                 for p in it.puts:
                     self._put(it, p.queue, p.qmgr, md_from_fields(p.md), p.data, False)
                     counts.outputs += 1
@@ -287,23 +309,17 @@ class Sink:
                 counts.discarded += 1
                 counts.where[it.token] = "discarded"
                 _log.error("message %d on %s discarded (transaction mode No): %s", it.token, it.queue, it.error)
-            elif it.action is Action.REQUEUE:
-                assert md_in is not None
-                dest = self._requeue(it, md_in, data_in)
-                if dest[1]:
-                    counts.to_dlq += 1
-                else:
-                    counts.to_boq += 1
-                counts.where[it.token] = dest[0]
-                _log.warning(
-                    "%s: message %d on %s (BackoutCount %d) put on %s: %s",
-                    it.bip,
-                    it.token,
-                    it.queue,
-                    it.backout_count,
-                    dest[0],
-                    it.error,
-                )
+            if it.consume:
+                to_get.append(it)
+        for it in to_get:
+            try:
+                got = self.access(it.queue).get_token(it.token)
+            except MQMIError as e:
+                if e.reason == C.MQRC_SYNCPOINT_LIMIT_REACHED:
+                    raise _limit(e) from None
+                raise
+            if got is None:  # taken by another consumer since the lookup: its outputs must not stay
+                raise _RedoError(it.token, it.queue, "gone")
         _replace_record(self.qm, query_id, batch_id, backouts)
         try:
             self.qm.commit()
@@ -327,7 +343,7 @@ class Sink:
                 raise _limit(e) from None
             raise _RedoError(it.token, it.queue, f"put to {queue} failed: {_reason(e)}") from None
 
-    def _requeue(self, it: _Item, md: MQMD, data: bytes) -> tuple[str, bool]:
+    def _requeue(self, it: _Item, md: MQMD, data: bytes) -> tuple[str, bool] | None:
         """BOQNAME, else DEADQ with an MQDLH; raises _Redo when neither takes the message (it then stays)."""
         _, boqname = self.attributes(it.queue)
         if self._deadq is None:
@@ -363,7 +379,8 @@ class Sink:
                     raise _limit(e) from None
                 errors.append(f"put to {queue} failed: {_reason(e)}")
         why = "; ".join(errors) or "the input queue has no BOQNAME and the queue manager no DEADQ"
-        raise _RedoError(it.token, it.queue, f"neither BOQNAME nor the DLQ took the message ({why})")
+        it.error = f"{it.error}; neither BOQNAME nor the DLQ took the message ({why})"
+        return None
 
     def _put_context(self, queue: str, md: MQMD, data: bytes) -> None:
         pmo = MQPMO()

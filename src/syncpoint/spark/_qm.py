@@ -81,7 +81,12 @@ class QueueAccess:
             gmo.MsgToken = token_bytes(token)
         else:
             gmo.MatchOptions = C.MQMO_NONE
-        result = self.qm.transport.get(h, md, gmo, None if with_data else 0)
+        try:
+            result = self.qm.transport.get(h, md, gmo, None if with_data else 0)
+        except MQMIError as e:
+            if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                return None
+            raise
         if result.reason == C.MQRC_NO_MSG_AVAILABLE:
             return None
         if result.reason not in _OK_READS:
@@ -127,7 +132,12 @@ class QueueAccess:
         gmo.Options |= C.MQGMO_FAIL_IF_QUIESCING
         gmo.MatchOptions = C.MQMO_MATCH_MSG_TOKEN
         gmo.MsgToken = token_bytes(token)
-        result = self.qm.transport.get(self._input, md, gmo, None)
+        try:
+            result = self.qm.transport.get(self._input, md, gmo, None)
+        except MQMIError as e:
+            if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                return None
+            raise
         if result.reason == C.MQRC_NO_MSG_AVAILABLE:
             return None
         if result.reason != C.MQRC_NONE:

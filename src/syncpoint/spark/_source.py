@@ -172,7 +172,12 @@ class BatchReader(DataSourceReader):
                     gmo = MQGMO(Version=C.MQGMO_VERSION_3)
                     gmo.Options = (C.MQGMO_BROWSE_FIRST if first else C.MQGMO_BROWSE_NEXT) | C.MQGMO_NO_WAIT
                     first = False
-                    result = qm.transport.get(h, md, gmo, None)
+                    try:
+                        result = qm.transport.get(h, md, gmo, None)
+                    except MQMIError as e:
+                        if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                            break
+                        raise
                     if result.reason == C.MQRC_NO_MSG_AVAILABLE:
                         break
                     if result.reason != C.MQRC_NONE:

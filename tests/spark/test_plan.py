@@ -1,0 +1,152 @@
+"""Batch planning of the streaming source (reference/spark.md: deterministic batches by a per-queue sequence,
+admission control, replay of the same range, groups never split)."""
+
+from __future__ import annotations
+
+import json
+
+from syncpoint.mqi import constants as C
+from syncpoint.spark._plan import Offset, Planner, Visible, batch_tokens, split_partitions, units
+
+G = b"G" * 24
+H = b"H" * 24
+
+
+def single(t: int, backout: int = 0) -> Visible:
+    return Visible(t, backout)
+
+
+def member(t: int, gid: bytes, seq: int, last: bool = False, backout: int = 0) -> Visible:
+    return Visible(t, backout, gid, seq, C.MQMF_LAST_MSG_IN_GROUP if last else C.MQMF_MSG_IN_GROUP)
+
+
+def test_offsets_are_json_with_a_fixed_key_order() -> None:
+    # spark.md: "compared as JSON strings, so key order must be stable"
+    o = Offset(7, (1, 2), (5,))
+    assert o.to_json() == '{"hw": 7, "extra": [1, 2], "skip": [5]}'
+    assert Offset.from_dict(json.loads(o.to_json())) == o
+    assert Offset.from_dict(o.to_json()) == o
+
+
+def test_max_messages_per_batch_limits_each_batch_in_token_order() -> None:
+    p = Planner(max_messages=3)
+    vis = [single(t) for t in range(1, 8)]
+    end, chosen = p.plan(Offset(), vis)
+    assert [v.token for v in chosen] == [1, 2, 3] and end == Offset(3)
+    end2, chosen2 = p.plan(end, vis[3:])
+    assert [v.token for v in chosen2] == [4, 5, 6] and end2 == Offset(6)
+
+
+def test_spark_limit_and_option_limit_the_smaller_wins() -> None:
+    p = Planner(max_messages=5)
+    _, chosen = p.plan(Offset(), [single(t) for t in range(1, 10)], limit=2)
+    assert len(chosen) == 2
+
+
+def test_no_candidates_returns_the_start_offset() -> None:
+    # spark.md: "returning start means no data"
+    p = Planner()
+    start = Offset(9)
+    assert p.plan(start, []) == (start, [])
+
+
+def test_replay_reads_the_same_batch_for_the_same_range() -> None:
+    p = Planner(max_messages=3)
+    vis = [single(t) for t in (2, 4, 6, 8, 10)]
+    end, chosen = p.plan(Offset(), vis)
+    # a new message arrives before the replay: not part of the replayed batch
+    later = [*vis, single(12)]
+    assert batch_tokens(Offset(), end, (v.token for v in later)) == {v.token for v in chosen}
+
+
+def test_a_group_is_never_split_and_the_limit_is_applied_at_group_boundaries() -> None:
+    vis = [single(1), member(2, G, 1), member(3, G, 2), member(4, G, 3, last=True), single(5)]
+    p = Planner(max_messages=2)
+    end, chosen = p.plan(Offset(), vis)
+    assert [v.token for v in chosen] == [1]  # the group (3 messages) does not fit after message 1
+    end, chosen = p.plan(end, vis[1:])
+    assert [v.token for v in chosen] == [2, 3, 4]  # a group larger than the limit is a batch on its own
+
+
+def test_group_members_come_in_msgseqnumber_order() -> None:
+    vis = [member(2, G, 2), member(3, G, 1), member(4, G, 3, last=True)]
+    assert [[v.seqno for v in u] for u in units(vis)] == [[1, 2, 3]]
+
+
+def test_an_incomplete_group_is_held_back_until_its_last_message_arrives() -> None:
+    vis = [member(2, G, 1), member(3, G, 2), single(4)]
+    p = Planner()
+    _, chosen = p.plan(Offset(), vis)
+    assert [v.token for v in chosen] == [4]
+    end, chosen = Planner().plan(Offset(), [*vis, member(9, G, 3, last=True)])
+    assert sorted(v.token for v in chosen) == [2, 3, 4, 9]
+
+
+def test_the_backed_out_rest_of_a_group_is_a_unit_without_its_last_message() -> None:
+    # seed 004: part of a group may be backed out while another part commits; the backed-out part is retried
+    vis = [member(2, G, 1, backout=1), member(3, G, 2, backout=1)]
+    assert [[v.token for v in u] for u in units(vis)] == [[2, 3]]
+
+
+def test_without_logical_order_group_members_are_single_messages() -> None:
+    vis = [member(2, G, 1), member(3, G, 2)]
+    assert [[v.token for v in u] for u in units(vis, logical_order=False)] == [[2], [3]]
+
+
+def test_a_backed_out_message_is_retried_in_a_later_batch_and_recorded_as_extra() -> None:
+    p = Planner(max_messages=10)
+    end, chosen = p.plan(Offset(), [single(1), single(2)])
+    # batch committed: 2 consumed, 1 backed out (BackoutCount 1); 3 arrived
+    end2, chosen2 = p.plan(end, [single(1, backout=1), single(3)])
+    assert [v.token for v in chosen2] == [1, 3]
+    assert end2 == Offset(3, extra=(1,))
+    assert batch_tokens(end, end2, [1, 3]) == {1, 3}
+
+
+def test_a_message_left_unchanged_after_its_batch_is_not_planned_again_in_this_run() -> None:
+    p = Planner()
+    end, _ = p.plan(Offset(), [single(1)])
+    assert p.plan(end, [single(1)]) == (end, [])
+
+
+def test_a_late_committed_message_below_the_high_water_mark_is_planned() -> None:
+    # a message put under syncpoint gets its token at put time and becomes visible at commit
+    p = Planner()
+    end, _ = p.plan(Offset(), [single(5)])
+    end2, chosen = p.plan(end, [single(3)])
+    assert [v.token for v in chosen] == [3] and end2.extra == (3,)
+
+
+def test_tokens_left_out_by_a_group_boundary_are_listed_as_skip() -> None:
+    vis = [member(1, G, 1), single(2), member(3, G, 2, last=True), single(4)]
+    p = Planner(max_messages=3)
+    end, chosen = p.plan(Offset(), vis)
+    assert [v.token for v in chosen] == [1, 3, 2]
+    p2 = Planner(max_messages=2)
+    end, chosen = p2.plan(Offset(), vis)
+    assert [v.token for v in chosen] == [1, 3] and end.skip == (2,)
+    assert batch_tokens(Offset(), end, [1, 2, 3, 4]) == {1, 3}
+    end2, chosen2 = p2.plan(end, [single(2), single(4)])
+    assert [v.token for v in chosen2] == [2, 4] and end2.extra == (2,)
+
+
+def test_available_now_plans_nothing_put_after_the_target() -> None:
+    p = Planner()
+    p.target = 2
+    _, chosen = p.plan(Offset(), [single(1), single(2), single(3)])
+    assert [v.token for v in chosen] == [1, 2]
+
+
+def test_available_now_plans_a_message_past_twice_the_threshold_once() -> None:
+    p = Planner()
+    p.target, p.stuck_after = 10, 2
+    end, chosen = p.plan(Offset(), [single(1, backout=2)])
+    assert len(chosen) == 1
+    assert p.plan(end, [single(1, backout=3)]) == (end, [])
+
+
+def test_partitions_keep_units_whole_and_in_order() -> None:
+    us = [[single(1)], [member(2, G, 1), member(3, G, 2, last=True)], [single(4)], [member(5, H, 1, last=True)]]
+    parts = split_partitions(us, 2)
+    assert parts == [[1, 2, 3], [4, 5]]
+    assert split_partitions([], 2) == []
