@@ -170,3 +170,22 @@ def test_definitions_persist_across_runs(home: Path) -> None:
     assert sp(["runmqsc", "QM1"], home, "DEFINE QLOCAL(KEEP) MAXDEPTH(12)\n").returncode == 0
     out = sp(["runmqsc", "QM1"], home, "DIS QL(KEEP) MAXDEPTH\n")
     assert "MAXDEPTH(12)" in out.stdout
+
+
+def test_runmqsc_against_a_running_queue_manager(home: Path) -> None:
+    # issue 4: "It works against an embedded queue manager when none is running, and against the running
+    # server when one is."
+    started = sp(["strmqm", "QM1", "--no-tcp"], home)
+    assert started.returncode == 0, started.stderr
+    try:
+        out = sp(["runmqsc", "QM1"], home, LOWER_CASE + "dis qs(app.orders.in) type(handle) appltag\n")
+        assert out.returncode == 0, out.stdout
+        assert "BOTHRESH(3)" in out.stdout
+        verify = sp(["runmqsc", "-v", "QM1"], home, BROKEN)
+        assert verify.returncode == 10
+        bad = sp(["runmqsc", "QM1"], home, "DELETE QLOCAL(NO.SUCH)\nDEFINE CHANNEL(C) CHLTYPE(SVRCONN)\n")
+        assert bad.returncode == 10 and "AMQ8490E" in bad.stdout
+    finally:
+        assert sp(["endmqm", "-i", "QM1"], home).returncode == 0
+    after = sp(["runmqsc", "QM1"], home, "dis ql(app.orders.*)\n")  # embedded again, definitions kept
+    assert "QUEUE(APP.ORDERS.BACKOUT)" in after.stdout and "QUEUE(APP.ORDERS.IN)" in after.stdout
