@@ -124,7 +124,9 @@ def running_server(home: Path, port: int, qmgr: str = "QM1") -> Iterator[int]:
     try:
         yield port
     finally:
-        subprocess.run([SYNCPOINT, "endmqm", "-i", qmgr], env=env, capture_output=True, timeout=120)
+        ended = subprocess.run([SYNCPOINT, "endmqm", "-i", qmgr], env=env, capture_output=True, timeout=120)
+        if ended.returncode != 0:  # not ended in an orderly way: stop it at once rather than leave it running
+            subprocess.run([SYNCPOINT, "endmqm", "-p", qmgr], env=env, capture_output=True, timeout=120)
 
 
 @dataclass
@@ -208,6 +210,7 @@ def pymqi_suite_env(home: Path, target: Path, port: int) -> dict[str, str]:
         PYMQI_TEST_QM_APP_CHANNEL="DEV.APP.SVRCONN",
         PYMQI_TEST_QM_APP_USER="app",
         PYMQI_TEST_QM_APP_PASSWORD="password",
+        PYMQI_TEST_QM_CONN_AUTH_USE_PW="REQUIRED",  # users exist: every TCP connection must authenticate
     )
 
 
