@@ -473,3 +473,14 @@ def test_mqinq_of_a_queues_maxmsgl_gives_the_queues_value(admin: QueueManager) -
     q = admin.open("Q1", C.MQOO_INQUIRE)
     ints, _ = admin.mqinq(q.handle, [C.MQIA_MAX_MSG_LENGTH])
     assert ints == [2048]
+
+
+def test_qstatus_handles_filtered_by_where(admin: QueueManager, connect: Connect) -> None:
+    admin.admin("define", "QLOCAL", "Q1")
+    connect(appl_name="reader").open("Q1", C.MQOO_INPUT_SHARED)
+    connect(appl_name="writer").open("Q1", C.MQOO_OUTPUT)
+    _, out = run(admin, "DIS QS(Q1) TYPE(HANDLE) WHERE(OUTPUT EQ YES)")
+    assert out.count("AMQ8450I: Display queue status details.") == 1
+    assert pairs(out)["APPLTAG"] == "writer"  # QSTATUS shows everything unless attributes are named
+    _, out = run(admin, "DIS QS(Q1) TYPE(HANDLE) APPLTAG WHERE(APPLTAG LK 'read*')")
+    assert pairs(out)["APPLTAG"] == "reader" and out.count("AMQ8450I: Display queue status details.") == 1

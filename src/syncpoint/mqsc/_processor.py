@@ -277,8 +277,9 @@ class MqscProcessor:
             names = [req.name]
         for name in names:
             if req.type_filter == "HANDLE":
-                blocks = [handle_status_pairs(h, req.wanted) for h in self._admin("handle_status", name)]
-                full = [handle_status_pairs(h) for h in self._admin("handle_status", name)] if req.where else blocks
+                handles = self._admin("handle_status", name)
+                blocks = [handle_status_pairs(h, req.wanted) for h in handles]
+                full = [handle_status_pairs(h) for h in handles]
             else:
                 st = self._admin("queue_status", name)
                 blocks = [queue_status_pairs(st, req.wanted)]
