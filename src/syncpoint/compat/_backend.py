@@ -25,7 +25,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import syncpoint
 from syncpoint.client import EmbeddedConnection, QueueManager
@@ -37,6 +37,7 @@ log = logging.getLogger("syncpoint.compat")
 
 OK = (C.MQCC_OK, C.MQRC_NONE)
 S = TypeVar("S", bound=Structure)
+R = TypeVar("R", bound=tuple[Any, ...])
 
 # MQCD: ChannelName at 0 (20), ConnectionName at 1024 (264); MQCNO: Options at 8, ApplName at 224 (version 7+)
 _CD_CHANNEL = (0, 20)
@@ -186,15 +187,15 @@ class Backend:
         self._lock = threading.Lock()
 
     # -- plumbing ------------------------------------------------------------------------------------
-    def guard(self, fn: Callable[[], tuple[Any, ...]], fail: tuple[Any, ...]) -> tuple[Any, ...]:
+    def guard(self, fn: Callable[[], R], fail: tuple[Any, ...]) -> R:
         """Run ``fn``; an MQMIError or any other failure becomes ``fail`` + (CompCode, Reason)."""
         try:
             return fn()
         except MQMIError as e:
-            return (*fail, e.comp if e.comp else C.MQCC_FAILED, e.reason)
+            return cast(R, (*fail, e.comp if e.comp else C.MQCC_FAILED, e.reason))
         except Exception:  # never let a backend fault escape into the application as a foreign exception
             log.exception("syncpoint compat backend: unexpected error")
-            return (*fail, C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR)
+            return cast(R, (*fail, C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR))
 
     def conn(self, hconn: int) -> _Conn:
         c = self._conns.get(hconn)
@@ -242,7 +243,7 @@ class Backend:
                 self._conns[h] = _Conn(qm, qm.name, client)
             return h, C.MQCC_OK, C.MQRC_NONE
 
-        return self.guard(run, (C.MQHC_UNUSABLE_HCONN,))  # type: ignore[return-value]
+        return self.guard(run, (C.MQHC_UNUSABLE_HCONN,))
 
     def conn_plain(self, name: bytes | str) -> tuple[int, int, int]:
         raw = name.encode() if isinstance(name, str) else bytes(name)
@@ -314,7 +315,7 @@ class Backend:
             c.qm.disconnect()
             return OK
 
-        return self.guard(run, ())  # type: ignore[return-value]
+        return self.guard(run, ())
 
     # -- objects ---------------------------------------------------------------------------------------
     def open(self, hconn: int, od_bytes: bytes, options: int) -> tuple[int, bytes, int, int]:
@@ -326,14 +327,14 @@ class Backend:
             hobj = c.qm.mqopen(od, options)
             return hobj, _repack(od, od_bytes), C.MQCC_OK, C.MQRC_NONE
 
-        return self.guard(run, (C.MQHO_UNUSABLE_HOBJ, bytes(od_bytes)))  # type: ignore[return-value]
+        return self.guard(run, (C.MQHO_UNUSABLE_HOBJ, bytes(od_bytes)))
 
     def close(self, hconn: int, hobj: int, options: int) -> tuple[int, int]:
         def run() -> tuple[int, int]:
             self.conn(hconn).qm.mqclose(hobj, options)
             return OK
 
-        return self.guard(run, ())  # type: ignore[return-value]
+        return self.guard(run, ())
 
     # -- put / get -------------------------------------------------------------------------------------
     def put(self, hconn: int, hobj: int, md_b: bytes, pmo_b: bytes, msg: bytes) -> tuple[bytes, bytes, int, int]:
@@ -346,7 +347,7 @@ class Backend:
             reason = c.qm.transport.put(hobj, md, pmo, _payload(msg))
             return _repack(md, md_b), _repack(pmo, pmo_b), _cc(reason), reason
 
-        return self.guard(run, (bytes(md_b), bytes(pmo_b)))  # type: ignore[return-value]
+        return self.guard(run, (bytes(md_b), bytes(pmo_b)))
 
     def put1(self, hconn: int, od_b: bytes, md_b: bytes, pmo_b: bytes, msg: bytes) -> tuple[bytes, bytes, int, int]:
         def run() -> tuple[bytes, bytes, int, int]:
@@ -361,7 +362,7 @@ class Backend:
             reason = c.qm.transport.put1(od, md, pmo, _payload(msg))
             return _repack(md, md_b), _repack(pmo, pmo_b), _cc(reason), reason
 
-        return self.guard(run, (bytes(md_b), bytes(pmo_b)))  # type: ignore[return-value]
+        return self.guard(run, (bytes(md_b), bytes(pmo_b)))
 
     def get(
         self, hconn: int, hobj: int, md_b: bytes, gmo_b: bytes, maxlen: int
@@ -378,7 +379,7 @@ class Backend:
             data = bytes(result.data[:maxlen])
             return data, _repack(md, md_b), _repack(gmo, gmo_b), result.data_length, result.comp, result.reason
 
-        return self.guard(run, (b"", bytes(md_b), bytes(gmo_b), 0))  # type: ignore[return-value]
+        return self.guard(run, (b"", bytes(md_b), bytes(gmo_b), 0))
 
     # -- units of work ---------------------------------------------------------------------------------
     def begin(self, hconn: int) -> tuple[int, int]:
@@ -392,21 +393,21 @@ class Backend:
                 return C.MQCC_FAILED, C.MQRC_ENVIRONMENT_ERROR
             return C.MQCC_WARNING, C.MQRC_NO_EXTERNAL_PARTICIPANTS
 
-        return self.guard(run, ())  # type: ignore[return-value]
+        return self.guard(run, ())
 
     def commit(self, hconn: int) -> tuple[int, int]:
         def run() -> tuple[int, int]:
             self.conn(hconn).qm.mqcmit()
             return OK
 
-        return self.guard(run, ())  # type: ignore[return-value]
+        return self.guard(run, ())
 
     def backout(self, hconn: int) -> tuple[int, int]:
         def run() -> tuple[int, int]:
             self.conn(hconn).qm.mqback()
             return OK
 
-        return self.guard(run, ())  # type: ignore[return-value]
+        return self.guard(run, ())
 
     # -- attributes ------------------------------------------------------------------------------------
     def inq(self, hconn: int, hobj: int, selectors: Sequence[int]) -> tuple[list[int], list[bytes], int]:

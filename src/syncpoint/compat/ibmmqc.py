@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 
-from ._backend import BACKEND, MQMIError, char_length
+from ._backend import BACKEND, char_length
 
 __version__ = "2.1.2"  # replaced by the installed ibmmq version in the generated ibmmq/ibmmqc.py
 __cmdlevel__ = C.MQCMDL_CURRENT_LEVEL
@@ -140,7 +141,7 @@ def MQINQ(
             int_attrs.extend(ints)
         return int_attrs, buf.ljust(char_len, b"\0"), cc, reason
 
-    return BACKEND.guard(run, (int_attrs, bytes(max(char_len, 0))))  # type: ignore[return-value]
+    return BACKEND.guard(run, (int_attrs, bytes(max(char_len, 0))))
 
 
 def MQSET(hconn: int, hobj: int, selectors: list[int], int_attrs: list[int], char_attrs: bytes) -> tuple[int, int]:
@@ -161,7 +162,7 @@ def MQSET(hconn: int, hobj: int, selectors: list[int], int_attrs: list[int], cha
         BACKEND.set(hconn, hobj, selectors, int_attrs, chars)
         return C.MQCC_OK, C.MQRC_NONE
 
-    return BACKEND.guard(run, ())  # type: ignore[return-value]
+    return BACKEND.guard(run, ())
 
 
 def MQSTAT(hconn: int, status_type: int, sts: bytes) -> tuple[bytes, int, int]:
@@ -171,7 +172,7 @@ def MQSTAT(hconn: int, status_type: int, sts: bytes) -> tuple[bytes, int, int]:
         BACKEND.conn(hconn)
         return bytes(sts), C.MQCC_OK, C.MQRC_NONE
 
-    return BACKEND.guard(run, (bytes(sts),))  # type: ignore[return-value]
+    return BACKEND.guard(run, (bytes(sts),))
 
 
 # -- features syncpoint does not have: IBM's reason, never an exception ------------------------------------

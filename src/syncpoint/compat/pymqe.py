@@ -53,7 +53,7 @@ def MQINQ(hconn: int, hobj: int, selector: int) -> tuple[int | bytes, int, int]:
         value = chars[0][:_CHAR_BUFFER] if chars else b""
         return value.split(b"\0", 1)[0], cc, reason
 
-    return BACKEND.guard(run, (0 if is_int else b"",))  # type: ignore[return-value]
+    return BACKEND.guard(run, (0 if is_int else b"",))
 
 
 def MQSET(hconn: int, hobj: int, selector: int, value: int | bytes) -> tuple[int, int]:
@@ -71,7 +71,7 @@ def MQSET(hconn: int, hobj: int, selector: int, value: int | bytes) -> tuple[int
             BACKEND.set(hconn, hobj, [selector], [], [raw])
         return C.MQCC_OK, C.MQRC_NONE
 
-    return BACKEND.guard(run, ())  # type: ignore[return-value]
+    return BACKEND.guard(run, ())
 
 
 def MQCRTMH(hconn: int, cmho: bytes) -> tuple[int, int, int]:

@@ -487,6 +487,7 @@ class CommandServer:
         name = req.string(C.MQCA_Q_NAME)
         assert name is not None
         otype = self._queue_otype(req, required=True)
+        assert otype is not None
         req.integer(K.MQIACF_FORCE)  # accepted: nothing here waits for FORCE
         d = self._find_queue(name)
         if d is None:
