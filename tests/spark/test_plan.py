@@ -78,7 +78,7 @@ def test_an_incomplete_group_is_held_back_until_its_last_message_arrives() -> No
     p = Planner()
     _, chosen = p.plan(Offset(), vis)
     assert [v.token for v in chosen] == [4]
-    end, chosen = Planner().plan(Offset(), [*vis, member(9, G, 3, last=True)])
+    _end, chosen = Planner().plan(Offset(), [*vis, member(9, G, 3, last=True)])
     assert sorted(v.token for v in chosen) == [2, 3, 4, 9]
 
 
@@ -95,7 +95,7 @@ def test_without_logical_order_group_members_are_single_messages() -> None:
 
 def test_a_backed_out_message_is_retried_in_a_later_batch_and_recorded_as_extra() -> None:
     p = Planner(max_messages=10)
-    end, chosen = p.plan(Offset(), [single(1), single(2)])
+    end, _chosen = p.plan(Offset(), [single(1), single(2)])
     # batch committed: 2 consumed, 1 backed out (BackoutCount 1); 3 arrived
     end2, chosen2 = p.plan(end, [single(1, backout=1), single(3)])
     assert [v.token for v in chosen2] == [1, 3]

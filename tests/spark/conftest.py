@@ -1,0 +1,132 @@
+"""ONE SparkSession (local[2]) for every Spark test, and a queue manager served by a real server process.
+
+Spark's Python workers are separate processes, so the tests' queue manager runs in its own server process
+(``python -m syncpoint.server``, what ``syncpoint strmqm`` starts); Spark's workers and the tests connect to it
+with ``syncpoint.connect(name, home=...)``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import syncpoint
+from syncpoint.client import QueueManager, create_queue_manager
+from syncpoint.spark import Target
+
+DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """A queue manager and its server process (started, killed and restarted by tests)."""
+
+    def __init__(self, name: str, home: Path) -> None:
+        self.name = name
+        self.home = home
+        self.port = _free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = home / f"{name}-server.log"
+
+    def start(self) -> None:
+        from syncpoint.server._lifecycle import server_info
+
+        cmd = [sys.executable, "-m", "syncpoint.server", self.name, "--home", str(self.home)]
+        cmd += ["--port", str(self.port), "--no-command-server"]
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the server ended at start: {self.log.read_text()[-2000:]}")
+            if server_info(self.name, self.home) is not None:
+                try:
+                    self.connect().disconnect()
+                    return
+                except Exception:
+                    pass
+            time.sleep(0.1)
+        raise RuntimeError("the server did not start within 60 s")
+
+    def kill(self) -> None:
+        """SIGKILL: the queue manager's restart backs out what was in flight."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def connect(self) -> QueueManager:
+        return syncpoint.connect(self.name, home=self.home, appl_name="tests")
+
+    @property
+    def target(self) -> Target:
+        return Target(self.name, home=str(self.home))
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    home = tmp_path_factory.mktemp("spark-home")
+    create_queue_manager("QMSPARK", dlq=DLQ, home=home)
+    s = Server("QMSPARK", home)
+    s.start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    pytest.importorskip("pyspark")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from syncpoint.flow import spark_session
+
+    session = spark_session("local[2]", "syncpoint-tests")
+    yield session
+    session.stop()
+
+
+@pytest.fixture
+def qm(server: Server) -> Iterator[QueueManager]:
+    c = server.connect()
+    yield c
+    c.disconnect()
+
+
+@pytest.fixture
+def names() -> Any:
+    """Unique queue names for one test (every Spark test shares the one queue manager)."""
+    tag = uuid.uuid4().hex[:8].upper()
+
+    def name(base: str) -> str:
+        return f"{base}.{tag}"
+
+    return name
+
+
+def depth(qm: QueueManager, queue: str) -> int:
+    return qm.open(queue).depth
+
+
+def bodies(qm: QueueManager, queue: str) -> list[bytes]:
+    return [m.data for m in qm.open(queue).browse_all()]

@@ -1,0 +1,150 @@
+"""The "syncpoint" Spark data source against a real server (issue 8 items 1-3, reference/spark.md)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from syncpoint.client import QueueManager
+from syncpoint.mqi import MQDLH
+from syncpoint.mqi import constants as C
+
+Server = Any
+
+
+def depth(qm: QueueManager, queue: str) -> int:
+    return qm.open(queue).depth
+
+
+def bodies(qm: QueueManager, queue: str) -> list[bytes]:
+    return [m.data for m in qm.open(queue).browse_all()]
+
+
+
+def opts(server: Server, queue: str) -> dict[str, str]:
+    return {"qmgr": server.name, "home": str(server.home), "queue": queue}
+
+
+def test_batch_read_browses_every_message_with_mqmd_columns_and_removes_nothing(
+    spark: Any, server: Server, qm: QueueManager, names: Any
+) -> None:
+    q = names("READ")
+    qm.admin("define", "QLOCAL", q)
+    qm.open(q).put("hello", priority=3, correl_id=b"C1", persistent=True)
+    qm.open(q).put(b"\xff\x00", persistent=False)
+    rows = spark.read.format("syncpoint").options(**opts(server, q)).load().orderBy("token").collect()
+    assert [r["data"] for r in rows] == [b"hello", b"\xff\x00"]
+    assert [r["text"] for r in rows] == ["hello", None]
+    assert (rows[0]["Priority"], rows[0]["CorrelId"][:2], rows[0]["Persistence"]) == (3, b"C1", 1)
+    assert rows[0]["PutTimestamp"] is not None and rows[0]["DLH_Reason"] is None
+    assert depth(qm, q) == 2
+
+
+def test_batch_read_of_a_dead_letter_queue_has_the_mqdlh_fields(
+    spark: Any, server: Server, qm: QueueManager, names: Any
+) -> None:
+    q = names("DLQ.COPY")
+    qm.admin("define", "QLOCAL", q)
+    dlh = MQDLH(Reason=C.MQRC_Q_FULL, DestQName=b"ORDERS".ljust(48), Format=C.MQFMT_STRING)
+    qm.open(q).put(dlh.pack() + b"order 1", format=C.MQFMT_DEAD_LETTER_HEADER)
+    df = spark.read.format("syncpoint").options(**opts(server, q)).load()
+    (r,) = df.groupBy("DLH_Reason", "DLH_DestQName").count().collect()
+    assert (r["DLH_Reason"], r["DLH_DestQName"], r["count"]) == (C.MQRC_Q_FULL, "ORDERS", 1)
+    assert df.select("text").first()["text"] == "order 1"
+
+
+def test_batch_write_puts_rows_as_messages_with_their_mqmd_columns(
+    spark: Any, server: Server, qm: QueueManager, names: Any
+) -> None:
+    q = names("WRITE")
+    qm.admin("define", "QLOCAL", q)
+    df = spark.createDataFrame([("a", 1), ("b", 9)], "data string, Priority int").repartition(2)
+    df.write.format("syncpoint").options(**opts(server, q)).mode("append").save()
+    got = sorted((m.data, m.priority) for m in qm.open(q).browse_all())
+    assert got == [(b"a", 1), (b"b", 9)]
+
+
+def test_batch_write_is_all_or_nothing_a_failing_job_leaves_nothing(
+    spark: Any, server: Server, qm: QueueManager, names: Any
+) -> None:
+    q = names("WRITE.AON")
+    qm.admin("define", "QLOCAL", q, {"MAXDEPTH": 3})
+    df = spark.createDataFrame([(f"m{i}",) for i in range(5)], "data string").repartition(2)
+    with pytest.raises(Exception, match="Q_FULL|2053"):
+        df.write.format("syncpoint").options(**opts(server, q)).mode("append").save()
+    assert depth(qm, q) == 0
+
+
+def stream(
+    spark: Any, server: Server, src: str, dst: str, ckpt: Path, max_messages: int = 10, **extra: str
+) -> Any:
+    reader = spark.readStream.format("syncpoint").options(**opts(server, src))
+    df = reader.option("maxMessagesPerBatch", str(max_messages)).options(**extra).load()
+    out = df.selectExpr("queue", "token", "upper(text) AS data", "Priority")
+    w = out.writeStream.format("syncpoint").options(**opts(server, dst)).option("checkpointLocation", str(ckpt))
+    return w.trigger(availableNow=True).start()
+
+
+def test_stream_moves_every_message_exactly_once_in_limited_deterministic_batches(
+    spark: Any, server: Server, qm: QueueManager, names: Any, tmp_path: Path
+) -> None:
+    src, dst = names("S.IN"), names("S.OUT")
+    qm.admin("define", "QLOCAL", src)
+    qm.admin("define", "QLOCAL", dst)
+    qm.open(src).put_many([f"m{i:02d}" for i in range(25)], persistent=True)
+    query = stream(spark, server, src, dst, tmp_path / "ckpt")
+    query.awaitTermination(300)
+    assert query.exception() is None
+    rows = [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]]
+    assert rows == [10, 10, 5]  # maxMessagesPerBatch, availableNow
+    assert sorted(bodies(qm, dst)) == [f"M{i:02d}".encode() for i in range(25)]
+    assert depth(qm, src) == 0
+
+
+def test_a_replayed_batch_is_skipped_by_the_sink(
+    spark: Any, server: Server, qm: QueueManager, names: Any, tmp_path: Path
+) -> None:
+    # spark.md: "After a crash before commits/N, the restarted query replays batch N with the same batchId"
+    src, dst = names("R.IN"), names("R.OUT")
+    qm.admin("define", "QLOCAL", src)
+    qm.admin("define", "QLOCAL", dst)
+    qm.open(src).put_many([f"m{i}" for i in range(6)], persistent=True)
+    ckpt = tmp_path / "ckpt"
+    q1 = stream(spark, server, src, dst, ckpt, max_messages=3)
+    q1.awaitTermination(300)
+    last = max(int(p.name) for p in (ckpt / "commits").iterdir() if p.name.isdigit())
+    (ckpt / "commits" / str(last)).unlink()  # the crash between the sink's commit and Spark's checkpoint
+    shutil.rmtree(ckpt / "commits" / f".{last}.crc", ignore_errors=True)
+    (ckpt / "commits" / f".{last}.crc").unlink(missing_ok=True)
+    qm.open(src).put("late", persistent=True)
+    q2 = stream(spark, server, src, dst, ckpt, max_messages=3)
+    q2.awaitTermination(300)
+    assert q2.exception() is None
+    assert sorted(bodies(qm, dst)) == sorted([f"M{i}".encode() for i in range(6)] + [b"LATE"])
+    assert depth(qm, src) == 0
+
+
+def test_stream_batches_never_split_a_message_group(
+    spark: Any, server: Server, qm: QueueManager, names: Any, tmp_path: Path
+) -> None:
+    from syncpoint.mqi import MQMD
+
+    src, dst = names("G.IN"), names("G.OUT")
+    qm.admin("define", "QLOCAL", src)
+    qm.admin("define", "QLOCAL", dst)
+    q = qm.open(src)
+    q.put("single", persistent=True)
+    for i in range(1, 5):
+        md = MQMD()
+        md.GroupId = b"GROUP1".ljust(24, b"\0")
+        md.MsgSeqNumber = i
+        md.MsgFlags = C.MQMF_LAST_MSG_IN_GROUP if i == 4 else C.MQMF_MSG_IN_GROUP
+        q.put(f"g{i}", md=md, persistent=True)
+    query = stream(spark, server, src, dst, tmp_path / "ckpt", max_messages=3)
+    query.awaitTermination(300)
+    rows = [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]]
+    assert rows == [1, 4]
+    assert depth(qm, src) == 0 and depth(qm, dst) == 5
