@@ -269,3 +269,24 @@ def test_an_undeliverable_reply_does_not_stop_the_server(live: QueueManager) -> 
     assert live.open("SYSTEM.ADMIN.COMMAND.QUEUE").depth == 0
     with pytest.raises(MQMIError):
         live.open("NO.SUCH.QUEUE").depth  # noqa: B018
+
+
+def test_inquire_q_with_a_filter_returns_only_matching_queues_and_the_filtered_attribute(
+    server: CommandServer, qm: QueueManager
+) -> None:
+    from syncpoint.pcf import MQCFIF, MQCFSF
+
+    ok(server, K.MQCMD_CREATE_Q, [qname("F.EMPTY"), LOCAL, MQCFST(C.MQCA_Q_DESC, b"alpha")])
+    ok(server, K.MQCMD_CREATE_Q, [qname("F.FULL"), LOCAL, MQCFST(C.MQCA_Q_DESC, b"beta")])
+    qm.put1("F.FULL", b"x")
+    depth = MQCFIF(C.MQIA_CURRENT_Q_DEPTH, K.MQCFOP_GREATER, 0)
+    replies = ok(server, K.MQCMD_INQUIRE_Q, [qname("F.*"), MQCFIL(K.MQIACF_Q_ATTRS, [C.MQCA_Q_DESC]), depth])
+    assert [r[C.MQCA_Q_NAME].String.strip() for r in replies] == [b"F.FULL"]
+    assert replies[0][C.MQIA_CURRENT_Q_DEPTH].Value == 1  # returned although only DESCR was asked for
+    like = MQCFSF(C.MQCA_Q_DESC, K.MQCFOP_LIKE, b"al*", 0)
+    replies = ok(server, K.MQCMD_INQUIRE_Q, [qname("F.*"), like])
+    assert [r[C.MQCA_Q_NAME].String.strip() for r in replies] == [b"F.EMPTY"]
+    none = MQCFIF(C.MQIA_CURRENT_Q_DEPTH, K.MQCFOP_GREATER, 5)
+    assert run(server, K.MQCMD_INQUIRE_Q, [qname("F.*"), none])[0][0].CompCode == 0  # no match is not an error
+    assert error(server, K.MQCMD_INQUIRE_Q, [qname("F.*"), depth, like])[0] == K.MQRCCF_FILTER_ERROR
+    assert error(server, K.MQCMD_DELETE_Q, [qname("F.FULL"), depth])[0] == K.MQRCCF_FILTER_ERROR

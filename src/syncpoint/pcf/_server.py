@@ -30,11 +30,14 @@ from syncpoint.mqi import constants as C
 
 from . import _constants as K
 from ._structs import (
+    MQCFBF,
     MQCFBS,
     MQCFH,
+    MQCFIF,
     MQCFIL,
     MQCFIN,
     MQCFIN64,
+    MQCFSF,
     MQCFSL,
     MQCFST,
     Param,
@@ -132,7 +135,14 @@ class Request:
 
     def __init__(self, params: list[Param]) -> None:
         self.params: dict[int, Param] = {}
+        # a filter (MQCFIF / MQCFSF / MQCFBF) may name the same parameter as a selection parameter
+        self.filters: list[MQCFIF | MQCFSF | MQCFBF] = [p for p in params if isinstance(p, (MQCFIF, MQCFSF, MQCFBF))]
+        self.filter_used = False
+        if len(self.filters) > 1:
+            raise CommandFailedError(K.MQRCCF_FILTER_ERROR, "only one filter is allowed", self.filters[1].Parameter)
         for p in params:
+            if isinstance(p, (MQCFIF, MQCFSF, MQCFBF)):
+                continue
             if p.Parameter in self.params:
                 reason = K.MQRCCF_CFST_DUPLICATE_PARM if isinstance(p, MQCFST) else K.MQRCCF_CFIN_DUPLICATE_PARM
                 raise CommandFailedError(reason, f"parameter {p.Parameter} appears twice", p.Parameter)
@@ -196,6 +206,46 @@ class Request:
             keyword = "MAXMSGL" if otype == QMGR and attr.keyword == "QMMAXMSGL" else attr.keyword
             out[keyword] = attr_value_from_pcf(attr, p)
         return out
+
+
+def _compare(op: int, left: Any, right: Any) -> bool:
+    if op == K.MQCFOP_EQUAL:
+        return bool(left == right)
+    if op == K.MQCFOP_NOT_EQUAL:
+        return bool(left != right)
+    if op == K.MQCFOP_LESS:
+        return bool(left < right)
+    if op == K.MQCFOP_NOT_LESS:
+        return bool(left >= right)
+    if op == K.MQCFOP_GREATER:
+        return bool(left > right)
+    if op == K.MQCFOP_NOT_GREATER:
+        return bool(left <= right)
+    raise CommandFailedError(K.MQRCCF_FILTER_ERROR, f"filter operator {op} does not apply here")
+
+
+def passes_filter(body: list[Param], f: MQCFIF | MQCFSF | MQCFBF) -> bool:
+    """Whether a response (all of an object's attributes) satisfies an MQCFIF / MQCFSF filter (IBM's operators;
+    LIKE / NOT_LIKE take a generic value ending in '*'; CONTAINS / EXCLUDES test a list attribute)."""
+    found = next((p for p in body if p.Parameter == f.Parameter), None)
+    if found is None:
+        raise CommandFailedError(K.MQRCCF_FILTER_ERROR, f"attribute {f.Parameter} cannot be filtered", f.Parameter)
+    if isinstance(f, MQCFIF):
+        if isinstance(found, MQCFIL):
+            if f.Operator in (K.MQCFOP_CONTAINS, K.MQCFOP_EXCLUDES):
+                return (f.FilterValue in found.Values) == (f.Operator == K.MQCFOP_CONTAINS)
+            raise CommandFailedError(K.MQRCCF_CFIF_OPERATOR_ERROR, "use CONTAINS or EXCLUDES on a list", f.Parameter)
+        if not isinstance(found, (MQCFIN, MQCFIN64)):
+            raise CommandFailedError(K.MQRCCF_FILTER_ERROR, "an integer filter on a string attribute", f.Parameter)
+        return _compare(f.Operator, found.Value, f.FilterValue)
+    if isinstance(f, MQCFSF) and isinstance(found, MQCFST):
+        value = found.String.rstrip(b" \0")
+        want = f.FilterValue.rstrip(b" \0")
+        if f.Operator in (K.MQCFOP_LIKE, K.MQCFOP_NOT_LIKE):
+            hit = value.startswith(want[:-1]) if want.endswith(b"*") else value == want
+            return hit == (f.Operator == K.MQCFOP_LIKE)
+        return _compare(f.Operator, value, want)
+    raise CommandFailedError(K.MQRCCF_FILTER_ERROR, "the filter does not match the attribute's type", f.Parameter)
 
 
 def _keyword_of(selector: int) -> str:
@@ -540,13 +590,26 @@ class CommandServer:
         found = [d for t in otypes for d in self._admin("list_objects", t) if _matches(pattern, d.name)]
         return sorted(found, key=lambda d: d.name)
 
+    def _filtered(self, req: Request, objects: list[Any], wanted: list[int] | None) -> Reply:
+        """Describe each object; with a filter, only those whose attributes pass it."""
+        f = req.filters[0] if req.filters else None
+        req.filter_used = True
+        if f is not None and wanted is not None and K.MQIACF_ALL not in wanted:
+            wanted = [*wanted, f.Parameter]  # the filtered attribute is returned too, as IBM does
+        out: Reply = []
+        for d in objects:
+            if f is not None and not passes_filter(self._describe(d, None, d.otype), f):
+                continue
+            out.append(self._describe(d, wanted, d.otype))
+        return out
+
     def inquire_q(self, req: Request) -> Reply:
         queues = self._queues(req)
         wanted = req.int_list(K.MQIACF_Q_ATTRS)
-        self._no_extra(req)
+        self._no_extra(req, filters=True)
         if not queues:
             raise CommandFailedError(C.MQRC_UNKNOWN_OBJECT_NAME, "no queue matches")
-        return [self._describe(d, wanted, d.otype) for d in queues]
+        return self._filtered(req, queues, wanted)
 
     def inquire_q_names(self, req: Request) -> Reply:
         queues = self._queues(req)
@@ -673,11 +736,11 @@ class CommandServer:
         pattern = req.string(C.MQCA_PROCESS_NAME)
         assert pattern is not None
         wanted = req.int_list(K.MQIACF_PROCESS_ATTRS)
-        self._no_extra(req)
+        self._no_extra(req, filters=True)
         found = [d for d in self._admin("list_objects", PROCESS) if _matches(pattern, d.name)]
         if not found:
             raise CommandFailedError(C.MQRC_UNKNOWN_OBJECT_NAME, "no process matches")
-        return [self._describe(d, wanted, PROCESS) for d in sorted(found, key=lambda x: x.name)]
+        return self._filtered(req, sorted(found, key=lambda x: x.name), wanted)
 
     def inquire_process_names(self, req: Request) -> Reply:
         pattern = req.string(C.MQCA_PROCESS_NAME)
@@ -742,7 +805,9 @@ class CommandServer:
         return []
 
     @staticmethod
-    def _no_extra(req: Request) -> None:
+    def _no_extra(req: Request, filters: bool = False) -> None:
+        if req.filters and not filters:
+            raise CommandFailedError(K.MQRCCF_FILTER_ERROR, "this command takes no filter", req.filters[0].Parameter)
         for pid, p in req.params.items():
             if pid not in req.used:
                 reason = (
