@@ -199,3 +199,10 @@ def test_a_sample_on_a_missing_queue_manager_fails(tmp_path: Path) -> None:
     out = sp(["amqsget", "APP.IN", "NOQM"], tmp_path)
     assert out.returncode != 0
     assert b"MQCONNX ended with reason code 2058 (MQRC_Q_MGR_NAME_ERROR)" in out.stderr
+
+
+def test_amqsget_leaves_the_message_it_could_not_write_on_the_queue(home: Path) -> None:
+    sp(["amqsput", "APP.IN", "QM1"], home, b"one\ntwo\n")
+    closed = shell("syncpoint amqsget APP.IN QM1 --wait 0 | true", home)  # the reader is gone before any write
+    assert b"the output pipe was closed" in closed.stderr
+    assert sp(["amqsget", "APP.IN", "QM1", "--wait", "0"], home).stdout == b"one\ntwo\n"

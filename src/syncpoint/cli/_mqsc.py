@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import math
+import os
 import sys
 from typing import Annotated
 
@@ -134,7 +135,8 @@ def amqsget(
     try:
         while True:
             try:
-                m = q.get(wait=wait or None)
+                # in a unit of work until the data is written: a message whose write fails stays on the queue
+                m = q.get(wait=wait or None, syncpoint=True)
             except MQMIError as e:
                 if e.reason == C.MQRC_NO_MSG_AVAILABLE:
                     _err("no more messages")
@@ -142,12 +144,18 @@ def amqsget(
                     _err(f"MQGET ended with reason code {e.reason} ({reason_name(e.reason)})" + _detail(e))
                     status = _FAILED
                 break
-            out.write(m.data + b"\n")
-            out.flush()
+            try:
+                out.write(m.data + b"\n")
+                out.flush()
+            except BrokenPipeError:  # the reader of the pipeline went away: the message goes back
+                qm.backout()
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                _err("the output pipe was closed; the last message was left on the queue")
+                break
+            qm.commit()
     except KeyboardInterrupt:
+        qm.backout()
         status = 130
-    except BrokenPipeError:  # the reader of the pipeline went away: stop taking messages
-        status = _FAILED
     q.close()
     qm.disconnect()
     _err("Sample AMQSGET0 end")
