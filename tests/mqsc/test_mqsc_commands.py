@@ -435,8 +435,10 @@ def test_verify_checks_everything_and_changes_nothing(admin: QueueManager) -> No
     assert not any(line.startswith(("AMQ8006I", "AMQ8007I", "AMQ8409I")) for line in out)
     assert out[-2:] == ["4 MQSC commands read.", "One command has a syntax error."]
     assert summary.exit_code == 10
-    ok, _ = run(None, "DEFINE QLOCAL(Q1)", verify=True)  # -v needs no queue manager
-    assert ok.exit_code == 0
+    ok, out = run(None, "DEFINE QLOCAL(Q1) MONQ(HIGH)\nDEFINE CHANNEL(C) CHLTYPE(SDR)", verify=True)
+    assert ok.exit_code == 0  # -v needs no queue manager; it tells what would be ignored or not run
+    assert any(line.startswith("AMQ8491W: MONQ") for line in out)
+    assert any(line.startswith("AMQ8490E") for line in out)
 
 
 def test_no_echo(admin: QueueManager) -> None:

@@ -136,6 +136,8 @@ def test_descr_of_a_process_and_the_queue_manager_is_kept_under_their_own_keys()
         ("DISPLAY QLOCAL(A) TARGET", "TARGET is not a keyword of DISPLAY QLOCAL"),
         ("ALTER QMGR COMMANDQ(X)", "COMMANDQ cannot be set"),
         ("REFRESH QMGR NAME(A*)", "needs TYPE(EXPIRY)"),
+        ("DISPLAY QLOCAL(A) TYPE(QLOCAL)", "TYPE is valid on DISPLAY QUEUE and DISPLAY QSTATUS only"),
+        ("DISPLAY QLOCAL(A) MAXDEPTH(5)", "MAXDEPTH takes no value on DISPLAY"),
     ],
 )
 def test_each_bad_input_is_a_syntax_error_with_a_clear_sentence(text: str, says: str) -> None:

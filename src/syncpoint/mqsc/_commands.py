@@ -355,7 +355,9 @@ def _display(req: Request, tokens: list[Token]) -> None:
             req.where = _where(t, shown)
         elif k == "CMDSCOPE":
             continue
-        elif t.has_value and k not in ("TYPE",):
+        elif k == "TYPE":
+            raise MqscSyntaxError("TYPE is valid on DISPLAY QUEUE and DISPLAY QSTATUS only", t.end)
+        elif t.has_value:
             raise MqscSyntaxError(f"{k} takes no value on DISPLAY", t.end)
         elif k in shown:
             names.append(k)

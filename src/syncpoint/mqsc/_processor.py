@@ -124,6 +124,9 @@ class MqscProcessor:
             if req.verb == "END":
                 break
             if self.verify:
+                # what would not run, or would be ignored, is worth knowing while checking a script
+                for line in self._notices(req):
+                    write(line)
                 continue
             response = self.execute_request(req)
             for line in response.lines:
@@ -154,16 +157,20 @@ class MqscProcessor:
             return Response()
         return self.execute_request(req)
 
+    @staticmethod
+    def _notices(req: Request) -> list[str]:
+        """AMQ8490E for a command syncpoint does not support, AMQ8491W for each IBM attribute it ignores."""
+        if req.unsupported is not None:
+            return [f"AMQ8490E: {_PRODUCT} does not support {req.unsupported}; the command was not run."]
+        return [
+            f"AMQ8491W: {kw} is an IBM MQ attribute that {_PRODUCT} does not implement; it was ignored."
+            for kw in req.ignored
+        ]
+
     def execute_request(self, req: Request) -> Response:
         if req.unsupported is not None:
-            return Response(
-                [f"AMQ8490E: {_PRODUCT} does not support {req.unsupported}; the command was not run."], ok=False
-            )
-        out = Response()
-        for kw in req.ignored:
-            out.lines.append(
-                f"AMQ8491W: {kw} is an IBM MQ attribute that {_PRODUCT} does not implement; it was ignored."
-            )
+            return Response(self._notices(req), ok=False)
+        out = Response(self._notices(req))
         try:
             handler = getattr(self, "_" + req.verb.lower())
             handler(req, out)
