@@ -228,8 +228,8 @@ def passes_filter(body: list[Param], f: MQCFIF | MQCFSF | MQCFBF) -> bool:
     """Whether a response (all of an object's attributes) satisfies an MQCFIF / MQCFSF filter (IBM's operators;
     LIKE / NOT_LIKE take a generic value ending in '*'; CONTAINS / EXCLUDES test a list attribute)."""
     found = next((p for p in body if p.Parameter == f.Parameter), None)
-    if found is None:
-        raise CommandFailedError(K.MQRCCF_FILTER_ERROR, f"attribute {f.Parameter} cannot be filtered", f.Parameter)
+    if found is None:  # an object without that attribute (an alias queue's depth) does not match
+        return False
     if isinstance(f, MQCFIF):
         if isinstance(found, MQCFIL):
             if f.Operator in (K.MQCFOP_CONTAINS, K.MQCFOP_EXCLUDES):
