@@ -278,3 +278,45 @@ print(json.dumps({
     assert got["md"] == [364, 4, 77, "MQSTR   ", "M" * 24, True]
     assert got["od"] is True and got["gmo"] == [9, True] and got["pmo"] is True
     assert got["pcf"] == {k: True for k in ("cfh", "cfin", "cfst", "cfil", "cfsl", "cfbs")}
+
+
+def test_dynamic_queues_lock_and_skip_backout(run_program: ProgramRunner) -> None:
+    got = observed(
+        run_program,
+        """
+import json, ibmmq as mq
+C, F = mq.CMQC, mq.CMQCFC
+qmgr = mq.connect("QM1")
+pcf = mq.PCFExecute(qmgr, response_wait_interval=10000)
+pcf.MQCMD_CREATE_Q({C.MQCA_Q_NAME: b"PERM.MODEL", C.MQIA_Q_TYPE: C.MQQT_MODEL,
+                    C.MQIA_DEFINITION_TYPE: C.MQQDT_PERMANENT_DYNAMIC})
+od = mq.OD(ObjectName=b"PERM.MODEL", DynamicQName=b"APP.PERM.*")
+q = mq.Queue(qmgr, od, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT | C.MQOO_BROWSE | C.MQOO_INQUIRE)
+name = od.ObjectName.strip()
+q.put(b"m1")
+# browse with lock: another connection cannot get the locked message
+q.get(None, mq.MD(), mq.GMO(Options=C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK))
+other = mq.connect("QM1")
+try:
+    mq.Queue(other, name.decode()).get(None, mq.MD())
+except mq.MQMIError as e:
+    locked = e.reason
+q.get(None, mq.MD(), mq.GMO(Options=C.MQGMO_UNLOCK))
+# MARK_SKIP_BACKOUT: the first backout does not return the message
+q.put(b"m2")
+first = q.get(None, mq.MD(), mq.GMO(Options=C.MQGMO_SYNCPOINT | C.MQGMO_MARK_SKIP_BACKOUT))
+qmgr.backout()   # the marked get is not backed out: it is in a new unit of work
+qmgr.commit()
+left = [q.inquire(C.MQIA_CURRENT_Q_DEPTH), q.get(None, mq.MD()).decode()]
+q.close(C.MQCO_DELETE_PURGE)
+try:
+    mq.Queue(qmgr, name.decode(), C.MQOO_OUTPUT)
+except mq.MQMIError as e:
+    gone = e.reason
+print(json.dumps({"name": name.decode(), "locked": locked, "first": first.decode(), "left": left, "gone": gone}))
+""",
+    )
+    assert str(got["name"]).startswith("APP.PERM.")
+    assert got["locked"] == 2033  # the only message is locked by the browsing handle
+    assert got["first"] == "m1" and got["left"] == [1, "m2"]
+    assert got["gone"] == 2085  # MQCO_DELETE_PURGE removed the permanent dynamic queue
