@@ -149,3 +149,23 @@ def test_runmqdlq_started_by_triggering_processes_the_dead_letter_queue(server: 
     assert f"for queue {DLQ}" in monitor_out  # runmqtrm started the handler for the dead-letter queue
     text = log.read_text()
     assert f"INPUTQ({DLQ})" in text and "2 forwarded" in text, text
+
+
+def test_handler_ends_normally_when_the_queue_manager_ends(server: Path) -> None:
+    p = subprocess.Popen(
+        [str(BIN), "runmqdlq", DLQ, QMGR],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env_for(server),
+    )
+    assert p.stdin is not None and p.stdout is not None
+    p.stdin.write("WAIT(YES) RETRYINT(600)\nACTION(DISCARD)\n")
+    p.stdin.close()
+    assert "AMQ8708I" in p.stdout.readline()
+    ended = cmd(server, "endmqm", "-i", QMGR)
+    assert ended.returncode == 0, ended.stdout + ended.stderr
+    rest = p.stdout.read()
+    assert p.wait(60) == 0, rest
+    assert "is ending" in rest and "Dead-letter queue handler ending" in rest

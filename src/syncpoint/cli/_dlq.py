@@ -20,9 +20,11 @@ import syncpoint
 from syncpoint import _home
 from syncpoint.dlq import DeadLetterHandler, RulesTableError, parse_rules
 from syncpoint.mqi import MQTMC2, MQMIError, blank_strip
+from syncpoint.mqi import constants as C
 
 _EXIT_TABLE = 20
 _EXIT_MQ = 20
+_ENDING = frozenset({C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_QUIESCING})
 
 
 def _from_trigger(arg: str) -> tuple[str, str] | None:
@@ -94,6 +96,9 @@ def register(app: typer.Typer) -> None:
             handler = DeadLetterHandler(qm, table, qname=queue, report=lambda s: print(s, flush=True))
             handler.run()
         except MQMIError as e:
+            if e.reason in _ENDING:  # the queue manager is ending: a normal end, as for runmqtrm
+                print(f"The queue manager {qm_name} is ending ({e.reason_name}).", flush=True)
+                raise typer.Exit(0) from None
             print(f"The dead-letter queue handler ended: {e}", flush=True)
             try:
                 qm.disconnect()
