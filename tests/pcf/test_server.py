@@ -290,3 +290,11 @@ def test_inquire_q_with_a_filter_returns_only_matching_queues_and_the_filtered_a
     assert run(server, K.MQCMD_INQUIRE_Q, [qname("F.*"), none])[0][0].CompCode == 0  # no match is not an error
     assert error(server, K.MQCMD_INQUIRE_Q, [qname("F.*"), depth, like])[0] == K.MQRCCF_FILTER_ERROR
     assert error(server, K.MQCMD_DELETE_Q, [qname("F.FULL"), depth])[0] == K.MQRCCF_FILTER_ERROR
+
+
+def test_a_fault_inside_a_command_still_gets_an_error_response(server: CommandServer) -> None:
+    def broken(verb: str, *args: object, **kw: object) -> object:
+        raise RuntimeError("a bug")
+
+    server._admin = broken  # type: ignore[method-assign]
+    assert error(server, K.MQCMD_INQUIRE_Q, [qname("*")]) == (K.MQRCCF_COMMAND_FAILED, 0)

@@ -394,6 +394,9 @@ class CommandServer:
             return [self._error(command, e.reason, e.parameter)]
         except MQMIError as e:
             return [self._error(command, _REASON_MAP.get(e.reason, e.reason), 0)]
+        except Exception:  # a fault of the command server itself: the requester still gets an answer
+            log.exception("command server: command %d failed unexpectedly", command)
+            return [self._error(command, K.MQRCCF_COMMAND_FAILED, 0)]
         if not bodies:
             bodies = [[]]
         out = []
