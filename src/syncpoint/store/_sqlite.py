@@ -144,9 +144,9 @@ class _Pending:
         self.lead = False  # leadership was handed to this batch's waiter
         self.waiting = False  # a thread sleeps on wakeup
         self.wakeup: _thread.LockType | None = None
-        # Live-marker bookkeeping (see _mark): how to take back this batch's marker changes if it fails, the
-        # marker generation when it was submitted, and the seqs its delete_queue_messages removed.
-        self.undo: list[tuple[int, int | None, int | None]] | None = None
+        # Live-marker bookkeeping (see _mark): the markers this batch set (seq, generation), to be taken back if
+        # it fails; the marker generation before it; the seqs its delete_queue_messages removed.
+        self.undo: list[tuple[int, int]] | None = None
         self.gen_before = 0
         self.queue_seqs: list[int] | None = None
 
@@ -210,7 +210,7 @@ class SQLiteStore:
         self._marks_size = 0  # bytes in the file, header included
         self._marks_written = 0  # records written since open
         self._marks_synced = 0  # records known synced
-        self._live: dict[int, int] = {}  # seq -> generation of the marker that holds it in flight
+        self._live: dict[int, list[int]] = {}  # seq -> generations of the markers that hold it in flight
         self._mark_gen = 0
         # Leader state: used only by the thread that holds the leadership.
         self._synchronous = ""
@@ -283,7 +283,8 @@ class SQLiteStore:
             if self._failed is not None:
                 raise self._failed
             undo = None
-            if batch.inflight_add or batch.inflight_remove or (self._live and batch.delete_messages):
+            gen_before = self._mark_gen
+            if batch.inflight_add or batch.inflight_remove:
                 try:
                     undo = self._mark(batch)
                 except OverflowError as exc:  # a seq that does not fit in 64 bits: the batch is refused whole
@@ -303,11 +304,12 @@ class SQLiteStore:
             ):
                 # Nothing for SQLite: the markers (if any) are written, and nobody needs a sync.
                 if undo is not None:
+                    self._end_marks(batch, gen_before, None)
                     self._stats["batches"] += 1
                 return _DONE
             pending = _Pending(self, batch)
             pending.undo = undo
-            pending.gen_before = self._mark_gen
+            pending.gen_before = gen_before
             self._queue.append(pending)
         return pending
 
@@ -402,7 +404,7 @@ class SQLiteStore:
         finally:
             with cond:
                 if group and self._marks_fd is not None:
-                    self._settle_marks(group)
+                    self._compact_marks()
                 for pending in group:
                     pending.done = True
                     if pending.waiting and pending.wakeup is not None:
@@ -420,15 +422,19 @@ class SQLiteStore:
 
     # -- the marker file -------------------------------------------------------------------------------------
 
-    def _mark(self, batch: Batch) -> list[tuple[int, int | None, int | None]]:
-        """Under the lock, at submission: write the batch's marker records and update the live markers.
+    def _mark(self, batch: Batch) -> list[tuple[int, int]]:
+        """Under the lock, at submission: write the batch's marker records and set its live markers.
 
-        Follows :data:`APPLY_ORDER`: ``delete_messages`` clear markers, then ``inflight_add`` sets them, then
-        ``inflight_remove`` clears them. A ``backout_updates`` entry of a seq the batch also un-marks is written
-        as an "ended, backout count c" record, so that a crash after the backout does not count it again.
-        Returns how to take the changes to the live markers back (see ``_settle_marks``). Raises OverflowError
-        (nothing done) for a seq or count that does not fit in 64 bits, StoreError if the file cannot be
-        written (the store then fails).
+        The live markers (``self._live``, seq -> generations) mirror what the ``inflight`` table would hold,
+        in :data:`APPLY_ORDER`: ``delete_messages`` clear markers, then ``inflight_add`` sets them, then
+        ``inflight_remove`` clears them. Markers are set here, at submission, because the get must not wait;
+        they are cleared once the batch that clears them is committed (``_end_marks``, with the generation
+        rule: a batch clears only markers set before it), and a failed batch's markers are taken back. Every
+        add gets its own generation (and record), so that neither rule can clear a marker set after it.
+        A ``backout_updates`` entry of a seq the batch also un-marks is written as an "ended, backout count c"
+        record, so that a crash after the backout does not count it again. Returns the markers set (seq,
+        generation). Raises OverflowError (nothing done) for a seq that does not fit in 64 bits, StoreError if
+        the file cannot be written (the store then fails).
         """
         live = self._live
         adds = batch.inflight_add
@@ -436,27 +442,22 @@ class SQLiteStore:
         for seq in adds:
             if not _INT64_MIN <= seq <= _INT64_MAX:
                 raise OverflowError(f"in-flight seq {seq} does not fit in a signed 64-bit integer")
-        undo: list[tuple[int, int | None, int | None]] = []
-        if live:
-            for seq in batch.delete_messages:
-                gen = live.pop(seq, None)
-                if gen is not None:
-                    undo.append((seq, gen, None))
+        undo: list[tuple[int, int]] = []
         records: list[bytes] = []
         pack = _pack_mark
         removing = set(removes) if removes else ()
         for seq in adds:
-            if seq in removing or seq in live:
+            if seq in removing:
                 continue
             self._mark_gen = gen = self._mark_gen + 1
-            live[seq] = gen
-            undo.append((seq, None, gen))
+            gens = live.get(seq)
+            if gens is None:
+                live[seq] = [gen]
+            else:
+                gens.append(gen)
+            undo.append((seq, gen))
             records.append(pack(seq, _IN_FLIGHT))
         if removes:
-            for seq in removes:
-                gen = live.pop(seq, None)
-                if gen is not None:
-                    undo.append((seq, gen, None))
             for seq, count in batch.backout_updates:
                 if seq in removing and 0 <= count <= _INT64_MAX and _INT64_MIN <= seq <= _INT64_MAX:
                     records.append(pack(seq, count))
@@ -464,7 +465,7 @@ class SQLiteStore:
             self._append_marks(b"".join(records) if len(records) > 1 else records[0], len(records), undo)
         return undo
 
-    def _append_marks(self, data: bytes, count: int, undo: list[tuple[int, int | None, int | None]]) -> None:
+    def _append_marks(self, data: bytes, count: int, undo: list[tuple[int, int]]) -> None:
         """Under the lock: append whole records with one write(2): the kernel keeps it if the process dies."""
         fd = self._marks_fd
         try:
@@ -486,31 +487,44 @@ class SQLiteStore:
         self._marks_written += count
         self._stats["markers"] += count
 
-    def _undo_marks(self, undo: list[tuple[int, int | None, int | None]]) -> None:
+    def _undo_marks(self, undo: list[tuple[int, int]]) -> None:
         live = self._live
-        for seq, old, new in reversed(undo):
-            if new is None:  # the batch cleared it: set it again unless a later batch set it anew
-                if old is not None and seq not in live:
-                    live[seq] = old
-            elif live.get(seq) == new:  # the batch set it: clear it unless a later batch changed it
-                del live[seq]
+        for seq, gen in undo:
+            gens = live.get(seq)
+            if gens is not None and gen in gens:
+                gens.remove(gen)
+                if not gens:
+                    del live[seq]
+
+    def _end_marks(self, batch: Batch, gen_before: int, queue_seqs: list[int] | None) -> None:
+        """Under the lock, once ``batch`` is committed: clear the live markers it ends (set before it)."""
+        live = self._live
+        for seqs in (batch.delete_messages, queue_seqs, batch.inflight_remove):
+            if seqs and live:
+                for seq in seqs:
+                    gens = live.get(seq)
+                    if gens is not None and gens[0] <= gen_before:
+                        if gens[-1] <= gen_before:
+                            del live[seq]
+                        else:
+                            gens[:] = [gen for gen in gens if gen > gen_before]
 
     def _settle_marks(self, group: list[_Pending]) -> None:
-        """Under the lock, after a group commit: undo the marker changes of failed batches, clear the markers
-        of messages removed by delete_queue_messages, and compact the file when nothing needs it any more."""
-        live = self._live
+        """Under the lock, once the group's outcome is known: in submission order, take back the markers of the
+        failed batches and clear those the committed ones end."""
         for pending in group:
             if pending.error is not None:
                 if pending.undo:
                     self._undo_marks(pending.undo)
-            elif pending.queue_seqs and live:
-                before = pending.gen_before
-                for seq in pending.queue_seqs:
-                    gen = live.get(seq)
-                    if gen is not None and gen <= before:  # set before the batch was submitted
-                        del live[seq]
-        # Compact only when every batch submitted so far is committed and synced: the records of a batch still
-        # queued, or committed without a sync, may be needed after a crash.
+            elif self._live:
+                self._end_marks(pending.batch, pending.gen_before, pending.queue_seqs)
+
+    def _compact_marks(self) -> None:
+        """Under the lock, as the leader after a group: empty (or rewrite) the file when nothing needs it.
+
+        Only when every batch submitted so far is committed and synced: the records of a batch still queued,
+        or committed without a sync, may be needed after a crash."""
+        live = self._live
         if self._queue or self._unsynced or self._failed is not None or self._marks_size <= len(MARKER_MAGIC):
             return
         if not live:
@@ -523,7 +537,7 @@ class SQLiteStore:
         elif self._marks_size > _MARKS_REWRITE:
             self._rewrite_marks(live)
 
-    def _rewrite_marks(self, live: dict[int, int]) -> None:
+    def _rewrite_marks(self, live: dict[int, list[int]]) -> None:
         """Replace the file by one holding only the live markers (atomically: write, sync, rename)."""
         temporary = self._marks_path + ".new"
         data = MARKER_MAGIC + b"".join(_pack_mark(seq, _IN_FLIGHT) for seq in live)
@@ -938,6 +952,9 @@ class SQLiteStore:
                         pass
                 self._fail(group, exc)
                 return
+        if self._marks_fd is not None and (self._live or failed):
+            with self._cond:
+                self._settle_marks(group)
         synced = False
         if durable:
             if changed:
