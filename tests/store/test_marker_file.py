@@ -23,8 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import syncpoint.store
-from syncpoint.store import Batch, MemoryStore, SQLiteStore, StoredMessage, StoreError
-from syncpoint.store import _sqlite
+from syncpoint.store import Batch, MemoryStore, SQLiteStore, StoredMessage, StoreError, _sqlite
 from syncpoint.store._sqlite import MARKER_MAGIC
 
 SRC = str(Path(syncpoint.store.__file__).resolve().parents[2])
@@ -59,8 +58,9 @@ def store(store_path: Path):
 
 def crash_after(store_path: Path, steps: str) -> None:
     """Run ``steps`` (Python, with ``store`` open on store_path) in a child process, then SIGKILL it."""
-    code = textwrap.dedent(
-        """
+    code = (
+        textwrap.dedent(
+            """
         import sys, time
         from syncpoint.store import Batch, SQLiteStore, StoredMessage
         def message(seq, backout_count=0, queue="Q1"):
@@ -68,7 +68,10 @@ def crash_after(store_path: Path, steps: str) -> None:
         store = SQLiteStore(sys.argv[1], create=True)
         store.open()
         """
-    ) + textwrap.dedent(steps) + '\nprint("done", flush=True)\ntime.sleep(60)\n'
+        )
+        + textwrap.dedent(steps)
+        + '\nprint("done", flush=True)\ntime.sleep(60)\n'
+    )
     env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
     child = subprocess.Popen(
         [sys.executable, "-c", code, str(store_path)],
@@ -275,7 +278,7 @@ def test_a_damaged_marker_file_is_refused_and_nothing_is_changed(store, store_pa
     marker_path(store_path).write_bytes(MARKER_MAGIC + bytes(garbled) + record(2, -1))  # valid after garbled
     before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
 
-    with pytest.raises(StoreError, match="marker file .* is damaged"):
+    with pytest.raises(StoreError, match=r"marker file .* is damaged"):
         SQLiteStore(store_path).open()
 
     assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
