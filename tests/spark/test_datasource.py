@@ -23,7 +23,6 @@ def bodies(qm: QueueManager, queue: str) -> list[bytes]:
     return [m.data for m in qm.open(queue).browse_all()]
 
 
-
 def opts(server: Server, queue: str) -> dict[str, str]:
     return {"qmgr": server.name, "home": str(server.home), "queue": queue}
 
@@ -78,9 +77,7 @@ def test_batch_write_is_all_or_nothing_a_failing_job_leaves_nothing(
     assert depth(qm, q) == 0
 
 
-def stream(
-    spark: Any, server: Server, src: str, dst: str, ckpt: Path, max_messages: int = 10, **extra: str
-) -> Any:
+def stream(spark: Any, server: Server, src: str, dst: str, ckpt: Path, max_messages: int = 10, **extra: str) -> Any:
     reader = spark.readStream.format("syncpoint").options(**opts(server, src))
     df = reader.option("maxMessagesPerBatch", str(max_messages)).options(**extra).load()
     out = df.selectExpr("queue", "token", "upper(text) AS data", "Priority")

@@ -22,8 +22,8 @@ def member(t: int, gid: bytes, seq: int, last: bool = False, backout: int = 0) -
 
 def test_offsets_are_json_with_a_fixed_key_order() -> None:
     # spark.md: "compared as JSON strings, so key order must be stable"
-    o = Offset(7, (1, 2), (5,))
-    assert o.to_json() == '{"hw": 7, "extra": [1, 2], "skip": [5]}'
+    o = Offset(7, (1, 2), (5,), 3)
+    assert o.to_json() == '{"n": 3, "hw": 7, "extra": [1, 2], "skip": [5]}'
     assert Offset.from_dict(json.loads(o.to_json())) == o
     assert Offset.from_dict(o.to_json()) == o
 
@@ -32,9 +32,9 @@ def test_max_messages_per_batch_limits_each_batch_in_token_order() -> None:
     p = Planner(max_messages=3)
     vis = [single(t) for t in range(1, 8)]
     end, chosen = p.plan(Offset(), vis)
-    assert [v.token for v in chosen] == [1, 2, 3] and end == Offset(3)
+    assert [v.token for v in chosen] == [1, 2, 3] and end == Offset(3, n=1)
     end2, chosen2 = p.plan(end, vis[3:])
-    assert [v.token for v in chosen2] == [4, 5, 6] and end2 == Offset(6)
+    assert [v.token for v in chosen2] == [4, 5, 6] and end2 == Offset(6, n=2)
 
 
 def test_spark_limit_and_option_limit_the_smaller_wins() -> None:
@@ -99,7 +99,7 @@ def test_a_backed_out_message_is_retried_in_a_later_batch_and_recorded_as_extra(
     # batch committed: 2 consumed, 1 backed out (BackoutCount 1); 3 arrived
     end2, chosen2 = p.plan(end, [single(1, backout=1), single(3)])
     assert [v.token for v in chosen2] == [1, 3]
-    assert end2 == Offset(3, extra=(1,))
+    assert end2 == Offset(3, extra=(1,), n=2)
     assert batch_tokens(end, end2, [1, 3]) == {1, 3}
 
 
@@ -150,3 +150,12 @@ def test_partitions_keep_units_whole_and_in_order() -> None:
     parts = split_partitions(us, 2)
     assert parts == [[1, 2, 3], [4, 5]]
     assert split_partitions([], 2) == []
+
+
+def test_a_retry_only_batch_still_gets_an_offset_of_its_own() -> None:
+    # Spark sees "no new data" when the end offset equals the start: a batch of retries must still move it
+    p = Planner()
+    end, _ = p.plan(Offset(), [single(1)])
+    end2, chosen = p.plan(end, [single(1, backout=1)])
+    end3, chosen3 = p.plan(end2, [single(1, backout=2)])
+    assert chosen and chosen3 and len({end.to_json(), end2.to_json(), end3.to_json()}) == 3

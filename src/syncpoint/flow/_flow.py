@@ -159,6 +159,7 @@ def build_query(
         if missing:
             raise ValueError(f"the flow's transform dropped the columns {sorted(missing)}; keep queue and token")
         extra = [c for c in df.columns if c not in base]
+    _pickle_by_value(flow)
     fn = node_partition(
         flow.handlers(),
         target,
@@ -172,6 +173,22 @@ def build_query(
         w = w.queryName(query_name)
     w = w.trigger(availableNow=True) if available_now else w.trigger(processingTime=trigger_interval)
     return w.start()
+
+
+def _pickle_by_value(flow: Flow) -> None:
+    """Ship the flow's functions to the executors by value: their module (a test, a script) may not be importable
+    there."""
+    import sys
+
+    from pyspark import cloudpickle
+
+    for fn in (flow.out, flow.catch, flow.failure):
+        mod = getattr(fn, "__module__", None)
+        if mod and mod in sys.modules and mod != "__main__" and not mod.startswith(("syncpoint.", "pyspark")):
+            try:
+                cloudpickle.register_pickle_by_value(sys.modules[mod])
+            except ValueError:
+                pass
 
 
 def progress(target: Target, query_id: str, wait: float = 0.5) -> Iterator[dict[str, Any]]:

@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 Every message has a MsgToken: its place in the queue manager's put sequence (a number that only grows). An offset
-is ``{"hw": H, "extra": [...], "skip": [...]}``: batch N is every message visible on the queue whose token lies in
+is ``{"n": N, "hw": H, "extra": [...], "skip": [...]}`` (N counts batches): batch N is every message visible on the queue whose token lies in
 (start.hw, end.hw], minus ``skip`` (tokens in that range left for a later batch because a batch ends at a group
 boundary), plus ``extra`` (tokens at or below start.hw: messages backed out for a retry, or committed late by
 their putter). A replay of batch N after a crash therefore reads the same messages, except those that left the
@@ -53,10 +53,11 @@ class Offset:
     hw: int = 0
     extra: tuple[int, ...] = ()
     skip: tuple[int, ...] = ()
+    n: int = 0  # batches planned so far: a retry-only batch (all "extra") still has an offset of its own
 
     def to_dict(self) -> dict[str, Any]:
         # Key order is fixed: Spark compares offsets as JSON strings.
-        return {"hw": self.hw, "extra": list(self.extra), "skip": list(self.skip)}
+        return {"n": self.n, "hw": self.hw, "extra": list(self.extra), "skip": list(self.skip)}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
@@ -70,7 +71,10 @@ class Offset:
             assert isinstance(d, Mapping)
         try:
             return cls(
-                int(d.get("hw", 0)), tuple(int(t) for t in d.get("extra", ())), tuple(int(t) for t in d.get("skip", ()))
+                int(d.get("hw", 0)),
+                tuple(int(t) for t in d.get("extra", ())),
+                tuple(int(t) for t in d.get("skip", ())),
+                int(d.get("n", 0)),
             )
         except (TypeError, ValueError) as e:
             raise ValueError(f"not a syncpoint offset: {d!r}") from e
@@ -118,7 +122,7 @@ def end_offset(start: Offset, visible: Iterable[Visible], chosen: Iterable[Visib
     hw = max(start.hw, max(tokens))
     extra = tuple(sorted(t for t in tokens if t <= start.hw))
     skip = tuple(sorted(v.token for v in visible if start.hw < v.token <= hw and v.token not in tokens))
-    return Offset(hw, extra, skip)
+    return Offset(hw, extra, skip, start.n + 1)
 
 
 def batch_tokens(start: Offset, end: Offset, visible_tokens: Iterable[int]) -> set[int]:
