@@ -72,7 +72,7 @@ def test_batch_write_is_all_or_nothing_a_failing_job_leaves_nothing(
     q = names("WRITE.AON")
     qm.admin("define", "QLOCAL", q, {"MAXDEPTH": 3})
     df = spark.createDataFrame([(f"m{i}",) for i in range(5)], "data string").repartition(2)
-    with pytest.raises(Exception, match="Q_FULL|2053"):
+    with pytest.raises(Exception, match=r"Q_FULL|2053"):
         df.write.format("syncpoint").options(**opts(server, q)).mode("append").save()
     assert depth(qm, q) == 0
 

@@ -3,7 +3,8 @@
 Theory of operation
 -------------------
 Every message has a MsgToken: its place in the queue manager's put sequence (a number that only grows). An offset
-is ``{"n": N, "hw": H, "extra": [...], "skip": [...]}`` (N counts batches): batch N is every message visible on the queue whose token lies in
+is ``{"n": N, "hw": H, "extra": [...], "skip": [...]}`` (N counts batches): a batch is every message visible
+on the queue whose token lies in
 (start.hw, end.hw], minus ``skip`` (tokens in that range left for a later batch because a batch ends at a group
 boundary), plus ``extra`` (tokens at or below start.hw: messages backed out for a retry, or committed late by
 their putter). A replay of batch N after a crash therefore reads the same messages, except those that left the
