@@ -22,12 +22,14 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from syncpoint.compat import InstallError, download_sdist, extract_sdist, install
 from syncpoint.compat._install import cache_dir
+
+ProgramRunner = Callable[..., subprocess.CompletedProcess[str]]
 
 BIN = Path(sys.executable).parent
 SYNCPOINT = str(BIN / "syncpoint")

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from compat_harness import env_for, install_libraries
+from compat_harness import ProgramRunner, env_for, install_libraries
 
 from syncpoint.client import create_queue_manager
 from syncpoint.compat import InstallError
@@ -31,9 +30,6 @@ def qm_home(tmp_path: Path) -> Path:
     home = tmp_path / "home"
     create_queue_manager("QM1", home=home)
     return home
-
-
-ProgramRunner = Callable[..., subprocess.CompletedProcess[str]]
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import ProgramRunner
+from compat_harness import ProgramRunner
 
 
 def observed(run_program: ProgramRunner, source: str) -> dict[str, object]:
