@@ -527,7 +527,10 @@ def sp_raw_one_thread(duration: float, prof: Profiler) -> tuple[Timed, str]:
 def _per_msg(d: dict[str, int], msgs: int) -> str:
     if not msgs:
         return ""
-    return f"{d['transactions'] / msgs:.2f} SQLite txns and {d['syncs'] / msgs:.2f} syncs per message"
+    text = f"{d['transactions'] / msgs:.2f} SQLite txns and {d['syncs'] / msgs:.2f} syncs per message"
+    if d.get("markers"):  # in-flight gets recorded in the store's marker file (no SQLite transaction)
+        text += f"; {d['markers'] / msgs:.2f} marker records and {d.get('marker_syncs', 0) / msgs:.2f} marker syncs"
+    return text
 
 
 def sp_committers(duration: float, threads: int, prof: Profiler) -> tuple[Timed, str]:

@@ -24,7 +24,10 @@ commit) if any batch of the group is durable, otherwise with ``synchronous=NORMA
 OS, which keeps them if the process dies). In WAL mode frames are appended in commit order, so a FULL commit
 makes every earlier commit durable as well. Threads that wait while a leader commits sleep; when it finishes,
 it wakes the members of its group and hands the leadership to a thread waiting for a batch queued meanwhile,
-whose next group then holds everything that piled up during the sync: one sync serves them all. A lone writer
+whose next group then holds everything that piled up during the sync: one sync serves them all. A group whose
+batches only store, update and delete messages (and set counters) is applied with one statement per table
+(multi-row ``INSERT`` and ``DELETE … IN``): every statement is a call into SQLite that gives the GIL up and must
+take it back from the threads doing their own work, on the critical path of the whole group. A lone writer
 thus commits on its own thread, with no thread switch (a switch costs 25 to 100 µs on the project's VMs, more
 than a commit with ``synchronous=NORMAL``); the one connection is used by one leader at a time. A background
 thread commits batches that were submitted but never waited for, within two ``flush_interval`` periods.
@@ -39,9 +42,33 @@ failed sync the file's state is uncertain, and only a restart (which recovers fr
 *Order inside one batch* is :data:`APPLY_ORDER`. Deleting, updating or un-marking a ``seq`` that is not stored
 is not an error; storing a ``seq`` that is already stored is.
 
-*Recovery* at ``open()``, in one durable transaction: every message whose ``seq`` is in ``inflight`` gets
-``backout = backout + 1`` and ``inflight`` is emptied; then objects, counters and all messages (in ``seq``
-order) are read into the :class:`Snapshot`.
+*In-flight markers live in a marker file, not in SQLite, while the store is open.* A persistent MQGET in
+syncpoint (``inflight_add``) must survive the death of the process before MQGET returns, so that a crash backs
+the get out with BackoutCount + 1 — but it needs no transaction. ``submit()`` appends one 20-byte record per
+marker to ``<path>.inflight`` with one ``write(2)`` (the kernel keeps it if the process dies) and, when the batch
+has nothing else for SQLite, returns a pending result that is already done: the get waits for nobody. Records
+are ``(seq, -1)`` "in flight" and ``(seq, c)`` "ended by a backout that set the count to c" (written for a
+``backout_updates`` entry of a seq the same batch un-marks), each with a CRC-32; the file starts with
+:data:`MARKER_MAGIC`. A commit ends a marker by deleting the message, so it needs no record. The store keeps
+the live markers in memory (in submission order, with the batch order of :data:`APPLY_ORDER`, taking back
+those of failed batches) and empties the file (``ftruncate``) after a group when no marker is live, no batch is
+queued and the last commit was synced; a file over 1 MiB with live markers is rewritten with only those
+(write, fsync, rename). The records are not synced when written: a durable group also ``fdatasync``-s the
+file when live markers were written since its last sync (a durable batch makes every earlier batch durable,
+so a get in flight survives a machine crash once anything later is committed durably).
+
+*Recovery* at ``open()``. First the marker file: a record cut short or garbled at its end (a crash during an
+append) is ignored; a file that does not start with :data:`MARKER_MAGIC`, or a garbled record followed by valid
+ones, is refused with :class:`StoreError` and nothing is changed. For each seq the records give its last state
+and the highest ended count ``c``; in one durable transaction every message with an ended count gets
+``backout = max(backout, c)`` and every seq still in flight goes into the ``inflight`` table; only then is the
+file emptied (both steps can be repeated after a crash between them). Then, in one durable transaction, every
+message whose ``seq`` is in ``inflight`` gets ``backout = backout + 1`` and ``inflight`` is emptied; objects,
+counters and all messages (in ``seq`` order) are read into the :class:`Snapshot`. ``close()`` moves the live
+markers into ``inflight`` the same way, so a clean restart backs out exactly the gets still in flight. After a
+crash the count is never lower than the application saw at its get plus one: a backout that SQLite had not
+committed yet is known from its record; a marker whose end was not recorded (an ``inflight_remove`` without a
+backout count, which the engine never writes) is counted once more.
 """
 
 from __future__ import annotations
