@@ -1157,7 +1157,9 @@ class QueueManager:
             _log.error("no dead-letter queue: message for %s dropped (reason %d)", dest_q, reason)
             return False
         d, t = put_date_time(self.clock.time())
-        dmd, ddata = dead_letter(md, data, reason, dest_q, dest_qmgr, C.MQAT_QMGR, self.name, d, t)
+        dmd, ddata = dead_letter(
+            md, data, reason, dest_q, dest_qmgr, C.MQAT_QMGR, self.name, d, t, header_ccsid=self.qm_attr("CCSID")
+        )
         r = self._system_put_to(dlq, dmd, ddata, None)
         if r != C.MQRC_NONE:
             _log.error("dead-letter queue %s refused a message for %s (reason %d): dropped", dlq, dest_q, r)
