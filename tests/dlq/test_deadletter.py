@@ -57,7 +57,8 @@ def test_undeliverable_expiration_report_is_dead_lettered_with_every_mqdlh_field
     assert dlh.PutApplName == b"QM1".ljust(28)
     assert (dlh.PutDate, dlh.PutTime) == (date, tod)
     assert md.Format == C.MQFMT_DEAD_LETTER_HEADER and md.Encoding == C.MQENC_NATIVE
-    assert md.CodedCharSetId != 500  # the MQMD describes the header, not the original data
+    # the MQMD describes the header, written in the queue manager's CCSID (the MQDLH's own character fields)
+    assert md.CodedCharSetId == qm.admin("qm_attr", "CCSID") != 500
     assert md.MsgType == C.MQMT_REPORT and md.Feedback == C.MQFB_EXPIRATION and body == b"data"
 
 
