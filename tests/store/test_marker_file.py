@@ -117,6 +117,16 @@ def test_a_get_in_syncpoint_is_one_marker_record_and_no_sqlite_transaction(store
     assert marker_path(store_path).read_bytes() == MARKER_MAGIC + record(1, -1)
 
 
+def test_the_pending_result_of_a_get_in_syncpoint_is_done_at_submission(store):
+    # The caller (the queue-manager host) then need not release its lock to wait.
+    store.write(Batch(put_messages=[message(1)]))
+    assert store.submit(Batch(inflight_add=[1], durable=False)).done
+    queued = store.submit(Batch(put_messages=[message(2)]))
+    assert not queued.done
+    queued.wait()
+    assert queued.done
+
+
 # -- crashes ----------------------------------------------------------------------------------------------------
 
 

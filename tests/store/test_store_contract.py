@@ -335,3 +335,10 @@ def test_concurrent_writers_lose_nothing(harness):
     assert errors == []
     expected = [seq for seq in range(1, threads * per_thread + 1) if seq % 3 != 0]
     assert seqs(harness.restart()) == expected
+
+
+def test_a_pending_write_is_done_once_waited_for(harness):
+    harness.start()
+    pending = harness.store.submit(Batch(put_messages=[message(1)]))
+    pending.wait()
+    assert pending.done

@@ -85,7 +85,15 @@ class Snapshot:
 
 
 class Pending(Protocol):
-    """A submitted batch: ``wait()`` returns once it is applied (and synced if durable), or raises StoreError."""
+    """A submitted batch: ``wait()`` returns once it is applied (and synced if durable), or raises StoreError.
+
+    ``done`` is true once ``wait()`` would not block (it then returns or raises at once): e.g. a batch that only
+    records in-flight gets, which the SQLite store writes at submission. A caller holding a lock may skip
+    releasing it around ``wait()`` when ``done`` is already true.
+    """
+
+    @property
+    def done(self) -> bool: ...
 
     def wait(self) -> None: ...
 

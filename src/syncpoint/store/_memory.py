@@ -80,6 +80,8 @@ class _Done:
 
     __slots__ = ("error",)
 
+    done = True  # applied (or refused) at submission
+
     def __init__(self, error: StoreError | None = None) -> None:
         self.error = error
 
