@@ -80,6 +80,7 @@ def test_row1_internal_error_failure_not_connected_goes_to_alternative_queue() -
     # "... no conectado: el mensaje se coloca en una cola alternativa"
     d = process_message(msg(b"not json"), Handlers(out=ok, parse="json"), 0)
     assert d.action is Action.REQUEUE and d.puts == []
+    assert d.reason == C.MQRC_FORMAT_ERROR  # the MQDLH says why, if it ends on the dead-letter queue
 
 
 def test_row2_exception_behind_out_catch_connected_catch_flow_handles_it() -> None:

@@ -204,6 +204,7 @@ class Disposition:
     bip: str | None = None
     group_id: bytes | None = None
     msg_seq_number: int = 1
+    reason: int = C.MQRC_BACKOUT_THRESHOLD_REACHED  # MQDLH.Reason if it ends on the dead-letter queue
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -214,6 +215,7 @@ class Disposition:
             "puts": [p.to_json() for p in self.puts],
             "error": self.error,
             "bip": self.bip,
+            "reason": self.reason,
         }
 
     @classmethod
@@ -226,6 +228,7 @@ class Disposition:
             puts=[Put.from_json(p) for p in d["puts"]],
             error=d.get("error"),
             bip=d.get("bip"),
+            reason=int(d.get("reason") or C.MQRC_BACKOUT_THRESHOLD_REACHED),
         )
 
 
@@ -365,6 +368,7 @@ def process_message(msg: FlowMessage, handlers: Handlers, bothresh: int | None) 
     try:
         _parse(msg, handlers.parse)
     except InternalError as e:
+        d.reason = C.MQRC_FORMAT_ERROR
         if handlers.failure is not None:
             return to_failure(str(e))
         return requeue(str(e), BIP_REQUEUE)

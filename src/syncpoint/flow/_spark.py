@@ -24,7 +24,7 @@ from ._node import Action, Disposition, FlowMessage, Handlers, Terminal, process
 
 DISPOSITION_SCHEMA = (
     "queue string, token bigint, action string, terminal string, backout_count int, error string, bip string, "
-    "puts binary"
+    "reason int, puts binary"
 )
 PROGRESS_QUEUE = "SYSTEM.SYNCPOINT.SPARK.PROGRESS"
 _MD_NAMES = [n for n, _ in MD_COLUMNS]
@@ -83,6 +83,7 @@ def _disposition_row(queue: str, d: Disposition) -> dict[str, Any]:
         "backout_count": d.backout_count,
         "error": d.error,
         "bip": d.bip,
+        "reason": d.reason,
         "puts": pickle.dumps(d.puts),
     }
 
@@ -130,6 +131,7 @@ def _arrow_schema() -> Any:
             ("backout_count", pa.int32()),
             ("error", pa.string()),
             ("bip", pa.string()),
+            ("reason", pa.int32()),
             ("puts", pa.binary()),
         ]
     )
@@ -153,6 +155,7 @@ def _disposition(d: Mapping[str, Any]) -> Disposition:
         puts=pickle.loads(d["puts"]) if d["puts"] else [],
         error=d.get("error"),
         bip=d.get("bip"),
+        reason=int(d.get("reason") or C.MQRC_BACKOUT_THRESHOLD_REACHED),
     )
 
 

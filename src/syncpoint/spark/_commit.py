@@ -139,6 +139,7 @@ class _Item:
     error: str | None = None
     bip: str | None = None
     terminal: str = "out"
+    reason: int = C.MQRC_BACKOUT_THRESHOLD_REACHED
     consume: bool = True  # plain mode: a row without an input does not consume anything
     gone: bool = False  # taken by another consumer (or expired) during the batch
 
@@ -184,7 +185,7 @@ class Sink:
     # -- the commit ------------------------------------------------------------------------------------
     def commit_flow(self, query_id: str, batch_id: int, dispositions: Mapping[str, Sequence[Disposition]]) -> Summary:
         items = [
-            _Item(q, d.token, d.action, list(d.puts), d.backout_count, d.error, d.bip, d.terminal.value)
+            _Item(q, d.token, d.action, list(d.puts), d.backout_count, d.error, d.bip, d.terminal.value, d.reason)
             for q, ds in dispositions.items()
             for d in ds
         ]
@@ -359,7 +360,7 @@ class Sink:
             out.BackoutCount = 0
             if dlh:
                 header = MQDLH()
-                header.Reason = C.MQRC_BACKOUT_THRESHOLD_REACHED
+                header.Reason = it.reason
                 header.DestQName = it.queue.encode().ljust(48)
                 header.DestQMgrName = self.qm.name.encode().ljust(48)
                 header.Encoding = md.Encoding
