@@ -171,8 +171,11 @@ class LocalQueue:
     # -- membership -----------------------------------------------------------------------------------
     def make_available(self, m: Message) -> None:
         m.state = AVAILABLE
-        self.by_key[m.key] = m
-        self.index.add(m.key)
+        # keyed by the queue's order now: MSGDLVSQ may have changed while a unit of work held the message
+        key = m.seq if self.fifo else ((9 - m.priority) << _PRIO_SHIFT) | m.seq
+        m.key = key
+        self.by_key[key] = m
+        self.index.add(key)
         if m.expiry != C.MQEI_UNLIMITED:
             heapq.heappush(self.expiring, (m.put_time + m.expiry / 10.0, m.seq, m))
             self._candidates.add(self)
