@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import struct
 import subprocess
 import sys
@@ -353,24 +354,63 @@ def test_a_rewritten_marker_file_still_backs_out_after_a_crash(store_path: Path)
 # -- machine crashes: what a durable batch makes durable ---------------------------------------------------------
 
 
-def test_a_durable_batch_syncs_the_markers_of_gets_still_in_flight(store):
+def inflight_rows(store_path: Path) -> list[int]:
+    reader = sqlite3.connect(f"file:{store_path}?mode=ro", uri=True)  # WAL: reads beside the open store
+    try:
+        return [row[0] for row in reader.execute("SELECT seq FROM inflight ORDER BY seq")]
+    finally:
+        reader.close()
+
+
+def test_a_durable_batch_copies_the_markers_of_gets_still_in_flight_into_its_transaction(store, store_path: Path):
+    # The marker file is not synced; a durable batch makes every earlier batch durable, so it takes the live
+    # markers into SQLite (synced with it): no extra sync, and they survive a machine crash from then on.
     store.write(Batch(put_messages=[message(1), message(2)]))
     store.write(Batch(inflight_add=[1], durable=False))
-    before = store.stats()["marker_syncs"]
+    assert inflight_rows(store_path) == []
+    syncs = store.stats()["syncs"]
 
     store.write(Batch(put_messages=[message(3)]))  # another connection's commit
-    assert store.stats()["marker_syncs"] == before + 1
+    assert inflight_rows(store_path) == [1]
+    assert store.stats()["syncs"] == syncs + 1
 
-    store.write(Batch(put_messages=[message(4)]))  # nothing new to sync
-    assert store.stats()["marker_syncs"] == before + 1
+    store.write(Batch(backout_updates=[(1, 1)], inflight_remove=[1], durable=False))  # MQBACK
+    assert inflight_rows(store_path) == []  # gone in the transaction that ended the get
 
 
-def test_a_commit_that_ends_every_get_needs_no_marker_sync(store):
-    store.write(Batch(put_messages=[message(1)]))
+def test_a_get_copied_into_sqlite_and_then_committed_leaves_no_row(store, store_path: Path):
+    store.write(Batch(put_messages=[message(1), message(2)]))
     store.write(Batch(inflight_add=[1], durable=False))
-    before = store.stats()["marker_syncs"]
-    store.write(Batch(delete_messages=[1]))  # MQCMIT of the get: the marker ends with it
-    assert store.stats()["marker_syncs"] == before
+    store.write(Batch(put_messages=[message(3)]))
+    store.write(Batch(delete_messages=[1]))  # MQCMIT of the get
+    assert inflight_rows(store_path) == []
+
+
+def test_a_get_copied_into_sqlite_is_backed_out_even_if_the_marker_file_lost_its_tail(store_path: Path):
+    # What a machine crash can do to the unsynced marker file; the copy committed durably stays.
+    crash_after(
+        store_path,
+        """
+        store.write(Batch(put_messages=[message(1), message(2)]))
+        store.write(Batch(inflight_add=[1], durable=False))
+        store.write(Batch(put_messages=[message(3)]))
+        """,
+    )
+    marker_path(store_path).write_bytes(MARKER_MAGIC)
+    assert reopen(store_path) == ({1: 1, 2: 0, 3: 0}, 1)
+
+
+def test_a_copied_get_backed_out_before_a_crash_is_not_counted_twice(store_path: Path):
+    crash_after(
+        store_path,
+        """
+        store.write(Batch(put_messages=[message(1), message(2)]))
+        store.write(Batch(inflight_add=[1], durable=False))
+        store.write(Batch(put_messages=[message(3)]))
+        store.submit(Batch(backout_updates=[(1, 1)], inflight_remove=[1], durable=False))  # maybe not committed
+        """,
+    )
+    assert reopen(store_path)[0][1] == 1
 
 
 # -- groups: one statement per table must give what batch after batch gives ---------------------------------------

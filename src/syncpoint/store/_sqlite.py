@@ -53,15 +53,18 @@ are ``(seq, -1)`` "in flight" and ``(seq, c)`` "ended by a backout that set the 
 the live markers in memory (in submission order, with the batch order of :data:`APPLY_ORDER`, taking back
 those of failed batches) and empties the file (``ftruncate``) after a group when no marker is live, no batch is
 queued and the last commit was synced; a file over 1 MiB with live markers is rewritten with only those
-(write, fsync, rename). The records are not synced when written: a durable group also ``fdatasync``-s the
-file when live markers were written since its last sync (a durable batch makes every earlier batch durable,
-so a get in flight survives a machine crash once anything later is committed durably).
+(write, fsync, rename). The records are not synced: a durable batch must make every earlier batch durable,
+so a durable group also copies the live markers it has not copied yet into the ``inflight`` table, in its own
+transaction (synced with it, no extra sync), and every group deletes the rows of markers that have ended, in
+the transaction that ends them. A get in flight thus survives a machine crash once anything later is
+committed durably, as the marker file alone would not.
 
 *Recovery* at ``open()``. First the marker file: a record cut short or garbled at its end (a crash during an
 append) is ignored; a file that does not start with :data:`MARKER_MAGIC`, or a garbled record followed by valid
 ones, is refused with :class:`StoreError` and nothing is changed. For each seq the records give its last state
 and the highest ended count ``c``; in one durable transaction every message with an ended count gets
-``backout = max(backout, c)`` and every seq still in flight goes into the ``inflight`` table; only then is the
+``backout = max(backout, c)``, a seq whose last record is "ended" leaves the ``inflight`` table and every seq
+still in flight goes into it; only then is the
 file emptied (both steps can be repeated after a crash between them). Then, in one durable transaction, every
 message whose ``seq`` is in ``inflight`` gets ``backout = backout + 1`` and ``inflight`` is emptied; objects,
 counters and all messages (in ``seq`` order) are read into the :class:`Snapshot`. ``close()`` moves the live
@@ -145,6 +148,7 @@ _SQL_BACKOUT = "UPDATE messages SET backout = ?2 WHERE seq = ?1"
 _SQL_BACKOUT_AT_LEAST = "UPDATE messages SET backout = max(backout, ?2) WHERE seq = ?1"
 _SQL_DELETE_MESSAGE = "DELETE FROM messages WHERE seq = ?"
 _SQL_INFLIGHT_ADD = "INSERT OR IGNORE INTO inflight(seq) VALUES (?)"
+_SQL_INFLIGHT_REMOVE = "DELETE FROM inflight WHERE seq = ?"
 _SQL_COUNTER = "INSERT OR REPLACE INTO counters(name, value) VALUES (?, ?)"
 _SQL_READ_MESSAGES = "SELECT seq, queue, priority, md, data, backout, put_time FROM messages ORDER BY seq"
 
@@ -229,14 +233,14 @@ class SQLiteStore:
             "batches": 0,
             "failed_batches": 0,
             "markers": 0,
-            "marker_syncs": 0,
         }
         # The marker file (see the module doc). Changed under self._cond only.
         self._marks_path = self._path + ".inflight"
         self._marks_fd: int | None = None
         self._marks_size = 0  # bytes in the file, header included
         self._marks_written = 0  # records written since open
-        self._marks_synced = 0  # records known synced
+        # Leader state: seqs whose marker is also a row of the inflight table (see _commit_group).
+        self._hardened: set[int] = set()
         self._live: dict[int, list[int]] = {}  # seq -> generations of the markers that hold it in flight
         self._mark_gen = 0
         # Leader state: used only by the thread that holds the leadership.
@@ -560,7 +564,6 @@ class SQLiteStore:
             except OSError:
                 return  # the records stay: recovery handles them; a later group tries again
             self._marks_size = len(MARKER_MAGIC)
-            self._marks_synced = self._marks_written
         elif self._marks_size > _MARKS_REWRITE:
             self._rewrite_marks(live)
 
@@ -584,21 +587,6 @@ class SQLiteStore:
         if old is not None:
             os.close(old)
         self._marks_size = len(data)
-        self._marks_synced = self._marks_written
-
-    def _sync_marks(self) -> None:
-        """For a durable group, as the leader: make the live markers written so far survive a machine crash too
-        (a durable batch makes every earlier batch durable). Markers already ended need no sync."""
-        with self._cond:
-            written = self._marks_written
-            if written == self._marks_synced or not self._live or self._marks_fd is None:
-                return
-            fd = self._marks_fd
-        os.fdatasync(fd)
-        with self._cond:
-            if written > self._marks_synced:
-                self._marks_synced = written
-            self._stats["marker_syncs"] += 1
 
     def _read_marks(self) -> dict[int, tuple[bool, int]]:
         """Read the marker file (after taking the lock). Returns seq -> (in flight?, highest backout count an
@@ -673,7 +661,8 @@ class SQLiteStore:
             ) from exc
         self._marks_fd = fd
         self._marks_size = len(MARKER_MAGIC)
-        self._marks_written = self._marks_synced = 0
+        self._marks_written = 0
+        self._hardened = set()
 
     def _close_marks(self) -> None:
         fd, self._marks_fd = self._marks_fd, None
@@ -688,10 +677,11 @@ class SQLiteStore:
             live = list(self._live)
             self._live = {}
         try:
-            if live:
+            if live or self._hardened:
                 self._set_synchronous(connection, "FULL")
                 connection.execute("BEGIN IMMEDIATE")
                 try:
+                    connection.execute("DELETE FROM inflight")
                     connection.executemany(_SQL_INFLIGHT_ADD, zip(live))
                     connection.execute("COMMIT")
                 except BaseException:
@@ -897,6 +887,9 @@ class SQLiteStore:
                 floors = [(seq, highest) for seq, (_in_flight, highest) in marks.items() if highest >= 0]
                 if floors:
                     connection.executemany(_SQL_BACKOUT_AT_LEAST, floors)
+                # A row copied into inflight by a durable group (see _commit_group) whose get then ended.
+                ended = [(seq,) for seq, (is_in_flight, highest) in marks.items() if not is_in_flight and highest >= 0]
+                connection.executemany(_SQL_INFLIGHT_REMOVE, ended)
                 in_flight = [(seq,) for seq, (is_in_flight, _highest) in marks.items() if is_in_flight]
                 connection.executemany(_SQL_INFLIGHT_ADD, in_flight)
                 connection.execute("COMMIT")
@@ -968,6 +961,31 @@ class SQLiteStore:
                     self._fail(group, fault)
                     return
         failed = sum(1 for waiter in group if waiter.error is not None)
+        hardened_add: list[int] = []
+        hardened_remove: list[int] = []
+        if self._marks_fd is not None and (self._live or failed or self._hardened):
+            with self._cond:
+                self._settle_marks(group)
+                live = self._live
+                hardened = self._hardened
+                if hardened:
+                    hardened_remove = [seq for seq in hardened if seq not in live]
+                if durable and live and connection.in_transaction:
+                    hardened_add = [seq for seq in live if seq not in hardened]
+            if connection.in_transaction and (hardened_add or hardened_remove):
+                try:
+                    if hardened_remove:
+                        connection.executemany(_SQL_INFLIGHT_REMOVE, zip(hardened_remove))
+                    if hardened_add:
+                        connection.executemany(_SQL_INFLIGHT_ADD, zip(hardened_add))
+                except Exception as exc:
+                    if connection.in_transaction:
+                        connection.execute("ROLLBACK")
+                    self._fail(group, exc)
+                    return
+                changed = True
+            else:
+                hardened_add = hardened_remove = []
         if connection.in_transaction:
             try:
                 connection.execute("COMMIT")
@@ -979,9 +997,10 @@ class SQLiteStore:
                         pass
                 self._fail(group, exc)
                 return
-        if self._marks_fd is not None and (self._live or failed):
-            with self._cond:
-                self._settle_marks(group)
+        if hardened_remove:
+            self._hardened.difference_update(hardened_remove)
+        if hardened_add:
+            self._hardened.update(hardened_add)
         synced = False
         if durable:
             if changed:
@@ -996,12 +1015,6 @@ class SQLiteStore:
                 synced = True
             if synced:
                 self._unsynced = False
-            if self._marks_written != self._marks_synced:
-                try:
-                    self._sync_marks()
-                except OSError as exc:
-                    self._fail(group, exc)
-                    return
         elif changed:
             self._unsynced = True
         with self._cond:
