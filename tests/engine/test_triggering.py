@@ -1114,7 +1114,7 @@ _OPS = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=_OPS)
 def test_trigger_depth_counts_committed_and_uncommitted_messages_of_sufficient_priority(
     embedded: EmbeddedQueueManager, ops: list[tuple[str, int, int]]
@@ -1159,3 +1159,117 @@ def test_trigger_depth_counts_committed_and_uncommitted_messages_of_sufficient_p
 
 
 _queue_numbers = itertools.count()
+
+
+# == the rules for puts, units of work, closes and ALTER against a model =================================
+_TRIGGER_OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["put", "put-sync", "get", "get-sync", "commit", "backout", "open", "close", "on"]),
+        st.integers(0, 1),  # which connection
+        st.integers(0, 9),  # priority of a put
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    ttype=st.sampled_from([C.MQTT_FIRST, C.MQTT_EVERY, C.MQTT_DEPTH]),
+    tmpri=st.integers(0, 9),
+    tdepth=st.integers(1, 4),
+    ops=_TRIGGER_OPS,
+)
+def test_trigger_messages_follow_the_seed_for_any_sequence_of_puts_gets_units_of_work_closes_and_alters(
+    embedded: EmbeddedQueueManager, ttype: int, tmpri: int, tdepth: int, ops: list[tuple[str, int, int]]
+) -> None:
+    # A model of seed 001 for one application queue with a trigger monitor always there (conditions 5-8 hold):
+    # conditions 2-4 and 11 on puts (TRIGINT never passes, so FIRST re-triggers only if it never triggered),
+    # the unit-of-work rule, condition 12 on the last input close, condition 13 on TRIGGER set on, and DEPTH's
+    # switch to NOTRIGGER. Compared after every step: trigger messages on the initiation queue, and TRIGGER.
+    n = next(_queue_numbers)
+    app, initq = f"APP.{n}", f"INIT.{n}"
+    admin = syncpoint.connect("QM1", embedded=embedded)
+    if admin.admin("lookup", "PROCESS", "PROC") is None:
+        admin.admin("define", "PROCESS", "PROC", {"APPLICID": "/bin/true"})
+    admin.admin("define", "QLOCAL", initq)
+    attrs = {"TRIGGER": C.MQTC_ON, "TRIGTYPE": ttype, "TRIGMPRI": tmpri, "TRIGDPTH": tdepth}
+    admin.admin("define", "QLOCAL", app, {**attrs, "PROCESS": "PROC", "INITQ": initq})
+    monitor = syncpoint.connect("QM1", embedded=embedded)
+    monitor.open(initq, INPUT)
+    conns = [syncpoint.connect("QM1", embedded=embedded) for _ in range(2)]
+    output = [c.open(app, C.MQOO_OUTPUT) for c in conns]
+    inputs: list[Any] = [None, None]
+    msgs: dict[bytes, list[Any]] = {}  # data -> [priority, state, connection]
+    pending: list[list[int]] = [[], []]
+    model = {"delivered": 0, "on": True, "ever": False}
+    ident = 0
+
+    def count() -> int:
+        return sum(1 for p, s, _ in msgs.values() if p >= tmpri and s in ("avail", "pput"))
+
+    def ipprocs() -> int:
+        return sum(1 for h in inputs if h is not None)
+
+    def fire(c: int | None) -> None:
+        model["ever"] = True
+        if ttype == C.MQTT_DEPTH:
+            model["on"] = False
+        if c is None:
+            model["delivered"] += 1
+        else:
+            pending[c].append(ttype)
+
+    for op, c, prio in ops:
+        if op.startswith("put"):
+            ident += 1
+            data = b"%d" % ident
+            sync = op == "put-sync"
+            output[c].put(data, priority=prio, syncpoint=sync)
+            msgs[data] = [prio, "pput" if sync else "avail", c]
+            if model["on"] and prio >= tmpri and not (ttype != C.MQTT_EVERY and ipprocs() > 0):
+                now = count()
+                if (
+                    ttype == C.MQTT_EVERY
+                    or (ttype == C.MQTT_FIRST and (now == 1 or not model["ever"]))
+                    or (ttype == C.MQTT_DEPTH and now >= tdepth)
+                ):
+                    fire(c if sync else None)
+        elif op.startswith("get"):
+            if inputs[c] is None:
+                continue
+            m = inputs[c].get_or_none(syncpoint=op == "get-sync")
+            if m is not None:
+                msgs[m.data][1:] = ["pget" if op == "get-sync" else "gone", c]
+        elif op in ("commit", "backout"):
+            (conns[c].commit if op == "commit" else conns[c].backout)()
+            for entry in msgs.values():
+                if entry[2] == c and entry[1] in ("pput", "pget"):
+                    if op == "commit":
+                        entry[1] = "avail" if entry[1] == "pput" else "gone"
+                    else:
+                        entry[1] = "gone" if entry[1] == "pput" else "avail"
+            released = pending[c] if op == "commit" else [t for t in pending[c] if t != C.MQTT_EVERY]
+            model["delivered"] += len(released)
+            pending[c] = []
+        elif op == "open":
+            if inputs[c] is None:
+                inputs[c] = conns[c].open(app, INPUT)
+        elif op == "close":
+            if inputs[c] is not None:
+                inputs[c].close()
+                inputs[c] = None
+                need = tdepth if ttype == C.MQTT_DEPTH else 1
+                if ipprocs() == 0 and model["on"] and ttype != C.MQTT_EVERY and count() >= need:
+                    fire(None)
+        else:  # ALTER QLOCAL … TRIGGER
+            was_on = model["on"]
+            admin.admin("alter", "QLOCAL", app, {"TRIGGER": C.MQTC_ON})
+            model["on"] = True
+            need = tdepth if ttype == C.MQTT_DEPTH else 1
+            if not was_on and count() >= need and not (ttype != C.MQTT_EVERY and ipprocs() > 0):
+                fire(None)
+        assert depth(admin, initq) == model["delivered"], (op, c, prio)
+        assert (attr(admin, app, "TRIGGER") == C.MQTC_ON) == model["on"], (op, c, prio)
+    for conn in (*conns, monitor, admin):
+        conn.backout()
+        conn.disconnect()
