@@ -1196,9 +1196,12 @@ def _apply_merged(
         connection.executemany(_SQL_COUNTER, counters.items())
 
 
+_MARK_BODY = struct.Struct("<qq")
+
+
 def _pack_mark(seq: int, value: int) -> bytes:
-    body = struct.pack("<qq", seq, value)
-    return body + struct.pack("<I", zlib.crc32(body))
+    body = _MARK_BODY.pack(seq, value)
+    return _MARK.pack(seq, value, zlib.crc32(body))
 
 
 def _has_valid_mark(data: bytes, offset: int) -> bool:
