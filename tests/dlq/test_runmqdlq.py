@@ -164,6 +164,28 @@ def test_started_with_a_trigger_message_it_processes_the_queue_named_in_it(home:
     assert depths(home, "OTHER.DLQ", "FWD.A") == [0, 1]
 
 
+def test_triggered_with_names_in_the_applid_the_names_win_and_the_mqtmc2_is_accepted(home: Path) -> None:
+    """A process ApplicId 'runmqdlq OTHER.DLQ QM1 < rules': runmqtrm appends the MQTMC2 (and EnvData)."""
+    tmc2 = MQTMC2.from_tm(MQTM(QName=b"APP.Q", ProcessName=b"P"), QMGR).pack().decode()
+    with queue_manager(home) as qm:
+        put_dead_letter(qm)
+        dl = qm.open(DLQ).get()
+        qm.open("OTHER.DLQ").put(dl.data, md=dl.md)
+    out = runmqdlq(home, "WAIT(NO)\nACTION(FWD) FWDQ(FWD.A)\n", "OTHER.DLQ", QMGR, tmc2, "&")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "INPUTQ(OTHER.DLQ)" in out.stdout
+    assert depths(home, "OTHER.DLQ", "FWD.A") == [0, 1]
+
+
+def test_triggered_with_only_the_queue_in_the_applid_takes_the_manager_from_the_mqtmc2(home: Path) -> None:
+    tmc2 = MQTMC2.from_tm(MQTM(QName=b"APP.Q", ProcessName=b"P"), QMGR).pack().decode()
+    with queue_manager(home) as qm:
+        put_dead_letter(qm)
+    out = runmqdlq(home, "WAIT(NO)\nACTION(DISCARD)\n", DLQ, tmc2)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert depths(home, DLQ) == [0]
+
+
 # -- crash safety ---------------------------------------------------------------------------------------
 MESSAGES = 1000
 

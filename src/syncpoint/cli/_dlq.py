@@ -79,6 +79,10 @@ def register(app: typer.Typer) -> None:
         trigger = _from_trigger(qname) if qname else None
         if trigger is not None:  # started by a trigger monitor: "<MQTMC2>" then the process's EnvData words
             qname, qmgr = trigger
+        elif qmgr and _from_trigger(qmgr) is not None:  # ApplId "runmqdlq DLQ": the MQTMC2 names the manager
+            qmgr = _from_trigger(qmgr)[1]  # type: ignore[index]
+        elif ctx.args and _from_trigger(ctx.args[0]) is not None:
+            pass  # ApplId "runmqdlq DLQ QM1": the names given win over the trigger message's; EnvData follows
         elif ctx.args:
             print(f"Unexpected arguments: {' '.join(ctx.args)}. Usage: runmqdlq [QName [QMgrName]] < rules", flush=True)
             raise typer.Exit(_EXIT_MQ)
