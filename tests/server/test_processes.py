@@ -217,3 +217,44 @@ def test_passwd_then_tcp_needs_it(home: Path, started: str) -> None:
     qm = syncpoint.connect("QM1", host=f"localhost({port})", user="app", password="pw-1")
     qm.disconnect()
     run(home, "endmqm", "-i", "QM1")
+
+
+INTERRUPTED = textwrap.dedent(
+    """
+    import signal, sys, syncpoint
+    from syncpoint.mqi import MQMIError
+    def stop(signum, frame):
+        raise SystemExit(0)
+    signal.signal(signal.SIGTERM, stop)
+    qm = syncpoint.connect("QM1")
+    q = qm.open("Q1")
+    q.get(syncpoint=True)
+    print("waiting", flush=True)
+    try:
+        q.get(wait=600)  # interrupted by SIGTERM while the server holds the wait
+    except SystemExit:
+        try:
+            qm.backout()
+        except MQMIError as e:
+            print(e.reason, flush=True)
+    """
+)
+
+
+def test_signal_during_a_waiting_get_ends_the_connection_at_once_and_backs_out(home: Path, started: str) -> None:
+    qm = syncpoint.connect("QM1")
+    qm.admin("define", "QLOCAL", "Q1", {"DEFPSIST": C.MQPER_PERSISTENT})
+    qm.open("Q1").put(b"held")
+    proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "waiting"
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=20)  # not the 600 s of the wait
+    assert out.strip() == str(C.MQRC_CONNECTION_BROKEN)
+    deadline = time.monotonic() + 10
+    while qm.admin("queue_status", "Q1")["UNCOM"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    m = qm.open("Q1").get()
+    assert (m.data, m.backout_count) == (b"held", 1)
+    qm.disconnect()
+    run(home, "endmqm", "-i", "QM1")

@@ -122,6 +122,13 @@ class RemoteTransport:
             pass
         return MQMIError(C.MQCC_FAILED, C.MQRC_CONNECTION_BROKEN, detail)
 
+    def _interrupted(self) -> None:
+        """A signal (Ctrl-C, SIGTERM) interrupted a call between its request and its reply: the replies can no
+        longer be matched to calls, so the connection ends here, and the server backs out its unit of work as
+        for any dropped connection. Later calls get MQRC_CONNECTION_BROKEN."""
+        if self.broken is None:
+            self._broken("a call was interrupted; the connection was closed and its unit of work backed out")
+
     def _send(self, data: bytes) -> None:
         try:
             self._sock.sendall(data)
@@ -166,8 +173,12 @@ class RemoteTransport:
                 raise MQMIError(C.MQCC_FAILED, C.MQRC_CONNECTION_BROKEN, self.broken)
             rid = self._next_id
             self._next_id += 1
-            self._send(encode_request(rid, verb, args))
-            result = self._result(rid)
+            try:
+                self._send(encode_request(rid, verb, args))
+                result = self._result(rid)
+            except (KeyboardInterrupt, SystemExit):
+                self._interrupted()
+                raise
         if isinstance(result, MQMIError):
             raise result
         return result
@@ -180,8 +191,12 @@ class RemoteTransport:
             first = self._next_id
             self._next_id += len(requests)
             frames = [encode_request(first + i, verb, args) for i, (verb, args) in enumerate(requests)]
-            self._send(b"".join(frames))
-            return [self._result(first + i) for i in range(len(requests))]
+            try:
+                self._send(b"".join(frames))
+                return [self._result(first + i) for i in range(len(requests))]
+            except (KeyboardInterrupt, SystemExit):
+                self._interrupted()
+                raise
 
     # -- the MQI --------------------------------------------------------------------------------------
     def open(self, od: MQOD, options: int) -> int:
