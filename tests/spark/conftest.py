@@ -46,6 +46,7 @@ class Server:
     def start(self) -> None:
         from syncpoint.server._lifecycle import server_info
 
+        self.port = _free_port()
         cmd = [sys.executable, "-m", "syncpoint.server", self.name, "--home", str(self.home)]
         cmd += ["--port", str(self.port), "--no-command-server"]
         with open(self.log, "ab") as log:

@@ -20,6 +20,7 @@ driver worker that only sees the commit messages. Every one of them connects to 
 
 from __future__ import annotations
 
+import itertools
 import pickle
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -38,8 +39,8 @@ from pyspark.sql.types import StructType
 from syncpoint.mqi import MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
 
-from ._plan import Offset, Planner, batch_tokens, order_units, split_partitions
-from ._qm import QueueAccess, Target
+from ._plan import Offset, Planner, Visible, batch_tokens, order_units, split_partitions
+from ._qm import QueueAccess, Target, visible_of
 from ._rows import SCHEMA, message_to_row, row_to_message
 
 try:
@@ -264,13 +265,47 @@ def put_all(qm: Any, rows: Sequence[tuple[str, bytes, bytes, bool]]) -> None:
 # Stream read
 # ======================================================================================================
 class BatchPartition(InputPartition):
-    def __init__(self, tokens: list[int], attrs: tuple[int | None, str]) -> None:
+    def __init__(self, tokens: list[int]) -> None:
         super().__init__(tokens)
         self.tokens = tokens
-        self.attrs = attrs
 
 
-_driver_state: dict[int, tuple[Any, QueueAccess, Planner]] = {}
+class _DriverState:
+    """The stream reader's state in the long-lived driver process: a connection, the planner's memory and an
+    index of the queue kept up to date incrementally (browse-next for arrivals, lookups of the last batch's
+    tokens; a full rescan when that finds nothing to do, which also catches late commits and priority arrivals)."""
+
+    def __init__(self, reader: StreamReader) -> None:
+        self.qm = reader.target.connect("syncpoint.spark.source")
+        self.access = QueueAccess(self.qm, reader.queue)
+        self.planner = Planner(max_messages=reader.max_messages, logical_order=reader.logical_order)
+        self.index: dict[int, Visible] = {}
+        self.scanned = False
+        self.last: tuple[str, list[Visible]] | None = None
+
+    def full_scan(self) -> None:
+        self.index = {v.token: v for v in self.access.scan(from_start=True)}
+        self.scanned = True
+
+    def update(self, ahead: int) -> None:
+        if not self.scanned:
+            self.full_scan()
+            return
+        if self.last is not None:
+            for v in self.last[1]:
+                seen = self.access.lookup(v.token, with_data=False)
+                if seen is None:
+                    self.index.pop(v.token, None)
+                else:
+                    self.index[v.token] = visible_of(seen[0], v.token)
+        for v in itertools.islice(self.access.scan(from_start=False), ahead):
+            self.index[v.token] = v
+
+    def visible(self) -> list[Visible]:
+        return [self.index[t] for t in sorted(self.index)]
+
+
+_driver_state: dict[int, _DriverState] = {}
 
 
 class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type: ignore[misc]
@@ -284,22 +319,11 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         self.n = _int(options, "partitions", 2)
         self._key = id(self)
 
-    # -- driver state (the long-lived runner process) ---------------------------------------------------
-    def _state(self) -> tuple[Any, QueueAccess, Planner]:
+    def _state(self) -> _DriverState:
         st = _driver_state.get(self._key)
         if st is None:
-            qm = self.target.connect("syncpoint.spark.source")
-            st = (
-                qm,
-                QueueAccess(qm, self.queue),
-                Planner(max_messages=self.max_messages, logical_order=self.logical_order),
-            )
-            _driver_state[self._key] = st
+            st = _driver_state[self._key] = _DriverState(self)
         return st
-
-    def _visible(self) -> list[Any]:
-        _, a, _ = self._state()
-        return list(a.scan(from_start=True))
 
     def initialOffset(self) -> dict[str, Any]:
         return Offset().to_dict()
@@ -308,36 +332,45 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         return ReadMaxRows(self.max_messages) if ReadMaxRows is not None else None
 
     def prepareForTriggerAvailableNow(self) -> None:
-        _, a, planner = self._state()
-        visible = list(a.scan(from_start=True))
-        planner.target = max((v.token for v in visible), default=0)
-        bothresh, _ = a.attributes()
         from syncpoint.flow._node import effective_threshold
 
-        planner.stuck_after = 2 * effective_threshold(bothresh)
+        st = self._state()
+        st.full_scan()
+        st.planner.target = max(st.index, default=0)
+        bothresh, _ = st.access.attributes()
+        st.planner.stuck_after = 2 * effective_threshold(bothresh)
 
     def latestOffset(self, start: dict[str, Any] | None = None, limit: Any = None) -> dict[str, Any]:
-        _, _, planner = self._state()
+        st = self._state()
         s = Offset.from_dict(start)
-        cap: int | None = None
+        cap: int | None = self.max_messages
         if ReadMaxRows is not None and isinstance(limit, ReadMaxRows):
             cap = int(limit.max_rows)
         elif ReadAllAvailable is not None and isinstance(limit, ReadAllAvailable):
             cap = None
-        end, _ = planner.plan(s, self._visible(), cap)
+        st.update(2 * cap if cap is not None else 1 << 62)
+        end, chosen = st.planner.plan(s, st.visible(), cap)
+        if not chosen:
+            st.full_scan()
+            end, chosen = st.planner.plan(s, st.visible(), cap)
+        st.last = (end.to_json(), chosen) if chosen else st.last
         return end.to_dict()
 
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
-        _, a, planner = self._state()
+        st = self._state()
         s, e = Offset.from_dict(start), Offset.from_dict(end)
-        visible = self._visible()
-        tokens = batch_tokens(s, e, (v.token for v in visible))
-        batch = [v for v in visible if v.token in tokens]
-        for v in batch:  # a replay after a restart: remember what this batch holds
-            planner.planned.setdefault(v.token, v.backout)
-        attrs = a.attributes()
+        if st.last is not None and st.last[0] == e.to_json():
+            batch = list(st.last[1])
+        else:  # a replay after a restart: read the batch again from the queue
+            st.full_scan()
+            visible = st.visible()
+            tokens = batch_tokens(s, e, (v.token for v in visible))
+            batch = [v for v in visible if v.token in tokens]
+            for v in batch:
+                st.planner.planned.setdefault(v.token, v.backout)
+            st.last = (e.to_json(), batch)
         parts = split_partitions(order_units(batch, logical_order=self.logical_order), self.n)
-        return [BatchPartition(p, attrs) for p in parts]
+        return [BatchPartition(p) for p in parts]
 
     def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
         assert isinstance(partition, BatchPartition)
@@ -354,7 +387,7 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         st = _driver_state.pop(self._key, None)
         if st is not None:
             try:
-                st[0].disconnect()
+                st.qm.disconnect()
             except MQMIError:
                 pass
 

@@ -1,0 +1,24 @@
+"""A flow run in its own process (own Spark JVM) for the kill tests: IN → "out:<text>" on OUT, availableNow.
+
+python _kill_worker.py QMGR HOME IN OUT CHECKPOINT
+"""
+
+import sys
+
+from syncpoint.flow import Flow, MQInput, run_flow
+from syncpoint.spark import Target
+
+
+def out(m):  # type: ignore[no-untyped-def]
+    return b"out:" + m.data
+
+
+def main() -> int:
+    qmgr, home, src, dst, ckpt = sys.argv[1:6]
+    flow = Flow(MQInput(src), out=out, output=dst, max_messages_per_batch=2000)
+    run_flow(flow, Target(qmgr, home=home), ckpt, master="local[2]", available_now=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""Test-only crash points for the kill tests: with SYNCPOINT_TEST_KILL="<point>:<probability>", every Python process
+of the Spark application (driver, executors' workers, the sink's commit worker) SIGKILLs its whole process group
+(the Spark JVM and all its Python processes) at that point with that probability.
+
+Points: read (an executor reading a batch's messages), write (an executor handing the batch to the sink), commit
+(inside the sink's unit of work, before MQCMIT), after_commit (after the sink's commit, before Spark writes its
+commit checkpoint). Nothing here is imported unless the variable is set.
+"""
+
+import os
+
+_spec = os.environ.get("SYNCPOINT_TEST_KILL")
+if _spec:
+    import random
+    import signal
+
+    _point, _, _p = _spec.partition(":")
+    _prob = float(_p or "0.5")
+    _rng = random.Random(os.getpid() ^ int.from_bytes(os.urandom(4), "little"))
+
+    def _maybe_die(point: str) -> None:
+        if point == _point and _rng.random() < _prob:
+            os.killpg(os.getpgrp(), signal.SIGKILL)
+
+    try:
+        from syncpoint.flow import _spark as _flow_spark
+        from syncpoint.spark import _commit, _source
+    except Exception:  # not this application's process
+        pass
+    else:
+        _orig_read = _source._read_tokens
+
+        def _read_tokens(qm, queue, tokens):  # type: ignore[no-untyped-def]
+            for i, row in enumerate(_orig_read(qm, queue, tokens)):
+                if i == len(tokens) // 2:
+                    _maybe_die("read")
+                yield row
+
+        _source._read_tokens = _read_tokens
+
+        _orig_write = _source.StreamWriter.write
+
+        def _write(self, iterator):  # type: ignore[no-untyped-def]
+            msg = _orig_write(self, iterator)
+            _maybe_die("write")
+            return msg
+
+        _source.StreamWriter.write = _write
+
+        _orig_record = _commit._replace_record
+
+        def _replace_record(*a, **k):  # type: ignore[no-untyped-def]
+            _orig_record(*a, **k)
+            _maybe_die("commit")
+
+        _commit._replace_record = _replace_record
+
+        _orig_commit_flow = _flow_spark.commit_flow_batch
+
+        def _commit_flow_batch(*a, **k):  # type: ignore[no-untyped-def]
+            result = _orig_commit_flow(*a, **k)
+            _maybe_die("after_commit")
+            return result
+
+        _flow_spark.commit_flow_batch = _commit_flow_batch
+        _source.__dict__.setdefault("_killhooks", True)
