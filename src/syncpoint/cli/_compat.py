@@ -18,9 +18,7 @@ compat_app = typer.Typer(
 def install_cmd(
     package: Annotated[str, typer.Argument(help="ibmmq or pymqi")],
     version: Annotated[str | None, typer.Option("--version", help="default: ibmmq 2.1.2, pymqi 1.12.13")] = None,
-    target: Annotated[
-        Path | None, typer.Option("--target", help="install folder (default: site-packages)")
-    ] = None,
+    target: Annotated[Path | None, typer.Option("--target", help="install folder (default: site-packages)")] = None,
     cache: Annotated[Path | None, typer.Option("--cache-dir", help="where downloaded sdists are kept")] = None,
     force: Annotated[bool, typer.Option("--force", help="replace a copy not installed by syncpoint")] = False,
 ) -> None:
