@@ -145,3 +145,32 @@ def test_ibm_example_programs_run_unchanged(compat_site: Path, tmp_path: Path) -
     assert "SYSTEM.DEFAULT.LOCAL.QUEUE" in outputs["dis_queues.py"]
     assert "DLH:" in outputs["dlq_browse.py"] and "undelivered" in outputs["dlq_browse.py"]
     assert "2053" in outputs["dlq_browse.py"] or "Q_FULL" in outputs["dlq_browse.py"]
+
+
+def test_bindings_mode_reaches_the_running_server_and_mqserver_selects_tcp(
+    compat_site: Path, server: tuple[Path, int]
+) -> None:
+    home, port = server
+    out = run(
+        compat_site,
+        home,
+        f"""
+import os, ibmmq as mq
+tcp = mq.connect("QM1", "DEV.APP.SVRCONN", "localhost({port})", "app", "password")
+mq.Queue(tcp, "DEV.QUEUE.2").put(b"from tcp")
+local = mq.connect("QM1")                      # bindings: the server's local socket, no password needed
+print(mq.Queue(local, "DEV.QUEUE.2").get().decode())
+local.disconnect()
+os.environ["MQSERVER"] = "DEV.APP.SVRCONN/TCP/localhost({port})"
+try:
+    mq.QueueManager("QM1")                     # MQCONN with MQSERVER: client mode, and no password given
+except mq.MQMIError as e:
+    print(e.reason)
+os.environ["MQSERVER"] = "nonsense"
+try:
+    mq.QueueManager("QM1")
+except mq.MQMIError as e:
+    print(e.reason)
+""",
+    )
+    assert out.splitlines() == ["from tcp", "2035", "2059"]
