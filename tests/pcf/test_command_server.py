@@ -298,3 +298,17 @@ def test_a_fault_inside_a_command_still_gets_an_error_response(server: CommandSe
 
     server._admin = broken  # type: ignore[method-assign]
     assert error(server, K.MQCMD_INQUIRE_Q, [qname("*")]) == (K.MQRCCF_COMMAND_FAILED, 0)
+
+
+def test_inquire_q_status_with_a_filter(server: CommandServer, qm: QueueManager) -> None:
+    from syncpoint.pcf import MQCFIF
+
+    ok(server, K.MQCMD_CREATE_Q, [qname("S.A"), LOCAL])
+    ok(server, K.MQCMD_CREATE_Q, [qname("S.B"), LOCAL])
+    qm.put1("S.B", b"1")
+    qm.put1("S.B", b"2")
+    depth = MQCFIF(C.MQIA_CURRENT_Q_DEPTH, K.MQCFOP_NOT_LESS, 2)
+    wanted = MQCFIL(K.MQIACF_Q_STATUS_ATTRS, [K.MQIACF_UNCOMMITTED_MSGS])
+    replies = ok(server, K.MQCMD_INQUIRE_Q_STATUS, [qname("S.*"), wanted, depth])
+    assert [(r[C.MQCA_Q_NAME].String.strip(), r[C.MQIA_CURRENT_Q_DEPTH].Value) for r in replies] == [(b"S.B", 2)]
+    assert C.MQIA_OPEN_INPUT_COUNT not in replies[0]

@@ -634,11 +634,14 @@ class CommandServer:
                 K.MQRCCF_ATTR_VALUE_ERROR, f"StatusType {kind} is not valid", K.MQIACF_Q_STATUS_TYPE
             )
         wanted = req.int_list(K.MQIACF_Q_STATUS_ATTRS)
-        self._no_extra(req)
+        self._no_extra(req, filters=True)
         queues = [d for d in self._admin("list_objects", QLOCAL) if _matches(pattern, d.name)]
         if not queues:
             raise CommandFailedError(C.MQRC_UNKNOWN_OBJECT_NAME, "no local queue matches")
+        f = req.filters[0] if req.filters else None
         keep = None if wanted is None or K.MQIACF_ALL in wanted else set(wanted)
+        if keep is not None and f is not None:
+            keep.add(f.Parameter)  # the filtered attribute is returned too
         bodies: Reply = []
         for d in sorted(queues, key=lambda x: x.name):
             if kind == K.MQIACF_Q_STATUS:
@@ -658,8 +661,9 @@ class CommandServer:
                     (K.MQCACF_LAST_PUT_DATE, st.get("LPUTDATE", ""), 12),
                     (K.MQCACF_LAST_PUT_TIME, st.get("LPUTTIME", ""), 8),
                 ]
-                body += [attr_value_to_pcf(s, v, n) for s, v, n in fields if keep is None or s in keep]
-                bodies.append(body)
+                full = [attr_value_to_pcf(s, v, n) for s, v, n in fields]
+                if f is None or passes_filter(body + full, f):
+                    bodies.append(body + [p for p in full if keep is None or p.Parameter in keep])
             else:
                 for h in self._admin("handle_status", d.name):
                     inp = {"EXCL": K.MQQSO_EXCLUSIVE, "SHARED": K.MQQSO_SHARED}.get(h["INPUT"], K.MQQSO_NO)
@@ -683,8 +687,9 @@ class CommandServer:
                         attr_value_to_pcf(C.MQCA_Q_NAME, d.name, 48),
                         MQCFIN(K.MQIACF_Q_STATUS_TYPE, K.MQIACF_Q_HANDLE),
                     ]
-                    hbody += [attr_value_to_pcf(s, v, n) for s, v, n in hfields if keep is None or s in keep]
-                    bodies.append(hbody)
+                    hfull = [attr_value_to_pcf(s, v, n) for s, v, n in hfields]
+                    if f is None or passes_filter(hbody + hfull, f):
+                        bodies.append(hbody + [p for p in hfull if keep is None or p.Parameter in keep])
         if not bodies:  # handles asked for, none open: IBM replies with no data and no error
             return []
         return bodies
