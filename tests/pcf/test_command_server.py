@@ -4,7 +4,10 @@ with the MQRCCF_* reason and MQIACF_PARAMETER_ID). Source: issue 5, reference/ib
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -312,3 +315,19 @@ def test_inquire_q_status_with_a_filter(server: CommandServer, qm: QueueManager)
     replies = ok(server, K.MQCMD_INQUIRE_Q_STATUS, [qname("S.*"), wanted, depth])
     assert [(r[C.MQCA_Q_NAME].String.strip(), r[C.MQIA_CURRENT_Q_DEPTH].Value) for r in replies] == [(b"S.B", 2)]
     assert C.MQIA_OPEN_INPUT_COUNT not in replies[0]
+
+
+def test_inquire_auth_info_reports_chckclnt_from_the_password_file(
+    server: CommandServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SYNCPOINT_HOME", str(tmp_path))
+    name = MQCFST(K.MQCA_AUTH_INFO_NAME, b"SYSTEM.DEFAULT.AUTHINFO.IDPWOS")
+    (p,) = ok(server, K.MQCMD_INQUIRE_AUTH_INFO, [name])
+    assert p[K.MQIA_AUTH_INFO_TYPE].Value == K.MQAIT_IDPW_OS
+    assert p[K.MQIA_CHECK_CLIENT_BINDING].Value == K.MQCHK_OPTIONAL
+    syncpoint_cli = str(Path(sys.executable).parent / "syncpoint")
+    subprocess.run([syncpoint_cli, "crtmqm", "QM1"], check=True, capture_output=True, timeout=60)
+    subprocess.run([syncpoint_cli, "passwd", "QM1", "app"], input="secret\n", text=True, check=True, timeout=60)
+    (p,) = ok(server, K.MQCMD_INQUIRE_AUTH_INFO, [name])
+    assert p[K.MQIA_CHECK_CLIENT_BINDING].Value == K.MQCHK_REQUIRED
+    assert error(server, K.MQCMD_INQUIRE_AUTH_INFO, [MQCFST(K.MQCA_AUTH_INFO_NAME, b"OTHER")])[0] == 2085
