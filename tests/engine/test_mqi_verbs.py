@@ -520,3 +520,17 @@ def test_set_changes_settable_attributes_all_or_nothing(qm: QueueManager) -> Non
     assert ei.value.reason == C.MQRC_TRIGGER_TYPE_ERROR
     assert qm.mqinq(h, [C.MQIA_INHIBIT_PUT])[0] == [C.MQQA_PUT_INHIBITED]
     assert reason_of(qm.mqset, h, [C.MQIA_MAX_Q_DEPTH], [5], []) == C.MQRC_SELECTOR_ERROR
+
+
+def test_put_replaces_ccsid_q_mgr_by_the_queue_managers_ccsid_and_fills_a_blank_reply_to_q_mgr(
+    qm: QueueManager,
+) -> None:
+    # IBM MQ on MQPUT: MQCCSI_Q_MGR becomes the queue manager's CCSID; a blank ReplyToQMgr gets its name
+    q = qm.open("Q1")
+    md = q.put(b"x", md=MQMD(CodedCharSetId=C.MQCCSI_Q_MGR))
+    assert md.CodedCharSetId == qm.admin("qm_attr", "CCSID") == 1208
+    assert md.ReplyToQMgr == b"QM1".ljust(48)
+    got = q.get()
+    assert (got.md.CodedCharSetId, got.md.ReplyToQMgr) == (1208, b"QM1".ljust(48))
+    md = q.put(b"y", md=MQMD(CodedCharSetId=819, ReplyToQ=b"R", ReplyToQMgr=b"OTHER"))
+    assert (md.CodedCharSetId, md.ReplyToQMgr.rstrip()) == (819, b"OTHER")

@@ -823,6 +823,12 @@ class QueueManager:
             out.PutApplName = conn.appl_name28
             out.PutDate, out.PutTime = put_date_time(now)
             out.ApplOriginData = b" " * 4
+        # MQCCSI_Q_MGR is replaced by the queue manager's CCSID, and a blank ReplyToQMgr by the queue manager's
+        # name, as IBM MQ does on MQPUT (the caller's MQMD shows both)
+        if out.CodedCharSetId == C.MQCCSI_Q_MGR:
+            out.CodedCharSetId = self.qm_attr("CCSID")
+        if not out.ReplyToQMgr.strip(b" \0"):
+            out.ReplyToQMgr = self.name48
         pmo.ResolvedQName = q.name48
         pmo.ResolvedQMgrName = self.name48
         out.normalize()
