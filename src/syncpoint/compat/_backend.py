@@ -80,16 +80,6 @@ class _Conn:
     qm: QueueManager
     name: str
     client: bool
-    ccsid: int = 0
-
-    def qmgr_ccsid(self) -> int:
-        """The queue manager's CCSID (asked once): what MQCCSI_Q_MGR in a put MQMD stands for."""
-        if not self.ccsid:
-            try:
-                self.ccsid = int(self.qm.admin("qm_attr", "CCSID"))
-            except (MQMIError, TypeError, ValueError):
-                self.ccsid = 1208
-        return self.ccsid
 
 
 def _blank_pad(s: Structure) -> None:
@@ -343,7 +333,6 @@ class Backend:
             md = _unpack(MQMD, md_b, C.MQRC_MD_ERROR)
             pmo = _unpack(MQPMO, pmo_b, C.MQRC_PMO_ERROR)
             _check_put_options(pmo)
-            _resolve_ccsid(c, md)
             reason = c.qm.transport.put(hobj, md, pmo, _payload(msg))
             return _repack(md, md_b), _repack(pmo, pmo_b), _cc(reason), reason
 
@@ -358,7 +347,6 @@ class Backend:
             _check_put_options(pmo)
             if od.ObjectType == C.MQOT_TOPIC:
                 raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, "publish/subscribe is not supported")
-            _resolve_ccsid(c, md)
             reason = c.qm.transport.put1(od, md, pmo, _payload(msg))
             return _repack(md, md_b), _repack(pmo, pmo_b), _cc(reason), reason
 
@@ -418,12 +406,6 @@ class Backend:
 
     def set(self, hconn: int, hobj: int, selectors: Sequence[int], ints: Sequence[int], chars: list[bytes]) -> None:
         self.conn(hconn).qm.mqset(hobj, list(selectors), list(ints), chars)
-
-
-def _resolve_ccsid(c: _Conn, md: MQMD) -> None:
-    """MQCCSI_Q_MGR in a put MQMD means the queue manager's CCSID: the message carries the real value."""
-    if md.CodedCharSetId == C.MQCCSI_Q_MGR:
-        md.CodedCharSetId = c.qmgr_ccsid()
 
 
 def _cc(reason: int) -> int:
