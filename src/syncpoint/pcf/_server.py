@@ -15,7 +15,6 @@ and not answered (IBM does the same).
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -27,6 +26,7 @@ from syncpoint.client import QueueManager
 from syncpoint.engine import ATTRIBUTES, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, Attribute, attributes_for
 from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
+from syncpoint.server._auth import Users
 
 from . import _constants as K
 from ._structs import (
@@ -264,14 +264,18 @@ _AUTH_OBJECT_TYPES = frozenset(
 )  # 6 channel, 8 topic
 
 
+def chckclnt(users: Users) -> int:
+    """CHCKCLNT of a queue manager: REQUIRED once its password file names a user (or cannot be read), else
+    OPTIONAL."""
+    return K.MQCHK_REQUIRED if users.required else K.MQCHK_OPTIONAL
+
+
 def users_required(qmgr: str) -> int:
-    """CHCKCLNT of a queue manager: REQUIRED once its password file names a user, else OPTIONAL."""
-    path = _home.qmgr_dir(qmgr) / "users.json"
+    """CHCKCLNT of queue manager ``qmgr`` under ``$SYNCPOINT_HOME``."""
     try:
-        users = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return K.MQCHK_OPTIONAL
-    return K.MQCHK_REQUIRED if isinstance(users, dict) and users else K.MQCHK_OPTIONAL
+        return chckclnt(Users(_home.qmgr_dir(qmgr) / "users.json"))
+    except ValueError:
+        return K.MQCHK_REQUIRED
 
 
 # ------------------------------------------------------------------------------------------------------

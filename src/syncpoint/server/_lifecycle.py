@@ -173,7 +173,7 @@ def run_server(
             _write_json(info_path, info)
 
         server.on_state = on_state
-        stop_tools = _start_tools(server, host_qm, command_server)
+        stop_tools = _start_tools(server, host_qm, command_server, users)
         how = await server.wait_ended()
         if how == "preemptive":
             return how
@@ -210,7 +210,7 @@ def run_server(
     return 0 if how != "failed" else 20
 
 
-def _start_tools(server: Any, host_qm: Any, command_server: bool) -> Any:
+def _start_tools(server: Any, host_qm: Any, command_server: bool, users: Any) -> Any:
     """Start the server's own tools (the PCF command server) on their own threads; returns their stopper."""
     import threading
 
@@ -218,6 +218,7 @@ def _start_tools(server: Any, host_qm: Any, command_server: bool) -> Any:
     if command_server:
         import syncpoint
         from syncpoint.pcf import CommandServer
+        from syncpoint.pcf._server import chckclnt
 
         stop = threading.Event()
 
@@ -227,7 +228,10 @@ def _start_tools(server: Any, host_qm: Any, command_server: bool) -> Any:
             return qm
 
         thread = threading.Thread(
-            target=CommandServer(connect).run, args=(stop,), name="syncpoint-command-server", daemon=True
+            target=CommandServer(connect, client_check=lambda _qmgr: chckclnt(users)).run,
+            args=(stop,),
+            name="syncpoint-command-server",
+            daemon=True,
         )
         thread.start()
 
