@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -122,9 +123,12 @@ def endmqm(
         control = RemoteTransport(qmgr, unix_path=info["unix"], appl_name="endmqm", control=True, timeout=10)
         control.endmqm(mode)
     except MQMIError as e:
-        if mode != "p":
+        # the server does not answer on its socket: -i asks the process by signal (it ends immediately on
+        # SIGTERM), -p stops it; a controlled end needs the conversation
+        if mode == "c":
             _fail(f"AMQ8101E: the queue manager did not take the request: {e}", 20)
-        os.kill(pid, 9)  # preemptive, and the server does not answer: stop the process
+        err.print(f"the queue manager did not answer on its socket ({e}); signalling process {pid}")
+        os.kill(pid, signal.SIGTERM if mode == "i" else signal.SIGKILL)
     if mode == "c":
         console.print(
             f"Quiesce request accepted. The queue manager '{qmgr}' will stop when all outstanding work is complete."
