@@ -258,3 +258,17 @@ def test_signal_during_a_waiting_get_ends_the_connection_at_once_and_backs_out(h
     assert (m.data, m.backout_count) == (b"held", 1)
     qm.disconnect()
     run(home, "endmqm", "-i", "QM1")
+
+
+def test_endmqm_immediate_falls_back_to_a_signal_when_the_socket_does_not_answer(home: Path, started: str) -> None:
+    import json
+
+    info = json.loads((home / "qmgrs/QM1/server.json").read_text())
+    os.unlink(info["unix"])  # e.g. removed by a clean-up of /tmp: the server cannot be reached on it
+    r = run(home, "endmqm", "-i", "QM1")
+    assert r.returncode == 0, r.stderr
+    assert "signalling process" in r.stderr
+    deadline = time.monotonic() + 30
+    while dspmq_status(home, "QM1") != "Ended immediately" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert dspmq_status(home, "QM1") == "Ended immediately"
