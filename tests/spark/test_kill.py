@@ -57,10 +57,17 @@ def start_worker(server: Any, src: str, dst: str, ckpt: Path, kill: str | None) 
 
 
 def stop_group(p: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(p.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    """SIGKILL what is left of the worker's session (its JVM and Python workers)."""
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[3]) == p.pid:
+                os.kill(int(name), signal.SIGKILL)
+        except (OSError, ValueError, IndexError):
+            pass
     p.wait()
 
 

@@ -161,12 +161,11 @@ class BatchReader(DataSourceReader):
             if isinstance(partition, TokenPartition):
                 yield from _read_tokens(qm, self.queue, partition.tokens)
             else:
-                q = qm.open(self.queue)
-                from ._qm import token_of
-
-                h = q._h("browse")
                 from syncpoint.mqi import MQGMO, MQMD
 
+                from ._qm import token_of
+
+                h = qm.mqopen(MQOD(ObjectName=self.queue.encode()), C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING)
                 first = True
                 while True:
                     md = MQMD()

@@ -18,9 +18,26 @@ if _spec:
     _prob = float(_p or "0.5")
     _rng = random.Random(os.getpid() ^ int.from_bytes(os.urandom(4), "little"))
 
+    def _kill_session() -> None:
+        """SIGKILL every process of this session: the Spark JVM, the driver and every Python worker (pyspark's
+        daemon moves its workers to process groups of their own, so a process-group kill is not enough)."""
+        sid = os.getsid(0)
+        me = os.getpid()
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or int(name) == me:
+                continue
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                if int(fields[3]) == sid:
+                    os.kill(int(name), signal.SIGKILL)
+            except (OSError, ValueError, IndexError):
+                pass
+        os.kill(me, signal.SIGKILL)
+
     def _maybe_die(point: str) -> None:
         if point == _point and _rng.random() < _prob:
-            os.killpg(os.getpgrp(), signal.SIGKILL)
+            _kill_session()
 
     try:
         from syncpoint.flow import _spark as _flow_spark
