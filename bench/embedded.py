@@ -529,7 +529,7 @@ def _per_msg(d: dict[str, int], msgs: int) -> str:
         return ""
     text = f"{d['transactions'] / msgs:.2f} SQLite txns and {d['syncs'] / msgs:.2f} syncs per message"
     if d.get("markers"):  # in-flight gets recorded in the store's marker file (no SQLite transaction)
-        text += f"; {d['markers'] / msgs:.2f} marker records and {d.get('marker_syncs', 0) / msgs:.2f} marker syncs"
+        text += f"; {d['markers'] / msgs:.2f} marker records"
     return text
 
 

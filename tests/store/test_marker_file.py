@@ -298,7 +298,10 @@ def test_a_damaged_marker_file_is_refused_and_nothing_is_changed(store, store_pa
 # -- compaction -------------------------------------------------------------------------------------------------
 
 
-def test_the_marker_file_is_emptied_once_no_get_is_in_flight_and_the_commit_is_synced(store, store_path: Path):
+def test_the_marker_file_is_emptied_once_no_get_is_in_flight_and_the_commit_is_synced(
+    store, store_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(_sqlite, "_MARKS_TRUNCATE", 0)  # (by default only once it is over 64 KiB)
     path = marker_path(store_path)
     store.write(Batch(put_messages=[message(seq) for seq in (1, 2, 3)]))
     store.write(Batch(inflight_add=[1], durable=False))
@@ -464,3 +467,21 @@ def test_batches_committed_as_one_group_end_as_if_applied_one_by_one(groups: lis
         finally:
             sqlite.close()
             memory.close()
+
+
+def test_a_small_marker_file_is_not_emptied_at_every_commit(store, store_path: Path):
+    store.write(Batch(put_messages=[message(1)]))
+    store.write(Batch(inflight_add=[1], durable=False))
+    store.write(Batch(delete_messages=[1]))
+    assert marker_path(store_path).stat().st_size == len(MARKER_MAGIC) + RECORD
+    assert reopen_after_close(store) == {}
+
+
+def reopen_after_close(store: SQLiteStore) -> dict[int, int]:
+    path = store.path
+    store.close()
+    again = SQLiteStore(path)
+    try:
+        return {m.seq: m.backout_count for m in again.open().messages}
+    finally:
+        again.close()

@@ -51,8 +51,10 @@ are ``(seq, -1)`` "in flight" and ``(seq, c)`` "ended by a backout that set the 
 ``backout_updates`` entry of a seq the same batch un-marks), each with a CRC-32; the file starts with
 :data:`MARKER_MAGIC`. A commit ends a marker by deleting the message, so it needs no record. The store keeps
 the live markers in memory (in submission order, with the batch order of :data:`APPLY_ORDER`, taking back
-those of failed batches) and empties the file (``ftruncate``) after a group when no marker is live, no batch is
-queued and the last commit was synced; a file over 1 MiB with live markers is rewritten with only those
+those of failed batches) and empties a file over 64 KiB (``ftruncate``; not at every commit, which would cost a
+metadata change per message) after a group when no marker is live, no batch is queued and the last commit was
+synced: the records of gets that ended are harmless at recovery (a committed get's message is gone, a backed-out
+get ends with its count record); a file over 1 MiB with live markers is rewritten with only those
 (write, fsync, rename). The records are not synced: a durable batch must make every earlier batch durable,
 so a durable group also copies the live markers it has not copied yet into the ``inflight`` table, in its own
 transaction (synced with it, no extra sync), and every group deletes the rows of markers that have ended, in
@@ -115,6 +117,7 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 MARKER_MAGIC = b"syncpoint-marks\x01"  # the 16-byte header of a marker file (the last byte is its version)
 _MARK = struct.Struct("<qqI")  # seq, value, crc32 of the first 16 bytes: one 20-byte marker record
 _IN_FLIGHT = -1  # the value of an "in flight" record; any other value v >= 0 is "ended, backout count v"
+_MARKS_TRUNCATE = 1 << 16  # empty a marker file bigger than this (bytes) once no marker is live
 _MARKS_REWRITE = 1 << 20  # rewrite a marker file bigger than this (bytes) when it is not empty of live markers
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
@@ -558,7 +561,7 @@ class SQLiteStore:
         live = self._live
         if self._queue or self._unsynced or self._failed is not None or self._marks_size <= len(MARKER_MAGIC):
             return
-        if not live:
+        if not live and self._marks_size > _MARKS_TRUNCATE:
             try:
                 os.ftruncate(self._marks_fd, len(MARKER_MAGIC))  # type: ignore[arg-type]
             except OSError:
