@@ -15,7 +15,7 @@ def out(m):  # type: ignore[no-untyped-def]
 
 def main() -> int:
     qmgr, home, src, dst, ckpt = sys.argv[1:6]
-    flow = Flow(MQInput(src), out=out, output=dst, max_messages_per_batch=2000)
+    flow = Flow(MQInput(src), out=out, output=dst, max_messages_per_batch=1000)
     run_flow(flow, Target(qmgr, home=home), ckpt, master="local[2]", available_now=True)
     return 0
 

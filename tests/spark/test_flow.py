@@ -126,3 +126,49 @@ def test_all_or_nothing_group_fails_as_a_whole(
     run_flow(flow, server.target, tmp_path / "ckpt", available_now=True, spark=spark)
     assert bodies(qm, dst) == [b"ALONE"]
     assert sorted(bodies(qm, boq)) == [b"g1", b"g3", b"g4", b"poison"]
+
+
+def test_a_dataframe_stage_adds_columns_the_functions_see_as_msg_row(
+    spark: Any, server: Any, qm: QueueManager, names: Any, tmp_path: Path
+) -> None:
+    src, dst = names("T.IN"), names("T.OUT")
+    qm.admin("define", "QLOCAL", src)
+    qm.admin("define", "QLOCAL", dst)
+    qm.open(src).put_many(["abc", "hello"], persistent=True)
+
+    def transform(df: Any) -> Any:
+        return df.selectExpr("*", "length(text) AS size")
+
+    def out(m: FlowMessage) -> Any:
+        assert m.row is not None
+        return f"{m.text}:{m.row['size']}"
+
+    flow = Flow(MQInput(src), out=out, output=dst, transform=transform)
+    run_flow(flow, server.target, tmp_path / "ckpt", available_now=True, spark=spark)
+    assert sorted(bodies(qm, dst)) == [b"abc:3", b"hello:5"]
+
+
+def test_continuous_query_processes_messages_that_arrive_while_it_runs(
+    spark: Any, server: Any, qm: QueueManager, names: Any, tmp_path: Path
+) -> None:
+    import time
+
+    from syncpoint.flow import build_query
+
+    src, dst = names("CT.IN"), names("CT.OUT")
+    qm.admin("define", "QLOCAL", src)
+    qm.admin("define", "QLOCAL", dst)
+    flow = Flow(MQInput(src), out=lambda m: m.data.upper(), output=dst)
+    query = build_query(spark, flow, server.target, tmp_path / "ckpt", trigger_interval="200 milliseconds")
+    try:
+        qm.open(src).put_many(["a", "b"], persistent=True)
+        deadline = time.monotonic() + 120
+        while qm.open(dst).depth < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        qm.open(src).put("c", persistent=True)
+        while qm.open(dst).depth < 3 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert query.exception() is None
+    finally:
+        query.stop()
+    assert sorted(bodies(qm, dst)) == [b"A", b"B", b"C"] and qm.open(src).depth == 0

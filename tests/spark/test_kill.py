@@ -47,6 +47,8 @@ def start_worker(server: Any, src: str, dst: str, ckpt: Path, kill: str | None) 
     if kill:
         env["SYNCPOINT_TEST_KILL"] = kill
     log = open(ckpt.parent / "worker.log", "ab")  # noqa: SIM115 - closed with the process
+    log.write(f"--- worker: SYNCPOINT_TEST_KILL={kill}\n".encode())
+    log.flush()
     return subprocess.Popen(
         [sys.executable, str(HERE / "_kill_worker.py"), server.name, str(server.home), src, dst, str(ckpt)],
         env=env,
@@ -89,22 +91,36 @@ def test_exactly_once_when_the_spark_jvm_is_killed_at_random_points(
     src, dst = load(qm, names)
     dlq_before = qm.open(DLQ).depth
     ckpt = tmp_path / "ckpt"
-    points = ["read", "write", "commit", "after_commit"]
+    # The k-th passage of a point (k random, small enough that the queue is not drained before every point
+    # has been hit): at most two batches of 1,000 are committed per killed run, 10 batches in all.
+    points = ["commit", "after_commit", "read", "write"]
     rng = random.Random()
+    rng.shuffle(points)
     killed: list[str] = []
-    for run in range(16):
-        clean = run >= 12 or qm.open(src).depth == 0
-        point = None if clean else points[run % len(points)]
-        p = start_worker(server, src, dst, ckpt, f"{point}:{rng.choice([0.3, 0.5])}" if point else None)
+    for run, point in enumerate([*points, None, None]):
+        spec = None
+        if point is not None:
+            k = rng.randint(1, 2) if point in ("commit", "after_commit") else rng.randint(1, 3)
+            spec = f"{point}:{k}:{tmp_path / f'counter-{run}'}"
+        p = start_worker(server, src, dst, ckpt, spec)
         rc = p.wait(900)
+        stop_group(p)
+        print(f"run {run}: kill {spec}, exit code {rc}, input depth {qm.open(src).depth}")
         if rc != 0:
-            stop_group(p)
-            killed.append(str(point))
             assert point is not None, (tmp_path / "worker.log").read_text()[-4000:]
-        elif clean:
+            killed.append(point)
+        elif point is None:
             break
-    assert set(killed) >= {"read", "write", "commit", "after_commit"} or len(killed) >= 4, killed
+    assert sorted(killed) == sorted(points), killed
     check(qm, src, dst, dlq_before)
+
+
+def output_depth(server: Any, queue: str) -> int:
+    c = server.connect()
+    try:
+        return int(c.open(queue).depth)
+    finally:
+        c.disconnect()
 
 
 def test_exactly_once_when_the_queue_manager_server_is_killed_and_restarted(
@@ -119,9 +135,12 @@ def test_exactly_once_when_the_queue_manager_server_is_killed_and_restarted(
     for _run in range(8):
         p = start_worker(server, src, dst, ckpt, None)
         if kills < 3:
-            deadline = time.monotonic() + rng.uniform(15, 45)
-            while time.monotonic() < deadline and p.poll() is None:
-                time.sleep(0.2)
+            # wait for the flow to commit a batch, then kill the server at a random moment of the next ones
+            before = output_depth(server, dst)
+            deadline = time.monotonic() + 600
+            while p.poll() is None and time.monotonic() < deadline and output_depth(server, dst) == before:
+                time.sleep(0.3)
+            time.sleep(rng.uniform(0.0, 3.0))
             if p.poll() is None:
                 server.kill()
                 kills += 1
@@ -134,14 +153,9 @@ def test_exactly_once_when_the_queue_manager_server_is_killed_and_restarted(
                 continue
         rc = p.wait(900)
         stop_group(p)
-        if rc == 0:
-            c = server.connect()
-            try:
-                if c.open(src).depth == 0:
-                    break
-            finally:
-                c.disconnect()
-    assert kills >= 1
+        if rc == 0 and output_depth(server, src) == 0:
+            break
+    assert kills == 3
     c = server.connect()
     try:
         check(c, src, dst, dlq_before)

@@ -1,6 +1,7 @@
-"""Test-only crash points for the kill tests: with SYNCPOINT_TEST_KILL="<point>:<probability>", every Python process
-of the Spark application (driver, executors' workers, the sink's commit worker) SIGKILLs its whole process group
-(the Spark JVM and all its Python processes) at that point with that probability.
+"""Test-only crash points for the kill tests: with SYNCPOINT_TEST_KILL="<point>:<k>:<counter file>", the k-th time any
+Python process of the Spark application (driver, executors' workers, the sink's commit worker) reaches that point,
+it SIGKILLs its whole session: the Spark JVM, the driver and every Python worker. The counter file is shared by
+the processes (locked), so the k-th passage is counted across them.
 
 Points: read (an executor reading a batch's messages), write (an executor handing the batch to the sink), commit
 (inside the sink's unit of work, before MQCMIT), after_commit (after the sink's commit, before Spark writes its
@@ -11,12 +12,10 @@ import os
 
 _spec = os.environ.get("SYNCPOINT_TEST_KILL")
 if _spec:
-    import random
+    import fcntl
     import signal
 
-    _point, _, _p = _spec.partition(":")
-    _prob = float(_p or "0.5")
-    _rng = random.Random(os.getpid() ^ int.from_bytes(os.urandom(4), "little"))
+    _point, _k, _counter = _spec.split(":", 2)
 
     def _kill_session() -> None:
         """SIGKILL every process of this session: the Spark JVM, the driver and every Python worker (pyspark's
@@ -36,7 +35,15 @@ if _spec:
         os.kill(me, signal.SIGKILL)
 
     def _maybe_die(point: str) -> None:
-        if point == _point and _rng.random() < _prob:
+        if point != _point:
+            return
+        with open(_counter, "a+") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            f.seek(0)
+            n = len(f.read()) + 1
+            f.write("x")
+            f.flush()
+        if n == int(_k):
             _kill_session()
 
     try:
