@@ -242,3 +242,12 @@ def test_group_all_or_nothing_at_threshold_requeues_the_whole_group() -> None:
         group(3, {2}, backout=1), Handlers(out=out_unless_bad, default_queue="OUT"), 1, all_or_nothing=True
     )
     assert [d.action for d in ds] == [Action.REQUEUE] * 3
+
+
+def test_outputs_are_persistent_as_the_input_message_unless_told() -> None:
+    # a persistent input's outputs must survive a queue-manager restart, as IBM's MQOutput node does by default
+    h = Handlers(out=lambda m: [Output(b"same"), Output(b"np", persistent=False)], default_queue="OUT")
+    d = process_message(msg(), h, 0)
+    assert [p.md["Persistence"] for p in d.puts] == [C.MQPER_PERSISTENT, C.MQPER_NOT_PERSISTENT]
+    d = process_message(msg(Persistence=C.MQPER_NOT_PERSISTENT), Handlers(out=ok, default_queue="OUT"), 0)
+    assert d.puts[0].md["Persistence"] == C.MQPER_NOT_PERSISTENT

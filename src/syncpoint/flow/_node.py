@@ -288,6 +288,8 @@ def resolve_outputs(result: Any, msg: FlowMessage, default_queue: str | None) ->
                 md[name] = value
         if out.persistent is not None:
             md["Persistence"] = C.MQPER_PERSISTENT if out.persistent else C.MQPER_NOT_PERSISTENT
+        elif msg.md.get("Persistence") in (C.MQPER_PERSISTENT, C.MQPER_NOT_PERSISTENT):
+            md["Persistence"] = msg.md["Persistence"]  # as the input message, like IBM's MQOutput node
         puts.append(Put(queue, qmgr, data, md))
     return puts
 
