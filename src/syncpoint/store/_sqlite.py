@@ -1146,7 +1146,7 @@ def _delete_messages(connection: sqlite3.Connection, seqs: list[int]) -> None:
         connection.execute(_DELETE_SQL[size], seqs[start : start + size])
 
 
-_Merged = tuple[list[StoredMessage], list[tuple[int, int]], list[int], dict[str, int]]
+_Merged = tuple[list[StoredMessage], list[tuple[int, int]], list[int], list[tuple[str, int]]]
 
 
 def _merge(group: list[_Pending]) -> _Merged | None:
@@ -1161,7 +1161,7 @@ def _merge(group: list[_Pending]) -> _Merged | None:
     puts: list[StoredMessage] = []
     updates: list[tuple[int, int]] = []
     deletes: list[int] = []
-    counters: dict[str, int] = {}
+    counters: list[tuple[str, int]] = []  # every value, in order (a dict would hide one that does not fit)
     touched: set[int] = set()
     for waiter in group:
         batch = waiter.batch
@@ -1178,7 +1178,7 @@ def _merge(group: list[_Pending]) -> _Merged | None:
             deletes += batch.delete_messages
             touched.update(batch.delete_messages)
         if batch.counters:
-            counters.update(batch.counters)
+            counters += batch.counters.items()
     return puts, updates, deletes, counters
 
 
@@ -1187,7 +1187,7 @@ def _apply_merged(
     puts: list[StoredMessage],
     updates: list[tuple[int, int]],
     deletes: list[int],
-    counters: dict[str, int],
+    counters: list[tuple[str, int]],
 ) -> None:
     if puts:
         _insert_messages(connection, puts)
@@ -1196,7 +1196,7 @@ def _apply_merged(
     if deletes:
         _delete_messages(connection, deletes)
     if counters:
-        connection.executemany(_SQL_COUNTER, counters.items())
+        connection.executemany(_SQL_COUNTER, counters)
 
 
 _MARK_BODY = struct.Struct("<qq")
