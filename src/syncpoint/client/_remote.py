@@ -9,6 +9,7 @@ objects. A dropped connection is MQRC_CONNECTION_BROKEN (2009) on the call that 
 
 from __future__ import annotations
 
+import collections
 import os
 import re
 import socket
@@ -72,7 +73,9 @@ class RemoteTransport:
         self._lock = threading.Lock()
         self._next_id = 1
         self._decoder = FrameDecoder(DEFAULT_MAX_FRAME)
-        self._frames: list[Any] = []
+        self._frames: collections.deque[Any] = collections.deque()
+        self._rbuf = bytearray(256 * 1024)
+        self._rview = memoryview(self._rbuf)
         self.broken: str | None = None
         try:
             if unix_path is not None:
@@ -138,16 +141,16 @@ class RemoteTransport:
     def _read_frame(self) -> Any:
         while not self._frames:
             try:
-                chunk = self._sock.recv(1 << 20)
+                n = self._sock.recv_into(self._rbuf)  # one reused buffer: no allocation per read
             except OSError as e:
                 raise self._broken(f"the connection to the queue manager broke: {e}") from None
-            if not chunk:
+            if not n:
                 raise self._broken("the queue manager closed the connection")
             try:
-                self._frames.extend(self._decoder.feed(chunk))
+                self._frames.extend(self._decoder.feed(self._rview[:n]))
             except ProtocolError as e:
                 raise self._broken(f"the queue manager sent a malformed frame: {e.detail}") from None
-        return self._frames.pop(0)
+        return self._frames.popleft()
 
     def _result(self, request_id: int) -> Any:
         try:

@@ -118,7 +118,7 @@ class FrameDecoder:
         self._buf = bytearray()
         self.failed = False
 
-    def feed(self, data: bytes) -> list[Any]:
+    def feed(self, data: bytes | bytearray | memoryview) -> list[Any]:
         """The frames completed by ``data``. Raises a fatal :class:`ProtocolError` for a frame that is too large
         or is not msgpack: the stream cannot be trusted after that."""
         if self.failed:

@@ -360,6 +360,7 @@ class _Session(asyncio.Protocol):
         self.closing = False
         self.reading_paused = False
         self.waiter: _Waiter | None = None
+        self._flush_scheduled = False
         self.control = False
         self.peer = ""
 
@@ -426,6 +427,7 @@ class _Session(asyncio.Protocol):
     def fatal(self, detail: str) -> None:
         self.server.stats.fatal += 1
         log.warning("closing the connection from %s: %s", self.peer, detail)
+        self._flush_out()
         if self.transport is not None and not self.transport.is_closing():
             self.transport.write(encode_fatal(detail))
             self.transport.close()
@@ -441,9 +443,17 @@ class _Session(asyncio.Protocol):
         return slot
 
     def _fill(self, slot: list[Any], frame: bytes) -> None:
+        """Record a reply; replies ready in order are written together once this turn of the loop ends, so a
+        pipelined batch (or a group commit's many answers) costs one write, not one per reply."""
         slot[1] = frame
+        if self.outbox[0][1] is not None and not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush_out)
+
+    def _flush_out(self) -> None:
+        self._flush_scheduled = False
         out = self.outbox
-        if out[0][1] is None:
+        if not out or out[0][1] is None:
             return  # an earlier reply is still waiting for its write to be durable
         chunks = []
         while out and out[0][1] is not None:
@@ -568,6 +578,7 @@ class _Session(asyncio.Protocol):
         self._close_after_replies()
 
     def _close_after_replies(self) -> None:
+        self._flush_out()
         self.closing = True
         if self.transport is not None:
             self.transport.close()
