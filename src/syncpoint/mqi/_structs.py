@@ -10,6 +10,7 @@ identifiers (MsgId, CorrelId, GroupId, AccountingToken, MsgToken), which are pad
 
 from __future__ import annotations
 
+import operator
 import struct
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
@@ -35,6 +36,8 @@ class Structure:
     _count_by_len: ClassVar[dict[int, int]]
     _full: ClassVar[struct.Struct]
     _char_lengths: ClassVar[dict[str, int]]
+    _getter_by_len: ClassVar[dict[int, Any]]
+    _chars_by_len: ClassVar[dict[int, tuple[tuple[int, str, int], ...]]]
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -43,9 +46,7 @@ class Structure:
         cls._names = tuple(f[0] for f in cls._fields)
         cls._codes = tuple(f[1] for f in cls._fields)
         cls._defaults = {f[0]: f[2] for f in cls._fields}
-        cls._char_lengths = {
-            n: int(c[:-1]) for n, c in zip(cls._names, cls._codes, strict=True) if c.endswith("s")
-        }
+        cls._char_lengths = {n: int(c[:-1]) for n, c in zip(cls._names, cls._codes, strict=True) if c.endswith("s")}
         cls._full = struct.Struct("=" + "".join(cls._codes))
         by_len: dict[int, struct.Struct] = {cls._full.size: cls._full}
         count: dict[int, int] = {cls._full.size: len(cls._codes)}
@@ -64,6 +65,14 @@ class Structure:
             count[length] = n
         cls._struct_by_len = by_len
         cls._count_by_len = count
+        # per length: a C-speed getter of the values in order, and the character fields to check
+        cls._getter_by_len = {n_len: operator.itemgetter(*cls._names[:n]) for n_len, n in count.items()}
+        cls._chars_by_len = {
+            n_len: tuple(
+                (i, name, cls._char_lengths[name]) for i, name in enumerate(cls._names[:n]) if name in cls._char_lengths
+            )
+            for n_len, n in count.items()
+        }
 
     if TYPE_CHECKING:
         # Fields are plain instance attributes named by the table: tell the type checker so.
@@ -119,16 +128,20 @@ class Structure:
     def pack(self) -> bytes:
         """The structure's bytes, at the length its ``Version`` field implies."""
         length = self._length()
-        st = self._struct_by_len[length]
-        count = self._count_by_len[length]
         d = self.__dict__
-        values = [d[n] for n in self._names[:count]]
-        for i, name in enumerate(self._names[:count]):
-            if name in self._char_lengths:
-                v = values[i]
-                if type(v) is not bytes or len(v) != self._char_lengths[name]:
-                    values[i] = self._value(name)
-            elif type(values[i]) is not int:
+        values = list(self._getter_by_len[length](d))
+        for i, name, n in self._chars_by_len[length]:
+            v = values[i]
+            if type(v) is not bytes or len(v) != n:
+                values[i] = self._value(name)
+        st = self._struct_by_len[length]
+        try:
+            return st.pack(*values)
+        except struct.error:
+            pass
+        # a numeric field holds something other than an int: convert what can be, else say which
+        for i, name in enumerate(self._names[: self._count_by_len[length]]):
+            if name not in self._char_lengths and type(values[i]) is not int:
                 values[i] = self._value(name)
         try:
             return st.pack(*values)
@@ -462,7 +475,7 @@ class MQXQH(Structure):
         if len(buf) < C.MQXQH_LENGTH_1:
             raise ValueError(f"MQXQH: need {C.MQXQH_LENGTH_1} bytes, have {len(buf)}")
         super().unpack_into(buf[:104])
-        self.__dict__["MsgDesc"] = MQMD.unpack(bytes(buf[104:C.MQXQH_LENGTH_1]))
+        self.__dict__["MsgDesc"] = MQMD.unpack(bytes(buf[104 : C.MQXQH_LENGTH_1]))
         return self
 
     def fields(self) -> dict[str, Any]:
