@@ -48,8 +48,8 @@ def body(i: int) -> bytes:
 
 
 def load(qm: QueueManager, n: int) -> None:
-    qm.admin("clear", "QLOCAL", IN)
-    qm.admin("clear", "QLOCAL", OUT)
+    qm.admin("clear", IN)
+    qm.admin("clear", OUT)
     q = qm.open(IN)
     payload = [body(i) for i in range(n)]
     for i in range(0, n, 1000):
@@ -73,7 +73,10 @@ def loop(qm: QueueManager, commit_every: int) -> float:
         if n % commit_every == 0:
             qm.commit()
     qm.commit()
-    return n / (time.perf_counter() - t0)
+    rate = n / (time.perf_counter() - t0)
+    src.close()
+    dst.close()
+    return rate
 
 
 def main() -> int:

@@ -223,7 +223,7 @@ def demo(qmgr: str, home: str | None, *, master: str = "local[2]") -> dict[str, 
             except MQMIError as e:
                 if e.reason != C.MQRC_OBJECT_ALREADY_EXISTS:
                     raise
-                qm.admin("clear", "QLOCAL", q)
+                qm.admin("clear", q)
         ids: dict[bytes, str] = {}
         orders = qm.open("DEMO.ORDERS")
         for label, body, opts in demo_messages():
