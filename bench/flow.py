@@ -43,24 +43,29 @@ def flow_out(msg: FlowMessage) -> Output:
 
 def body(i: int) -> bytes:
     order = {"id": f"O{i:08d}", "country": ("FR", "DE", "ES")[i % 3], "qty": i % 7 + 1, "price": 9.99}
-    raw = json.dumps(order)
-    return json.dumps({**order, "pad": "x" * (1024 - len(raw) - 10)}).encode()[:1024].ljust(1024)
+    raw = json.dumps({**order, "pad": ""})
+    data = json.dumps({**order, "pad": "x" * (1024 - len(raw))}).encode()
+    assert len(data) == 1024
+    return data
 
 
-def load(qm: QueueManager, n: int) -> None:
-    qm.admin("clear", IN)
-    qm.admin("clear", OUT)
-    q = qm.open(IN)
+def load(qm: QueueManager, n: int, run: int) -> tuple[str, str]:
+    """Fresh queues per run (a finished Spark application's sessions may still be closing on the old ones)."""
+    src, dst = f"{IN}.{run}", f"{OUT}.{run}"
+    qm.admin("define", "QLOCAL", src, {"MAXDEPTH": 10_000_000})
+    qm.admin("define", "QLOCAL", dst, {"MAXDEPTH": 10_000_000})
+    q = qm.open(src)
     payload = [body(i) for i in range(n)]
     for i in range(0, n, 1000):
         for b in payload[i : i + 1000]:
             q.put(b, syncpoint=True, persistent=True, format="MQSTR")
         qm.commit()
     q.close()
+    return src, dst
 
 
-def loop(qm: QueueManager, commit_every: int) -> float:
-    src, dst = qm.open(IN), qm.open(OUT)
+def loop(qm: QueueManager, commit_every: int, src_name: str, dst_name: str) -> float:
+    src, dst = qm.open(src_name), qm.open(dst_name)
     t0 = time.perf_counter()
     n = 0
     while True:
@@ -99,26 +104,27 @@ def main() -> int:
         while server_info(QM, home) is None:
             time.sleep(0.1)
         qm = syncpoint.connect(QM, home=home, appl_name="bench.flow")
-        qm.admin("define", "QLOCAL", IN, {"MAXDEPTH": 10_000_000})
-        qm.admin("define", "QLOCAL", OUT, {"MAXDEPTH": 10_000_000})
+        run = 0
         for every in (1, 100):
-            load(qm, a.messages)
-            rate = loop(qm, every)
+            run += 1
+            src, dst = load(qm, a.messages, run)
+            rate = loop(qm, every, src, dst)
             rows.append((f"Python loop, 1 unit of work per {every} message(s)", rate, ""))
             print(f"{rows[-1][0]}: {rate:,.0f} msg/s", flush=True)
         for master in a.masters.split(","):
-            load(qm, a.messages)
+            run += 1
+            src, dst = load(qm, a.messages, run)
             t0 = time.perf_counter()
             spark = spark_session(master, "bench-flow")
             started = time.perf_counter() - t0
-            flow = Flow(MQInput(IN, parse="json"), out=flow_out, output=OUT, max_messages_per_batch=a.batch)
+            flow = Flow(MQInput(src, parse="json"), out=flow_out, output=dst, max_messages_per_batch=a.batch)
             t1 = time.perf_counter()
             totals = run_flow(
                 flow, Target(QM, home=str(home)), home / f"ckpt-{master}", available_now=True, spark=spark
             )
             elapsed = time.perf_counter() - t1
             spark.stop()
-            assert qm.open(OUT).depth == a.messages and qm.open(IN).depth == 0, "the flow lost or duplicated messages"
+            assert qm.open(dst).depth == a.messages and qm.open(src).depth == 0, "the flow lost or duplicated messages"
             rate = totals.outputs / elapsed
             rows.append((f"flow on Spark {master}, exactly-once", rate, f"session start {started:.1f} s"))
             print(f"{rows[-1][0]}: {rate:,.0f} msg/s ({rows[-1][2]})", flush=True)
