@@ -175,11 +175,18 @@ class QueueManagerHost:
             finally:
                 pending = self._flush()
                 if pending is not None:
-                    self.lock.release()
-                    try:
-                        self._wait(pending)
-                    finally:
-                        self.lock.acquire()
+                    if pending.done:  # e.g. a get in syncpoint: nothing to wait for, keep the lock
+                        try:
+                            pending.wait()
+                        except StoreError as e:
+                            self._break(e)
+                            raise MQMIError(C.MQCC_FAILED, C.MQRC_RESOURCE_PROBLEM, str(e)) from None
+                    else:
+                        self.lock.release()
+                        try:
+                            self._wait(pending)
+                        finally:
+                            self.lock.acquire()
 
     def quiesce(self) -> None:
         with self.lock:

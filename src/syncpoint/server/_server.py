@@ -469,6 +469,13 @@ class _Session(asyncio.Protocol):
         self._fill(self._slot(request_id), encode_mq_error(request_id, error))
 
     def _reply_when_durable(self, request_id: int, result: Any, pending: Pending | None) -> None:
+        if pending is not None and pending.done:  # nothing to wait for (e.g. a get in syncpoint): answer now
+            try:
+                pending.wait()
+            except Exception as e:
+                self.reply_error(request_id, self._storage_failed(e))
+                return
+            pending = None
         if pending is None:
             self.reply(request_id, result)
             return
