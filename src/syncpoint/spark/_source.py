@@ -297,7 +297,9 @@ class _DriverState:
                     self.index.pop(v.token, None)
                 else:
                     self.index[v.token] = visible_of(seen[0], v.token)
-        for v in itertools.islice(self.access.scan(from_start=False), ahead):
+        # read ahead only what the index lacks: messages indexed but not yet planned count as read
+        unplanned = sum(1 for t, v in self.index.items() if self.planner.planned.get(t) != v.backout)
+        for v in itertools.islice(self.access.scan(from_start=False), max(0, ahead - unplanned)):
             self.index[v.token] = v
 
     def visible(self) -> list[Visible]:
