@@ -101,7 +101,7 @@ def _no_server_outlives_the_tests(tmp_path_factory: pytest.TempPathFactory) -> I
     import signal
     from pathlib import Path
 
-    base = str(tmp_path_factory.getbasetemp().parent)
+    base = str(tmp_path_factory.getbasetemp())
     yield
     for proc in Path("/proc").glob("[0-9]*"):
         try:
