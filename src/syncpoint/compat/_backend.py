@@ -29,7 +29,7 @@ from typing import Any, TypeVar, cast
 
 import syncpoint
 from syncpoint.client import EmbeddedConnection, QueueManager
-from syncpoint.engine import ATTRIBUTES
+from syncpoint.engine import char_attr_length
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError, Structure
 from syncpoint.mqi import constants as C
 
@@ -56,23 +56,10 @@ MQRC_SSL_INITIALIZATION_ERROR = 2393
 MQHM_NONE = 0
 MQHM_UNUSABLE_HMSG = -1
 
-# IBM's lengths of the character attributes MQSET / MQINQ exchange (cmqc.h MQ_*_LENGTH)
-_CHAR_LENGTHS: dict[int, int] = {a.selector: a.length for a in ATTRIBUTES.values() if a.selector and a.is_char}
-_CHAR_LENGTHS.update(
-    {
-        C.MQCA_Q_NAME: 48,
-        C.MQCA_Q_MGR_NAME: 48,
-        C.MQCA_CREATION_DATE: 12,
-        C.MQCA_CREATION_TIME: 8,
-        C.MQCA_ALTERATION_DATE: 12,
-        C.MQCA_ALTERATION_TIME: 8,
-        C.MQCA_VERSION: 8,
-    }
-)
-
 
 def char_length(selector: int) -> int:
-    return _CHAR_LENGTHS.get(selector, 48)
+    """IBM's length of a character attribute that MQSET / MQINQ exchange: the engine's one table."""
+    return char_attr_length(selector)
 
 
 @dataclass(slots=True)

@@ -13,7 +13,16 @@ from ._objects import (
     attributes_for,
     defaults_for,
 )
-from ._qmgr import Connection, Effects, GetResult, Handle, QueueManager, UnitOfWork, put_date_time
+from ._qmgr import (
+    Connection,
+    Effects,
+    GetResult,
+    Handle,
+    QueueManager,
+    UnitOfWork,
+    char_attr_length,
+    put_date_time,
+)
 from ._queue import LocalQueue, Message
 from .clock import Clock, FakeClock, SystemClock
 
@@ -39,6 +48,7 @@ __all__ = [
     "SystemClock",
     "UnitOfWork",
     "attributes_for",
+    "char_attr_length",
     "defaults_for",
     "put_date_time",
 ]

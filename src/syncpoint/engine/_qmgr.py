@@ -168,6 +168,19 @@ _CHAR_LENGTHS = {
     C.MQCA_PROCESS_NAME: 48,
 }
 MQIAV_NOT_APPLICABLE = -2
+
+
+def char_attr_length(sel: int) -> int:
+    """IBM's length of the character attribute ``sel`` as MQINQ returns it and MQSET takes it (cmqc.h's
+    MQ_*_LENGTH): the attribute table's length, the computed attributes' own, 48 for anything else."""
+    if sel in _CHAR_LENGTHS:
+        return _CHAR_LENGTHS[sel]
+    kw = SELECTOR_TO_KEYWORD.get(sel)
+    if kw is not None:
+        return ATTRIBUTES[kw].length
+    return 48
+
+
 _log = logging.getLogger("syncpoint.engine")
 _MSGID_BLOCK = 1 << 16
 
@@ -1383,25 +1396,16 @@ class QueueManager:
                     raise _fail(C.MQRC_SELECTOR_ERROR, f"selector {sel} is not known")
                 reason = C.MQRC_SELECTOR_NOT_FOR_TYPE
                 if is_char:
-                    n = self._char_len(sel)
+                    n = char_attr_length(sel)
                     chars.append(b"*" * n)
                 else:
                     ints.append(MQIAV_NOT_APPLICABLE)
                 continue
             if is_char:
-                chars.append(_char(str(value), self._char_len(sel)))
+                chars.append(_char(str(value), char_attr_length(sel)))
             else:
                 ints.append(int(value))
         return ints, chars, reason
-
-    @staticmethod
-    def _char_len(sel: int) -> int:
-        if sel in _CHAR_LENGTHS:
-            return _CHAR_LENGTHS[sel]
-        kw = SELECTOR_TO_KEYWORD.get(sel)
-        if kw is not None:
-            return ATTRIBUTES[kw].length
-        return 48
 
     def _inq_value(self, h: Handle, d: Definition, sel: int) -> Any:
         q = h.queue
