@@ -422,3 +422,19 @@ def test_tls_connection(real: Any, serve: Serve, tmp_path: Path) -> None:
     assert qm.open("TLSQ").get().data == b"secret"
     with pytest.raises(MQMIError):  # a plain client cannot talk to a TLS server
         syncpoint.connect("QM1", host=f"127.0.0.1({srv.bound_port})")
+
+
+def test_getm_does_not_wait_and_putm_answers_each_put(live: Any) -> None:
+    """docs/protocol.md: putm / getm are that many puts / gets in one frame; getm never waits."""
+    qm = remote(live)
+    q = qm.open("Q1")
+    put_h, get_h = q._h("put"), q._h("get")
+    from syncpoint.mqi import MQPMO
+
+    answers, _ = qm.transport._call("putm", [put_h, MQMD().pack(), MQPMO().pack(), [b"a", b"b"]])
+    assert [a[0] for a in answers] == [C.MQRC_NONE, C.MQRC_NONE] and answers[0][1] != answers[1][1]
+    results, error = qm.transport._call("getm", [get_h, MQMD().pack(), MQGMO().pack(), None, 5])
+    assert [r[0] for r in results] == [b"a", b"b"] and error[1] == C.MQRC_NO_MSG_AVAILABLE
+    with pytest.raises(MQMIError) as e:
+        qm.transport._call("getm", [get_h, MQMD().pack(), MQGMO(Options=C.MQGMO_WAIT).pack(), None, 5])
+    assert e.value.reason == C.MQRC_OPTIONS_ERROR

@@ -560,7 +560,7 @@ class QueueManager:
             return out, False
         dry = False
         error: MQMIError | None = None
-        for (md, _, _), r in zip(items, get_many(hobj, items), strict=True):
+        for (md, _, _), r in zip(items, get_many(hobj, items), strict=False):
             if isinstance(r, MQMIError):
                 if r.reason == C.MQRC_NO_MSG_AVAILABLE:
                     dry = True

@@ -218,11 +218,25 @@ class RemoteTransport:
         return int(reason)
 
     def put_many(self, hobj: int, items: Sequence[tuple[MQMD, MQPMO, bytes]]) -> list[int | MQMIError]:
-        """Pipelined puts: each item's MQMD and MQPMO are completed in place; a failure is returned in its slot."""
+        """Several puts: each item's MQMD and MQPMO are completed in place; a failure is returned in its slot.
+        Items with identical structures travel as one ``putm`` request, others pipelined."""
         for _, _, data in items:
             _check_size(data)
-        results = self.pipeline([("put", [hobj, md.pack(), pmo.pack(), bytes(data)]) for md, pmo, data in items])
+        packed = [(md.pack(), pmo.pack()) for md, pmo, _ in items]
         out: list[int | MQMIError] = []
+        if items and all(p == packed[0] for p in packed):
+            answers, pmo_b = self._call("putm", [hobj, packed[0][0], packed[0][1], [bytes(d) for _, _, d in items]])
+            for (md, pmo, _), a in zip(items, answers, strict=True):
+                if len(a) == 3:
+                    out.append(MQMIError(a[0], a[1], a[2]))
+                    continue
+                md.unpack_into(a[1])
+                pmo.unpack_into(pmo_b)
+                out.append(int(a[0]))
+            return out
+        results = self.pipeline(
+            [("put", [hobj, mdb, pmob, bytes(data)]) for (mdb, pmob), (_, _, data) in zip(packed, items, strict=True)]
+        )
         for (md, pmo, _), r in zip(items, results, strict=True):
             if isinstance(r, MQMIError):
                 out.append(r)
@@ -247,9 +261,21 @@ class RemoteTransport:
         return GetResult(data, length, comp, reason)
 
     def get_many(self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]]) -> list[GetResult | MQMIError]:
-        """Pipelined gets (or browses): each item's MQMD and MQGMO are completed in place."""
-        results = self.pipeline([("get", [hobj, md.pack(), gmo.pack(), buflen]) for md, gmo, buflen in items])
+        """Several gets (or browses): each item's MQMD and MQGMO are completed in place. Items with identical
+        structures and no wait travel as one ``getm`` request (ending at the first failure), others pipelined."""
+        packed = [(md.pack(), gmo.pack(), buflen) for md, gmo, buflen in items]
         out: list[GetResult | MQMIError] = []
+        if items and all(p == packed[0] for p in packed) and not items[0][1].Options & C.MQGMO_WAIT:
+            results, error = self._call("getm", [hobj, packed[0][0], packed[0][1], packed[0][2], len(items)])
+            for (md, gmo, _), r in zip(items, results, strict=False):
+                data, length, comp, reason, md_b, gmo_b = r
+                md.unpack_into(md_b)
+                gmo.unpack_into(gmo_b)
+                out.append(GetResult(data, length, comp, reason))
+            if error is not None:
+                out.append(MQMIError(error[0], error[1], error[2]))
+            return out
+        results = self.pipeline([("get", [hobj, mdb, gmob, buflen]) for mdb, gmob, buflen in packed])
         for (md, gmo, _), r in zip(items, results, strict=True):
             if isinstance(r, MQMIError):
                 out.append(r)

@@ -47,6 +47,8 @@ VERBS: dict[str, int] = {
     "put": 4,  # [Hobj, MQMD, MQPMO, data] -> [warning reason, MQMD, MQPMO]
     "put1": 4,  # [MQOD, MQMD, MQPMO, data] -> [warning reason, MQOD, MQMD, MQPMO]
     "get": 4,  # [Hobj, MQMD, MQGMO, buffer length or None] -> [data, DataLength, CompCode, Reason, MQMD, MQGMO]
+    "putm": 4,  # [Hobj, MQMD, MQPMO, [data, ...]]: one put per data -> [[Reason, MQMD] or [CompCode, Reason, detail]]
+    "getm": 5,  # [Hobj, MQMD, MQGMO, buffer length, n]: up to n gets, no wait -> [[get result], ...], error or nil
     "inq": 2,  # [Hobj, selectors] -> [ints, chars, warning reason]
     "set": 4,  # [Hobj, selectors, ints, chars] -> None
     "commit": 0,

@@ -627,6 +627,12 @@ class _Session(asyncio.Protocol):
             if verb == "get":
                 self._get(rid, conn, args)
                 return
+            if verb == "putm":
+                self._putm(rid, conn, args)
+                return
+            if verb == "getm":
+                self._getm(rid, conn, args)
+                return
             if verb == "put":
                 hobj = _int(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
                 md, pmo = _struct(MQMD, args[1]), _struct(MQPMO, args[2])
@@ -726,6 +732,56 @@ class _Session(asyncio.Protocol):
 
     def fill_bad(self, rid: int, detail: str) -> None:
         self._fill(self._slot(rid), encode_bad_request(rid, detail))
+
+    # -- batches in one request ------------------------------------------------------------------------
+    def _putm(self, rid: int, conn: Connection, args: list[Any]) -> None:
+        """One MQPUT per data item, each with a copy of the request's MQMD and MQPMO: the same as that many put
+        requests, in one frame. A failed put does not stop the others (each answer says how its put went); the
+        reply waits until every put that must be durable is."""
+        hobj = _int(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
+        md0, pmo0 = _struct(MQMD, args[1]), _struct(MQPMO, args[2])
+        datas = [_data(d) for d in _list(args[3])]
+        qm = self.server.qm
+        out: list[Any] = []
+        last: Pending | None = None
+        pmo = pmo0
+        for data in datas:
+            md, pmo = md0.copy(), pmo0.copy()
+            try:
+                reason, pending = qm.run(qm.engine.put, conn, hobj, md, pmo, data)
+            except MQMIError as e:
+                out.append([e.comp, e.reason, e.detail])
+                continue
+            if pending is not None:
+                last = pending  # a durable write makes every earlier one durable (the store's contract)
+            out.append([reason, md.pack()])
+        self._reply_when_durable(rid, [out, pmo.pack()], last)
+
+    def _getm(self, rid: int, conn: Connection, args: list[Any]) -> None:
+        """Up to n MQGETs without waiting, each with a copy of the request's MQMD and MQGMO: the same as that many
+        get requests, in one frame. Ends at the first failure (NO_MSG_AVAILABLE when the queue runs dry), which is
+        returned after the results."""
+        hobj = _int(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
+        md0, gmo0 = _struct(MQMD, args[1]), _struct(MQGMO, args[2])
+        if gmo0.Options & C.MQGMO_WAIT:
+            raise MQMIError(C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR, "getm does not wait: send get with MQGMO_WAIT")
+        buflen = None if args[3] is None else _int(args[3], C.MQRC_BUFFER_LENGTH_ERROR, "BufferLength")
+        n = _int(args[4], C.MQRC_OPTIONS_ERROR, "the number of gets")
+        qm = self.server.qm
+        out: list[Any] = []
+        error: list[Any] | None = None
+        last: Pending | None = None
+        for _ in range(max(0, min(n, 10_000))):
+            md, gmo = md0.copy(), gmo0.copy()
+            try:
+                result, pending = qm.run(qm.engine.get, conn, hobj, md, gmo, buflen)
+            except MQMIError as e:
+                error = [e.comp, e.reason, e.detail]
+                break
+            if pending is not None:
+                last = pending
+            out.append([result.data, result.data_length, result.comp, result.reason, md.pack(), gmo.pack()])
+        self._reply_when_durable(rid, [out, error], last)
 
     # -- MQGET with waiting ---------------------------------------------------------------------------
     def _get(self, rid: int, conn: Connection, args: list[Any]) -> None:
