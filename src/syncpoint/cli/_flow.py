@@ -20,7 +20,8 @@ from rich.table import Table
 from syncpoint import _home
 from syncpoint.mqi import MQMIError
 
-console = Console()
+# the progress table has ten columns: give it room where the output is not a terminal (pipes, CI logs)
+console = Console(width=None if sys.stdout.isatty() else 120)
 err = Console(stderr=True)
 
 flow_app = typer.Typer(no_args_is_help=True, help="message flows (MQInput-node error handling) on Spark")
@@ -58,7 +59,7 @@ class ProgressTable:
     def render(self, totals: Any = None) -> Table:
         t = Table(title=self.title)
         for name, _ in _COLUMNS:
-            t.add_column(name, justify="right")
+            t.add_column(name, justify="right", min_width=len(name))
         for p in self.rows[-self.keep :]:
             if p.get("skipped"):
                 t.add_row(str(p["batch_id"]), *["replay skipped"] + [""] * (len(_COLUMNS) - 2))

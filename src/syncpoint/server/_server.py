@@ -35,7 +35,7 @@ import socket
 import ssl
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from syncpoint import __version__
@@ -154,7 +154,6 @@ class ServerStats:
     bad_requests: int = 0
     fatal: int = 0
     sessions_total: int = 0
-    extra: dict[str, int] = field(default_factory=dict)
 
 
 class Server:
