@@ -93,7 +93,7 @@ def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="bench-flow-"))
     create_queue_manager(QM, dlq="SYSTEM.DEAD.LETTER.QUEUE", home=home)
     server = subprocess.Popen(
-        [sys.executable, "-m", "syncpoint.server", QM, "--home", str(home), "--no-tcp", "--no-command-server"],
+        [sys.executable, "-m", "syncpoint.cli._serve", QM, "--home", str(home), "--no-tcp", "--no-command-server"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -109,7 +109,7 @@ def _no_server_outlives_the_tests(tmp_path_factory: pytest.TempPathFactory) -> I
         except OSError:
             continue
         words = [a.decode(errors="replace") for a in argv]
-        if "syncpoint.server" in words and any(w.startswith(base) for w in words):
+        if ("syncpoint.cli._serve" in words or "syncpoint.server" in words) and any(w.startswith(base) for w in words):
             try:
                 os.kill(int(proc.name), signal.SIGKILL)
             except OSError:

@@ -1,7 +1,7 @@
 """ONE SparkSession (local[2]) for every Spark test, and a queue manager served by a real server process.
 
 Spark's Python workers are separate processes, so the tests' queue manager runs in its own server process
-(``python -m syncpoint.server``, what ``syncpoint strmqm`` starts); Spark's workers and the tests connect to it
+(``python -m syncpoint.cli._serve``, what ``syncpoint strmqm`` starts); Spark's workers and the tests connect to it
 with ``syncpoint.connect(name, home=...)``.
 """
 
@@ -47,7 +47,7 @@ class Server:
         from syncpoint.server._lifecycle import server_info
 
         self.port = _free_port()
-        cmd = [sys.executable, "-m", "syncpoint.server", self.name, "--home", str(self.home)]
+        cmd = [sys.executable, "-m", "syncpoint.cli._serve", self.name, "--home", str(self.home)]
         cmd += ["--port", str(self.port), "--no-command-server"]
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)

@@ -92,7 +92,7 @@ def start_server(qmgr: str, home: str | None, timeout: float = 60.0) -> None:
     qdir = _home.qmgr_dir(qmgr, home)
     logdir = qdir / "errors"
     logdir.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "syncpoint.server", qmgr, "--home", str(_home.home(home)), "--no-tcp"]
+    cmd = [sys.executable, "-m", "syncpoint.cli._serve", qmgr, "--home", str(_home.home(home)), "--no-tcp"]
     with open(logdir / "server.log", "ab") as log:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
     deadline = time.monotonic() + timeout

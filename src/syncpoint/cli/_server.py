@@ -63,7 +63,7 @@ def strmqm(
     logdir.mkdir(exist_ok=True)
     log_path = logdir / "server.log"
     since = log_path.stat().st_size if log_path.exists() else 0
-    cmd = [sys.executable, "-m", "syncpoint.server", qmgr, "--home", str(_home.home())]
+    cmd = [sys.executable, "-m", "syncpoint.cli._serve", qmgr, "--home", str(_home.home())]
     if no_tcp:
         cmd.append("--no-tcp")
     else:

@@ -22,6 +22,7 @@ import signal
 import ssl
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -103,10 +104,13 @@ def run_server(
     port: int | None = 1414,
     tls_cert: str | None = None,
     tls_key: str | None = None,
-    command_server: bool = True,
+    start_tools: Callable[[Any, Any, Any], Callable[[], None]] | None = None,
     grace: float = 5.0,
 ) -> int:
-    """Run the server of queue manager ``name`` in this process until endmqm; returns the exit code."""
+    """Run the server of queue manager ``name`` in this process until endmqm; returns the exit code.
+
+    ``start_tools(server, host, users)`` starts the tools that live in the server's process (the PCF command
+    server, from the layer above) and returns what stops them; the process entry point supplies it."""
     from syncpoint.store import SQLiteStore, StoreError
 
     from ._auth import Users
@@ -173,7 +177,7 @@ def run_server(
             _write_json(info_path, info)
 
         server.on_state = on_state
-        stop_tools = _start_tools(server, host_qm, command_server, users)
+        stop_tools = start_tools(server, host_qm, users) if start_tools is not None else (lambda: None)
         how = await server.wait_ended()
         if how == "preemptive":
             return how
@@ -208,70 +212,3 @@ def run_server(
     with contextlib.suppress(OSError):
         info_path.unlink()
     return 0 if how != "failed" else 20
-
-
-def _start_tools(server: Any, host_qm: Any, command_server: bool, users: Any) -> Any:
-    """Start the server's own tools (the PCF command server) on their own threads; returns their stopper."""
-    import threading
-
-    stoppers: list[Any] = []
-    if command_server:
-        import syncpoint
-        from syncpoint.pcf import CommandServer
-        from syncpoint.pcf._server import chckclnt
-
-        stop = threading.Event()
-
-        def connect() -> Any:
-            qm = syncpoint.connect(host_qm.name, embedded=host_qm, appl_name="syncpoint command server")
-            server.internal_connections.add(qm.transport.conn.hconn)  # type: ignore[attr-defined]
-            return qm
-
-        thread = threading.Thread(
-            target=CommandServer(connect, client_check=lambda _qmgr: chckclnt(users)).run,
-            args=(stop,),
-            name="syncpoint-command-server",
-            daemon=True,
-        )
-        thread.start()
-
-        def stop_command_server() -> None:
-            stop.set()
-            host_qm.quiesce()
-            thread.join(5)
-
-        stoppers.append(stop_command_server)
-
-    def stop_all() -> None:
-        for fn in stoppers:
-            try:
-                fn()
-            except Exception:
-                log.exception("stopping a tool")
-
-    return stop_all
-
-
-def main(argv: list[str] | None = None) -> int:
-    import argparse
-
-    p = argparse.ArgumentParser(prog="python -m syncpoint.server", description="run a queue manager's server")
-    p.add_argument("qmgr")
-    p.add_argument("--home")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=1414)
-    p.add_argument("--no-tcp", action="store_true")
-    p.add_argument("--tls-cert")
-    p.add_argument("--tls-key")
-    p.add_argument("--no-command-server", action="store_true")
-    a = p.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    return run_server(
-        a.qmgr,
-        home=a.home,
-        host=None if a.no_tcp else a.host,
-        port=None if a.no_tcp else a.port,
-        tls_cert=a.tls_cert,
-        tls_key=a.tls_key,
-        command_server=not a.no_command_server,
-    )

@@ -1,0 +1,87 @@
+"""The queue manager's server process: ``python -m syncpoint.cli._serve QMGR`` (what ``strmqm`` starts).
+
+It lives at the top layer because it puts the pieces together: the server (``syncpoint.server``) and the tools
+that run inside its process (the PCF command server, ``syncpoint.pcf``, over an in-process client connection).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from syncpoint.server._lifecycle import run_server
+
+log = logging.getLogger("syncpoint.server")
+
+
+def start_tools(server: Any, host_qm: Any, users: Any, command_server: bool = True) -> Callable[[], None]:
+    """Start the server's own tools (the PCF command server) on their own threads; returns their stopper."""
+    import threading
+
+    stoppers: list[Any] = []
+    if command_server:
+        import syncpoint
+        from syncpoint.pcf import CommandServer
+        from syncpoint.pcf._server import chckclnt
+
+        stop = threading.Event()
+
+        def connect() -> Any:
+            qm = syncpoint.connect(host_qm.name, embedded=host_qm, appl_name="syncpoint command server")
+            server.internal_connections.add(qm.transport.conn.hconn)  # type: ignore[attr-defined]
+            return qm
+
+        thread = threading.Thread(
+            target=CommandServer(connect, client_check=lambda _qmgr: chckclnt(users)).run,
+            args=(stop,),
+            name="syncpoint-command-server",
+            daemon=True,
+        )
+        thread.start()
+
+        def stop_command_server() -> None:
+            stop.set()
+            host_qm.quiesce()
+            thread.join(5)
+
+        stoppers.append(stop_command_server)
+
+    def stop_all() -> None:
+        for fn in stoppers:
+            try:
+                fn()
+            except Exception:
+                log.exception("stopping a tool")
+
+    return stop_all
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m syncpoint.cli._serve", description="run a queue manager's server")
+    p.add_argument("qmgr")
+    p.add_argument("--home")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=1414)
+    p.add_argument("--no-tcp", action="store_true")
+    p.add_argument("--tls-cert")
+    p.add_argument("--tls-key")
+    p.add_argument("--no-command-server", action="store_true")
+    a = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    return run_server(
+        a.qmgr,
+        home=a.home,
+        host=None if a.no_tcp else a.host,
+        port=None if a.no_tcp else a.port,
+        tls_cert=a.tls_cert,
+        tls_key=a.tls_key,
+        start_tools=lambda server, host_qm, users: start_tools(server, host_qm, users, not a.no_command_server),
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
