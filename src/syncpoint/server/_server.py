@@ -169,7 +169,6 @@ class Server:
         ssl_context: ssl.SSLContext | None = None,
         users: Users | None = None,
         max_frame: int = DEFAULT_MAX_FRAME,
-        on_end: Callable[[str], None] | None = None,
     ) -> None:
         self.qm = host_qm
         self.host = host
@@ -178,7 +177,6 @@ class Server:
         self.ssl_context = ssl_context
         self.users = users
         self.max_frame = max_frame
-        self.on_end = on_end
         self.on_state: Callable[[str], None] | None = None  # told "quiescing" / "stopping" as ending begins
         self.sessions: set[_Session] = set()
         self.waiters: dict[str, list[_Waiter]] = {}
@@ -226,7 +224,7 @@ class Server:
         for srv in self._servers:
             srv.close()
         for s in list(self.sessions):
-            s.abort("the queue manager server is stopping")
+            s.fatal("the queue manager server is stopping")
         for srv in self._servers:
             await srv.wait_closed()
         self._servers.clear()
@@ -432,9 +430,6 @@ class _Session(asyncio.Protocol):
             self.transport.close()
         self.closing = True
 
-    def abort(self, detail: str) -> None:
-        self.fatal(detail)
-
     # -- replies in order -----------------------------------------------------------------------------
     def _slot(self, request_id: int) -> list[Any]:
         slot: list[Any] = [request_id, None]
@@ -505,7 +500,7 @@ class _Session(asyncio.Protocol):
                 self._hello(event)
             else:
                 self.server.stats.bad_requests += 1
-                self._fill(self._slot(event.request_id), encode_bad_request(event.request_id, event.detail))
+                self.fill_bad(event.request_id, event.detail)
 
     def unblock(self) -> None:
         self.blocked = False
