@@ -7,7 +7,10 @@ sans-I/O :class:`ServerProtocol` and runs them strictly in order: each engine ve
 lock (engine verbs are short and never block). When the verb left a store write that must be durable, the reply
 is parked until the *sync thread* has seen that write committed; meanwhile the loop goes on serving every other
 session, whose writes join the same group: one durable write acknowledges the commits of all connections
-waiting (group commit). Replies always leave in request order, so clients may pipeline.
+waiting (group commit). Writes are handed to the sync thread at the end of a turn of the loop, after the parked
+gets that the turn's puts woke, and the sync thread briefly waits for the sessions its last group answered (see
+:class:`_Syncer`), so a producer's put and a consumer's get of the same message share one sync. Replies always
+leave in request order, so clients may pipeline.
 
 An MQGET with MQGMO_WAIT that finds nothing parks the session (its later requests wait, as MQI calls on one
 connection do) in the waiter list of its queue. The host calls the server's wake listener with the names of
@@ -34,6 +37,7 @@ import os
 import socket
 import ssl
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -81,22 +85,40 @@ def _int(value: Any, reason: int, what: str) -> int:
     return value
 
 
+_Durable = tuple[Pending, Callable[[BaseException | None], None], Any]  # a write, its callback, its session
+
+
 class _Syncer:
     """The one thread that waits for store writes: it commits whole groups (the store's leader protocol) and
-    hands the results back to the loop."""
+    hands the results back to the loop.
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    Commit delay: the sessions answered by the last group usually send their next request within a fraction of
+    a sync (a producer's next put, a consumer's next get). When some of them have not been heard from yet, the
+    thread waits for them, at most about one sync's duration (a moving average, capped by ``max_delay``), so
+    their writes join this group instead of waiting a whole sync more: one sync then carries a put and the get
+    of the same message. A session that sends something else, or nothing, costs that bounded wait once: the
+    expectation lasts one group. A lone session is never waited for: its own request is what arrived."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, max_delay: float = 0.002) -> None:
         self.loop = loop
-        self._items: collections.deque[tuple[Pending, Callable[[BaseException | None], None]]] = collections.deque()
+        self._items: list[_Durable] = []
         self._cond = threading.Condition()
         self._stop = False
+        self.max_delay = max_delay
+        self.delay = 0.0002  # moving average of the time a group's sync takes (seconds)
+        self.expected: set[Any] = set()  # sessions answered by the last group, not heard from since
+        self.delays = 0  # groups that waited for an expected session (statistics)
         self.thread = threading.Thread(target=self._run, name="syncpoint-sync", daemon=True)
         self.thread.start()
 
-    def add(self, pending: Pending, done: Callable[[BaseException | None], None]) -> None:
+    def hand_over(self, items: list[_Durable], heard: list[Any]) -> None:
+        """From the loop: writes to wait for, and the sessions whose requests were run since the last call."""
         with self._cond:
-            self._items.append((pending, done))
-            if len(self._items) == 1:
+            self._items.extend(items)
+            expected = self.expected
+            for session in heard:
+                expected.discard(session)
+            if items or not expected:
                 self._cond.notify()
 
     def stop(self) -> None:
@@ -105,21 +127,35 @@ class _Syncer:
             self._cond.notify()
 
     def _run(self) -> None:
+        clock = time.monotonic
         while True:
             with self._cond:
                 while not self._items and not self._stop:
                     self._cond.wait()
                 if not self._items:
                     return
-                items = list(self._items)
-                self._items.clear()
+                if self.expected and self.max_delay > 0:
+                    self.delays += 1
+                    deadline = clock() + min(self.delay, self.max_delay)
+                    while self.expected and not self._stop:
+                        remaining = deadline - clock()
+                        if remaining <= 0:
+                            break
+                        self._cond.wait(remaining)
+                items = self._items
+                self._items = []
+                self.expected = set()
+            started = clock()
             results: list[tuple[Callable[[BaseException | None], None], BaseException | None]] = []
-            for pending, done in items:
+            for pending, done, _session in items:
                 try:
                     pending.wait()
                     results.append((done, None))
                 except BaseException as e:  # a storage failure: every waiter learns of it
                     results.append((done, e))
+            self.delay = 0.8 * self.delay + 0.2 * (clock() - started)
+            with self._cond:
+                self.expected = {s for _, _, s in items if s is not None and not s.closing}
             try:
                 self.loop.call_soon_threadsafe(_deliver, results)
             except RuntimeError:  # the loop has closed: the server is gone
@@ -188,6 +224,9 @@ class Server:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         self._syncer: _Syncer | None = None
+        self._to_sync: list[_Durable] = []
+        self._heard: list[_Session] = []
+        self._hand_over_scheduled = False
         self.internal_connections: set[int] = set()  # hconns of the server's own tools (command server)
 
     # -- lifetime -------------------------------------------------------------------------------------
@@ -337,9 +376,32 @@ class Server:
         w.session.reply_error(w.request_id, error)
         w.session.unblock()
 
-    def after_durable(self, pending: Pending, done: Callable[[BaseException | None], None]) -> None:
+    def after_durable(
+        self, pending: Pending, done: Callable[[BaseException | None], None], session: _Session | None = None
+    ) -> None:
+        """Call ``done`` on the loop once ``pending`` is durable. The write is handed to the sync thread when
+        this turn of the loop ends, after the parked gets that this turn's puts woke have run: their writes then
+        join the same group (a put and the get of its message synced together)."""
+        self._to_sync.append((pending, done, session))
+        self._schedule_hand_over()
+
+    def heard_from(self, session: _Session) -> None:
+        """A session the sync thread may be waiting for sent a request: tell it once the request has run."""
+        self._heard.append(session)
+        self._schedule_hand_over()
+
+    def _schedule_hand_over(self) -> None:
+        if not self._hand_over_scheduled:
+            self._hand_over_scheduled = True
+            assert self._loop is not None
+            self._loop.call_soon(self._hand_over)
+
+    def _hand_over(self) -> None:
+        self._hand_over_scheduled = False
+        items, self._to_sync = self._to_sync, []
+        heard, self._heard = self._heard, []
         assert self._syncer is not None
-        self._syncer.add(pending, done)
+        self._syncer.hand_over(items, heard)
 
 
 class _Session(asyncio.Protocol):
@@ -383,6 +445,9 @@ class _Session(asyncio.Protocol):
             return
         self.inbox.extend(events)
         self._pump()
+        syncer = self.server._syncer
+        if syncer is not None and self in syncer.expected:  # after the requests ran (and woke parked gets)
+            self.server.heard_from(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closing = True
@@ -419,7 +484,7 @@ class _Session(asyncio.Protocol):
             log.warning("ending the connection of %s: %s", self.peer, e)
             return
         if pending is not None:
-            self.server.after_durable(pending, lambda err: None)
+            self.server.after_durable(pending, lambda err: None)  # not waited for: no session expects it
 
     def fatal(self, detail: str) -> None:
         self.server.stats.fatal += 1
@@ -481,7 +546,7 @@ class _Session(asyncio.Protocol):
             else:
                 self._fill(slot, encode_mq_error(request_id, self._storage_failed(error)))
 
-        self.server.after_durable(pending, done)
+        self.server.after_durable(pending, done, self)
 
     def _storage_failed(self, error: BaseException) -> MQMIError:
         qm = self.server.qm
