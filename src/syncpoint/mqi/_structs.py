@@ -21,6 +21,8 @@ _BLANK = b" "
 # (name, struct code, initial value)
 FieldSpec = tuple[str, str, Any]
 
+_VERSION = struct.Struct("=i")  # the Version field, after the 4-byte StrucId
+
 
 class Structure:
     """Base of every MQI structure: attributes per field, byte-exact ``pack`` / ``unpack``."""
@@ -38,6 +40,7 @@ class Structure:
     _char_lengths: ClassVar[dict[str, int]]
     _getter_by_len: ClassVar[dict[int, Any]]
     _chars_by_len: ClassVar[dict[int, tuple[tuple[int, str, int], ...]]]
+    _versioned: ClassVar[bool]
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -46,6 +49,7 @@ class Structure:
         cls._names = tuple(f[0] for f in cls._fields)
         cls._codes = tuple(f[1] for f in cls._fields)
         cls._defaults = {f[0]: f[2] for f in cls._fields}
+        cls._versioned = "Version" in cls._defaults and bool(cls._version_lengths)
         cls._char_lengths = {n: int(c[:-1]) for n, c in zip(cls._names, cls._codes, strict=True) if c.endswith("s")}
         cls._full = struct.Struct("=" + "".join(cls._codes))
         by_len: dict[int, struct.Struct] = {cls._full.size: cls._full}
@@ -151,24 +155,29 @@ class Structure:
     @classmethod
     def unpack(cls, buf: bytes | bytearray | memoryview) -> Self:
         """Read a structure from ``buf``; the length used is the one of the Version found in it."""
-        obj = cls()
+        obj = cls.__new__(cls)  # every field is set by unpack_into
         obj.unpack_into(buf)
         return obj
 
     def unpack_into(self, buf: bytes | bytearray | memoryview) -> Self:
         length = self._full.size
-        if "Version" in self._defaults and self._version_lengths and len(buf) >= 8:
-            (version,) = struct.unpack_from("=i", buf, 4)
+        if self._versioned and len(buf) >= 8:
+            version = _VERSION.unpack_from(buf, 4)[0]
             if version in self._version_lengths:
                 length = self._version_lengths[version]
         if len(buf) < length:
             raise ValueError(f"{type(self).__name__}: need {length} bytes, have {len(buf)}")
-        st = self._struct_by_len[length]
-        values = st.unpack_from(buf, 0)
+        values = self._struct_by_len[length].unpack_from(buf, 0)
+        d = self.__dict__
+        names = self._names
         n = self._count_by_len[length]
-        self.__dict__.update(zip(self._names[:n], values, strict=True))
-        # fields a shorter version lacks take their initial values, not what this instance held before
-        self.__dict__.update((name, self._defaults[name]) for name in self._names[n:])
+        if n == len(names):
+            d.update(zip(names, values))
+        else:
+            d.update(zip(names[:n], values))
+            # fields a shorter version lacks take their initial values, not what this instance held before
+            defaults = self._defaults
+            d.update((name, defaults[name]) for name in names[n:])
         return self
 
     def set(self, **kw: Any) -> Self:
