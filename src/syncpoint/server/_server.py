@@ -801,20 +801,23 @@ class _Session(asyncio.Protocol):
         md0, pmo0 = _struct(MQMD, args[1]), _struct(MQPMO, args[2])
         datas = [_data(d) for d in _list(args[3])]
         qm = self.server.qm
+        put = qm.engine.put
         out: list[Any] = []
-        last: Pending | None = None
-        pmo = pmo0
-        for data in datas:
-            md, pmo = md0.copy(), pmo0.copy()
-            try:
-                reason, pending = qm.run(qm.engine.put, conn, hobj, md, pmo, data)
-            except MQMIError as e:
-                out.append([e.comp, e.reason, e.detail])
-                continue
-            if pending is not None:
-                last = pending  # a durable write makes every earlier one durable (the store's contract)
-            out.append([reason, md.pack()])
-        self._reply_when_durable(rid, [out, pmo.pack()], last)
+        last_pmo = [pmo0]
+
+        def puts() -> None:  # every put under one hold of the lock: their store writes go as one batch
+            for data in datas:
+                md, pmo = md0.copy(), pmo0.copy()
+                try:
+                    reason = put(conn, hobj, md, pmo, data)
+                except MQMIError as e:
+                    out.append([e.comp, e.reason, e.detail])
+                    continue
+                last_pmo[0] = pmo
+                out.append([reason, md.pack()])
+
+        _, pending = qm.run(puts)
+        self._reply_when_durable(rid, [out, last_pmo[0].pack()], pending)
 
     def _getm(self, rid: int, conn: Connection, args: list[Any]) -> None:
         """Up to n MQGETs without waiting, each with a copy of the request's MQMD and MQGMO: the same as that many
@@ -827,20 +830,21 @@ class _Session(asyncio.Protocol):
         buflen = None if args[3] is None else _int(args[3], C.MQRC_BUFFER_LENGTH_ERROR, "BufferLength")
         n = _int(args[4], C.MQRC_OPTIONS_ERROR, "the number of gets")
         qm = self.server.qm
+        get = qm.engine.get
         out: list[Any] = []
-        error: list[Any] | None = None
-        last: Pending | None = None
-        for _ in range(max(0, min(n, 10_000))):
-            md, gmo = md0.copy(), gmo0.copy()
-            try:
-                result, pending = qm.run(qm.engine.get, conn, hobj, md, gmo, buflen)
-            except MQMIError as e:
-                error = [e.comp, e.reason, e.detail]
-                break
-            if pending is not None:
-                last = pending
-            out.append([result.data, result.data_length, result.comp, result.reason, md.pack(), gmo.pack()])
-        self._reply_when_durable(rid, [out, error], last)
+
+        def gets() -> list[Any] | None:  # under one hold of the lock: their store writes go as one batch
+            for _ in range(max(0, min(n, 10_000))):
+                md, gmo = md0.copy(), gmo0.copy()
+                try:
+                    result = get(conn, hobj, md, gmo, buflen)
+                except MQMIError as e:
+                    return [e.comp, e.reason, e.detail]
+                out.append([result.data, result.data_length, result.comp, result.reason, md.pack(), gmo.pack()])
+            return None
+
+        error, pending = qm.run(gets)
+        self._reply_when_durable(rid, [out, error], pending)
 
     # -- MQGET with waiting ---------------------------------------------------------------------------
     def _get(self, rid: int, conn: Connection, args: list[Any]) -> None:
