@@ -222,18 +222,20 @@ class RemoteTransport:
         Items with identical structures travel as one ``putm`` request, others pipelined."""
         for _, _, data in items:
             _check_size(data)
-        packed = [(md.pack(), pmo.pack()) for md, pmo, _ in items]
         out: list[int | MQMIError] = []
-        if items and all(p == packed[0] for p in packed):
-            answers, pmo_b = self._call("putm", [hobj, packed[0][0], packed[0][1], [bytes(d) for _, _, d in items]])
+        if _alike(items):
+            md0, pmo0, _ = items[0]
+            answers, pmo_b = self._call("putm", [hobj, md0.pack(), pmo0.pack(), [bytes(d) for _, _, d in items]])
+            pmo_out = type(pmo0).unpack(pmo_b).__dict__
             for (md, pmo, _), a in zip(items, answers, strict=True):
                 if len(a) == 3:
                     out.append(MQMIError(a[0], a[1], a[2]))
                     continue
                 md.unpack_into(a[1])
-                pmo.unpack_into(pmo_b)
+                pmo.__dict__.update(pmo_out)
                 out.append(int(a[0]))
             return out
+        packed = [(md.pack(), pmo.pack()) for md, pmo, _ in items]
         results = self.pipeline(
             [("put", [hobj, mdb, pmob, bytes(data)]) for (mdb, pmob), (_, _, data) in zip(packed, items, strict=True)]
         )
@@ -263,10 +265,10 @@ class RemoteTransport:
     def get_many(self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]]) -> list[GetResult | MQMIError]:
         """Several gets (or browses): each item's MQMD and MQGMO are completed in place. Items with identical
         structures and no wait travel as one ``getm`` request (ending at the first failure), others pipelined."""
-        packed = [(md.pack(), gmo.pack(), buflen) for md, gmo, buflen in items]
         out: list[GetResult | MQMIError] = []
-        if items and all(p == packed[0] for p in packed) and not items[0][1].Options & C.MQGMO_WAIT:
-            results, error = self._call("getm", [hobj, packed[0][0], packed[0][1], packed[0][2], len(items)])
+        if _alike(items) and not items[0][1].Options & C.MQGMO_WAIT:
+            md0, gmo0, buflen0 = items[0]
+            results, error = self._call("getm", [hobj, md0.pack(), gmo0.pack(), buflen0, len(items)])
             for (md, gmo, _), r in zip(items, results, strict=False):
                 data, length, comp, reason, md_b, gmo_b = r
                 md.unpack_into(md_b)
@@ -275,6 +277,7 @@ class RemoteTransport:
             if error is not None:
                 out.append(MQMIError(error[0], error[1], error[2]))
             return out
+        packed = [(md.pack(), gmo.pack(), buflen) for md, gmo, buflen in items]
         results = self.pipeline([("get", [hobj, mdb, gmob, buflen]) for mdb, gmob, buflen in packed])
         for (md, gmo, _), r in zip(items, results, strict=True):
             if isinstance(r, MQMIError):
@@ -328,3 +331,13 @@ def _check_size(data: bytes) -> None:
         raise MQMIError(
             C.MQCC_FAILED, C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"{len(data)} bytes exceed the largest message (100 MiB)"
         )
+
+
+def _alike(items: Sequence[tuple[Any, Any, Any]]) -> bool:
+    """True when every item has the same two structures (field by field) and third element as the first: they
+    can travel as one batch request carrying one copy of the structures."""
+    if not items:
+        return False
+    a0, b0, c0 = items[0]
+    d0, e0 = a0.__dict__, b0.__dict__
+    return all(a.__dict__ == d0 and b.__dict__ == e0 and c == c0 for a, b, c in items)
