@@ -2,8 +2,9 @@
 
 Spark's Python workers are separate processes, so they connect with ``syncpoint.connect(qmgr, home=..., host=...)``
 (the queue manager's server when it runs; ``host`` goes over TCP). Messages are addressed by MsgToken
-(MQGMO version 3, MQMO_MATCH_MSG_TOKEN): the driver browses tokens without data, executors browse a token's
-message with its data, and the sink gets a token's message under syncpoint.
+(MQGMO version 3, MQMO_MATCH_MSG_TOKEN): the driver browses tokens without data and reserves each batch's
+messages against other consumers and expiry; executors browse a partition's messages with their data, and the
+sink gets the batch's messages under syncpoint — each of those a batch of tokens per request (``chunk``).
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import syncpoint
-from syncpoint.client import QueueManager
+from syncpoint.client import Queue, QueueManager
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 
 from ._plan import Visible
 
 _OK_READS = (C.MQRC_NONE, C.MQRC_TRUNCATED_MSG_ACCEPTED)
+CHUNK = 500  # MsgTokens per request
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,14 @@ class QueueAccess:
         self._scan: int | None = None
         self._lookup: int | None = None
         self._input: int | None = None
+        self._queue: Queue | None = None
+
+    @property
+    def q(self) -> Queue:
+        """The queue through the client's API (its own browse and input handles): reservations, batches."""
+        if self._queue is None:
+            self._queue = self.qm.open(self.queue)
+        return self._queue
 
     def _open(self, options: int) -> int:
         return self.qm.mqopen(MQOD(ObjectName=self.queue.encode()), options | C.MQOO_FAIL_IF_QUIESCING)
@@ -144,6 +154,25 @@ class QueueAccess:
             raise MQMIError(result.comp, result.reason, f"getting a message from queue {self.queue}")
         return md, result.data
 
+    # -- batches by token ------------------------------------------------------------------------------
+    def lookup_many(self, tokens: list[int], *, with_data: bool = True) -> list[tuple[MQMD, bytes] | None]:
+        """:meth:`lookup` for many tokens: one request per CHUNK tokens."""
+        return [
+            None if m is None else (m.md, m.data)
+            for m in self.q.browse_tokens(tokens, with_data=with_data, chunk=CHUNK)
+        ]
+
+    def get_many(self, tokens: list[int]) -> list[tuple[MQMD, bytes] | None]:
+        """:meth:`get_token` under syncpoint for many tokens: one request per CHUNK tokens."""
+        return [None if m is None else (m.md, m.data) for m in self.q.get_tokens(tokens, syncpoint=True, chunk=CHUNK)]
+
+    def reserve(self, tokens: list[int]) -> list[int]:
+        """Reserve these messages for this connection (the driver's): the tokens the queue manager reserved."""
+        return self.q.reserve(tokens)
+
+    def release(self, tokens: list[int]) -> list[int]:
+        return self.q.release(tokens)
+
     # -- attributes ------------------------------------------------------------------------------------
     def attributes(self) -> tuple[int | None, str]:
         """(BOTHRESH, BOQNAME) of the queue; BOTHRESH None when it cannot be read (the node then uses 1)."""
@@ -167,6 +196,12 @@ class QueueAccess:
                 except MQMIError:
                     pass
         self._scan = self._lookup = self._input = None
+        if self._queue is not None:
+            try:
+                self._queue.close()
+            except MQMIError:
+                pass
+            self._queue = None
 
 
 def visible_of(md: MQMD, token: int) -> Visible:
