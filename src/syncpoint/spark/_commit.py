@@ -34,7 +34,7 @@ from syncpoint.flow._node import Action, Disposition, Put, requeue_order
 from syncpoint.mqi import MQDLH, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
 
-from ._qm import QueueAccess, dead_letter_queue
+from ._qm import CHUNK, QueueAccess, dead_letter_queue
 from ._rows import md_from_fields
 
 COMMITS_QUEUE = "SYSTEM.SYNCPOINT.SPARK.COMMITS"
@@ -153,6 +153,7 @@ class Sink:
         self._openable: dict[str, str | None] = {}
         self._attrs: dict[str, tuple[int | None, str]] = {}
         self._deadq: str | None = None
+        self._outputs: dict[tuple[str, str], int] = {}  # (qmgr, queue) -> output handle
         ensure_commits_queue(qm)
 
     def access(self, queue: str) -> QueueAccess:
@@ -274,6 +275,7 @@ class Sink:
         counts = Summary(batch_id)
         backouts: list[list[Any]] = []
         to_get: list[_Item] = []
+        outputs: list[tuple[_Item, Put]] = []
         seen_all = self._seen(items)
         for it in items:
             if it.action is Action.BACKOUT:
@@ -309,7 +311,7 @@ class Sink:
                 )
             elif it.action is Action.COMMIT:
                 for p in it.puts:
-                    self._put(it, p.queue, p.qmgr, md_from_fields(p.md), p.data, False)
+                    outputs.append((it, p))
                     counts.outputs += 1
                 counts.committed += 1 if it.consume else 0
                 counts.where[it.token] = ",".join(sorted({p.queue for p in it.puts})) or "consumed"
@@ -323,6 +325,7 @@ class Sink:
                 _log.error("message %d on %s discarded (transaction mode No): %s", it.token, it.queue, it.error)
             if it.consume:
                 to_get.append(it)
+        self._put_outputs(outputs)
         by_queue: dict[str, list[_Item]] = {}
         for it in to_get:
             by_queue.setdefault(it.queue, []).append(it)
@@ -348,6 +351,39 @@ class Sink:
             setattr(s, name, getattr(counts, name))
         s.where.update(counts.where)
         return backouts
+
+    def _put_outputs(self, outputs: list[tuple[_Item, Put]]) -> None:
+        """The COMMIT items' outputs, in item order per destination queue, CHUNK puts per round trip over the
+        network (put_many). The first failure is a redo without its item."""
+        put_many = getattr(self.qm.transport, "put_many", None)
+        if put_many is None:
+            for it, p in outputs:
+                self._put(it, p.queue, p.qmgr, md_from_fields(p.md), p.data, False)
+            return
+        by_dest: dict[tuple[str, str], list[tuple[_Item, Put]]] = {}
+        for it, p in outputs:
+            by_dest.setdefault((p.qmgr, p.queue), []).append((it, p))
+        for (qmgr, queue), ps in by_dest.items():
+            h = self._outputs.get((qmgr, queue))
+            if h is None:
+                od = MQOD(ObjectName=queue.encode(), ObjectQMgrName=qmgr.encode())
+                h = self._outputs[(qmgr, queue)] = self.qm.mqopen(od, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
+            for i in range(0, len(ps), CHUNK):
+                part = ps[i : i + CHUNK]
+                batch = []
+                for _, p in part:
+                    md = md_from_fields(p.md)
+                    pmo = MQPMO()
+                    pmo.Options = C.MQPMO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING
+                    pmo.Options |= C.MQPMO_NEW_MSG_ID if md.MsgId == C.MQMI_NONE else 0
+                    batch.append((md, pmo, p.data))
+                for (it, p), r in zip(part, put_many(h, batch), strict=True):
+                    if isinstance(r, MQMIError):
+                        if r.reason == C.MQRC_SYNCPOINT_LIMIT_REACHED:
+                            raise _limit(r) from None
+                        raise _RedoError(it.token, it.queue, f"put to {p.queue} failed: {_reason(r)}")
+                    if r != C.MQRC_NONE:
+                        raise _RedoError(it.token, it.queue, f"put to {p.queue} failed: reason {r}")
 
     def _put(self, it: _Item, queue: str, qmgr: str, md: MQMD, data: bytes, context: bool) -> None:
         pmo = MQPMO()

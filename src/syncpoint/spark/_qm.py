@@ -103,24 +103,49 @@ class QueueAccess:
             raise MQMIError(result.comp, result.reason, f"browsing queue {self.queue}")
         return md, gmo, result.data
 
-    def scan(self, *, from_start: bool) -> Iterator[Visible]:
-        """Browse the queue (from the start, or on from where the last scan ended) without data."""
+    def scan(self, *, from_start: bool, limit: int | None = None) -> Iterator[Visible]:
+        """Browse the queue (from the start, or on from where the last scan ended) without data: at most
+        ``limit`` messages, CHUNK browse-next per request over the network (the cursor moves by what is returned,
+        so read the iterator to its end)."""
         if self._scan is None:
             self._scan = self._open(C.MQOO_BROWSE)
             from_start = True
         first = from_start
-        while True:
-            try:
-                got = self._browse(self._scan, C.MQGMO_BROWSE_FIRST if first else C.MQGMO_BROWSE_NEXT, None, False)
-            except MQMIError as e:
-                if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+        left = limit
+        get_many = getattr(self.qm.transport, "get_many", None)
+        while left is None or left > 0:
+            n = 1 if first or get_many is None else CHUNK if left is None else min(CHUNK, left)
+            if n == 1:
+                try:
+                    got = self._browse(self._scan, C.MQGMO_BROWSE_FIRST if first else C.MQGMO_BROWSE_NEXT, None, False)
+                except MQMIError as e:
+                    if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                        return
+                    raise
+                if got is None:
                     return
-                raise
-            if got is None:
+                first = False
+                left = None if left is None else left - 1
+                yield visible_of(got[0], token_of(got[1]))
+                continue
+            items = []
+            for _ in range(n):
+                gmo = MQGMO(Version=C.MQGMO_VERSION_3, MatchOptions=C.MQMO_NONE)
+                gmo.Options = C.MQGMO_BROWSE_NEXT | C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING
+                gmo.Options |= C.MQGMO_ACCEPT_TRUNCATED_MSG
+                items.append((MQMD(), gmo, 0))
+            results = get_many(self._scan, items)
+            for (md, gmo, _), r in zip(items, results, strict=False):
+                if isinstance(r, MQMIError):
+                    if r.reason == C.MQRC_NO_MSG_AVAILABLE:
+                        return
+                    raise r
+                if r.reason not in _OK_READS:
+                    raise MQMIError(r.comp, r.reason, f"browsing queue {self.queue}")
+                yield visible_of(md, token_of(gmo))
+            if len(results) < n:
                 return
-            first = False
-            md, gmo, _ = got
-            yield visible_of(md, token_of(gmo))
+            left = None if left is None else left - n
 
     def lookup(self, token: int, *, with_data: bool = True) -> tuple[MQMD, bytes] | None:
         """The message with this token (browsed, left in place), or None when it is no longer on the queue."""

@@ -27,7 +27,6 @@ skipped by the sink, as before.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import pickle
 from collections.abc import Iterator, Sequence
@@ -330,7 +329,7 @@ class _DriverState:
                     self.index[t] = visible_of(seen[0], t)
         # read ahead only what the index lacks: messages indexed but not yet planned count as read
         unplanned = sum(1 for t, v in self.index.items() if self.planner.planned.get(t) != v.backout)
-        for v in itertools.islice(self.access.scan(from_start=False), max(0, ahead - unplanned)):
+        for v in self.access.scan(from_start=False, limit=max(0, ahead - unplanned)):
             self.index[v.token] = v
 
     def visible(self) -> list[Visible]:
