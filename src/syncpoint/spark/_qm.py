@@ -134,6 +134,7 @@ class QueueAccess:
                 gmo.Options = C.MQGMO_BROWSE_NEXT | C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING
                 gmo.Options |= C.MQGMO_ACCEPT_TRUNCATED_MSG
                 items.append((MQMD(), gmo, 0))
+            assert get_many is not None
             results = get_many(self._scan, items)
             for (md, gmo, _), r in zip(items, results, strict=False):
                 if isinstance(r, MQMIError):
