@@ -226,3 +226,33 @@ def test_an_expiring_message_of_an_in_flight_batch_is_still_processed(
     assert query.exception() is None
     assert sorted(bodies(qm, dst)) == [b"KEEP", b"SOON"]
     assert depth(qm, src) == 0
+
+
+def test_the_sources_commit_releases_what_a_batch_left_on_the_queue(
+    spark: Any, server: Server, qm: QueueManager, names: Any, tmp_path: Path
+) -> None:
+    # a filtered-out row consumes nothing: its message stays on the queue, reserved until the source's commit
+    src, dst = names("L.IN"), names("L.OUT")
+    qm.admin("define", "QLOCAL", src)
+    qm.admin("define", "QLOCAL", dst)
+    qm.open(src).put_many(["a", "skip", "b"], persistent=True)
+    df = spark.readStream.format("syncpoint").options(**opts(server, src)).load()
+    out = df.where("text != 'skip'").selectExpr("queue", "token", "upper(text) AS data", "Priority")
+    w = out.writeStream.format("syncpoint").options(**opts(server, dst))
+    query = w.option("checkpointLocation", str(tmp_path / "ckpt")).trigger(processingTime="1 second").start()
+    competitor = server.connect()
+    try:
+        deadline = time.monotonic() + 180
+        while depth(qm, dst) < 2:
+            assert time.monotonic() < deadline and query.exception() is None
+            time.sleep(0.2)
+        cq = competitor.open(src)
+        got = cq.get_or_none()
+        while got is None and time.monotonic() < deadline:  # the query still runs: the batch was released
+            time.sleep(0.2)
+            got = cq.get_or_none()
+        assert got is not None and got.data == b"skip"
+    finally:
+        query.stop()
+        competitor.disconnect()
+    assert sorted(bodies(qm, dst)) == [b"A", b"B"]

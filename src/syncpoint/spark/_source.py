@@ -19,7 +19,8 @@ driver worker that only sees the commit messages. Every one of them connects to 
 
 In-flight batches are reserved: when the driver fixes a batch (latestOffset, or partitions for a replay) it
 reserves the batch's messages over its long-lived connection, so another consumer's gets and browses skip them
-and expiry leaves them alone until the source's commit(end) releases what is left (the sink removed the rest).
+and expiry leaves them alone until the batch has committed: then the next latestOffset (or the source's
+commit(end)) releases what is left (the sink removed the rest).
 Executors and the sink reach them by MsgToken. The reservation dies with the driver's connection: a restarted
 driver replays the batch from the queue and reserves it again; a message another consumer took meanwhile is
 skipped by the sink, as before.
@@ -387,6 +388,9 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         if chosen:
             st.last = (end.to_json(), chosen)
             st.reserve(end.n, chosen)
+        # Spark plans a batch only once the one before has committed, and calls commit(end) only when it plans
+        # the next batch with data: an idle query would keep its last batch's leftovers reserved without this.
+        st.release_through(s.n)
         return end.to_dict()
 
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
@@ -416,8 +420,8 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
 
     def commit(self, end: dict[str, Any]) -> None:
         """The sink's unit of work removed the batch's messages: release the reservations of what is left (messages
-        backed out for a retry, or left by a failing output). Best effort: a broken connection's reservations
-        are gone already."""
+        backed out for a retry, rows filtered out). Best effort: a broken connection's reservations are gone
+        already. (latestOffset releases too: Spark calls this only when it plans a batch with data.)"""
         st = _driver_state.get(self._key)
         if st is None:
             return
