@@ -181,6 +181,49 @@ def test_sigkilled_client_holding_uncommitted_gets_has_them_backed_out(home: Pat
     run(home, "endmqm", "-i", "QM1")
 
 
+RESERVER = textwrap.dedent(
+    """
+    import struct, sys, time, syncpoint
+    from syncpoint.mqi import MQGMO, MQMD
+    from syncpoint.mqi import constants as C
+    qm = syncpoint.connect("QM1")
+    q = qm.open("Q1")
+    tokens, opts = [], C.MQGMO_BROWSE_FIRST
+    while True:
+        gmo = MQGMO(Version=C.MQGMO_VERSION_3, Options=opts | C.MQGMO_NO_WAIT)
+        try:
+            qm.mqget(q._h("browse"), MQMD(), gmo)
+        except Exception:
+            break
+        tokens.append(struct.unpack(">QQ", gmo.MsgToken)[1])
+        opts = C.MQGMO_BROWSE_NEXT
+    print(len(q.reserve(tokens)), flush=True)
+    time.sleep(600)
+    """
+)
+
+
+def test_sigkilled_client_holding_reservations_has_them_released(home: Path, started: str) -> None:
+    qm = syncpoint.connect("QM1")
+    qm.admin("define", "QLOCAL", "Q1", {})
+    q = qm.open("Q1")
+    q.put_many([b"m1", b"m2"])
+    proc = subprocess.Popen([sys.executable, "-c", RESERVER], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "2"
+    assert q.get_or_none() is None and q.depth == 2  # reserved by the other process
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 10
+    got = q.get_or_none()
+    while got is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+        got = q.get_or_none()
+    assert got is not None and got.data == b"m1"
+    assert q.get().data == b"m2"
+    qm.disconnect()
+    run(home, "endmqm", "-i", "QM1")
+
+
 WAITER = textwrap.dedent(
     """
     import syncpoint

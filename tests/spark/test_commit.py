@@ -11,13 +11,25 @@ from collections.abc import Callable
 
 import pytest
 
-from syncpoint.client import QueueManager
+import syncpoint
+from syncpoint.client import EmbeddedQueueManager, QueueManager
 from syncpoint.flow import Action, Disposition, Put, Terminal
 from syncpoint.mqi import MQDLH, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.spark import COMMITS_QUEUE, QueueAccess, Sink, read_record
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+
+
+@pytest.fixture(params=["embedded", "remote"])
+def connect(
+    request: pytest.FixtureRequest, embedded: EmbeddedQueueManager, serve: Callable[..., object]
+) -> Callable[..., QueueManager]:
+    """The sink over both transports: over the network it batches its reads, gets and puts by MsgToken."""
+    if request.param == "embedded":
+        return lambda **kw: syncpoint.connect("QM1", embedded=embedded, **kw)
+    srv = serve(embedded)
+    return lambda **kw: syncpoint.connect("QM1", unix_path=srv.unix_path, **kw)  # type: ignore[attr-defined]
 
 
 @pytest.fixture

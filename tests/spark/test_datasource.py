@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -145,3 +146,113 @@ def test_stream_batches_never_split_a_message_group(
     rows = [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]]
     assert rows == [1, 4]
     assert depth(qm, src) == 0 and depth(qm, dst) == 5
+
+
+def _gated_stream(spark: Any, server: Server, src: str, dst: str, tmp_path: Path) -> tuple[Any, Path, Path]:
+    """An availableNow stream whose rows wait, on the executor, for a "go" file after touching "started": the
+    test acts while the batch is in flight (planned, reserved, read, not yet committed)."""
+    from pyspark.sql.functions import udf
+
+    started, go = tmp_path / "started", tmp_path / "go"
+    started_s, go_s = str(started), str(go)
+
+    @udf("string")
+    def held(text):
+        import pathlib
+        import time
+
+        pathlib.Path(started_s).touch()
+        deadline = time.monotonic() + 120
+        while not pathlib.Path(go_s).exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return text.upper()
+
+    df = spark.readStream.format("syncpoint").options(**opts(server, src)).option("maxMessagesPerBatch", "10").load()
+    out = df.select("queue", "token", held("text").alias("data"), "Priority")
+    w = out.writeStream.format("syncpoint").options(**opts(server, dst))
+    query = w.option("checkpointLocation", str(tmp_path / "ckpt")).trigger(availableNow=True).start()
+    deadline = time.monotonic() + 180
+    while not started.exists():
+        assert time.monotonic() < deadline, "the batch did not start"
+        assert query.exception() is None
+        time.sleep(0.1)
+    return query, started, go
+
+
+def test_a_competing_consumer_does_not_take_the_messages_of_an_in_flight_batch(
+    spark: Any, server: Server, qm: QueueManager, names: Any, tmp_path: Path
+) -> None:
+    src, dst = names("C.IN"), names("C.OUT")
+    qm.admin("define", "QLOCAL", src)
+    qm.admin("define", "QLOCAL", dst)
+    qm.open(src).put_many([f"m{i}" for i in range(6)], persistent=True)
+    query, _, go = _gated_stream(spark, server, src, dst, tmp_path)
+    competitor = server.connect()
+    try:
+        cq = competitor.open(src)
+        assert cq.get_or_none() is None  # every message of the batch is reserved by the stream's driver
+        assert list(cq.browse_all()) == []
+        assert depth(qm, src) == 6  # still on the queue
+        cq.put("late", persistent=True)  # after availableNow's target: not the query's
+        assert cq.get().data == b"late"  # the competitor takes what is not reserved
+    finally:
+        go.touch()
+        competitor.disconnect()
+    query.awaitTermination(300)
+    assert query.exception() is None
+    assert sorted(bodies(qm, dst)) == [f"M{i}".encode() for i in range(6)]
+    assert depth(qm, src) == 0
+
+
+def test_an_expiring_message_of_an_in_flight_batch_is_still_processed(
+    spark: Any, server: Server, qm: QueueManager, names: Any, tmp_path: Path
+) -> None:
+    src, dst = names("E.IN"), names("E.OUT")
+    qm.admin("define", "QLOCAL", src)
+    qm.admin("define", "QLOCAL", dst)
+    q = qm.open(src)
+    expires = time.monotonic() + 8.0
+    q.put("soon", expiry=8.0, persistent=True)
+    q.put("keep", persistent=True)
+    query, _, go = _gated_stream(spark, server, src, dst, tmp_path)
+    try:
+        while time.monotonic() < expires + 1.0:
+            time.sleep(0.1)
+        assert qm.admin("refresh_expiry", src) == 0  # reserved: the expiry scan leaves it
+        assert depth(qm, src) == 2
+    finally:
+        go.touch()
+    query.awaitTermination(300)
+    assert query.exception() is None
+    assert sorted(bodies(qm, dst)) == [b"KEEP", b"SOON"]
+    assert depth(qm, src) == 0
+
+
+def test_the_sources_commit_releases_what_a_batch_left_on_the_queue(
+    spark: Any, server: Server, qm: QueueManager, names: Any, tmp_path: Path
+) -> None:
+    # a filtered-out row consumes nothing: its message stays on the queue, reserved until the source's commit
+    src, dst = names("L.IN"), names("L.OUT")
+    qm.admin("define", "QLOCAL", src)
+    qm.admin("define", "QLOCAL", dst)
+    qm.open(src).put_many(["a", "skip", "b"], persistent=True)
+    df = spark.readStream.format("syncpoint").options(**opts(server, src)).load()
+    out = df.where("text != 'skip'").selectExpr("queue", "token", "upper(text) AS data", "Priority")
+    w = out.writeStream.format("syncpoint").options(**opts(server, dst))
+    query = w.option("checkpointLocation", str(tmp_path / "ckpt")).trigger(processingTime="1 second").start()
+    competitor = server.connect()
+    try:
+        deadline = time.monotonic() + 180
+        while depth(qm, dst) < 2:
+            assert time.monotonic() < deadline and query.exception() is None
+            time.sleep(0.2)
+        cq = competitor.open(src)
+        got = cq.get_or_none()
+        while got is None and time.monotonic() < deadline:  # the query still runs: the batch was released
+            time.sleep(0.2)
+            got = cq.get_or_none()
+        assert got is not None and got.data == b"skip"
+    finally:
+        query.stop()
+        competitor.disconnect()
+    assert sorted(bodies(qm, dst)) == [b"A", b"B"]

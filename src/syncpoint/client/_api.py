@@ -20,7 +20,7 @@ import math
 import os
 import ssl
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -44,6 +44,11 @@ class Transport(Protocol):
     def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> int: ...
     def get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> GetResult: ...
     def inq(self, hobj: int, selectors: Sequence[int]) -> tuple[list[int], list[bytes], int]: ...
+    def reserve(self, hobj: int, tokens: Sequence[int]) -> list[int]: ...
+    def release(self, hobj: int, tokens: Sequence[int] | None) -> list[int]: ...
+    def get_tokens(
+        self, hobj: int, gmo: MQGMO, buflen: int | None, tokens: Sequence[int]
+    ) -> tuple[list[tuple[MQMD, GetResult] | None], MQMIError | None]: ...
     def set(self, hobj: int, selectors: Sequence[int], ints: Sequence[int], chars: Sequence[bytes]) -> None: ...
     def commit(self) -> None: ...
     def backout(self) -> None: ...
@@ -350,6 +355,58 @@ class Queue:
             raise ValueError("open the queue with explicit options including MQOO_BROWSE and an input option")
         gmo = MQGMO(Options=C.MQGMO_MSG_UNDER_CURSOR | (C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT))
         return self.qm._get(self._handles["all"], MQMD(), gmo, max_length)
+
+    # -- reservations and batches by MsgToken ----------------------------------------------------------
+    def reserve(self, tokens: Iterable[int]) -> list[int]:
+        """Reserve the messages with these MsgTokens for this connection (one request); returns the tokens
+        reserved. Another connection's gets and browses skip a reserved message unless they name it by
+        MQMO_MATCH_MSG_TOKEN, and it does not expire while reserved. It stays reserved until :meth:`release`,
+        its removal, or the end of this connection. Tokens of messages gone, got in an unfinished unit of work,
+        or reserved by another connection are left out."""
+        h = self._h("browse" if self._fixed is None else "all")
+        return self.qm.transport.reserve(h, tokens if isinstance(tokens, list) else list(tokens))
+
+    def release(self, tokens: Iterable[int] | None = None) -> list[int]:
+        """End this connection's reservations of these messages (None: all on this queue); returns the tokens
+        released. Waiting gets of other connections may now find them."""
+        h = self._h("browse" if self._fixed is None else "all")
+        toks = None if tokens is None else tokens if isinstance(tokens, list) else list(tokens)
+        return self.qm.transport.release(h, toks)
+
+    def browse_tokens(self, tokens: Sequence[int], *, with_data: bool = True, chunk: int = 500) -> list[Message | None]:
+        """Browse the messages with these MsgTokens, in this order, leaving them in place: None where one is no
+        longer on the queue. ``with_data=False`` returns the MQMDs only (empty data). One request per ``chunk``."""
+        gmo = MQGMO(Version=C.MQGMO_VERSION_3)
+        gmo.Options = C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING
+        if not with_data:
+            gmo.Options |= C.MQGMO_ACCEPT_TRUNCATED_MSG
+        return self._by_tokens(
+            self._h("browse" if self._fixed is None else "all"), gmo, None if with_data else 0, tokens, chunk
+        )
+
+    def get_tokens(
+        self, tokens: Sequence[int], *, syncpoint: bool = True, max_length: int | None = None, chunk: int = 500
+    ) -> list[Message | None]:
+        """Get (remove) the messages with these MsgTokens, in this order, in the unit of work unless
+        ``syncpoint=False``: None where one is no longer on the queue. One request per ``chunk`` tokens. A
+        failure (e.g. MQRC_SYNCPOINT_LIMIT_REACHED) is raised with ``.messages`` holding what was got before it."""
+        gmo = MQGMO(Version=C.MQGMO_VERSION_3)
+        gmo.Options = C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING
+        gmo.Options |= C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT
+        return self._by_tokens(self._h("get" if self._fixed is None else "all"), gmo, max_length, tokens, chunk)
+
+    def _by_tokens(
+        self, h: int, gmo: MQGMO, buflen: int | None, tokens: Sequence[int], chunk: int
+    ) -> list[Message | None]:
+        toks = tokens if isinstance(tokens, list) else list(tokens)
+        out: list[Message | None] = []
+        for i in range(0, max(len(toks), 1), max(1, chunk)):
+            results, error = self.qm.transport.get_tokens(h, gmo, buflen, toks[i : i + max(1, chunk)])
+            out.extend(None if r is None else Message(r[1].data, r[0]) for r in results)
+            if error is not None:
+                error.messages = out  # type: ignore[attr-defined]
+                raise error
+        return out
 
     # -- attributes -----------------------------------------------------------------------------------
     def inquire(self, selector: int) -> int | str:

@@ -60,6 +60,17 @@ class EmbeddedConnection:
     def inq(self, hobj: int, selectors: Sequence[int]) -> tuple[list[int], list[bytes], int]:
         return self.qm.call(self.qm.engine.inq, self.conn, hobj, selectors)
 
+    def reserve(self, hobj: int, tokens: Sequence[int]) -> list[int]:
+        return self.qm.call(self.qm.engine.reserve, self.conn, hobj, tokens)
+
+    def release(self, hobj: int, tokens: Sequence[int] | None) -> list[int]:
+        return self.qm.call(self.qm.engine.release, self.conn, hobj, tokens)
+
+    def get_tokens(
+        self, hobj: int, gmo: MQGMO, buflen: int | None, tokens: Sequence[int]
+    ) -> tuple[list[tuple[MQMD, GetResult] | None], MQMIError | None]:
+        return self.qm.call(self.qm.engine.get_tokens, self.conn, hobj, tokens, gmo, buflen)
+
     def set(self, hobj: int, selectors: Sequence[int], ints: Sequence[int], chars: Sequence[bytes]) -> None:
         self.qm.call(self.qm.engine.set, self.conn, hobj, selectors, ints, chars)
 

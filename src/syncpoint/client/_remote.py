@@ -289,6 +289,26 @@ class RemoteTransport:
             out.append(GetResult(data, length, comp, reason))
         return out
 
+    def reserve(self, hobj: int, tokens: Sequence[int]) -> list[int]:
+        return [int(t) for t in self._call("reserve", [hobj, tokens])]
+
+    def release(self, hobj: int, tokens: Sequence[int] | None) -> list[int]:
+        return [int(t) for t in self._call("release", [hobj, tokens])]
+
+    def get_tokens(
+        self, hobj: int, gmo: MQGMO, buflen: int | None, tokens: Sequence[int]
+    ) -> tuple[list[tuple[MQMD, GetResult] | None], MQMIError | None]:
+        """One ``gettokens`` request: a get (or browse) per MsgToken; None where the message is gone."""
+        results, error = self._call("gettokens", [hobj, gmo.pack(), buflen, tokens])
+        out: list[tuple[MQMD, GetResult] | None] = []
+        for r in results:
+            if r is None:
+                out.append(None)
+                continue
+            data, length, comp, reason, md_b = r
+            out.append((MQMD.unpack(md_b), GetResult(data, length, comp, reason)))
+        return out, None if error is None else MQMIError(error[0], error[1], error[2])
+
     def inq(self, hobj: int, selectors: Sequence[int]) -> tuple[list[int], list[bytes], int]:
         ints, chars, reason = self._call("inq", [hobj, list(selectors)])
         return list(ints), list(chars), int(reason)

@@ -238,7 +238,19 @@ class UnitOfWork:
 
 
 class Connection:
-    __slots__ = ("alive", "appl_name", "appl_name28", "appl_type", "handles", "hconn", "pid", "uow", "user", "user12")
+    __slots__ = (
+        "alive",
+        "appl_name",
+        "appl_name28",
+        "appl_type",
+        "handles",
+        "hconn",
+        "pid",
+        "reserved",
+        "uow",
+        "user",
+        "user12",
+    )
 
     def __init__(self, hconn: int, appl_name: str, appl_type: int, user: str, pid: int) -> None:
         self.hconn = hconn
@@ -251,6 +263,7 @@ class Connection:
         self.handles: dict[int, Handle] = {}
         self.uow: UnitOfWork | None = None
         self.alive = True
+        self.reserved: dict[int, Message] = {}  # MsgToken -> message this connection reserved (see reserve)
 
 
 class Handle:
@@ -460,6 +473,8 @@ class QueueManager:
                 self._commit(conn)
         for h in list(conn.handles.values()):
             self._close(h, C.MQCO_NONE, implicit=True)
+        if conn.reserved:
+            self._release(conn, list(conn.reserved), None)
         conn.alive = False
         self.connections.pop(conn.hconn, None)
 
@@ -995,9 +1010,10 @@ class QueueManager:
                 or m.state != AVAILABLE
                 or m.queue is not q
                 or (m.locked_by is not None and m.locked_by is not h)
+                or (m.reserved_by is not None and m.reserved_by is not conn)
             ):
                 raise _fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the browse cursor is not on an available message")
-            if m.expired(now):
+            if m.reserved_by is None and m.expired(now):
                 self._discard_expired(m)
                 h.cursor = None
                 raise _fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the message under the browse cursor has expired")
@@ -1020,8 +1036,8 @@ class QueueManager:
         md.Version = version
         md.BackoutCount = m.backout
         md.Expiry = m.remaining_expiry(now)
-        if md.Expiry == 0:
-            md.Expiry = 1
+        if md.Expiry < 1 and m.expiry != C.MQEI_UNLIMITED:
+            md.Expiry = 1  # the last tenth, or a reserved message delivered past its expiry
         if gmo.Version >= 3:
             gmo.MsgToken = struct.pack(">QQ", 0, m.seq)
         if gmo.Version >= 2:
@@ -1086,7 +1102,8 @@ class QueueManager:
         """The first available message in delivery order that this handle may see and that matches.
 
         Expired messages met on the way are discarded (seed 002): this is the "get that would have returned
-        the message" that discards it.
+        the message" that discards it. A message reserved by another connection is skipped unless matched by
+        its MsgToken; a reserved message is never discarded as expired (see :meth:`reserve`).
         """
         mo = gmo.MatchOptions if gmo.Version >= 2 else (C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
         msgid = md.MsgId if mo & C.MQMO_MATCH_MSG_ID and md.MsgId != _NONE24 else None
@@ -1110,9 +1127,18 @@ class QueueManager:
         simple = msgid is None and correlid is None and groupid is None and seqno is None and token is None
         expired: list[Message] = []
         chosen: Message | None = None
-        for m in q.iter_from(after) if after is not None else q.iter_all():
+        if token is not None:  # at most one message has this token: look it up by key, do not walk the queue
+            one = q.by_token(token)
+            source: Any = () if one is None or (after is not None and one.key <= after) else (one,)
+        else:
+            source = q.iter_from(after) if after is not None else q.iter_all()
+        conn = h.conn
+        for m in source:
             if m.locked_by is not None and m.locked_by is not h:
                 continue
+            reserved = m.reserved_by
+            if reserved is not None and reserved is not conn and token is None:
+                continue  # reserved by another connection: reached only by its MsgToken
             if not simple and (
                 (msgid is not None and m.msgid != msgid)
                 or (correlid is not None and m.correlid != correlid)
@@ -1121,7 +1147,7 @@ class QueueManager:
                 or (token is not None and m.seq != token)
             ):
                 continue
-            if m.expiry != C.MQEI_UNLIMITED and m.expired(now):
+            if m.expiry != C.MQEI_UNLIMITED and reserved is None and m.expired(now):
                 expired.append(m)
                 continue
             chosen = m
@@ -1300,6 +1326,105 @@ class QueueManager:
             return m.data  # short data is not an error on get
         remaining = inner - int((now - m.put_time) * 10)
         return with_xqh_expiry(m.data, max(remaining, 0))
+
+    # ==================================================================================================
+    # Reservations and batches by MsgToken (not MQI verbs: syncpoint's own, for Spark's in-flight batches)
+    # ==================================================================================================
+    def reserve(self, conn: Connection, hobj: Handle | int, tokens: Sequence[int]) -> list[int]:
+        """Reserve the queue's messages with these MsgTokens for this connection; returns the tokens reserved.
+
+        While reserved, a message stays on the queue (CURDEPTH and triggering count it) but an MQGET or browse
+        by another connection skips it unless it names it by MQMO_MATCH_MSG_TOKEN, and neither the expiry scan
+        nor a get discards it when its expiry passes (it is delivered with Expiry 1). A reservation ends with
+        :meth:`release`, when the message is removed (a committed get), and when the connection ends, normally
+        or not; it is kept in memory only, so a restart forgets it. A backed-out get of a reserved message
+        leaves it reserved. Not reserved (and not an error): a token not on the queue, a message reserved by
+        another connection, one got in a unit of work that has not ended, one locked by another connection's
+        browse. The handle must be open for browse or input (else MQRC_NOT_OPEN_FOR_BROWSE).
+        """
+        h = self._handle(conn, hobj)
+        q = self._reserving_queue(h)
+        out: list[int] = []
+        for t in dict.fromkeys(_tokens(tokens)):
+            m = q.by_token(t)
+            if m is None:  # gone, or held by a unit of work: ours only if we reserved it before
+                mine = conn.reserved.get(t)
+                if mine is not None and mine.queue is q and mine.reserved_by is conn and mine.state != GONE:
+                    out.append(t)
+                continue
+            if m.reserved_by is not None and m.reserved_by is not conn:
+                continue
+            if m.locked_by is not None and m.locked_by.conn is not conn:
+                continue
+            m.reserved_by = conn
+            conn.reserved[t] = m
+            out.append(t)
+        return out
+
+    def release(self, conn: Connection, hobj: Handle | int, tokens: Sequence[int] | None = None) -> list[int]:
+        """End this connection's reservations of the queue's messages with these tokens (None: all of them);
+        returns the tokens released (those still on the queue or in a unit of work). Waiting gets are woken."""
+        h = self._handle(conn, hobj)
+        q = self._reserving_queue(h)
+        return self._release(conn, _tokens(tokens) if tokens is not None else list(conn.reserved), q)
+
+    def _release(self, conn: Connection, tokens: Iterable[int], q: LocalQueue | None) -> list[int]:
+        out: list[int] = []
+        for t in tokens:
+            m = conn.reserved.get(t)
+            if m is None or (q is not None and m.queue is not q):
+                continue
+            del conn.reserved[t]
+            if m.reserved_by is not conn:
+                continue
+            m.reserved_by = None
+            if m.state == GONE:
+                continue
+            out.append(t)
+            if m.state == AVAILABLE:
+                m.queue.track_expiry(m)
+                self._wake.add(m.queue.name)
+        return out
+
+    @staticmethod
+    def _reserving_queue(h: Handle) -> LocalQueue:
+        q = h.queue
+        if q is None or not h.options & (C.MQOO_BROWSE | _INPUT_OPTS):
+            raise _fail(C.MQRC_NOT_OPEN_FOR_BROWSE, f"{h.name} is not a queue open for browse or input")
+        return q
+
+    def get_tokens(
+        self, conn: Connection, hobj: Handle | int, tokens: Sequence[int], gmo: MQGMO, buflen: int | None = None
+    ) -> tuple[list[tuple[MQMD, GetResult] | None], MQMIError | None]:
+        """One MQGET (a browse with MQGMO_BROWSE_FIRST) per token, in the order given, each with a copy of
+        ``gmo`` matching only that MsgToken (MQGMO version 3) and a fresh MQMD: the same as that many gets.
+        None where no message has the token (gone). Ends at the first other failure, which is returned after
+        the results before it. MQGMO_WAIT is MQRC_OPTIONS_ERROR: a batch by token does not wait."""
+        h = self._handle(conn, hobj)
+        toks = _tokens(tokens)
+        if gmo.Options & C.MQGMO_WAIT:
+            raise _fail(C.MQRC_OPTIONS_ERROR, "a get by MsgTokens does not wait: leave out MQGMO_WAIT")
+        browse = gmo.Options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+        if browse and not h.options & C.MQOO_BROWSE:
+            raise _fail(C.MQRC_NOT_OPEN_FOR_BROWSE, f"queue {h.name} is not open for browse")
+        if not browse and not h.is_input:
+            raise _fail(C.MQRC_NOT_OPEN_FOR_INPUT, f"queue {h.name} is not open for input")
+        out: list[tuple[MQMD, GetResult] | None] = []
+        for t in toks:
+            md = MQMD()
+            g = gmo.copy()
+            g.Version = max(g.Version, C.MQGMO_VERSION_3)
+            g.MatchOptions = C.MQMO_MATCH_MSG_TOKEN
+            g.MsgToken = struct.pack(">QQ", 0, t)
+            try:
+                result = self.get(conn, h, md, g, buflen)
+            except MQMIError as e:
+                if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                    out.append(None)
+                    continue
+                return out, e
+            out.append((md, result))
+        return out, None
 
     # ==================================================================================================
     # MQCMIT / MQBACK
@@ -1738,6 +1863,15 @@ def _local_date_time(t: float) -> tuple[str, str]:
         return "", ""
     tm = _time.localtime(t)
     return _time.strftime("%Y-%m-%d", tm), _time.strftime("%H.%M.%S", tm)
+
+
+def _tokens(tokens: Any) -> list[int]:
+    """MsgTokens as the reservation and by-token verbs take them: a list of put sequence numbers."""
+    if not isinstance(tokens, (list, tuple)) or not all(
+        isinstance(t, int) and not isinstance(t, bool) and 0 <= t < 1 << 64 for t in tokens
+    ):
+        raise _fail(C.MQRC_MSG_TOKEN_ERROR, "MsgTokens must be a list of whole numbers from 0 to 2**64 - 1")
+    return list(tokens)
 
 
 def _default_user() -> str:

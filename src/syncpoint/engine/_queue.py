@@ -26,7 +26,7 @@ from syncpoint.mqi import constants as C
 from ._objects import Definition
 
 if TYPE_CHECKING:
-    from ._qmgr import Handle
+    from ._qmgr import Connection, Handle
 
 # message states
 AVAILABLE = 0  # in the queue's index
@@ -55,6 +55,7 @@ class Message:
         "priority",
         "put_time",
         "queue",
+        "reserved_by",
         "seq",
         "seqno",
         "state",
@@ -91,6 +92,7 @@ class Message:
         self.backout = backout
         self.state = AVAILABLE
         self.locked_by: Handle | None = None
+        self.reserved_by: Connection | None = None  # the connection holding a reservation (MsgToken) on it
         self.key = queue.key_for(priority, seq)
 
     def remaining_expiry(self, now: float) -> int:
@@ -180,17 +182,35 @@ class LocalQueue:
             heapq.heappush(self.expiring, (m.put_time + m.expiry / 10.0, m.seq, m))
             self._candidates.add(self)
 
+    def track_expiry(self, m: Message) -> None:
+        """Watch an available message's deadline again (a reservation on it ended)."""
+        if m.expiry != C.MQEI_UNLIMITED:
+            heapq.heappush(self.expiring, (m.put_time + m.expiry / 10.0, m.seq, m))
+            self._candidates.add(self)
+
+    def by_token(self, seq: int) -> Message | None:
+        """The available message whose MsgToken (put sequence) is ``seq``, found by its key: O(1), not a walk."""
+        by_key = self.by_key
+        if self.fifo:
+            return by_key.get(seq)
+        for priority in range(9, -1, -1):
+            m = by_key.get(((9 - priority) << _PRIO_SHIFT) | seq)
+            if m is not None:
+                return m
+        return None
+
     def pop_expired(self, now: float) -> list[Message]:
         """Available messages whose expiry has passed, taken off the deadline heap (not off the queue).
 
         Entries of messages now gone or held by a unit of work are dropped: a reinstated message is pushed
-        again when it becomes available, so it is checked then (issue 3, item 11).
+        again when it becomes available, so it is checked then (issue 3, item 11). So are entries of reserved
+        messages: the reservation's end pushes them again.
         """
         out: list[Message] = []
         heap = self.expiring
         while heap and heap[0][0] <= now:
             m = heapq.heappop(heap)[2]
-            if m.state == AVAILABLE and m.queue is self and m.expired(now):
+            if m.state == AVAILABLE and m.queue is self and m.reserved_by is None and m.expired(now):
                 out.append(m)
         if not heap:
             self._candidates.discard(self)

@@ -49,6 +49,9 @@ VERBS: dict[str, int] = {
     "get": 4,  # [Hobj, MQMD, MQGMO, buffer length or None] -> [data, DataLength, CompCode, Reason, MQMD, MQGMO]
     "putm": 4,  # [Hobj, MQMD, MQPMO, [data, ...]]: one put per data -> [[Reason, MQMD] or [CompCode, Reason, detail]]
     "getm": 5,  # [Hobj, MQMD, MQGMO, buffer length, n]: up to n gets, no wait -> [[get result], ...], error or nil
+    "reserve": 2,  # [Hobj, [MsgToken, ...]] -> [MsgToken reserved, ...]
+    "release": 2,  # [Hobj, [MsgToken, ...] or nil for all] -> [MsgToken released, ...]
+    "gettokens": 4,  # [Hobj, MQGMO, buffer length, [MsgToken, ...]]: a get per token -> [[answer or nil], error]
     "inq": 2,  # [Hobj, selectors] -> [ints, chars, warning reason]
     "set": 4,  # [Hobj, selectors, ints, chars] -> None
     "commit": 0,

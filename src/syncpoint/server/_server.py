@@ -692,6 +692,9 @@ class _Session(asyncio.Protocol):
             if verb == "getm":
                 self._getm(rid, conn, args)
                 return
+            if verb in _TOKEN_VERBS:
+                self._by_tokens(rid, conn, verb, args)
+                return
             if verb == "put":
                 hobj = _int(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
                 md, pmo = _struct(MQMD, args[1]), _struct(MQPMO, args[2])
@@ -846,6 +849,34 @@ class _Session(asyncio.Protocol):
         error, pending = qm.run(gets)
         self._reply_when_durable(rid, [out, error], pending)
 
+    # -- reservations and gets by MsgToken (Spark's in-flight batches) -----------------------------------
+    def _by_tokens(self, rid: int, conn: Connection, verb: str, args: list[Any]) -> None:
+        """``reserve`` / ``release``: the engine's verbs. ``gettokens``: one MQGET per MsgToken (a browse with
+        MQGMO_BROWSE_FIRST), like that many get requests in one frame; nil where the message is gone, ending at
+        the first other failure, returned after the results."""
+        hobj = _int(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
+        qm = self.server.qm
+        engine = qm.engine
+        if verb == "reserve":
+            reserved, pending = qm.run(engine.reserve, conn, hobj, args[1])
+            self._reply_when_durable(rid, reserved, pending)
+            return
+        if verb == "release":
+            released, pending = qm.run(engine.release, conn, hobj, args[1])
+            self._reply_when_durable(rid, released, pending)
+            return
+        gmo = _struct(MQGMO, args[1])
+        buflen = None if args[2] is None else _int(args[2], C.MQRC_BUFFER_LENGTH_ERROR, "BufferLength")
+        tokens = args[3]
+        if isinstance(tokens, list) and len(tokens) > _MAX_TOKENS:
+            raise MQMIError(C.MQCC_FAILED, C.MQRC_MSG_TOKEN_ERROR, f"at most {_MAX_TOKENS} MsgTokens per request")
+        (results, error), pending = qm.run(engine.get_tokens, conn, hobj, tokens, gmo, buflen)
+        out = [
+            None if r is None else [r[1].data, r[1].data_length, r[1].comp, r[1].reason, r[0].pack()] for r in results
+        ]
+        err = None if error is None else [error.comp, error.reason, error.detail]
+        self._reply_when_durable(rid, [out, err], pending)
+
     # -- MQGET with waiting ---------------------------------------------------------------------------
     def _get(self, rid: int, conn: Connection, args: list[Any]) -> None:
         hobj = _int(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
@@ -901,6 +932,10 @@ class _Session(asyncio.Protocol):
         if finished:
             self.server.unpark(w)
             self.unblock()
+
+
+_TOKEN_VERBS = frozenset({"reserve", "release", "gettokens"})
+_MAX_TOKENS = 10_000
 
 
 def _md_of(m: Any) -> bytes:

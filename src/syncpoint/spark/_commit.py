@@ -34,7 +34,7 @@ from syncpoint.flow._node import Action, Disposition, Put, requeue_order
 from syncpoint.mqi import MQDLH, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
 
-from ._qm import QueueAccess, dead_letter_queue
+from ._qm import CHUNK, QueueAccess, dead_letter_queue
 from ._rows import md_from_fields
 
 COMMITS_QUEUE = "SYSTEM.SYNCPOINT.SPARK.COMMITS"
@@ -153,6 +153,7 @@ class Sink:
         self._openable: dict[str, str | None] = {}
         self._attrs: dict[str, tuple[int | None, str]] = {}
         self._deadq: str | None = None
+        self._outputs: dict[tuple[str, str], int] = {}  # (qmgr, queue) -> output handle
         ensure_commits_queue(qm)
 
     def access(self, queue: str) -> QueueAccess:
@@ -257,11 +258,25 @@ class Sink:
                     it.error = f"{it.error + '; ' if it.error else ''}output failed: {r.error}"
                 return
 
+    def _seen(self, items: list[_Item]) -> dict[tuple[str, int], tuple[MQMD, bytes] | None]:
+        """The inputs still on their queues, browsed by token in batches (with data only for a REQUEUE)."""
+        wanted: dict[tuple[str, bool], list[int]] = {}
+        for it in items:
+            if it.consume and not it.gone and it.action is not Action.BACKOUT:
+                wanted.setdefault((it.queue, it.action is Action.REQUEUE), []).append(it.token)
+        seen: dict[tuple[str, int], tuple[MQMD, bytes] | None] = {}
+        for (queue, with_data), tokens in wanted.items():
+            for t, got in zip(tokens, self.access(queue).lookup_many(tokens, with_data=with_data), strict=True):
+                seen[(queue, t)] = got
+        return seen
+
     def _unit_of_work(self, query_id: str, batch_id: int, items: list[_Item], s: Summary) -> list[list[Any]]:
         """Puts first, gets last: a put that fails leaves only puts to back out (no input's BackoutCount moves)."""
         counts = Summary(batch_id)
         backouts: list[list[Any]] = []
         to_get: list[_Item] = []
+        outputs: list[tuple[_Item, Put]] = []
+        seen_all = self._seen(items)
         for it in items:
             if it.action is Action.BACKOUT:
                 backouts.append([it.queue, it.token, it.backout_count, it.error, it.bip, it.terminal])
@@ -269,9 +284,7 @@ class Sink:
             md_in: MQMD | None = None
             data_in = b""
             if it.consume:
-                seen = (
-                    None if it.gone else self.access(it.queue).lookup(it.token, with_data=it.action is Action.REQUEUE)
-                )
+                seen = None if it.gone else seen_all.get((it.queue, it.token))
                 if seen is None:
                     counts.gone += 1
                     counts.where[it.token] = "gone"
@@ -298,7 +311,7 @@ class Sink:
                 )
             elif it.action is Action.COMMIT:
                 for p in it.puts:
-                    self._put(it, p.queue, p.qmgr, md_from_fields(p.md), p.data, False)
+                    outputs.append((it, p))
                     counts.outputs += 1
                 counts.committed += 1 if it.consume else 0
                 counts.where[it.token] = ",".join(sorted({p.queue for p in it.puts})) or "consumed"
@@ -312,15 +325,22 @@ class Sink:
                 _log.error("message %d on %s discarded (transaction mode No): %s", it.token, it.queue, it.error)
             if it.consume:
                 to_get.append(it)
+        self._put_outputs(outputs)
+        by_queue: dict[str, list[_Item]] = {}
         for it in to_get:
+            by_queue.setdefault(it.queue, []).append(it)
+        for queue, its in by_queue.items():
             try:
-                got = self.access(it.queue).get_token(it.token)
+                got = self.access(queue).get_many([it.token for it in its])
             except MQMIError as e:
                 if e.reason == C.MQRC_SYNCPOINT_LIMIT_REACHED:
                     raise _limit(e) from None
                 raise
-            if got is None:  # taken by another consumer since the lookup: its outputs must not stay
-                raise _RedoError(it.token, it.queue, "gone")
+            gone = [it for it, g in zip(its, got, strict=True) if g is None]
+            if gone:  # taken by another consumer since the lookup: their outputs must not stay
+                for it in gone[1:]:
+                    it.gone = True
+                raise _RedoError(gone[0].token, gone[0].queue, "gone")
         _replace_record(self.qm, query_id, batch_id, backouts)
         try:
             self.qm.commit()
@@ -331,6 +351,39 @@ class Sink:
             setattr(s, name, getattr(counts, name))
         s.where.update(counts.where)
         return backouts
+
+    def _put_outputs(self, outputs: list[tuple[_Item, Put]]) -> None:
+        """The COMMIT items' outputs, in item order per destination queue, CHUNK puts per round trip over the
+        network (put_many). The first failure is a redo without its item."""
+        put_many = getattr(self.qm.transport, "put_many", None)
+        if put_many is None:
+            for it, p in outputs:
+                self._put(it, p.queue, p.qmgr, md_from_fields(p.md), p.data, False)
+            return
+        by_dest: dict[tuple[str, str], list[tuple[_Item, Put]]] = {}
+        for it, p in outputs:
+            by_dest.setdefault((p.qmgr, p.queue), []).append((it, p))
+        for (qmgr, queue), ps in by_dest.items():
+            h = self._outputs.get((qmgr, queue))
+            if h is None:
+                od = MQOD(ObjectName=queue.encode(), ObjectQMgrName=qmgr.encode())
+                h = self._outputs[(qmgr, queue)] = self.qm.mqopen(od, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
+            for i in range(0, len(ps), CHUNK):
+                part = ps[i : i + CHUNK]
+                batch = []
+                for _, p in part:
+                    md = md_from_fields(p.md)
+                    pmo = MQPMO()
+                    pmo.Options = C.MQPMO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING
+                    pmo.Options |= C.MQPMO_NEW_MSG_ID if md.MsgId == C.MQMI_NONE else 0
+                    batch.append((md, pmo, p.data))
+                for (it, p), r in zip(part, put_many(h, batch), strict=True):
+                    if isinstance(r, MQMIError):
+                        if r.reason == C.MQRC_SYNCPOINT_LIMIT_REACHED:
+                            raise _limit(r) from None
+                        raise _RedoError(it.token, it.queue, f"put to {p.queue} failed: {_reason(r)}")
+                    if r != C.MQRC_NONE:
+                        raise _RedoError(it.token, it.queue, f"put to {p.queue} failed: reason {r}")
 
     def _put(self, it: _Item, queue: str, qmgr: str, md: MQMD, data: bytes, context: bool) -> None:
         pmo = MQPMO()
@@ -392,35 +445,38 @@ class Sink:
         """Back out the listed messages once (BackoutCount + 1): those whose count is still as recorded."""
         if not backouts:
             return
-        n = 0
-        for queue, token, count, error, bip, terminal in backouts:
+        by_queue: dict[str, list[Sequence[Any]]] = {}
+        for b in backouts:
+            by_queue.setdefault(str(b[0]), []).append(b)
+        todo: list[Sequence[Any]] = []
+        for queue, bs in by_queue.items():
             a = self.access(queue)
-            seen = a.lookup(int(token), with_data=False)
-            if seen is None or int(seen[0].BackoutCount) != int(count):
-                continue
-            if a.get_token(int(token)) is not None:
-                n += 1
-                if terminal == "stay":
-                    s.stayed += 1
-                    s.where[int(token)] = "stayed"
-                    _log.error(
-                        "%s: message %d on %s cannot be put on BOQNAME or the DLQ; it stays, BackoutCount now %d: %s",
-                        bip,
-                        token,
-                        queue,
-                        int(count) + 1,
-                        error,
+            seen = a.lookup_many([int(b[1]) for b in bs], with_data=False)
+            still = [b for b, m in zip(bs, seen, strict=True) if m is not None and int(m[0].BackoutCount) == int(b[2])]
+            if still:
+                got = a.get_many([int(b[1]) for b in still])
+                todo.extend(b for b, g in zip(still, got, strict=True) if g is not None)
+        for queue, token, count, error, bip, terminal in todo:
+            if terminal == "stay":
+                s.stayed += 1
+                s.where[int(token)] = "stayed"
+                _log.error(
+                    "%s: message %d on %s cannot be put on BOQNAME or the DLQ; it stays, BackoutCount now %d: %s",
+                    bip,
+                    token,
+                    queue,
+                    int(count) + 1,
+                    error,
+                )
+            else:
+                s.backed_out += 1
+                s.where[int(token)] = "backed out"
+                if log:
+                    _log.warning(
+                        "message %d on %s backed out (BackoutCount now %d): %s", token, queue, int(count) + 1, error
                     )
-                else:
-                    s.backed_out += 1
-                    s.where[int(token)] = "backed out"
-                    if log:
-                        _log.warning(
-                            "message %d on %s backed out (BackoutCount now %d): %s", token, queue, int(count) + 1, error
-                        )
         self.qm.backout()
         s.errors.extend(str(b[3]) for b in backouts if b[3])
-        del n
 
 
 def _reason(e: MQMIError) -> str:

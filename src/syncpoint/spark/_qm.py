@@ -2,8 +2,9 @@
 
 Spark's Python workers are separate processes, so they connect with ``syncpoint.connect(qmgr, home=..., host=...)``
 (the queue manager's server when it runs; ``host`` goes over TCP). Messages are addressed by MsgToken
-(MQGMO version 3, MQMO_MATCH_MSG_TOKEN): the driver browses tokens without data, executors browse a token's
-message with its data, and the sink gets a token's message under syncpoint.
+(MQGMO version 3, MQMO_MATCH_MSG_TOKEN): the driver browses tokens without data and reserves each batch's
+messages against other consumers and expiry; executors browse a partition's messages with their data, and the
+sink gets the batch's messages under syncpoint — each of those a batch of tokens per request (``chunk``).
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import syncpoint
-from syncpoint.client import QueueManager
+from syncpoint.client import Queue, QueueManager
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 
 from ._plan import Visible
 
 _OK_READS = (C.MQRC_NONE, C.MQRC_TRUNCATED_MSG_ACCEPTED)
+CHUNK = 500  # MsgTokens per request
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,14 @@ class QueueAccess:
         self._scan: int | None = None
         self._lookup: int | None = None
         self._input: int | None = None
+        self._queue: Queue | None = None
+
+    @property
+    def q(self) -> Queue:
+        """The queue through the client's API (its own browse and input handles): reservations, batches."""
+        if self._queue is None:
+            self._queue = self.qm.open(self.queue)
+        return self._queue
 
     def _open(self, options: int) -> int:
         return self.qm.mqopen(MQOD(ObjectName=self.queue.encode()), options | C.MQOO_FAIL_IF_QUIESCING)
@@ -93,24 +103,50 @@ class QueueAccess:
             raise MQMIError(result.comp, result.reason, f"browsing queue {self.queue}")
         return md, gmo, result.data
 
-    def scan(self, *, from_start: bool) -> Iterator[Visible]:
-        """Browse the queue (from the start, or on from where the last scan ended) without data."""
+    def scan(self, *, from_start: bool, limit: int | None = None) -> Iterator[Visible]:
+        """Browse the queue (from the start, or on from where the last scan ended) without data: at most
+        ``limit`` messages, CHUNK browse-next per request over the network (the cursor moves by what is returned,
+        so read the iterator to its end)."""
         if self._scan is None:
             self._scan = self._open(C.MQOO_BROWSE)
             from_start = True
         first = from_start
-        while True:
-            try:
-                got = self._browse(self._scan, C.MQGMO_BROWSE_FIRST if first else C.MQGMO_BROWSE_NEXT, None, False)
-            except MQMIError as e:
-                if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+        left = limit
+        get_many = getattr(self.qm.transport, "get_many", None)
+        while left is None or left > 0:
+            n = 1 if first or get_many is None else CHUNK if left is None else min(CHUNK, left)
+            if n == 1:
+                try:
+                    got = self._browse(self._scan, C.MQGMO_BROWSE_FIRST if first else C.MQGMO_BROWSE_NEXT, None, False)
+                except MQMIError as e:
+                    if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                        return
+                    raise
+                if got is None:
                     return
-                raise
-            if got is None:
+                first = False
+                left = None if left is None else left - 1
+                yield visible_of(got[0], token_of(got[1]))
+                continue
+            items = []
+            for _ in range(n):
+                gmo = MQGMO(Version=C.MQGMO_VERSION_3, MatchOptions=C.MQMO_NONE)
+                gmo.Options = C.MQGMO_BROWSE_NEXT | C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING
+                gmo.Options |= C.MQGMO_ACCEPT_TRUNCATED_MSG
+                items.append((MQMD(), gmo, 0))
+            assert get_many is not None
+            results = get_many(self._scan, items)
+            for (md, gmo, _), r in zip(items, results, strict=False):
+                if isinstance(r, MQMIError):
+                    if r.reason == C.MQRC_NO_MSG_AVAILABLE:
+                        return
+                    raise r
+                if r.reason not in _OK_READS:
+                    raise MQMIError(r.comp, r.reason, f"browsing queue {self.queue}")
+                yield visible_of(md, token_of(gmo))
+            if len(results) < n:
                 return
-            first = False
-            md, gmo, _ = got
-            yield visible_of(md, token_of(gmo))
+            left = None if left is None else left - n
 
     def lookup(self, token: int, *, with_data: bool = True) -> tuple[MQMD, bytes] | None:
         """The message with this token (browsed, left in place), or None when it is no longer on the queue."""
@@ -144,6 +180,25 @@ class QueueAccess:
             raise MQMIError(result.comp, result.reason, f"getting a message from queue {self.queue}")
         return md, result.data
 
+    # -- batches by token ------------------------------------------------------------------------------
+    def lookup_many(self, tokens: list[int], *, with_data: bool = True) -> list[tuple[MQMD, bytes] | None]:
+        """:meth:`lookup` for many tokens: one request per CHUNK tokens."""
+        return [
+            None if m is None else (m.md, m.data)
+            for m in self.q.browse_tokens(tokens, with_data=with_data, chunk=CHUNK)
+        ]
+
+    def get_many(self, tokens: list[int]) -> list[tuple[MQMD, bytes] | None]:
+        """:meth:`get_token` under syncpoint for many tokens: one request per CHUNK tokens."""
+        return [None if m is None else (m.md, m.data) for m in self.q.get_tokens(tokens, syncpoint=True, chunk=CHUNK)]
+
+    def reserve(self, tokens: list[int]) -> list[int]:
+        """Reserve these messages for this connection (the driver's): the tokens the queue manager reserved."""
+        return self.q.reserve(tokens)
+
+    def release(self, tokens: list[int]) -> list[int]:
+        return self.q.release(tokens)
+
     # -- attributes ------------------------------------------------------------------------------------
     def attributes(self) -> tuple[int | None, str]:
         """(BOTHRESH, BOQNAME) of the queue; BOTHRESH None when it cannot be read (the node then uses 1)."""
@@ -167,6 +222,12 @@ class QueueAccess:
                 except MQMIError:
                     pass
         self._scan = self._lookup = self._input = None
+        if self._queue is not None:
+            try:
+                self._queue.close()
+            except MQMIError:
+                pass
+            self._queue = None
 
 
 def visible_of(md: MQMD, token: int) -> Visible:

@@ -16,11 +16,19 @@ dispositions, see syncpoint.flow).
 Where code runs (reference/spark.md): the stream reader's offsets and partitions in one long-lived driver
 process (its planner memory lives there); read() and write() on executors; the stream writer's commit in a
 driver worker that only sees the commit messages. Every one of them connects to the queue manager itself.
+
+In-flight batches are reserved: when the driver fixes a batch (latestOffset, or partitions for a replay) it
+reserves the batch's messages over its long-lived connection, so another consumer's gets and browses skip them
+and expiry leaves them alone until the batch has committed: then the next latestOffset (or the source's
+commit(end)) releases what is left (the sink removed the rest).
+Executors and the sink reach them by MsgToken. The reservation dies with the driver's connection: a restarted
+driver replays the batch from the queue and reserves it again; a message another consumer took meanwhile is
+skipped by the sink, as before.
 """
 
 from __future__ import annotations
 
-import itertools
+import logging
 import pickle
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -40,7 +48,7 @@ from syncpoint.mqi import MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
 
 from ._plan import Offset, Planner, Visible, batch_tokens, order_units, split_partitions
-from ._qm import QueueAccess, Target, visible_of
+from ._qm import CHUNK, QueueAccess, Target, visible_of
 from ._rows import SCHEMA, message_to_row, row_to_message
 
 try:
@@ -59,6 +67,7 @@ except ImportError:  # pragma: no cover - Spark 4.0/4.1: no admission control
 
 
 DEFAULT_MAX_MESSAGES = 1000
+_log = logging.getLogger("syncpoint.spark")
 
 
 def _opt(options: Any, name: str, default: str | None = None) -> str | None:
@@ -188,13 +197,15 @@ class BatchReader(DataSourceReader):
 
 
 def _read_tokens(qm: Any, queue: str, tokens: Sequence[int]) -> Iterator[tuple[Any, ...]]:
-    """The messages with these tokens, in this order; those no longer on the queue are left out."""
+    """The messages with these tokens, in this order; those no longer on the queue are left out. One browse
+    request per CHUNK tokens."""
     a = QueueAccess(qm, queue)
     try:
-        for t in tokens:
-            got = a.lookup(t)
-            if got is not None:
-                yield message_to_row(queue, t, got[1], got[0])
+        for i in range(0, len(tokens), CHUNK):
+            part = list(tokens[i : i + CHUNK])
+            for t, got in zip(part, a.lookup_many(part), strict=True):
+                if got is not None:
+                    yield message_to_row(queue, t, got[1], got[0])
     finally:
         a.close()
 
@@ -281,6 +292,26 @@ class _DriverState:
         self.index: dict[int, Visible] = {}
         self.scanned = False
         self.last: tuple[str, list[Visible]] | None = None
+        self.reserved: dict[int, list[int]] = {}  # batch number (Offset.n) -> the tokens reserved for it
+
+    def reserve(self, n: int, batch: Sequence[Visible]) -> None:
+        """Reserve batch n's messages. One the queue manager did not reserve (gone, taken meanwhile) stays in the
+        batch: the sink skips a message that is gone."""
+        tokens = [v.token for v in batch]
+        if tokens:
+            self.access.reserve(tokens)
+        self.reserved[n] = tokens
+
+    def release_through(self, n: int) -> None:
+        """Release batches up to n (their sink committed), except tokens a later batch reserved again (a
+        backed-out message retried)."""
+        done = [k for k in self.reserved if k <= n]
+        if not done:
+            return
+        later = {t for k, ts in self.reserved.items() if k > n for t in ts}
+        tokens = [t for k in done for t in self.reserved.pop(k) if t not in later]
+        if tokens:
+            self.access.release(tokens)
 
     def full_scan(self) -> None:
         self.index = {v.token: v for v in self.access.scan(from_start=True)}
@@ -291,15 +322,15 @@ class _DriverState:
             self.full_scan()
             return
         if self.last is not None:
-            for v in self.last[1]:
-                seen = self.access.lookup(v.token, with_data=False)
+            last = [v.token for v in self.last[1]]
+            for t, seen in zip(last, self.access.lookup_many(last, with_data=False), strict=True):
                 if seen is None:
-                    self.index.pop(v.token, None)
+                    self.index.pop(t, None)
                 else:
-                    self.index[v.token] = visible_of(seen[0], v.token)
+                    self.index[t] = visible_of(seen[0], t)
         # read ahead only what the index lacks: messages indexed but not yet planned count as read
         unplanned = sum(1 for t, v in self.index.items() if self.planner.planned.get(t) != v.backout)
-        for v in itertools.islice(self.access.scan(from_start=False), max(0, ahead - unplanned)):
+        for v in self.access.scan(from_start=False, limit=max(0, ahead - unplanned)):
             self.index[v.token] = v
 
     def visible(self) -> list[Visible]:
@@ -354,7 +385,12 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         if not chosen:
             st.full_scan()
             end, chosen = st.planner.plan(s, st.visible(), cap)
-        st.last = (end.to_json(), chosen) if chosen else st.last
+        if chosen:
+            st.last = (end.to_json(), chosen)
+            st.reserve(end.n, chosen)
+        # Spark plans a batch only once the one before has committed, and calls commit(end) only when it plans
+        # the next batch with data: an idle query would keep its last batch's leftovers reserved without this.
+        st.release_through(s.n)
         return end.to_dict()
 
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
@@ -370,6 +406,7 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
             for v in batch:
                 st.planner.planned.setdefault(v.token, v.backout)
             st.last = (e.to_json(), batch)
+            st.reserve(e.n, batch)
         parts = split_partitions(order_units(batch, logical_order=self.logical_order), self.n)
         return [BatchPartition(p) for p in parts]
 
@@ -382,7 +419,16 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
             qm.disconnect()
 
     def commit(self, end: dict[str, Any]) -> None:
-        """Nothing to do: the sink's unit of work removed the batch's messages."""
+        """The sink's unit of work removed the batch's messages: release the reservations of what is left (messages
+        backed out for a retry, rows filtered out). Best effort: a broken connection's reservations are gone
+        already. (latestOffset releases too: Spark calls this only when it plans a batch with data.)"""
+        st = _driver_state.get(self._key)
+        if st is None:
+            return
+        try:
+            st.release_through(Offset.from_dict(end).n)
+        except MQMIError as e:
+            _log.warning("releasing the reservations of batch %s: %s", end, e)
 
     def stop(self) -> None:
         st = _driver_state.pop(self._key, None)
