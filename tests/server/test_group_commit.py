@@ -13,25 +13,16 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import syncpoint
-from syncpoint.client import EmbeddedQueueManager, create_queue_manager, open_embedded
+from syncpoint.client import EmbeddedQueueManager
 from syncpoint.mqi import constants as C
 from syncpoint.server._server import _Syncer
 
 Serve = Callable[..., Any]
-
-
-@pytest.fixture
-def sqlite_qm(tmp_path: Path) -> Iterator[EmbeddedQueueManager]:
-    create_queue_manager("QMG", home=tmp_path)
-    qm = open_embedded("QMG", home=tmp_path)
-    yield qm
-    qm.close(abnormal=True)
 
 
 def test_a_producer_and_a_consumer_in_step_share_one_sync_per_message(
@@ -40,10 +31,10 @@ def test_a_producer_and_a_consumer_in_step_share_one_sync_per_message(
     srv = serve(sqlite_qm)
     assert srv._syncer is not None
     srv._syncer.delay = srv._syncer.max_delay = 30.0  # wait for expected sessions as long as it takes
-    setup = syncpoint.connect("QMG", embedded=sqlite_qm)  # in-process: the sync thread never waits for it
+    setup = syncpoint.connect("QMS", embedded=sqlite_qm)  # in-process: the sync thread never waits for it
     setup.admin("define", "QLOCAL", "GQ", {"DEFPSIST": C.MQPER_PERSISTENT})
-    producer = syncpoint.connect("QMG", unix_path=srv.unix_path).open("GQ")
-    consumer = syncpoint.connect("QMG", unix_path=srv.unix_path).open("GQ")
+    producer = syncpoint.connect("QMS", unix_path=srv.unix_path).open("GQ")
+    consumer = syncpoint.connect("QMS", unix_path=srv.unix_path).open("GQ")
     rounds = 30
     got: list[bytes] = []
     before = sqlite_qm.store.stats()["syncs"]

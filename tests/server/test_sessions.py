@@ -19,9 +19,7 @@ import syncpoint
 from syncpoint.client import (
     EmbeddedQueueManager,
     QueueManager,
-    create_queue_manager,
     memory_queue_manager,
-    open_embedded,
 )
 from syncpoint.client._remote import RemoteTransport
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQMIError
@@ -335,14 +333,6 @@ def test_endmqm_is_refused_over_tcp(live: Any) -> None:
 
 
 # -- group commit across connections -----------------------------------------------------------------------
-@pytest.fixture
-def sqlite_qm(tmp_path: Path) -> Iterator[EmbeddedQueueManager]:
-    create_queue_manager("QMS", home=tmp_path)
-    qm = open_embedded("QMS", home=tmp_path)
-    yield qm
-    qm.close(abnormal=True)
-
-
 def test_one_durable_write_acknowledges_the_commits_of_many_connections(sqlite_qm: Any, serve: Serve) -> None:
     srv = serve(sqlite_qm)
     setup = syncpoint.connect("QMS", unix_path=srv.unix_path)

@@ -114,15 +114,26 @@ def qm(server: Server) -> Iterator[QueueManager]:
     c.disconnect()
 
 
+class _Names:
+    """Unique queue names for one test (every Spark test shares the one queue manager): ``names("X")``, and
+    ``names.pair(qm, "X")`` defines the local queues X.IN and X.OUT and returns their names."""
+
+    def __init__(self) -> None:
+        self.tag = uuid.uuid4().hex[:8].upper()
+
+    def __call__(self, base: str) -> str:
+        return f"{base}.{self.tag}"
+
+    def pair(self, qm: QueueManager, base: str) -> tuple[str, str]:
+        src, dst = self(f"{base}.IN"), self(f"{base}.OUT")
+        qm.admin("define", "QLOCAL", src)
+        qm.admin("define", "QLOCAL", dst)
+        return src, dst
+
+
 @pytest.fixture
-def names() -> Any:
-    """Unique queue names for one test (every Spark test shares the one queue manager)."""
-    tag = uuid.uuid4().hex[:8].upper()
-
-    def name(base: str) -> str:
-        return f"{base}.{tag}"
-
-    return name
+def names() -> _Names:
+    return _Names()
 
 
 def depth(qm: QueueManager, queue: str) -> int:

@@ -37,9 +37,7 @@ def test_flow_run_needs_a_running_server(tmp_path: Path) -> None:
 def test_flow_run_processes_the_queue_and_shows_progress(
     server: Any, qm: QueueManager, names: Any, tmp_path: Path
 ) -> None:
-    src, dst = names("CLI.IN"), names("CLI.OUT")
-    qm.admin("define", "QLOCAL", src)
-    qm.admin("define", "QLOCAL", dst)
+    src, dst = names.pair(qm, "CLI")
     qm.open(src).put_many(["a", "b", "poison"], persistent=True)
     f = tmp_path / "upper.py"
     f.write_text(

@@ -24,6 +24,12 @@ def bodies(qm: QueueManager, queue: str) -> list[bytes]:
     return [m.data for m in qm.open(queue).browse_all()]
 
 
+def finish(query: Any) -> None:
+    """Wait for a stream started with availableNow to end, and check it ended without an exception."""
+    query.awaitTermination(300)
+    assert query.exception() is None
+
+
 def opts(server: Server, queue: str) -> dict[str, str]:
     return {"qmgr": server.name, "home": str(server.home), "queue": queue}
 
@@ -89,13 +95,10 @@ def stream(spark: Any, server: Server, src: str, dst: str, ckpt: Path, max_messa
 def test_stream_moves_every_message_exactly_once_in_limited_deterministic_batches(
     spark: Any, server: Server, qm: QueueManager, names: Any, tmp_path: Path
 ) -> None:
-    src, dst = names("S.IN"), names("S.OUT")
-    qm.admin("define", "QLOCAL", src)
-    qm.admin("define", "QLOCAL", dst)
+    src, dst = names.pair(qm, "S")
     qm.open(src).put_many([f"m{i:02d}" for i in range(25)], persistent=True)
     query = stream(spark, server, src, dst, tmp_path / "ckpt")
-    query.awaitTermination(300)
-    assert query.exception() is None
+    finish(query)
     rows = [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]]
     assert rows == [10, 10, 5]  # maxMessagesPerBatch, availableNow
     assert sorted(bodies(qm, dst)) == [f"M{i:02d}".encode() for i in range(25)]
@@ -106,9 +109,7 @@ def test_a_replayed_batch_is_skipped_by_the_sink(
     spark: Any, server: Server, qm: QueueManager, names: Any, tmp_path: Path
 ) -> None:
     # spark.md: "After a crash before commits/N, the restarted query replays batch N with the same batchId"
-    src, dst = names("R.IN"), names("R.OUT")
-    qm.admin("define", "QLOCAL", src)
-    qm.admin("define", "QLOCAL", dst)
+    src, dst = names.pair(qm, "R")
     qm.open(src).put_many([f"m{i}" for i in range(6)], persistent=True)
     ckpt = tmp_path / "ckpt"
     q1 = stream(spark, server, src, dst, ckpt, max_messages=3)
@@ -119,8 +120,7 @@ def test_a_replayed_batch_is_skipped_by_the_sink(
     (ckpt / "commits" / f".{last}.crc").unlink(missing_ok=True)
     qm.open(src).put("late", persistent=True)
     q2 = stream(spark, server, src, dst, ckpt, max_messages=3)
-    q2.awaitTermination(300)
-    assert q2.exception() is None
+    finish(q2)
     assert sorted(bodies(qm, dst)) == sorted([f"M{i}".encode() for i in range(6)] + [b"LATE"])
     assert depth(qm, src) == 0
 
@@ -130,9 +130,7 @@ def test_stream_batches_never_split_a_message_group(
 ) -> None:
     from syncpoint.mqi import MQMD
 
-    src, dst = names("G.IN"), names("G.OUT")
-    qm.admin("define", "QLOCAL", src)
-    qm.admin("define", "QLOCAL", dst)
+    src, dst = names.pair(qm, "G")
     q = qm.open(src)
     q.put("single", persistent=True)
     for i in range(1, 5):
@@ -182,9 +180,7 @@ def _gated_stream(spark: Any, server: Server, src: str, dst: str, tmp_path: Path
 def test_a_competing_consumer_does_not_take_the_messages_of_an_in_flight_batch(
     spark: Any, server: Server, qm: QueueManager, names: Any, tmp_path: Path
 ) -> None:
-    src, dst = names("C.IN"), names("C.OUT")
-    qm.admin("define", "QLOCAL", src)
-    qm.admin("define", "QLOCAL", dst)
+    src, dst = names.pair(qm, "C")
     qm.open(src).put_many([f"m{i}" for i in range(6)], persistent=True)
     query, _, go = _gated_stream(spark, server, src, dst, tmp_path)
     competitor = server.connect()
@@ -198,8 +194,7 @@ def test_a_competing_consumer_does_not_take_the_messages_of_an_in_flight_batch(
     finally:
         go.touch()
         competitor.disconnect()
-    query.awaitTermination(300)
-    assert query.exception() is None
+    finish(query)
     assert sorted(bodies(qm, dst)) == [f"M{i}".encode() for i in range(6)]
     assert depth(qm, src) == 0
 
@@ -207,9 +202,7 @@ def test_a_competing_consumer_does_not_take_the_messages_of_an_in_flight_batch(
 def test_an_expiring_message_of_an_in_flight_batch_is_still_processed(
     spark: Any, server: Server, qm: QueueManager, names: Any, tmp_path: Path
 ) -> None:
-    src, dst = names("E.IN"), names("E.OUT")
-    qm.admin("define", "QLOCAL", src)
-    qm.admin("define", "QLOCAL", dst)
+    src, dst = names.pair(qm, "E")
     q = qm.open(src)
     expires = time.monotonic() + 8.0
     q.put("soon", expiry=8.0, persistent=True)
@@ -222,8 +215,7 @@ def test_an_expiring_message_of_an_in_flight_batch_is_still_processed(
         assert depth(qm, src) == 2
     finally:
         go.touch()
-    query.awaitTermination(300)
-    assert query.exception() is None
+    finish(query)
     assert sorted(bodies(qm, dst)) == [b"KEEP", b"SOON"]
     assert depth(qm, src) == 0
 
@@ -232,9 +224,7 @@ def test_the_sources_commit_releases_what_a_batch_left_on_the_queue(
     spark: Any, server: Server, qm: QueueManager, names: Any, tmp_path: Path
 ) -> None:
     # a filtered-out row consumes nothing: its message stays on the queue, reserved until the source's commit
-    src, dst = names("L.IN"), names("L.OUT")
-    qm.admin("define", "QLOCAL", src)
-    qm.admin("define", "QLOCAL", dst)
+    src, dst = names.pair(qm, "L")
     qm.open(src).put_many(["a", "skip", "b"], persistent=True)
     df = spark.readStream.format("syncpoint").options(**opts(server, src)).load()
     out = df.where("text != 'skip'").selectExpr("queue", "token", "upper(text) AS data", "Priority")

@@ -131,9 +131,7 @@ def test_all_or_nothing_group_fails_as_a_whole(
 def test_a_dataframe_stage_adds_columns_the_functions_see_as_msg_row(
     spark: Any, server: Any, qm: QueueManager, names: Any, tmp_path: Path
 ) -> None:
-    src, dst = names("T.IN"), names("T.OUT")
-    qm.admin("define", "QLOCAL", src)
-    qm.admin("define", "QLOCAL", dst)
+    src, dst = names.pair(qm, "T")
     qm.open(src).put_many(["abc", "hello"], persistent=True)
 
     def transform(df: Any) -> Any:
@@ -155,9 +153,7 @@ def test_continuous_query_processes_messages_that_arrive_while_it_runs(
 
     from syncpoint.flow import build_query
 
-    src, dst = names("CT.IN"), names("CT.OUT")
-    qm.admin("define", "QLOCAL", src)
-    qm.admin("define", "QLOCAL", dst)
+    src, dst = names.pair(qm, "CT")
     flow = Flow(MQInput(src), out=lambda m: m.data.upper(), output=dst)
     query = build_query(spark, flow, server.target, tmp_path / "ckpt", trigger_interval="200 milliseconds")
     try:
