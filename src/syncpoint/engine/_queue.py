@@ -178,12 +178,10 @@ class LocalQueue:
         m.key = key
         self.by_key[key] = m
         self.index.add(key)
-        if m.expiry != C.MQEI_UNLIMITED:
-            heapq.heappush(self.expiring, (m.put_time + m.expiry / 10.0, m.seq, m))
-            self._candidates.add(self)
+        self.track_expiry(m)
 
     def track_expiry(self, m: Message) -> None:
-        """Watch an available message's deadline again (a reservation on it ended)."""
+        """Watch an available message's deadline (it became available, or a reservation on it ended)."""
         if m.expiry != C.MQEI_UNLIMITED:
             heapq.heappush(self.expiring, (m.put_time + m.expiry / 10.0, m.seq, m))
             self._candidates.add(self)
@@ -194,7 +192,7 @@ class LocalQueue:
         if self.fifo:
             return by_key.get(seq)
         for priority in range(9, -1, -1):
-            m = by_key.get(((9 - priority) << _PRIO_SHIFT) | seq)
+            m = by_key.get(self.key_for(priority, seq))
             if m is not None:
                 return m
         return None
