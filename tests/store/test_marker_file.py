@@ -367,18 +367,22 @@ def inflight_rows(store_path: Path) -> list[int]:
 
 def test_a_durable_batch_copies_the_markers_of_gets_still_in_flight_into_its_transaction(store, store_path: Path):
     # The marker file is not synced; a durable batch makes every earlier batch durable, so it takes the live
-    # markers into SQLite (synced with it): no extra sync, and they survive a machine crash from then on.
+    # markers into its own journal record (synced with it): no extra sync, and they survive a machine crash from
+    # then on. A checkpoint carries them into SQLite's inflight table.
     store.write(Batch(put_messages=[message(1), message(2)]))
     store.write(Batch(inflight_add=[1], durable=False))
+    store.checkpoint()
     assert inflight_rows(store_path) == []
     syncs = store.stats()["syncs"]
 
     store.write(Batch(put_messages=[message(3)]))  # another connection's commit
-    assert inflight_rows(store_path) == [1]
     assert store.stats()["syncs"] == syncs + 1
+    store.checkpoint()
+    assert inflight_rows(store_path) == [1]
 
     store.write(Batch(backout_updates=[(1, 1)], inflight_remove=[1], durable=False))  # MQBACK
-    assert inflight_rows(store_path) == []  # gone in the transaction that ended the get
+    store.checkpoint()
+    assert inflight_rows(store_path) == []  # gone with the batch that ended the get
 
 
 def test_a_get_copied_into_sqlite_and_then_committed_leaves_no_row(store, store_path: Path):
@@ -386,6 +390,7 @@ def test_a_get_copied_into_sqlite_and_then_committed_leaves_no_row(store, store_
     store.write(Batch(inflight_add=[1], durable=False))
     store.write(Batch(put_messages=[message(3)]))
     store.write(Batch(delete_messages=[1]))  # MQCMIT of the get
+    store.checkpoint()
     assert inflight_rows(store_path) == []
 
 

@@ -32,6 +32,13 @@ thus commits on its own thread, with no thread switch (a switch costs 25 to 100 
 than a commit with ``synchronous=NORMAL``); the one connection is used by one leader at a time. A background
 thread commits batches that were submitted but never waited for, within two ``flush_interval`` periods.
 
+*The journal.* Most groups never reach SQLite when they are committed: a group that only stores, updates and
+deletes messages and sets counters is appended to the journal ``<path>.journal`` as one record and synced with
+one ``fdatasync`` (see :mod:`syncpoint.store._journal`); SQLite receives the net changes at checkpoints, so a
+message got soon after its put is never written to the database at all. Groups with object changes or
+queue-wide deletes, and batches SQLite must judge (a seq that may be stored already, a value out of range), go
+through SQLite as described here, after a checkpoint. ``journal=False`` turns the journal off.
+
 *Failures.* A group is first applied optimistically, without savepoints. If a batch fails (a duplicate
 ``seq``, an out-of-range integer …) the transaction is rolled back and the group applied again with one
 savepoint per batch: the failing batches are rolled back to their savepoints and their callers get
@@ -94,6 +101,7 @@ from pathlib import Path
 from typing import Any
 
 from ._base import Batch, Snapshot, StoredMessage, StoreError
+from ._journal import EPOCH_COUNTER, Entry, Journal, JournalState, decode, encode
 
 _allocate_lock = _thread.allocate_lock
 
@@ -214,6 +222,8 @@ class SQLiteStore:
         wal_autocheckpoint: int = 4096,
         busy_timeout: float = 10.0,
         flush_interval: float = 0.02,
+        journal: bool = True,
+        journal_limit: int = 8 << 20,
     ) -> None:
         self._path = os.fspath(path)
         self._create = create
@@ -221,6 +231,8 @@ class SQLiteStore:
         self._wal_autocheckpoint = wal_autocheckpoint
         self._busy_timeout = busy_timeout
         self._flush_interval = flush_interval
+        self._use_journal = journal
+        self._journal_limit = journal_limit
         self._cond = threading.Condition(threading.Lock())
         self._state = "new"  # new -> opening -> open -> closing -> closed (-> opening again)
         self._queue: list[_Pending] = []  # submitted, not yet taken by a leader
@@ -236,6 +248,7 @@ class SQLiteStore:
             "batches": 0,
             "failed_batches": 0,
             "markers": 0,
+            "checkpoints": 0,
         }
         # The marker file (see the module doc). Changed under self._cond only.
         self._marks_path = self._path + ".inflight"
@@ -249,6 +262,11 @@ class SQLiteStore:
         # Leader state: used only by the thread that holds the leadership.
         self._synchronous = ""
         self._unsynced = False  # a NORMAL commit happened since the last sync
+        # The journal (see _journal.py): leader state, like the connection.
+        self._journal: Journal | None = None
+        self._jstate = JournalState()
+        self._junsynced = False  # a record was appended without a sync since the last sync
+        self._max_seq = 0  # no message with a higher seq was ever stored: a put above it cannot be a duplicate
 
     @property
     def path(self) -> str:
@@ -271,14 +289,21 @@ class SQLiteStore:
             try:
                 is_new = self._check_header()  # again, now that no other syncpoint can change it
                 marks = self._read_marks()  # refuses a foreign or damaged marker file
+                journal = Journal(self._path + ".journal", self._path)
+                epoch, records = self._read_journal(journal)  # refuses a foreign or damaged journal
                 if is_new:
                     marks = {}  # left behind by a deleted store: they do not belong to this one
+                    epoch, records = 0, []
                 connection = self._connect(is_new)
                 try:
+                    epoch = self._replay_journal(connection, epoch, records)
                     snapshot = self._recover(connection, marks)
+                    if self._use_journal:
+                        journal.start(epoch + 1)
                     connection.execute("PRAGMA mmap_size = 0")  # reads at open only: see _connect
                 except BaseException:
                     connection.close()
+                    journal.close()
                     self._close_marks()
                     raise
             except BaseException:
@@ -298,6 +323,10 @@ class SQLiteStore:
         )
         with self._cond:
             self._connection = connection
+            self._journal = journal if self._use_journal else None
+            self._jstate = JournalState()
+            self._junsynced = False
+            self._max_seq = snapshot.messages[-1].seq if snapshot.messages else 0
             self._failed = None
             self._live = {}
             self._state = "open"
@@ -372,10 +401,17 @@ class SQLiteStore:
             connection, self._connection = self._connection, None
         try:
             if connection is not None and self._failed is None:
+                try:
+                    self._checkpoint(connection)
+                except (OSError, sqlite3.Error):
+                    pass  # the journal keeps the records; the next open applies them
                 self._hand_marks_to_sqlite(connection)
         finally:
             if connection is not None:
                 connection.close()  # checkpoints the WAL
+            if self._journal is not None:
+                self._journal.close()
+                self._journal = None
             self._close_marks()
             self._release_lock()
         with self._cond:
@@ -559,7 +595,13 @@ class SQLiteStore:
         Only when every batch submitted so far is committed and synced: the records of a batch still queued,
         or committed without a sync, may be needed after a crash."""
         live = self._live
-        if self._queue or self._unsynced or self._failed is not None or self._marks_size <= len(MARKER_MAGIC):
+        if (
+            self._queue
+            or self._unsynced
+            or self._junsynced
+            or self._failed is not None
+            or self._marks_size <= len(MARKER_MAGIC)
+        ):
             return
         if not live and self._marks_size > _MARKS_TRUNCATE:
             try:
@@ -913,6 +955,7 @@ class SQLiteStore:
             for kind, name, definition in connection.execute("SELECT kind, name, def FROM objects"):
                 objects.setdefault(kind, {})[name] = definition
             counters = dict(connection.execute("SELECT name, value FROM counters"))
+            counters.pop(EPOCH_COUNTER, None)
             cursor = connection.execute(_SQL_READ_MESSAGES)
             # A million new objects would trigger a hundred needless garbage collections: pause it meanwhile.
             collecting = gc.isenabled()
@@ -934,6 +977,20 @@ class SQLiteStore:
 
     def _commit_group(self, connection: sqlite3.Connection, group: list[_Pending]) -> None:
         durable = any(waiter.batch.durable for waiter in group)
+        if self._journal is not None:
+            entries = self._journal_entries(group)
+            if entries is not None:
+                self._commit_to_journal(connection, group, entries, durable)
+                return
+            try:  # SQLite must hold everything the journal has before it takes anything newer
+                self._checkpoint(connection)
+            except Exception as exc:
+                self._fail(group, exc)
+                return
+            for waiter in group:  # puts at or below the highest seq go through SQLite, which finds duplicates
+                for stored in waiter.batch.put_messages:
+                    if type(stored.seq) is int and stored.seq > self._max_seq:
+                        self._max_seq = stored.seq
         self._set_synchronous(connection, "FULL" if durable else "NORMAL")
         connection.execute("BEGIN IMMEDIATE")
         changed = False
@@ -1026,6 +1083,211 @@ class SQLiteStore:
             stats["syncs"] += synced
             stats["batches"] += len(group) - failed
             stats["failed_batches"] += failed
+
+    # -- the journal (see _journal.py) ----------------------------------------------------------------------
+
+    def checkpoint(self) -> None:
+        """Move what the journal holds into SQLite now (one durable transaction) and start the journal again.
+        The store does this by itself; call it before reading the database file with other tools."""
+        while True:  # take the leadership, as close() does
+            with self._cond:
+                if self._state != "open":
+                    raise StoreError(f"The store {self._path} is not open; open it before writing to it.")
+                if not self._leader:
+                    self._leader = True
+                    break
+                self._cond.wait(0.005)
+        try:
+            connection = self._connection
+            if self._failed is None and connection is not None:
+                try:
+                    self._checkpoint(connection)
+                except Exception as exc:
+                    self._fail([], exc)
+            if self._failed is not None:
+                raise self._failed
+        finally:
+            self._lead()  # commits what was queued meanwhile and hands the leadership on
+
+    def _read_journal(self, journal: Journal) -> tuple[int, list[tuple[list[Entry], list[int], list[int]]]]:
+        epoch, payloads = journal.read()
+        try:
+            return epoch, [decode(payload) for payload in payloads]
+        except Exception as exc:
+            raise StoreError(
+                f"The journal {journal.path} of the store {self._path} is damaged (a record passes its checksum "
+                f"but cannot be read: {exc}). Restore it from a backup; syncpoint has not changed it."
+            ) from exc
+
+    def _replay_journal(
+        self,
+        connection: sqlite3.Connection,
+        epoch: int,
+        records: list[tuple[list[Entry], list[int], list[int]]],
+    ) -> int:
+        """At open: apply the journal's records unless SQLite has them already. Returns the epoch to go on from."""
+        row = connection.execute("SELECT value FROM counters WHERE name = ?", (EPOCH_COUNTER,)).fetchone()
+        applied = int(row[0]) if row is not None else 0
+        if epoch > applied and records:
+            state = JournalState()
+            for entries, added, removed in records:
+                for entry in entries:
+                    state.apply(entry)
+                state.harden(added, removed)
+            self._write_state(connection, state, epoch)
+            with self._cond:
+                self._stats["syncs"] += 1
+                self._stats["checkpoints"] += 1
+        return max(epoch, applied)
+
+    def _journal_entries(self, group: list[_Pending]) -> list[Entry] | None:
+        """The group's batches as journal entries, or None when the group must go through SQLite: object or
+        queue-wide changes, or anything SQLite might refuse (a seq that may already be stored, a value that is
+        not of its column's type or does not fit in 64 bits), so that SQLite reports the batch's fault."""
+        max_seq = self._max_seq
+        entries: list[Entry] = []
+        low, high = _INT64_MIN, _INT64_MAX
+        for pending in group:
+            batch = pending.batch
+            if batch.put_objects or batch.delete_objects or batch.delete_queue_messages:
+                return None
+            puts = batch.put_messages
+            for m in puts:
+                seq = m.seq
+                put_time = m.put_time
+                if not (
+                    type(seq) is int
+                    and max_seq < seq <= high
+                    and type(m.queue) is str
+                    and type(m.priority) is int
+                    and low <= m.priority <= high
+                    and type(m.md) is bytes
+                    and type(m.data) is bytes
+                    and type(m.backout_count) is int
+                    and low <= m.backout_count <= high
+                    and (type(put_time) is float or (type(put_time) is int and low <= put_time <= high))
+                ):
+                    return None
+                max_seq = seq
+            updates = batch.backout_updates
+            for update in updates:
+                if not (
+                    type(update) is tuple
+                    and len(update) == 2
+                    and type(update[0]) is int
+                    and type(update[1]) is int
+                    and low <= update[0] <= high
+                    and low <= update[1] <= high
+                ):
+                    return None
+            deletes = batch.delete_messages
+            for seq in deletes:
+                if type(seq) is not int or not low <= seq <= high:
+                    return None
+            counters = list(batch.counters.items())
+            for name, value in counters:
+                if type(name) is not str or type(value) is not int or not low <= value <= high:
+                    return None
+            entries.append((puts, updates, deletes, counters))
+        return entries
+
+    def _commit_to_journal(
+        self, connection: sqlite3.Connection, group: list[_Pending], entries: list[Entry], durable: bool
+    ) -> None:
+        """Commit a group with one journal record (synced if durable), then checkpoint if the journal is full."""
+        journal = self._journal
+        assert journal is not None
+        added: list[int] = []
+        removed: list[int] = []
+        if self._marks_fd is not None and (self._live or self._hardened):
+            with self._cond:  # as _commit_group does: the markers this group ends, and those it hardens
+                self._settle_marks(group)
+                live = self._live
+                hardened = self._hardened
+                if hardened:
+                    removed = [seq for seq in hardened if seq not in live]
+                if durable and live:
+                    added = [seq for seq in live if seq not in hardened]
+        changed = bool(added or removed) or any(
+            puts or updates or deletes or counters for puts, updates, deletes, counters in entries
+        )
+        synced = False
+        try:
+            if changed:
+                journal.append(encode(entries, added, removed), durable)
+                synced = durable
+            elif durable and self._junsynced:
+                journal.sync()
+                synced = True
+            if durable and self._unsynced:  # an earlier non-durable SQLite commit must be durable now too
+                _fsync_file(self._path + "-wal")
+                self._unsynced = False
+                synced = True
+        except OSError as exc:
+            self._fail(group, exc)
+            return
+        state = self._jstate
+        for entry in entries:
+            state.apply(entry)
+            if entry[0]:
+                self._max_seq = entry[0][-1].seq if entry[0][-1].seq > self._max_seq else self._max_seq
+        if added or removed:
+            state.harden(added, removed)
+            self._hardened.difference_update(removed)
+            self._hardened.update(added)
+        if synced:
+            self._junsynced = False
+        elif changed:
+            self._junsynced = True
+        with self._cond:
+            stats = self._stats
+            stats["transactions"] += changed
+            stats["syncs"] += synced
+            stats["batches"] += len(group)
+        if journal.used > self._journal_limit:
+            try:
+                self._checkpoint(connection)
+            except Exception as exc:  # the group is committed; the store takes nothing more
+                self._fail([], exc)
+
+    def _checkpoint(self, connection: sqlite3.Connection) -> None:
+        """As the leader: write the journal's pending state to SQLite durably, then start the journal again."""
+        journal = self._journal
+        if journal is None or journal.used == 0:
+            return
+        epoch = journal.epoch
+        self._write_state(connection, self._jstate, epoch)
+        self._jstate = JournalState()
+        self._unsynced = False  # the FULL commit synced every earlier commit
+        journal.restart(epoch + 1)
+        self._junsynced = False
+        with self._cond:
+            self._stats["syncs"] += 2
+            self._stats["checkpoints"] += 1
+
+    def _write_state(self, connection: sqlite3.Connection, state: JournalState, epoch: int) -> None:
+        """One durable transaction: the state's changes, and ``epoch`` as the journal epoch SQLite holds."""
+        self._set_synchronous(connection, "FULL")
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            if state.deletes:
+                _delete_messages(connection, sorted(state.deletes))
+            if state.updates:
+                connection.executemany(_SQL_BACKOUT, state.updates.items())
+            if state.puts:
+                puts = state.puts
+                _insert_messages(connection, [puts[seq] for seq in sorted(puts)])
+            connection.executemany(_SQL_COUNTER, [*state.counters.items(), (EPOCH_COUNTER, epoch)])
+            if state.inflight:
+                connection.executemany(_SQL_INFLIGHT_REMOVE, [(s,) for s, on in state.inflight.items() if not on])
+                connection.executemany(_SQL_INFLIGHT_ADD, [(s,) for s, on in state.inflight.items() if on])
+            connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
+        with self._cond:
+            self._stats["transactions"] += 1
 
     def _apply_one_by_one(self, connection: sqlite3.Connection, group: list[_Pending]) -> bool:
         """Apply each batch of the group under its own savepoint; a batch's faults roll back only that batch
