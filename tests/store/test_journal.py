@@ -228,3 +228,29 @@ def test_a_failed_journal_write_fails_its_group_and_stops_the_store_keeping_what
     assert lines[0].startswith("refused 2") and "accepts no more writes" in lines[0]
     assert lines[1].startswith("refused 3") and "accepts no more writes" in lines[1]
     assert reopen(store_path) == ({1: 0}, 0)
+
+
+def test_a_journal_left_by_a_deleted_store_is_neither_applied_nor_revived_in_a_new_store(store_path, tmp_path):
+    old = SQLiteStore(store_path, create=True)
+    old.open()
+    old.write(Batch(put_messages=[message(1)]))
+    old.write(Batch(put_messages=[message(2)]))
+    leftover = journal_path(store_path).read_bytes()  # as a crash would leave it: records not checkpointed
+    old.close()
+    for name in ("qm.db", "qm.db-wal", "qm.db-shm"):
+        (tmp_path / name).unlink(missing_ok=True)
+    journal_path(store_path).write_bytes(leftover)
+
+    new = SQLiteStore(store_path, create=True)
+    assert new.open().messages == []
+    new.write(Batch(put_messages=[message(7)]))  # the new store's first record; then a crash
+    new._journal.close()  # type: ignore[union-attr]
+    new._release_lock()
+    assert reopen(store_path) == ({7: 0}, 0)  # the old store's record beyond it did not come back
+
+
+def test_a_journal_of_zeros_left_by_a_crash_before_its_first_header_is_ignored(store, store_path):
+    store.write(Batch(put_messages=[message(1)]))
+    store.close()
+    journal_path(store_path).write_bytes(bytes(1 << 20))
+    assert reopen(store_path) == ({1: 0}, 0)

@@ -156,8 +156,10 @@ class Journal:
                 f"The journal {self.path} of the store {self._store_path} cannot be read ({exc.strerror}). "
                 "Check its permissions."
             ) from exc
-        if len(data) < HEADER_SIZE and (JOURNAL_MAGIC.startswith(data[:16]) or not any(data)):
-            return 0, []  # created, and the machine crashed before the header reached the disk
+        if not any(data[:HEADER_SIZE]) or (len(data) < HEADER_SIZE and JOURNAL_MAGIC.startswith(data[:16])):
+            # created (or grown), and the machine crashed before the header reached the disk: records are only
+            # appended after it, so there is nothing to recover
+            return 0, []
         if not data.startswith(JOURNAL_MAGIC):
             raise StoreError(
                 f"{self.path} is not a syncpoint journal (it holds the latest committed messages of the store "

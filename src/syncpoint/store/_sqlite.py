@@ -293,7 +293,7 @@ class SQLiteStore:
                 epoch, records = self._read_journal(journal)  # refuses a foreign or damaged journal
                 if is_new:
                     marks = {}  # left behind by a deleted store: they do not belong to this one
-                    epoch, records = 0, []
+                    records = []  # likewise; the epoch goes on above theirs, so their records stay dead
                 connection = self._connect(is_new)
                 try:
                     epoch = self._replay_journal(connection, epoch, records)
