@@ -121,6 +121,16 @@ _KNOWN_PUT_OPTS = (
     | C.MQPMO_SYNC_RESPONSE
     | C.MQPMO_MD_FOR_OUTPUT_ONLY
 )
+# the put options whose checks cannot fail alone (no context option): MQPUT's fast path checks only these
+_PLAIN_PUT_OPTS = _KNOWN_PUT_OPTS & ~_CONTEXT_PUT_OPTS
+_BOTH_PUT_SYNC = C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT
+_PLAIN_MSG_TYPES = (C.MQMT_REQUEST, C.MQMT_REPLY, C.MQMT_REPORT, C.MQMT_DATAGRAM)
+# the MQMD's character fields as (name, length); those a put with the default context leaves to the application
+_ALL_CHAR_FIELDS = tuple(MQMD._char_lengths.items())
+_CONTEXT_SET_BY_PUT = frozenset(
+    {"UserIdentifier", "AccountingToken", "ApplIdentityData", "PutApplName", "ApplOriginData"}
+)
+_APPL_CHAR_FIELDS = tuple((f, n) for f, n in _ALL_CHAR_FIELDS if f not in _CONTEXT_SET_BY_PUT)
 _KNOWN_OPEN_OPTS = (
     _INPUT_OPTS
     | C.MQOO_BROWSE
@@ -243,6 +253,7 @@ class Connection:
         "appl_name",
         "appl_name28",
         "appl_type",
+        "context",
         "handles",
         "hconn",
         "pid",
@@ -260,6 +271,15 @@ class Connection:
         self.pid = pid
         self.appl_name28 = _char(appl_name, 28)
         self.user12 = _char(user, 12)
+        # the MQMD context fields a put with the default context sets (all but PutDate and PutTime)
+        self.context: dict[str, Any] = {
+            "UserIdentifier": self.user12,
+            "AccountingToken": C.MQACT_NONE,
+            "ApplIdentityData": b" " * 32,
+            "PutApplType": appl_type,
+            "PutApplName": self.appl_name28,
+            "ApplOriginData": b" " * 4,
+        }
         self.handles: dict[int, Handle] = {}
         self.uow: UnitOfWork | None = None
         self.alive = True
@@ -742,39 +762,20 @@ class QueueManager:
         if pmo.StrucId != b"PMO " or pmo.Version not in (1, 2, 3):
             raise _fail(C.MQRC_PMO_ERROR, "the put-message options are not a valid MQPMO")
         opts = pmo.Options
-        if opts & ~_KNOWN_PUT_OPTS:
-            raise _fail(C.MQRC_OPTIONS_ERROR, f"unknown or unsupported put options {opts & ~_KNOWN_PUT_OPTS:#x}")
-        if opts & C.MQPMO_SYNCPOINT and opts & C.MQPMO_NO_SYNCPOINT:
-            raise _fail(C.MQRC_OPTIONS_ERROR, "MQPMO_SYNCPOINT and MQPMO_NO_SYNCPOINT together")
         ctx = opts & _CONTEXT_PUT_OPTS
-        if ctx & (ctx - 1):
-            raise _fail(C.MQRC_OPTIONS_ERROR, "only one MQPMO context option may be given")
-        if self.quiescing and opts & C.MQPMO_FAIL_IF_QUIESCING:
-            raise _fail(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is ending")
-        if ctx & C.MQPMO_SET_ALL_CONTEXT and not h.options & C.MQOO_SET_ALL_CONTEXT:
-            raise _fail(C.MQRC_OPTIONS_ERROR, "MQPMO_SET_ALL_CONTEXT needs the queue opened MQOO_SET_ALL_CONTEXT")
-        if ctx & C.MQPMO_SET_IDENTITY_CONTEXT and not h.options & (
-            C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT
-        ):
-            raise _fail(
-                C.MQRC_OPTIONS_ERROR, "MQPMO_SET_IDENTITY_CONTEXT needs the queue opened MQOO_SET_IDENTITY_CONTEXT"
-            )
         source: dict[str, Any] | None = None
-        if ctx & (C.MQPMO_PASS_ALL_CONTEXT | C.MQPMO_PASS_IDENTITY_CONTEXT):
-            need = C.MQOO_PASS_ALL_CONTEXT if ctx & C.MQPMO_PASS_ALL_CONTEXT else C.MQOO_PASS_IDENTITY_CONTEXT
-            if not h.options & (need | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT):
-                raise _fail(C.MQRC_OPTIONS_ERROR, "a MQPMO_PASS_* context option needs the matching MQOO option")
-            src = conn.handles.get(pmo.Context) if pmo.Context else None
-            if src is None or not src.options & C.MQOO_SAVE_ALL_CONTEXT:
-                raise _fail(C.MQRC_CONTEXT_HANDLE_ERROR, "Context must be an input handle opened MQOO_SAVE_ALL_CONTEXT")
-            source = src.saved_context or {}
+        if opts & ~_PLAIN_PUT_OPTS or opts & _BOTH_PUT_SYNC == _BOTH_PUT_SYNC:
+            source = self._check_put_options(conn, h, pmo, opts, ctx)
+        elif self.quiescing and opts & C.MQPMO_FAIL_IF_QUIESCING:
+            raise _fail(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is ending")
         # the message itself
         length = len(data)
-        if length > self.qm_attr("MAXMSGL"):
+        if length > self.qmgr.attrs["QMMAXMSGL"]:
             raise _fail(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"{length} bytes exceed the queue manager's MAXMSGL")
-        if length > q.attrs["MAXMSGL"]:
+        qattrs = q.attrs
+        if length > qattrs["MAXMSGL"]:
             raise _fail(C.MQRC_MSG_TOO_BIG_FOR_Q, f"{length} bytes exceed MAXMSGL of queue {q.name}")
-        first = h.alias.attrs if h.alias is not None else q.attrs
+        first = h.alias.attrs if h.alias is not None else qattrs
         prio = md.Priority
         reason = C.MQRC_NONE
         if prio == C.MQPRI_PRIORITY_AS_Q_DEF:
@@ -787,7 +788,7 @@ class QueueManager:
         pers = md.Persistence
         if pers == C.MQPER_PERSISTENCE_AS_Q_DEF:
             pers = first["DEFPSIST"]
-        elif pers not in (C.MQPER_PERSISTENT, C.MQPER_NOT_PERSISTENT):
+        elif pers != C.MQPER_NOT_PERSISTENT and pers != C.MQPER_PERSISTENT:
             raise _fail(C.MQRC_PERSISTENCE_ERROR, f"Persistence {pers} is not valid")
         expiry = md.Expiry
         if expiry == 0 or expiry < C.MQEI_UNLIMITED:
@@ -795,10 +796,8 @@ class QueueManager:
         if md.Format == C.MQFMT_XMIT_Q_HEADER:
             self._check_xqh_expiry(expiry, data)
         mt = md.MsgType
-        if not (
-            mt in (C.MQMT_REQUEST, C.MQMT_REPLY, C.MQMT_REPORT, C.MQMT_DATAGRAM)
-            or C.MQMT_APPL_FIRST <= mt <= C.MQMT_APPL_LAST
-            or 1 <= mt <= C.MQMT_SYSTEM_LAST
+        if mt not in _PLAIN_MSG_TYPES and not (
+            C.MQMT_APPL_FIRST <= mt <= C.MQMT_APPL_LAST or 1 <= mt <= C.MQMT_SYSTEM_LAST
         ):
             raise _fail(C.MQRC_MSG_TYPE_ERROR, f"MsgType {mt} is not valid")
         if mt == C.MQMT_REQUEST and not _name(md.ReplyToQ):
@@ -807,60 +806,46 @@ class QueueManager:
             raise _fail(
                 C.MQRC_PERSISTENT_NOT_ALLOWED, f"temporary dynamic queue {q.name} cannot hold persistent messages"
             )
-        if first["PUT"] == C.MQQA_PUT_INHIBITED or q.attrs["PUT"] == C.MQQA_PUT_INHIBITED:
+        if first["PUT"] == C.MQQA_PUT_INHIBITED or qattrs["PUT"] == C.MQQA_PUT_INHIBITED:
             raise _fail(C.MQRC_PUT_INHIBITED, f"puts are inhibited for queue {h.name}")
-        if q.depth >= q.attrs["MAXDEPTH"]:
-            raise _fail(C.MQRC_Q_FULL, f"queue {q.name} is full (MAXDEPTH {q.attrs['MAXDEPTH']})")
+        if q.depth >= qattrs["MAXDEPTH"]:
+            raise _fail(C.MQRC_Q_FULL, f"queue {q.name} is full (MAXDEPTH {qattrs['MAXDEPTH']})")
         if q.fifo:
-            prio = q.attrs["DEFPRTY"]  # seed 001, condition 14: FIFO assigns the queue's default priority
-        syncpoint = bool(opts & C.MQPMO_SYNCPOINT)
+            prio = qattrs["DEFPRTY"]  # seed 001, condition 14: FIFO assigns the queue's default priority
+        syncpoint = opts & C.MQPMO_SYNCPOINT
         uow = conn.uow
-        if syncpoint and uow is not None and len(uow) >= self.qm_attr("MAXUMSGS"):
+        if syncpoint and uow is not None and len(uow) >= self.qmgr.attrs["MAXUMSGS"]:
             raise _fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
         # -- from here on the put succeeds: build the descriptor --------------------------------------
         now = self.clock.time()
         out = md  # output fields are written back into the caller's MQMD
+        d = out.__dict__
         if md.MsgId == _NONE24 or opts & C.MQPMO_NEW_MSG_ID or not md.MsgId.strip(b"\0"):
-            out.MsgId = self.new_msgid()
+            d["MsgId"] = self.new_msgid()
         if opts & C.MQPMO_NEW_CORREL_ID:
-            out.CorrelId = self.new_msgid()
-        if ctx & C.MQPMO_SET_ALL_CONTEXT:
-            pass  # every context field as the application set it
-        elif ctx & C.MQPMO_NO_CONTEXT:
-            for f in _CONTEXT_IDENTITY:
-                out.__dict__[f] = MQMD._defaults[f]
-            out.PutApplType = C.MQAT_NO_CONTEXT
-            out.PutApplName = b" " * 28
-            out.PutDate = b" " * 8
-            out.PutTime = b" " * 8
-            out.ApplOriginData = b" " * 4
-        elif ctx & C.MQPMO_PASS_ALL_CONTEXT and source is not None:
-            for f in _CONTEXT_IDENTITY + _CONTEXT_ORIGIN:
-                if f in source:
-                    out.__dict__[f] = source[f]
+            d["CorrelId"] = self.new_msgid()
+        if not ctx:
+            # the default context: every identity and origin field is the queue manager's, already exact
+            d.update(conn.context)
+            d["PutDate"], d["PutTime"] = put_date_time(now)
+            check = _APPL_CHAR_FIELDS
         else:
-            if ctx & C.MQPMO_PASS_IDENTITY_CONTEXT and source is not None:
-                for f in _CONTEXT_IDENTITY:
-                    if f in source:
-                        out.__dict__[f] = source[f]
-            elif not ctx & C.MQPMO_SET_IDENTITY_CONTEXT:
-                out.UserIdentifier = conn.user12
-                out.AccountingToken = C.MQACT_NONE
-                out.ApplIdentityData = b" " * 32
-            out.PutApplType = conn.appl_type
-            out.PutApplName = conn.appl_name28
-            out.PutDate, out.PutTime = put_date_time(now)
-            out.ApplOriginData = b" " * 4
+            self._put_context(conn, out, ctx, source, now)
+            check = _ALL_CHAR_FIELDS
         # MQCCSI_Q_MGR is replaced by the queue manager's CCSID, and a blank ReplyToQMgr by the queue manager's
         # name, as IBM MQ does on MQPUT (the caller's MQMD shows both)
-        if out.CodedCharSetId == C.MQCCSI_Q_MGR:
-            out.CodedCharSetId = self.qm_attr("CCSID")
+        if d["CodedCharSetId"] == C.MQCCSI_Q_MGR:
+            d["CodedCharSetId"] = self.qmgr.attrs["CCSID"]
         if not out.ReplyToQMgr.strip(b" \0"):
-            out.ReplyToQMgr = self.name48
+            d["ReplyToQMgr"] = self.name48
         pmo.ResolvedQName = q.name48
         pmo.ResolvedQMgrName = self.name48
-        out.normalize()
-        stored = dict(out.__dict__)
+        # normalise (MQMD.normalize) the character fields the caller could have set
+        for f, n in check:
+            v = d[f]
+            if type(v) is not bytes or len(v) != n:
+                d[f] = out._value(f)
+        stored = dict(d)
         stored["Version"] = 2
         stored["Priority"] = prio
         stored["Persistence"] = pers
@@ -891,9 +876,72 @@ class QueueManager:
         else:
             uow = None
             self._make_visible(m)
-        if q.attrs["TRIGGER"] == C.MQTC_ON:
+        if qattrs["TRIGGER"] == C.MQTC_ON:
             self.triggering.message_put(m, uow)  # seed 001, condition 1
         return reason
+
+    def _check_put_options(
+        self, conn: Connection, h: Handle, pmo: MQPMO, opts: int, ctx: int
+    ) -> dict[str, Any] | None:
+        """The put options beyond the plain ones (context, both syncpoint options, unknown bits), checked in
+        MQPUT's order; returns the saved context a MQPMO_PASS_* option names (None for the others)."""
+        if opts & ~_KNOWN_PUT_OPTS:
+            raise _fail(C.MQRC_OPTIONS_ERROR, f"unknown or unsupported put options {opts & ~_KNOWN_PUT_OPTS:#x}")
+        if opts & C.MQPMO_SYNCPOINT and opts & C.MQPMO_NO_SYNCPOINT:
+            raise _fail(C.MQRC_OPTIONS_ERROR, "MQPMO_SYNCPOINT and MQPMO_NO_SYNCPOINT together")
+        if ctx & (ctx - 1):
+            raise _fail(C.MQRC_OPTIONS_ERROR, "only one MQPMO context option may be given")
+        if self.quiescing and opts & C.MQPMO_FAIL_IF_QUIESCING:
+            raise _fail(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is ending")
+        if ctx & C.MQPMO_SET_ALL_CONTEXT and not h.options & C.MQOO_SET_ALL_CONTEXT:
+            raise _fail(C.MQRC_OPTIONS_ERROR, "MQPMO_SET_ALL_CONTEXT needs the queue opened MQOO_SET_ALL_CONTEXT")
+        if ctx & C.MQPMO_SET_IDENTITY_CONTEXT and not h.options & (
+            C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT
+        ):
+            raise _fail(
+                C.MQRC_OPTIONS_ERROR, "MQPMO_SET_IDENTITY_CONTEXT needs the queue opened MQOO_SET_IDENTITY_CONTEXT"
+            )
+        source: dict[str, Any] | None = None
+        if ctx & (C.MQPMO_PASS_ALL_CONTEXT | C.MQPMO_PASS_IDENTITY_CONTEXT):
+            need = C.MQOO_PASS_ALL_CONTEXT if ctx & C.MQPMO_PASS_ALL_CONTEXT else C.MQOO_PASS_IDENTITY_CONTEXT
+            if not h.options & (need | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT):
+                raise _fail(C.MQRC_OPTIONS_ERROR, "a MQPMO_PASS_* context option needs the matching MQOO option")
+            src = conn.handles.get(pmo.Context) if pmo.Context else None
+            if src is None or not src.options & C.MQOO_SAVE_ALL_CONTEXT:
+                raise _fail(C.MQRC_CONTEXT_HANDLE_ERROR, "Context must be an input handle opened MQOO_SAVE_ALL_CONTEXT")
+            source = src.saved_context or {}
+        return source
+
+    @staticmethod
+    def _put_context(conn: Connection, out: MQMD, ctx: int, source: dict[str, Any] | None, now: float) -> None:
+        """The context fields of a put with a MQPMO context option (the default context is set inline)."""
+        if ctx & C.MQPMO_SET_ALL_CONTEXT:
+            pass  # every context field as the application set it
+        elif ctx & C.MQPMO_NO_CONTEXT:
+            for f in _CONTEXT_IDENTITY:
+                out.__dict__[f] = MQMD._defaults[f]
+            out.PutApplType = C.MQAT_NO_CONTEXT
+            out.PutApplName = b" " * 28
+            out.PutDate = b" " * 8
+            out.PutTime = b" " * 8
+            out.ApplOriginData = b" " * 4
+        elif ctx & C.MQPMO_PASS_ALL_CONTEXT and source is not None:
+            for f in _CONTEXT_IDENTITY + _CONTEXT_ORIGIN:
+                if f in source:
+                    out.__dict__[f] = source[f]
+        else:
+            if ctx & C.MQPMO_PASS_IDENTITY_CONTEXT and source is not None:
+                for f in _CONTEXT_IDENTITY:
+                    if f in source:
+                        out.__dict__[f] = source[f]
+            elif not ctx & C.MQPMO_SET_IDENTITY_CONTEXT:
+                out.UserIdentifier = conn.user12
+                out.AccountingToken = C.MQACT_NONE
+                out.ApplIdentityData = b" " * 32
+            out.PutApplType = conn.appl_type
+            out.PutApplName = conn.appl_name28
+            out.PutDate, out.PutTime = put_date_time(now)
+            out.ApplOriginData = b" " * 4
 
     @staticmethod
     def _uow(conn: Connection) -> UnitOfWork:
