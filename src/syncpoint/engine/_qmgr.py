@@ -66,6 +66,8 @@ _WARNING = C.MQCC_WARNING
 _NONE24 = b"\0" * 24
 _BLANK48 = b" " * 48
 _MD_SIZE = MQMD.size()
+_ID_MATCH = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
+_TOKEN = struct.Struct(">QQ")  # MsgToken: 0 and the put sequence
 
 _INPUT_OPTS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
 _BROWSE_GET_OPTS = (
@@ -107,6 +109,17 @@ _UNSUPPORTED_GET_OPTS = (
     | C.MQGMO_UNMARK_BROWSE_HANDLE
     | C.MQGMO_UNMARKED_BROWSE_MSG
     | C.MQGMO_PROPERTIES_IN_HANDLE
+)
+# the get options whose checks need no browse, cursor, lock or mark logic: MQGET's fast path
+_PLAIN_GET_OPTS = (
+    C.MQGMO_WAIT
+    | _SYNC_GET_OPTS
+    | C.MQGMO_ACCEPT_TRUNCATED_MSG
+    | C.MQGMO_FAIL_IF_QUIESCING
+    | C.MQGMO_CONVERT
+    | C.MQGMO_NO_PROPERTIES
+    | C.MQGMO_PROPERTIES_COMPATIBILITY
+    | C.MQGMO_PROPERTIES_FORCE_MQRFH2
 )
 _KNOWN_PUT_OPTS = (
     C.MQPMO_SYNCPOINT
@@ -880,9 +893,7 @@ class QueueManager:
             self.triggering.message_put(m, uow)  # seed 001, condition 1
         return reason
 
-    def _check_put_options(
-        self, conn: Connection, h: Handle, pmo: MQPMO, opts: int, ctx: int
-    ) -> dict[str, Any] | None:
+    def _check_put_options(self, conn: Connection, h: Handle, pmo: MQPMO, opts: int, ctx: int) -> dict[str, Any] | None:
         """The put options beyond the plain ones (context, both syncpoint options, unknown bits), checked in
         MQPUT's order; returns the saved context a MQPMO_PASS_* option names (None for the others)."""
         if opts & ~_KNOWN_PUT_OPTS:
@@ -991,29 +1002,35 @@ class QueueManager:
         if gmo.StrucId != b"GMO " or gmo.Version not in (1, 2, 3, 4):
             raise _fail(C.MQRC_GMO_ERROR, "the get-message options are not a valid MQGMO")
         opts = gmo.Options
-        if opts & _UNSUPPORTED_GET_OPTS:
-            raise _fail(
-                C.MQRC_OPTIONS_ERROR,
-                f"get options {opts & _UNSUPPORTED_GET_OPTS:#x} (signals, logical order, groups, segments, "
-                "cooperative browse, message handles) are not supported by syncpoint",
-            )
-        if opts & ~(_KNOWN_GET_OPTS | _UNSUPPORTED_GET_OPTS):
-            raise _fail(C.MQRC_OPTIONS_ERROR, f"unknown get options {opts & ~_KNOWN_GET_OPTS:#x}")
+        # the options beyond the plain ones (browse, cursor, lock, mark, unknown bits) are checked only when given
+        rare = opts & ~_PLAIN_GET_OPTS
+        if rare:
+            if opts & _UNSUPPORTED_GET_OPTS:
+                raise _fail(
+                    C.MQRC_OPTIONS_ERROR,
+                    f"get options {opts & _UNSUPPORTED_GET_OPTS:#x} (signals, logical order, groups, segments, "
+                    "cooperative browse, message handles) are not supported by syncpoint",
+                )
+            if opts & ~(_KNOWN_GET_OPTS | _UNSUPPORTED_GET_OPTS):
+                raise _fail(C.MQRC_OPTIONS_ERROR, f"unknown get options {opts & ~_KNOWN_GET_OPTS:#x}")
         sync = opts & _SYNC_GET_OPTS
         if sync & (sync - 1):
             raise _fail(C.MQRC_OPTIONS_ERROR, "only one of MQGMO_SYNCPOINT, _NO_SYNCPOINT, _SYNCPOINT_IF_PERSISTENT")
-        browse = opts & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
-        cursor_opts = opts & _BROWSE_GET_OPTS
-        if cursor_opts & (cursor_opts - 1):
-            raise _fail(C.MQRC_OPTIONS_ERROR, "only one browse / under-cursor option may be given")
-        if browse and sync & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT):
-            raise _fail(C.MQRC_OPTIONS_ERROR, "a browse cannot be in syncpoint")
-        if opts & C.MQGMO_MARK_SKIP_BACKOUT and not opts & C.MQGMO_SYNCPOINT:
-            raise _fail(C.MQRC_OPTIONS_ERROR, "MQGMO_MARK_SKIP_BACKOUT needs MQGMO_SYNCPOINT")
-        if opts & C.MQGMO_LOCK and not browse:
-            raise _fail(C.MQRC_OPTIONS_ERROR, "MQGMO_LOCK is valid only with a browse option")
-        if opts & C.MQGMO_UNLOCK and opts & ~(C.MQGMO_UNLOCK | C.MQGMO_NO_WAIT | C.MQGMO_NO_SYNCPOINT):
-            raise _fail(C.MQRC_OPTIONS_ERROR, "MQGMO_UNLOCK must be given alone")
+        browse = 0
+        cursor_opts = 0
+        if rare:
+            browse = opts & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+            cursor_opts = opts & _BROWSE_GET_OPTS
+            if cursor_opts & (cursor_opts - 1):
+                raise _fail(C.MQRC_OPTIONS_ERROR, "only one browse / under-cursor option may be given")
+            if browse and sync & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT):
+                raise _fail(C.MQRC_OPTIONS_ERROR, "a browse cannot be in syncpoint")
+            if opts & C.MQGMO_MARK_SKIP_BACKOUT and not opts & C.MQGMO_SYNCPOINT:
+                raise _fail(C.MQRC_OPTIONS_ERROR, "MQGMO_MARK_SKIP_BACKOUT needs MQGMO_SYNCPOINT")
+            if opts & C.MQGMO_LOCK and not browse:
+                raise _fail(C.MQRC_OPTIONS_ERROR, "MQGMO_LOCK is valid only with a browse option")
+            if opts & C.MQGMO_UNLOCK and opts & ~(C.MQGMO_UNLOCK | C.MQGMO_NO_WAIT | C.MQGMO_NO_SYNCPOINT):
+                raise _fail(C.MQRC_OPTIONS_ERROR, "MQGMO_UNLOCK must be given alone")
         if opts & C.MQGMO_WAIT and gmo.WaitInterval < C.MQWI_UNLIMITED:
             raise _fail(C.MQRC_WAIT_INTERVAL_ERROR, f"WaitInterval {gmo.WaitInterval} is not valid")
         if buflen is not None and buflen < 0:
@@ -1025,33 +1042,32 @@ class QueueManager:
                 raise _fail(C.MQRC_NOT_OPEN_FOR_BROWSE, f"queue {h.name} is not open for browse")
             if opts & C.MQGMO_MSG_UNDER_CURSOR and not h.is_input:
                 raise _fail(C.MQRC_NOT_OPEN_FOR_INPUT, f"queue {h.name} is not open for input")
-        elif opts & C.MQGMO_UNLOCK:
+        elif rare and opts & C.MQGMO_UNLOCK:
             if not h.options & C.MQOO_BROWSE:
                 raise _fail(C.MQRC_NOT_OPEN_FOR_BROWSE, f"queue {h.name} is not open for browse")
-        elif not h.is_input:
-            raise _fail(C.MQRC_NOT_OPEN_FOR_INPUT, f"queue {h.name} is not open for input")
-        if opts & C.MQGMO_UNLOCK:
             if h.locked is None:
                 return GetResult(b"", 0, _WARNING, C.MQRC_NO_MSG_LOCKED)
             h.locked.locked_by = None
             h.locked = None
             self._wake.add(q.name)
             return GetResult(b"", 0)
+        elif not h.options & _INPUT_OPTS:
+            raise _fail(C.MQRC_NOT_OPEN_FOR_INPUT, f"queue {h.name} is not open for input")
         if self.quiescing and opts & C.MQGMO_FAIL_IF_QUIESCING:
             raise _fail(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is ending")
-        inhibited = q.attrs["GET"] == C.MQQA_GET_INHIBITED or (
+        qattrs = q.attrs
+        if qattrs["GET"] == C.MQQA_GET_INHIBITED or (
             h.alias is not None and h.alias.attrs["GET"] == C.MQQA_GET_INHIBITED
-        )
-        if inhibited:
+        ):
             raise _fail(C.MQRC_GET_INHIBITED, f"gets are inhibited for queue {h.name}")
         uow = conn.uow
-        if opts & C.MQGMO_MARK_SKIP_BACKOUT and uow is not None and uow.marked is not None:
+        if rare and opts & C.MQGMO_MARK_SKIP_BACKOUT and uow is not None and uow.marked is not None:
             raise _fail(
                 C.MQRC_SECOND_MARK_NOT_ALLOWED, "a message is already marked to skip backout in this unit of work"
             )
         now = self.clock.time()
         # -- find the message ------------------------------------------------------------------------
-        if opts & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+        if rare and opts & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
             m = h.cursor
             if (
                 m is None
@@ -1066,29 +1082,32 @@ class QueueManager:
                 h.cursor = None
                 raise _fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the message under the browse cursor has expired")
         else:
-            after = h.browse_key if opts & C.MQGMO_BROWSE_NEXT else None
+            after = h.browse_key if rare and opts & C.MQGMO_BROWSE_NEXT else None
             found = self._find(h, q, md, gmo, after, now)
             if found is None:
                 raise _fail(C.MQRC_NO_MSG_AVAILABLE, None)
             m = found
         # -- syncpoint decision and limits ----------------------------------------------------------
-        destructive = not browse
         in_uow = False
-        if destructive:
+        if not browse:
             in_uow = bool(sync & C.MQGMO_SYNCPOINT) or bool(sync & C.MQGMO_SYNCPOINT_IF_PERSISTENT and m.persistent)
-            if in_uow and uow is not None and len(uow) >= self.qm_attr("MAXUMSGS"):
+            if in_uow and uow is not None and len(uow) >= self.qmgr.attrs["MAXUMSGS"]:
                 raise _fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
         # -- fill the MQMD and the buffer ------------------------------------------------------------
-        version = md.Version
-        md.__dict__.update(m.md)
-        md.Version = version
-        md.BackoutCount = m.backout
-        md.Expiry = m.remaining_expiry(now)
-        if md.Expiry < 1 and m.expiry != C.MQEI_UNLIMITED:
-            md.Expiry = 1  # the last tenth, or a reserved message delivered past its expiry
-        if gmo.Version >= 3:
-            gmo.MsgToken = struct.pack(">QQ", 0, m.seq)
-        if gmo.Version >= 2:
+        d = md.__dict__
+        version = d["Version"]
+        d.update(m.md)
+        d["Version"] = version
+        d["BackoutCount"] = m.backout
+        if m.expiry == C.MQEI_UNLIMITED:
+            d["Expiry"] = C.MQEI_UNLIMITED
+        else:
+            # the last tenth, or a reserved message delivered past its expiry, shows 1
+            d["Expiry"] = max(1, m.remaining_expiry(now))
+        gversion = gmo.Version
+        if gversion >= 2:
+            if gversion >= 3:
+                gmo.MsgToken = _TOKEN.pack(0, m.seq)
             gmo.GroupStatus = b" "
             gmo.SegmentStatus = b" "
             gmo.Segmentation = b" "
@@ -1097,7 +1116,7 @@ class QueueManager:
         if m.md["Format"] == C.MQFMT_XMIT_Q_HEADER:
             body = self._xqh_decremented(m, now)
         total = len(body)
-        if gmo.Version >= 3:
+        if gversion >= 3:
             gmo.ReturnedLength = total if buflen is None else min(total, buflen)
         if buflen is not None and total > buflen:
             if not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
@@ -1117,7 +1136,7 @@ class QueueManager:
         q.depth -= 1
         q.note_get(now, m.put_time)  # LGETDATE / LGETTIME, QTIME
         if h.options & C.MQOO_SAVE_ALL_CONTEXT:
-            h.saved_context = {f: md.__dict__[f] for f in _CONTEXT_IDENTITY + _CONTEXT_ORIGIN}
+            h.saved_context = {f: d[f] for f in _CONTEXT_IDENTITY + _CONTEXT_ORIGIN}
         if in_uow:
             uow = self._uow(conn)
             uow.gets.append(m)
@@ -1156,6 +1175,8 @@ class QueueManager:
         mo = gmo.MatchOptions if gmo.Version >= 2 else (C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
         msgid = md.MsgId if mo & C.MQMO_MATCH_MSG_ID and md.MsgId != _NONE24 else None
         correlid = md.CorrelId if mo & C.MQMO_MATCH_CORREL_ID and md.CorrelId != _NONE24 else None
+        if after is None and msgid is None and correlid is None and not mo & ~_ID_MATCH:
+            return self._first(h, q, now)  # nothing to match: the first message this handle may have
         groupid = None
         seqno = None
         if md.Version >= 2:
@@ -1202,6 +1223,33 @@ class QueueManager:
             break
         for m in expired:
             self._discard_expired(m)
+        return chosen
+
+    def _first(self, h: Handle, q: LocalQueue, now: float) -> Message | None:
+        """:meth:`_find` without match options from the start of the queue: the first available message not
+        locked by another handle nor reserved by another connection; expired ones met on the way are discarded."""
+        by_key = q.by_key
+        conn = h.conn
+        expired: list[Message] | None = None
+        chosen: Message | None = None
+        for key in q.index:
+            m = by_key[key]
+            locked = m.locked_by
+            if locked is not None and locked is not h:
+                continue
+            reserved = m.reserved_by
+            if reserved is not None and reserved is not conn:
+                continue  # reserved by another connection: reached only by its MsgToken
+            if m.expiry != C.MQEI_UNLIMITED and reserved is None and m.expired(now):
+                if expired is None:
+                    expired = []
+                expired.append(m)
+                continue
+            chosen = m
+            break
+        if expired is not None:
+            for m in expired:
+                self._discard_expired(m)
         return chosen
 
     def _discard_expired(self, m: Message) -> None:
