@@ -37,6 +37,7 @@ class EmbeddedConnection:
     def __init__(self, qm: EmbeddedQueueManager, appl_name: str, appl_type: int, user: str) -> None:
         self.qm = qm
         self.conn = qm.call(qm.engine.connect, appl_name, appl_type, user, os.getpid())
+        self._put = qm.engine.put
 
     @property
     def qmgr_name(self) -> str:
@@ -49,7 +50,7 @@ class EmbeddedConnection:
         self.qm.call(self.qm.engine.close, self.conn, hobj, options)
 
     def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> int:
-        return self.qm.call(self.qm.engine.put, self.conn, hobj, md, pmo, data)
+        return self.qm.call(self._put, self.conn, hobj, md, pmo, data)
 
     def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> int:
         return self.qm.call(self.qm.engine.put1, self.conn, od, md, pmo, data)

@@ -479,6 +479,12 @@ class QueueManager:
         self._wake = set()
         return e
 
+    def take_effects_if_any(self) -> Effects | None:
+        """:meth:`take_effects`, or None (and nothing allocated) when the calls since left none."""
+        if self._batch is None and not self._wake:
+            return None
+        return self.take_effects()
+
     # -- attributes of the queue manager --------------------------------------------------------------
     def qm_attr(self, keyword: str) -> Any:
         return self.qmgr.attrs[QMGR_KEYWORD_ALIASES.get(keyword, keyword)]
@@ -518,6 +524,10 @@ class QueueManager:
     def _handle(self, conn: Connection, hobj: Handle | int) -> Handle:
         if not conn.alive:
             raise _fail(C.MQRC_HCONN_ERROR, "the connection has ended")
+        if type(hobj) is int:
+            h = conn.handles.get(hobj)
+            if h is not None:
+                return h
         h = conn.handles.get(hobj if isinstance(hobj, int) else hobj.hobj)
         if h is None or (not isinstance(hobj, int) and h is not hobj):
             raise _fail(C.MQRC_HOBJ_ERROR, "the object handle is not open on this connection")
@@ -1374,8 +1384,10 @@ class QueueManager:
     # -- expiry scans --------------------------------------------------------------------------------
     def housekeeping(self) -> None:
         """Run what is due by the clock: the periodic scan for expired messages (EXPRYINT, seconds)."""
-        interval = self.qm_attr("EXPRYINT")
-        if interval <= 0 or not self._expiry_candidates:
+        if not self._expiry_candidates:  # the common case, first: no queue holds a message that can expire
+            return
+        interval = self.qmgr.attrs["EXPRYINT"]
+        if interval <= 0:
             return
         mono = self.clock.monotonic()
         if mono < self._next_expiry_scan:

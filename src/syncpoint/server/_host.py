@@ -71,7 +71,14 @@ class QueueManagerHost:
     # -- running verbs --------------------------------------------------------------------------------
     def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Run one engine verb: lock, call, submit effects in order, unlock, wait for durability, wake."""
-        result, pending = self.run(fn, *args)
+        with self.lock:  # :meth:`run`, written out: this is every in-process MQI call's path
+            if self.broken is not None or self.closed:
+                self._check()
+            try:
+                self.engine.housekeeping()
+                result = fn(*args)
+            finally:
+                pending = self._flush()
         if pending is not None:
             self._wait(pending)
         return result
@@ -81,7 +88,8 @@ class QueueManagerHost:
         result and the store's pending write (None when nothing was written). The server waits for it off its
         event loop, so many connections' commits share one sync."""
         with self.lock:
-            self._check()
+            if self.broken is not None or self.closed:
+                self._check()
             try:
                 self.engine.housekeeping()
                 result = fn(*args)
@@ -97,14 +105,19 @@ class QueueManagerHost:
 
     def _flush(self) -> Pending | None:
         """Under the lock: hand the effects of the last call to the store and wake the waiters."""
-        effects = self.engine.take_effects()
-        for qname in effects.wake:
-            cond = self._conds.get(qname)
-            if cond is not None:
-                cond.notify_all()
-        if effects.wake:
+        effects = self.engine.take_effects_if_any()
+        if effects is None:
+            return None
+        wake = effects.wake
+        if wake:
+            conds = self._conds
+            if conds:
+                for qname in wake:
+                    cond = conds.get(qname)
+                    if cond is not None:
+                        cond.notify_all()
             for listener in self.wake_listeners:
-                listener(effects.wake)
+                listener(wake)
         batch: Batch | None = effects.batch
         if batch is None or batch.is_empty():
             return None
@@ -148,7 +161,8 @@ class QueueManagerHost:
         with self.lock:
             try:
                 while True:
-                    self._check()
+                    if self.broken is not None or self.closed:
+                        self._check()
                     engine.housekeeping()
                     try:
                         return engine.get(conn, hobj, md, gmo, buflen)
