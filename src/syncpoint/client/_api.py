@@ -22,7 +22,7 @@ import ssl
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from syncpoint.engine import Clock, GetResult
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError, blank_strip
@@ -186,10 +186,14 @@ class Queue:
             if format is None:
                 format = C.MQFMT_STRING
         md = _build_md(md, priority, persistent, expiry, msg_id, correl_id, reply_to, format, msg_type, report)
-        pmo = pmo or MQPMO()
-        if pmo.Options & (C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT) == 0:
+        if not pmo:
+            pmo = _new(MQPMO, _PMO_SYNCPOINT if syncpoint else _PMO_NO_SYNCPOINT)
+        elif pmo.Options & (C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT) == 0:
             pmo.Options |= C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
-        self.qm._raise_warning(self.qm.transport.put(self._h("put"), md, pmo, data))
+        h = self._handles.get("put" if self._fixed is None else "all")
+        reason = self.qm.transport.put(self._h("put") if h is None else h, md, pmo, data)
+        if reason != C.MQRC_NONE:
+            raise MQMIError(C.MQCC_WARNING, reason)
         return md
 
     def put_many(self, items: Sequence[bytes | str], *, syncpoint: bool = False, **kw: Any) -> list[MQMD]:
@@ -248,12 +252,15 @@ class Queue:
     ) -> Message:
         """Get (remove) the next message. ``wait`` in seconds (math.inf: forever). Raises MQMIError 2033
         (MQRC_NO_MSG_AVAILABLE) when there is none."""
-        md = md or MQMD()
+        if not md:
+            md = _new(MQMD, MQMD._defaults)
         if msg_id is not None:
             md.MsgId = _id(msg_id)
         if correl_id is not None:
             md.CorrelId = _id(correl_id)
-        if gmo is None:
+        if gmo is None and wait is None and not mark_skip_backout and not accept_truncated:
+            gmo = _new(MQGMO, _GMO_SYNCPOINT if syncpoint else _GMO_NO_SYNCPOINT)
+        elif gmo is None:
             gmo = MQGMO()
             w, interval = _wait_ms(wait)
             gmo.Options = w | C.MQGMO_FAIL_IF_QUIESCING
@@ -263,7 +270,8 @@ class Queue:
                 gmo.Options |= C.MQGMO_MARK_SKIP_BACKOUT
             if accept_truncated:
                 gmo.Options |= C.MQGMO_ACCEPT_TRUNCATED_MSG
-        return self.qm._get(self._h("get"), md, gmo, max_length)
+        h = self._handles.get("get" if self._fixed is None else "all")
+        return self.qm._get(self._h("get") if h is None else h, md, gmo, max_length)
 
     def get_or_none(self, **kw: Any) -> Message | None:
         try:
@@ -443,6 +451,32 @@ _PUT_KEYWORDS = frozenset(
 )
 
 
+_S = TypeVar("_S", MQMD, MQPMO, MQGMO)
+
+
+def _new(cls: type[_S], fields: dict[str, Any]) -> _S:
+    """A structure holding ``fields`` (a complete set, e.g. the class's defaults): ``cls()`` without the
+    per-field checks of its constructor."""
+    obj = cls.__new__(cls)
+    obj.__dict__.update(fields)
+    return obj
+
+
+# the option words of the Pythonic put and get without extra arguments, as complete prepared structures
+_PMO_SYNCPOINT = {**MQPMO._defaults, "Options": C.MQPMO_SYNCPOINT}
+_PMO_NO_SYNCPOINT = {**MQPMO._defaults, "Options": C.MQPMO_NO_SYNCPOINT}
+_GMO_SYNCPOINT = {
+    **MQGMO._defaults,
+    "Options": C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_SYNCPOINT,
+    "WaitInterval": 0,
+}
+_GMO_NO_SYNCPOINT = {
+    **MQGMO._defaults,
+    "Options": C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_NO_SYNCPOINT,
+    "WaitInterval": 0,
+}
+
+
 def _build_md(
     md: MQMD | None,
     priority: int | None,
@@ -455,7 +489,8 @@ def _build_md(
     msg_type: int | None,
     report: int | None,
 ) -> MQMD:
-    md = md or MQMD()
+    if not md:
+        md = _new(MQMD, MQMD._defaults)
     if priority is not None:
         md.Priority = priority
     if persistent is not None:
