@@ -67,7 +67,8 @@ _NONE24 = b"\0" * 24
 _BLANK48 = b" " * 48
 _MD_SIZE = MQMD.size()
 _ID_MATCH = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
-_TOKEN = struct.Struct(">QQ")  # MsgToken: 0 and the put sequence
+_TOKEN = struct.Struct(">QQ")
+_COUNTER = struct.Struct(">Q").pack  # MsgToken: 0 and the put sequence
 
 _INPUT_OPTS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
 _BROWSE_GET_OPTS = (
@@ -141,7 +142,7 @@ _PLAIN_MSG_TYPES = (C.MQMT_REQUEST, C.MQMT_REPLY, C.MQMT_REPORT, C.MQMT_DATAGRAM
 # the MQMD's character fields as (name, length); those a put with the default context leaves to the application
 _ALL_CHAR_FIELDS = tuple(MQMD._char_lengths.items())
 _CONTEXT_SET_BY_PUT = frozenset(
-    {"UserIdentifier", "AccountingToken", "ApplIdentityData", "PutApplName", "ApplOriginData"}
+    {"UserIdentifier", "AccountingToken", "ApplIdentityData", "PutApplName", "PutDate", "PutTime", "ApplOriginData"}
 )
 _APPL_CHAR_FIELDS = tuple((f, n) for f, n in _ALL_CHAR_FIELDS if f not in _CONTEXT_SET_BY_PUT)
 _KNOWN_OPEN_OPTS = (
@@ -232,9 +233,10 @@ def put_date_time(t: float) -> tuple[bytes, bytes]:
         return _pdt_cache[1]  # type: ignore[no-any-return]
     tm = _time.gmtime(t)
     hundredths = int((t - int(t)) * 100)
+    # blank-padded as MQMD.normalize would pad them (a year before 1000), so a put need not normalise them
     value = (
-        _time.strftime("%Y%m%d", tm).encode(),
-        (_time.strftime("%H%M%S", tm) + f"{hundredths:02d}").encode(),
+        _time.strftime("%Y%m%d", tm).encode().ljust(8),
+        (_time.strftime("%H%M%S", tm) + f"{hundredths:02d}").encode().ljust(8),
     )
     _pdt_cache[0] = key
     _pdt_cache[1] = value
@@ -753,7 +755,9 @@ class QueueManager:
     # ==================================================================================================
     def put(self, conn: Connection, hobj: Handle | int, md: MQMD, pmo: MQPMO, data: bytes) -> int:
         """MQPUT. Returns MQRC_NONE or a warning reason; raises MQMIError on failure."""
-        h = self._handle(conn, hobj)
+        h = conn.handles.get(hobj) if type(hobj) is int and conn.alive else None  # _handle's common case
+        if h is None:
+            h = self._handle(conn, hobj)
         if not h.options & C.MQOO_OUTPUT:
             raise _fail(C.MQRC_NOT_OPEN_FOR_OUTPUT, f"queue {h.name} is not open for output")
         return self._put(conn, h, md, pmo, data)
@@ -995,7 +999,7 @@ class QueueManager:
         if c >= self._msgid_reserved:
             self._msgid_reserved = c + _MSGID_BLOCK
             self._b().counters["msgid"] = self._msgid_reserved
-        return self._msgid_prefix + struct.pack(">Q", c)
+        return self._msgid_prefix + _COUNTER(c)
 
     # ==================================================================================================
     # MQGET
@@ -1005,7 +1009,9 @@ class QueueManager:
 
         ``buflen`` None means a buffer as large as the message.
         """
-        h = self._handle(conn, hobj)
+        h = conn.handles.get(hobj) if type(hobj) is int and conn.alive else None  # _handle's common case
+        if h is None:
+            h = self._handle(conn, hobj)
         q = h.queue
         if md.StrucId != b"MD  " or md.Version not in (1, 2):
             raise _fail(C.MQRC_MD_ERROR, "the message descriptor is not a valid MQMD")

@@ -154,6 +154,17 @@ class QueueManagerHost:
         another connection wakes us, the wait interval passes, or the queue manager quiesces."""
         engine = self.engine
         wait = bool(gmo.Options & C.MQGMO_WAIT) and gmo.WaitInterval != 0
+        if not wait:  # the common case: one attempt
+            with self.lock:
+                if self.broken is not None or self.closed:
+                    self._check()
+                try:
+                    engine.housekeeping()
+                    return engine.get(conn, hobj, md, gmo, buflen)
+                finally:
+                    pending = self._flush()
+                    if pending is not None:
+                        self._settle(pending)
         deadline: float | None = None
         if wait and gmo.WaitInterval != C.MQWI_UNLIMITED:
             deadline = self.clock.monotonic() + gmo.WaitInterval / 1000.0
@@ -189,18 +200,22 @@ class QueueManagerHost:
             finally:
                 pending = self._flush()
                 if pending is not None:
-                    if pending.done:  # e.g. a get in syncpoint: nothing to wait for, keep the lock
-                        try:
-                            pending.wait()
-                        except StoreError as e:
-                            self._break(e)
-                            raise MQMIError(C.MQCC_FAILED, C.MQRC_RESOURCE_PROBLEM, str(e)) from None
-                    else:
-                        self.lock.release()
-                        try:
-                            self._wait(pending)
-                        finally:
-                            self.lock.acquire()
+                    self._settle(pending)
+
+    def _settle(self, pending: Pending) -> None:
+        """Under the lock, after a get: wait for what it wrote (releasing the lock unless already done)."""
+        if pending.done:  # e.g. a get in syncpoint: nothing to wait for, keep the lock
+            try:
+                pending.wait()
+            except StoreError as e:
+                self._break(e)
+                raise MQMIError(C.MQCC_FAILED, C.MQRC_RESOURCE_PROBLEM, str(e)) from None
+        else:
+            self.lock.release()
+            try:
+                self._wait(pending)
+            finally:
+                self.lock.acquire()
 
     def quiesce(self) -> None:
         with self.lock:
