@@ -34,6 +34,27 @@ from typing import Any
 
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.constants import (  # the ones MQPUT and MQGET test on every call, without the C. lookup
+    MQCCSI_Q_MGR,
+    MQEI_UNLIMITED,
+    MQFMT_XMIT_Q_HEADER,
+    MQGMO_SYNCPOINT,
+    MQGMO_SYNCPOINT_IF_PERSISTENT,
+    MQGMO_WAIT,
+    MQMT_REQUEST,
+    MQOO_SAVE_ALL_CONTEXT,
+    MQPER_NOT_PERSISTENT,
+    MQPER_PERSISTENCE_AS_Q_DEF,
+    MQPER_PERSISTENT,
+    MQPMO_NEW_CORREL_ID,
+    MQPMO_NEW_MSG_ID,
+    MQPMO_SYNCPOINT,
+    MQPRI_PRIORITY_AS_Q_DEF,
+    MQQA_GET_INHIBITED,
+    MQQA_PUT_INHIBITED,
+    MQRC_NONE,
+    MQTC_ON,
+)
 from syncpoint.store import Batch, Snapshot, StoredMessage
 
 from ._objects import (
@@ -481,11 +502,17 @@ class QueueManager:
         self._wake = set()
         return e
 
-    def take_effects_if_any(self) -> Effects | None:
-        """:meth:`take_effects`, or None (and nothing allocated) when the calls since left none."""
-        if self._batch is None and not self._wake:
+    def take_pending(self) -> tuple[Batch | None, set[str]] | None:
+        """:meth:`take_effects` as a pair (batch, wake), or None (and nothing allocated) when the calls since
+        left none: the host's path after every call."""
+        batch = self._batch
+        wake = self._wake
+        if batch is None and not wake:
             return None
-        return self.take_effects()
+        self._batch = None
+        if wake:
+            self._wake = set()
+        return batch, wake
 
     # -- attributes of the queue manager --------------------------------------------------------------
     def qm_attr(self, keyword: str) -> Any:
@@ -804,8 +831,8 @@ class QueueManager:
             raise _fail(C.MQRC_MSG_TOO_BIG_FOR_Q, f"{length} bytes exceed MAXMSGL of queue {q.name}")
         first = h.alias.attrs if h.alias is not None else qattrs
         prio = md.Priority
-        reason = C.MQRC_NONE
-        if prio == C.MQPRI_PRIORITY_AS_Q_DEF:
+        reason = MQRC_NONE
+        if prio == MQPRI_PRIORITY_AS_Q_DEF:
             prio = first["DEFPRTY"]
         elif prio < 0:
             raise _fail(C.MQRC_PRIORITY_ERROR, f"Priority {prio} is not valid")
@@ -813,33 +840,33 @@ class QueueManager:
             prio = 9
             reason = C.MQRC_PRIORITY_EXCEEDS_MAXIMUM
         pers = md.Persistence
-        if pers == C.MQPER_PERSISTENCE_AS_Q_DEF:
+        if pers == MQPER_PERSISTENCE_AS_Q_DEF:
             pers = first["DEFPSIST"]
-        elif pers != C.MQPER_NOT_PERSISTENT and pers != C.MQPER_PERSISTENT:
+        elif pers != MQPER_NOT_PERSISTENT and pers != MQPER_PERSISTENT:
             raise _fail(C.MQRC_PERSISTENCE_ERROR, f"Persistence {pers} is not valid")
         expiry = md.Expiry
-        if expiry == 0 or expiry < C.MQEI_UNLIMITED:
+        if expiry == 0 or expiry < MQEI_UNLIMITED:
             raise _fail(C.MQRC_EXPIRY_ERROR, f"Expiry {expiry} is not valid: use a positive value or MQEI_UNLIMITED")
-        if md.Format == C.MQFMT_XMIT_Q_HEADER:
+        if md.Format == MQFMT_XMIT_Q_HEADER:
             self._check_xqh_expiry(expiry, data)
         mt = md.MsgType
         if mt not in _PLAIN_MSG_TYPES and not (
             C.MQMT_APPL_FIRST <= mt <= C.MQMT_APPL_LAST or 1 <= mt <= C.MQMT_SYSTEM_LAST
         ):
             raise _fail(C.MQRC_MSG_TYPE_ERROR, f"MsgType {mt} is not valid")
-        if mt == C.MQMT_REQUEST and not _name(md.ReplyToQ):
+        if mt == MQMT_REQUEST and not _name(md.ReplyToQ):
             raise _fail(C.MQRC_MISSING_REPLY_TO_Q, "a request message needs ReplyToQ")
-        if pers == C.MQPER_PERSISTENT and q.definition.dynamic == C.MQQDT_TEMPORARY_DYNAMIC:
+        if pers == MQPER_PERSISTENT and q.definition.dynamic == C.MQQDT_TEMPORARY_DYNAMIC:
             raise _fail(
                 C.MQRC_PERSISTENT_NOT_ALLOWED, f"temporary dynamic queue {q.name} cannot hold persistent messages"
             )
-        if first["PUT"] == C.MQQA_PUT_INHIBITED or qattrs["PUT"] == C.MQQA_PUT_INHIBITED:
+        if first["PUT"] == MQQA_PUT_INHIBITED or qattrs["PUT"] == MQQA_PUT_INHIBITED:
             raise _fail(C.MQRC_PUT_INHIBITED, f"puts are inhibited for queue {h.name}")
         if q.depth >= qattrs["MAXDEPTH"]:
             raise _fail(C.MQRC_Q_FULL, f"queue {q.name} is full (MAXDEPTH {qattrs['MAXDEPTH']})")
         if q.fifo:
             prio = qattrs["DEFPRTY"]  # seed 001, condition 14: FIFO assigns the queue's default priority
-        syncpoint = opts & C.MQPMO_SYNCPOINT
+        syncpoint = opts & MQPMO_SYNCPOINT
         uow = conn.uow
         if syncpoint and uow is not None and len(uow) >= self.qmgr.attrs["MAXUMSGS"]:
             raise _fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
@@ -847,9 +874,9 @@ class QueueManager:
         now = self.clock.time()
         out = md  # output fields are written back into the caller's MQMD
         d = out.__dict__
-        if md.MsgId == _NONE24 or opts & C.MQPMO_NEW_MSG_ID or not md.MsgId.strip(b"\0"):
+        if md.MsgId == _NONE24 or opts & MQPMO_NEW_MSG_ID or not md.MsgId.strip(b"\0"):
             d["MsgId"] = self.new_msgid()
-        if opts & C.MQPMO_NEW_CORREL_ID:
+        if opts & MQPMO_NEW_CORREL_ID:
             d["CorrelId"] = self.new_msgid()
         if not ctx:
             # the default context: every identity and origin field is the queue manager's, already exact
@@ -861,7 +888,7 @@ class QueueManager:
             check = _ALL_CHAR_FIELDS
         # MQCCSI_Q_MGR is replaced by the queue manager's CCSID, and a blank ReplyToQMgr by the queue manager's
         # name, as IBM MQ does on MQPUT (the caller's MQMD shows both)
-        if d["CodedCharSetId"] == C.MQCCSI_Q_MGR:
+        if d["CodedCharSetId"] == MQCCSI_Q_MGR:
             d["CodedCharSetId"] = self.qmgr.attrs["CCSID"]
         if not out.ReplyToQMgr.strip(b" \0"):
             d["ReplyToQMgr"] = self.name48
@@ -883,7 +910,7 @@ class QueueManager:
             seq,
             q,
             prio,
-            pers == C.MQPER_PERSISTENT,
+            pers == MQPER_PERSISTENT,
             stored,
             bytes(data),
             stored["MsgId"],
@@ -902,8 +929,13 @@ class QueueManager:
             q.uncommitted += 1
         else:
             uow = None
-            self._make_visible(m)
-        if qattrs["TRIGGER"] == C.MQTC_ON:
+            q.make_available(m)  # _make_visible, inline
+            if m.persistent:
+                b = self._b()
+                b.put_messages.append(self._stored(m))
+                b.durable = True
+            self._wake.add(q.name)
+        if qattrs["TRIGGER"] == MQTC_ON:
             self.triggering.message_put(m, uow)  # seed 001, condition 1
         return reason
 
@@ -1039,15 +1071,15 @@ class QueueManager:
             cursor_opts = opts & _BROWSE_GET_OPTS
             if cursor_opts & (cursor_opts - 1):
                 raise _fail(C.MQRC_OPTIONS_ERROR, "only one browse / under-cursor option may be given")
-            if browse and sync & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT):
+            if browse and sync & (MQGMO_SYNCPOINT | MQGMO_SYNCPOINT_IF_PERSISTENT):
                 raise _fail(C.MQRC_OPTIONS_ERROR, "a browse cannot be in syncpoint")
-            if opts & C.MQGMO_MARK_SKIP_BACKOUT and not opts & C.MQGMO_SYNCPOINT:
+            if opts & C.MQGMO_MARK_SKIP_BACKOUT and not opts & MQGMO_SYNCPOINT:
                 raise _fail(C.MQRC_OPTIONS_ERROR, "MQGMO_MARK_SKIP_BACKOUT needs MQGMO_SYNCPOINT")
             if opts & C.MQGMO_LOCK and not browse:
                 raise _fail(C.MQRC_OPTIONS_ERROR, "MQGMO_LOCK is valid only with a browse option")
             if opts & C.MQGMO_UNLOCK and opts & ~(C.MQGMO_UNLOCK | C.MQGMO_NO_WAIT | C.MQGMO_NO_SYNCPOINT):
                 raise _fail(C.MQRC_OPTIONS_ERROR, "MQGMO_UNLOCK must be given alone")
-        if opts & C.MQGMO_WAIT and gmo.WaitInterval < C.MQWI_UNLIMITED:
+        if opts & MQGMO_WAIT and gmo.WaitInterval < C.MQWI_UNLIMITED:
             raise _fail(C.MQRC_WAIT_INTERVAL_ERROR, f"WaitInterval {gmo.WaitInterval} is not valid")
         if buflen is not None and buflen < 0:
             raise _fail(C.MQRC_BUFFER_LENGTH_ERROR, "the buffer length is negative")
@@ -1072,9 +1104,7 @@ class QueueManager:
         if self.quiescing and opts & C.MQGMO_FAIL_IF_QUIESCING:
             raise _fail(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is ending")
         qattrs = q.attrs
-        if qattrs["GET"] == C.MQQA_GET_INHIBITED or (
-            h.alias is not None and h.alias.attrs["GET"] == C.MQQA_GET_INHIBITED
-        ):
+        if qattrs["GET"] == MQQA_GET_INHIBITED or (h.alias is not None and h.alias.attrs["GET"] == MQQA_GET_INHIBITED):
             raise _fail(C.MQRC_GET_INHIBITED, f"gets are inhibited for queue {h.name}")
         uow = conn.uow
         if rare and opts & C.MQGMO_MARK_SKIP_BACKOUT and uow is not None and uow.marked is not None:
@@ -1106,7 +1136,7 @@ class QueueManager:
         # -- syncpoint decision and limits ----------------------------------------------------------
         in_uow = False
         if not browse:
-            in_uow = bool(sync & C.MQGMO_SYNCPOINT) or bool(sync & C.MQGMO_SYNCPOINT_IF_PERSISTENT and m.persistent)
+            in_uow = bool(sync & MQGMO_SYNCPOINT) or bool(sync & MQGMO_SYNCPOINT_IF_PERSISTENT and m.persistent)
             if in_uow and uow is not None and len(uow) >= self.qmgr.attrs["MAXUMSGS"]:
                 raise _fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
         # -- fill the MQMD and the buffer ------------------------------------------------------------
@@ -1115,8 +1145,8 @@ class QueueManager:
         d.update(m.md)
         d["Version"] = version
         d["BackoutCount"] = m.backout
-        if m.expiry == C.MQEI_UNLIMITED:
-            d["Expiry"] = C.MQEI_UNLIMITED
+        if m.expiry == MQEI_UNLIMITED:
+            d["Expiry"] = MQEI_UNLIMITED
         else:
             # the last tenth, or a reserved message delivered past its expiry, shows 1
             d["Expiry"] = max(1, m.remaining_expiry(now))
@@ -1129,7 +1159,7 @@ class QueueManager:
             gmo.Segmentation = b" "
         gmo.ResolvedQName = q.name48
         body = m.data
-        if m.md["Format"] == C.MQFMT_XMIT_Q_HEADER:
+        if m.md["Format"] == MQFMT_XMIT_Q_HEADER:
             body = self._xqh_decremented(m, now)
         total = len(body)
         if gversion >= 3:
@@ -1151,7 +1181,7 @@ class QueueManager:
             h.cursor = None
         q.depth -= 1
         q.note_get(now, m.put_time)  # LGETDATE / LGETTIME, QTIME
-        if h.options & C.MQOO_SAVE_ALL_CONTEXT:
+        if h.options & MQOO_SAVE_ALL_CONTEXT:
             h.saved_context = {f: d[f] for f in _CONTEXT_IDENTITY + _CONTEXT_ORIGIN}
         if in_uow:
             uow = self._uow(conn)
@@ -1256,7 +1286,7 @@ class QueueManager:
             reserved = m.reserved_by
             if reserved is not None and reserved is not conn:
                 continue  # reserved by another connection: reached only by its MsgToken
-            if m.expiry != C.MQEI_UNLIMITED and reserved is None and m.expired(now):
+            if m.expiry != MQEI_UNLIMITED and reserved is None and m.expired(now):
                 if expired is None:
                     expired = []
                 expired.append(m)

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from syncpoint.engine import Clock, Connection, GetResult, QueueManager, SystemClock
 from syncpoint.mqi import MQGMO, MQMD, MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.store import Batch, Pending, Store, StoreError
+from syncpoint.store import Pending, Store, StoreError
 
 T = TypeVar("T")
 
@@ -75,7 +75,8 @@ class QueueManagerHost:
             if self.broken is not None or self.closed:
                 self._check()
             try:
-                self.engine.housekeeping()
+                if self.engine._expiry_candidates:  # housekeeping() has nothing to do without them
+                    self.engine.housekeeping()
                 result = fn(*args)
             finally:
                 pending = self._flush()
@@ -91,7 +92,8 @@ class QueueManagerHost:
             if self.broken is not None or self.closed:
                 self._check()
             try:
-                self.engine.housekeeping()
+                if self.engine._expiry_candidates:  # housekeeping() has nothing to do without them
+                    self.engine.housekeeping()
                 result = fn(*args)
             finally:
                 pending = self._flush()
@@ -105,10 +107,10 @@ class QueueManagerHost:
 
     def _flush(self) -> Pending | None:
         """Under the lock: hand the effects of the last call to the store and wake the waiters."""
-        effects = self.engine.take_effects_if_any()
+        effects = self.engine.take_pending()
         if effects is None:
             return None
-        wake = effects.wake
+        batch, wake = effects
         if wake:
             conds = self._conds
             if conds:
@@ -118,7 +120,6 @@ class QueueManagerHost:
                         cond.notify_all()
             for listener in self.wake_listeners:
                 listener(wake)
-        batch: Batch | None = effects.batch
         if batch is None or batch.is_empty():
             return None
         try:
@@ -159,7 +160,8 @@ class QueueManagerHost:
                 if self.broken is not None or self.closed:
                     self._check()
                 try:
-                    engine.housekeeping()
+                    if engine._expiry_candidates:  # housekeeping() has nothing to do without them
+                        engine.housekeeping()
                     return engine.get(conn, hobj, md, gmo, buflen)
                 finally:
                     pending = self._flush()
