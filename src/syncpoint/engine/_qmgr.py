@@ -89,7 +89,9 @@ _BLANK48 = b" " * 48
 _MD_SIZE = MQMD.size()
 _ID_MATCH = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
 _TOKEN = struct.Struct(">QQ")
-_COUNTER = struct.Struct(">Q").pack  # MsgToken: 0 and the put sequence
+_COUNTER = struct.Struct(">Q").pack
+_MD2_PACK = MQMD._struct_by_len[MQMD.size(2)].pack  # a version-2 MQMD's layout
+_MD2_VALUES = MQMD._getter_by_len[MQMD.size(2)]  # its fields' values in order  # MsgToken: 0 and the put sequence
 
 _INPUT_OPTS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
 _BROWSE_GET_OPTS = (
@@ -1019,9 +1021,20 @@ class QueueManager:
 
     @staticmethod
     def _stored(m: Message) -> StoredMessage:
-        md = MQMD.__new__(MQMD)
-        md.__dict__.update(m.md)
-        return StoredMessage(m.seq, m.queue.name, m.priority, md.pack(), m.data, m.backout, m.put_time)
+        fields = m.md
+        raw: bytes | None = None
+        if fields["Version"] == 2:
+            # a message's fields are normalised when it is put (or read back), so MQMD.pack's per-field
+            # checks would change nothing: pack them at once, and leave anything unusual to MQMD.pack
+            try:
+                raw = _MD2_PACK(*_MD2_VALUES(fields))
+            except struct.error:
+                raw = None
+        if raw is None:
+            md = MQMD.__new__(MQMD)
+            md.__dict__.update(fields)
+            raw = md.pack()
+        return StoredMessage(m.seq, m.queue.name, m.priority, raw, m.data, m.backout, m.put_time)
 
     def new_msgid(self) -> bytes:
         """A unique MsgId: "AMQ ", the queue manager name, and a counter. The counter starts from the clock
