@@ -22,7 +22,7 @@ import ssl
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from syncpoint.engine import Clock, GetResult
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError, blank_strip
@@ -187,7 +187,8 @@ class Queue:
                 format = C.MQFMT_STRING
         md = _build_md(md, priority, persistent, expiry, msg_id, correl_id, reply_to, format, msg_type, report)
         if not pmo:
-            pmo = _new(MQPMO, _PMO_SYNCPOINT if syncpoint else _PMO_NO_SYNCPOINT)
+            pmo = _PMO_NEW(MQPMO)  # a fresh structure: its defaults
+            pmo.__dict__.update(_PMO_SYNCPOINT if syncpoint else _PMO_NO_SYNCPOINT)
         elif pmo.Options & (C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT) == 0:
             pmo.Options |= C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
         h = self._handles.get("put" if self._fixed is None else "all")
@@ -253,25 +254,31 @@ class Queue:
         """Get (remove) the next message. ``wait`` in seconds (math.inf: forever). Raises MQMIError 2033
         (MQRC_NO_MSG_AVAILABLE) when there is none."""
         if not md:
-            md = _new(MQMD, MQMD._defaults)
+            md = _MD_NEW(MQMD)  # a fresh structure: its defaults
+            md.__dict__.update(_MD_DEFAULTS)
         if msg_id is not None:
             md.MsgId = _id(msg_id)
         if correl_id is not None:
             md.CorrelId = _id(correl_id)
-        if gmo is None and wait is None and not mark_skip_backout and not accept_truncated:
-            gmo = _new(MQGMO, _GMO_SYNCPOINT if syncpoint else _GMO_NO_SYNCPOINT)
-        elif gmo is None:
-            gmo = MQGMO()
-            w, interval = _wait_ms(wait)
-            gmo.Options = w | C.MQGMO_FAIL_IF_QUIESCING
-            gmo.WaitInterval = interval
-            gmo.Options |= C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT
+        if gmo is None:
+            # MQGMO(): no wait, FAIL_IF_QUIESCING, the syncpoint option, then the arguments' options
+            gmo = _GMO_NEW(MQGMO)  # a fresh structure: its defaults
+            gmo.__dict__.update(_GMO_SYNCPOINT if syncpoint else _GMO_NO_SYNCPOINT)
+            if wait is not None:
+                w, interval = _wait_ms(wait)
+                gmo.Options |= w
+                gmo.WaitInterval = interval
             if mark_skip_backout:
                 gmo.Options |= C.MQGMO_MARK_SKIP_BACKOUT
             if accept_truncated:
                 gmo.Options |= C.MQGMO_ACCEPT_TRUNCATED_MSG
         h = self._handles.get("get" if self._fixed is None else "all")
-        return self.qm._get(self._h("get") if h is None else h, md, gmo, max_length)
+        result = self.qm.transport.get(self._h("get") if h is None else h, md, gmo, max_length)
+        if result.reason != C.MQRC_NONE:  # QueueManager._get, inline
+            raise MQMIError(
+                result.comp, result.reason, message=Message(result.data, md), original_length=result.data_length
+            )
+        return Message(result.data, md)
 
     def get_or_none(self, **kw: Any) -> Message | None:
         try:
@@ -451,17 +458,11 @@ _PUT_KEYWORDS = frozenset(
 )
 
 
-_S = TypeVar("_S", MQMD, MQPMO, MQGMO)
-
-
-def _new(cls: type[_S], fields: dict[str, Any]) -> _S:
-    """A structure holding ``fields`` (a complete set, e.g. the class's defaults): ``cls()`` without the
-    per-field checks of its constructor."""
-    obj = cls.__new__(cls)
-    obj.__dict__.update(fields)
-    return obj
-
-
+# a structure without its constructor's per-field checks: ``cls.__new__`` and a complete set of fields
+_MD_NEW = MQMD.__new__
+_PMO_NEW = MQPMO.__new__
+_GMO_NEW = MQGMO.__new__
+_MD_DEFAULTS = MQMD._defaults
 # the option words of the Pythonic put and get without extra arguments, as complete prepared structures
 _PMO_SYNCPOINT = {**MQPMO._defaults, "Options": C.MQPMO_SYNCPOINT}
 _PMO_NO_SYNCPOINT = {**MQPMO._defaults, "Options": C.MQPMO_NO_SYNCPOINT}
@@ -490,7 +491,8 @@ def _build_md(
     report: int | None,
 ) -> MQMD:
     if not md:
-        md = _new(MQMD, MQMD._defaults)
+        md = _MD_NEW(MQMD)  # a fresh structure: its defaults
+        md.__dict__.update(_MD_DEFAULTS)
     if priority is not None:
         md.Priority = priority
     if persistent is not None:
