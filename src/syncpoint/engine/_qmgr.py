@@ -883,7 +883,10 @@ class QueueManager:
         if not ctx:
             # the default context: every identity and origin field is the queue manager's, already exact
             d.update(conn.context)
-            d["PutDate"], d["PutTime"] = put_date_time(now)
+            if int(now * 100) == _pdt_cache[0]:  # put_date_time's cache, without the call
+                d["PutDate"], d["PutTime"] = _pdt_cache[1]
+            else:
+                d["PutDate"], d["PutTime"] = put_date_time(now)
             check = _APPL_CHAR_FIELDS
         else:
             self._put_context(conn, out, ctx, source, now)
@@ -931,7 +934,12 @@ class QueueManager:
             q.uncommitted += 1
         else:
             uow = None
-            q.make_available(m)  # _make_visible, inline
+            # _make_visible and q.make_available, inline: the new message is AVAILABLE, keyed in the queue's order
+            key = m.key
+            q.by_key[key] = m
+            q.index.add(key)
+            if expiry != MQEI_UNLIMITED:
+                q.track_expiry(m)
             if m.persistent:
                 b = self._b()
                 b.put_messages.append(self._stored(m))
@@ -1142,7 +1150,16 @@ class QueueManager:
                 raise _fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the message under the browse cursor has expired")
         else:
             after = h.browse_key if rare and opts & C.MQGMO_BROWSE_NEXT else None
-            found = self._find(h, q, md, gmo, after, now)
+            mo = gmo.MatchOptions if gmo.Version >= 2 else _ID_MATCH
+            if (
+                after is None
+                and not mo & ~_ID_MATCH
+                and not (mo & C.MQMO_MATCH_MSG_ID and md.MsgId != _NONE24)
+                and not (mo & C.MQMO_MATCH_CORREL_ID and md.CorrelId != _NONE24)
+            ):
+                found = self._first(h, q, now)  # what _find does when there is nothing to match
+            else:
+                found = self._find(h, q, md, gmo, after, now)
             if found is None:
                 raise _fail(C.MQRC_NO_MSG_AVAILABLE, None)
             m = found
@@ -1189,7 +1206,12 @@ class QueueManager:
         if browse:
             self._position_cursor(h, m, opts)
             return result
-        q.take(m)
+        key = m.key  # q.take(m), inline
+        q.index.remove(key)
+        del q.by_key[key]
+        if m.locked_by is not None:
+            m.locked_by.locked = None
+            m.locked_by = None
         if h.cursor is m:
             h.cursor = None
         q.depth -= 1

@@ -107,7 +107,10 @@ class QueueManagerHost:
 
     def _flush(self) -> Pending | None:
         """Under the lock: hand the effects of the last call to the store and wake the waiters."""
-        effects = self.engine.take_pending()
+        engine = self.engine
+        if engine._batch is None and not engine._wake:  # take_pending() would return None: save the call
+            return None
+        effects = engine.take_pending()
         if effects is None:
             return None
         batch, wake = effects
