@@ -599,13 +599,20 @@ class QueueManager:
         self._handles.discard(hobj)
 
     def mqput(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> None:
-        self._raise_warning(self.transport.put(hobj, md, pmo, data))
+        reason = self.transport.put(hobj, md, pmo, data)
+        if reason != C.MQRC_NONE:  # _raise_warning, inline
+            raise MQMIError(C.MQCC_WARNING, reason)
 
     def mqput1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> None:
         self._raise_warning(self.transport.put1(od, md, pmo, data))
 
     def mqget(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None = None) -> bytes:
-        return self._get(hobj, md, gmo, buflen).data
+        result = self.transport.get(hobj, md, gmo, buflen)
+        if result.reason != C.MQRC_NONE:  # _get, inline: the data without a Message around it
+            raise MQMIError(
+                result.comp, result.reason, message=Message(result.data, md), original_length=result.data_length
+            )
+        return result.data
 
     def mqinq(self, hobj: int, selectors: Sequence[int]) -> tuple[list[int], list[bytes]]:
         ints, chars, reason = self.transport.inq(hobj, selectors)
