@@ -185,7 +185,23 @@ class Queue:
             data = data.encode("utf-8")
             if format is None:
                 format = C.MQFMT_STRING
-        md = _build_md(md, priority, persistent, expiry, msg_id, correl_id, reply_to, format, msg_type, report)
+        if (
+            md is None
+            and priority is None
+            and expiry is None
+            and msg_id is None
+            and correl_id is None
+            and reply_to is None
+            and format is None
+            and msg_type is None
+            and report is None
+        ):  # _build_md's common case, inline: a fresh MQMD, perhaps with the persistence asked for
+            md = _MD_NEW(MQMD)
+            md.__dict__.update(_MD_DEFAULTS)
+            if persistent is not None:
+                md.Persistence = C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT
+        else:
+            md = _build_md(md, priority, persistent, expiry, msg_id, correl_id, reply_to, format, msg_type, report)
         if not pmo:
             pmo = _PMO_NEW(MQPMO)  # a fresh structure: its defaults
             pmo.__dict__.update(_PMO_SYNCPOINT if syncpoint else _PMO_NO_SYNCPOINT)
