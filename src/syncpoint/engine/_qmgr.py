@@ -870,7 +870,7 @@ class QueueManager:
             prio = qattrs["DEFPRTY"]  # seed 001, condition 14: FIFO assigns the queue's default priority
         syncpoint = opts & MQPMO_SYNCPOINT
         uow = conn.uow
-        if syncpoint and uow is not None and len(uow) >= self.qmgr.attrs["MAXUMSGS"]:
+        if syncpoint and uow is not None and len(uow.puts) + len(uow.gets) >= self.qmgr.attrs["MAXUMSGS"]:
             raise _fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
         # -- from here on the put succeeds: build the descriptor --------------------------------------
         now = self.clock.time()
@@ -1167,7 +1167,7 @@ class QueueManager:
         in_uow = False
         if not browse:
             in_uow = bool(sync & MQGMO_SYNCPOINT) or bool(sync & MQGMO_SYNCPOINT_IF_PERSISTENT and m.persistent)
-            if in_uow and uow is not None and len(uow) >= self.qmgr.attrs["MAXUMSGS"]:
+            if in_uow and uow is not None and len(uow.puts) + len(uow.gets) >= self.qmgr.attrs["MAXUMSGS"]:
                 raise _fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
         # -- fill the MQMD and the buffer ------------------------------------------------------------
         d = md.__dict__
@@ -1617,18 +1617,28 @@ class QueueManager:
         conn.uow = None
         if uow is None:
             return
+        b: Batch | None = None
+        wake = self._wake
+        stored = self._stored
         for m in uow.puts:
             q = m.queue
             q.uncommitted -= 1
             if not q.deleted and m.state == PUT_PENDING:
-                self._make_visible(m)
+                q.make_available(m)  # _make_visible, inline
+                if m.persistent:
+                    if b is None:
+                        b = self._b()
+                    b.put_messages.append(stored(m))
+                    b.durable = True
+                wake.add(q.name)
         for m in uow.gets:
             m.queue.uncommitted -= 1
             if m.state != GOT_PENDING:
                 continue
             m.state = GONE
             if m.persistent:
-                b = self._b()
+                if b is None:
+                    b = self._b()
                 b.delete_messages.append(m.seq)
                 b.durable = True
         if uow.triggers:
