@@ -1310,6 +1310,8 @@ class QueueManager:
         """:meth:`_find` without match options from the start of the queue: the first available message not
         locked by another handle nor reserved by another connection; expired ones met on the way are discarded."""
         by_key = q.by_key
+        if not by_key:  # nothing available: no walk
+            return None
         conn = h.conn
         expired: list[Message] | None = None
         chosen: Message | None = None
