@@ -87,11 +87,12 @@ _WARNING = C.MQCC_WARNING
 _NONE24 = b"\0" * 24
 _BLANK48 = b" " * 48
 _MD_SIZE = MQMD.size()
-_ID_MATCH = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
-_TOKEN = struct.Struct(">QQ")
-_COUNTER = struct.Struct(">Q").pack
+_ID_MATCH = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID  # a version-1 MQGMO's match options
+_OTHER_MATCH = ~_ID_MATCH  # the match options a get without anything to match must not have
+_TOKEN = struct.Struct(">QQ")  # MsgToken: 0 and the put sequence
+_COUNTER = struct.Struct(">Q").pack  # the counter at the end of a MsgId
 _MD2_PACK = MQMD._struct_by_len[MQMD.size(2)].pack  # a version-2 MQMD's layout
-_MD2_VALUES = MQMD._getter_by_len[MQMD.size(2)]  # its fields' values in order  # MsgToken: 0 and the put sequence
+_MD2_VALUES = MQMD._getter_by_len[MQMD.size(2)]  # its fields' values in order
 
 _INPUT_OPTS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
 _BROWSE_GET_OPTS = (
@@ -145,6 +146,7 @@ _PLAIN_GET_OPTS = (
     | C.MQGMO_PROPERTIES_COMPATIBILITY
     | C.MQGMO_PROPERTIES_FORCE_MQRFH2
 )
+_RARE_GET_OPTS = ~_PLAIN_GET_OPTS  # any of these sends MQGET through every option check
 _KNOWN_PUT_OPTS = (
     C.MQPMO_SYNCPOINT
     | C.MQPMO_NO_SYNCPOINT
@@ -160,6 +162,7 @@ _KNOWN_PUT_OPTS = (
 )
 # the put options whose checks cannot fail alone (no context option): MQPUT's fast path checks only these
 _PLAIN_PUT_OPTS = _KNOWN_PUT_OPTS & ~_CONTEXT_PUT_OPTS
+_RARE_PUT_OPTS = ~_PLAIN_PUT_OPTS  # any of these sends MQPUT through _check_put_options
 _BOTH_PUT_SYNC = C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT
 _PLAIN_MSG_TYPES = (C.MQMT_REQUEST, C.MQMT_REPLY, C.MQMT_REPORT, C.MQMT_DATAGRAM)
 # the MQMD's character fields as (name, length); those a put with the default context leaves to the application
@@ -820,7 +823,7 @@ class QueueManager:
         opts = pmo.Options
         ctx = opts & _CONTEXT_PUT_OPTS
         source: dict[str, Any] | None = None
-        if opts & ~_PLAIN_PUT_OPTS or opts & _BOTH_PUT_SYNC == _BOTH_PUT_SYNC:
+        if opts & _RARE_PUT_OPTS or opts & _BOTH_PUT_SYNC == _BOTH_PUT_SYNC:
             source = self._check_put_options(conn, h, pmo, opts, ctx)
         elif self.quiescing and opts & C.MQPMO_FAIL_IF_QUIESCING:
             raise _fail(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is ending")
@@ -1072,7 +1075,7 @@ class QueueManager:
             raise _fail(C.MQRC_GMO_ERROR, "the get-message options are not a valid MQGMO")
         opts = gmo.Options
         # the options beyond the plain ones (browse, cursor, lock, mark, unknown bits) are checked only when given
-        rare = opts & ~_PLAIN_GET_OPTS
+        rare = opts & _RARE_GET_OPTS
         if rare:
             if opts & _UNSUPPORTED_GET_OPTS:
                 raise _fail(
@@ -1153,7 +1156,7 @@ class QueueManager:
             mo = gmo.MatchOptions if gmo.Version >= 2 else _ID_MATCH
             if (
                 after is None
-                and not mo & ~_ID_MATCH
+                and not mo & _OTHER_MATCH
                 and not (mo & C.MQMO_MATCH_MSG_ID and md.MsgId != _NONE24)
                 and not (mo & C.MQMO_MATCH_CORREL_ID and md.CorrelId != _NONE24)
             ):
@@ -1256,7 +1259,7 @@ class QueueManager:
         mo = gmo.MatchOptions if gmo.Version >= 2 else (C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
         msgid = md.MsgId if mo & C.MQMO_MATCH_MSG_ID and md.MsgId != _NONE24 else None
         correlid = md.CorrelId if mo & C.MQMO_MATCH_CORREL_ID and md.CorrelId != _NONE24 else None
-        if after is None and msgid is None and correlid is None and not mo & ~_ID_MATCH:
+        if after is None and msgid is None and correlid is None and not mo & _OTHER_MATCH:
             return self._first(h, q, now)  # nothing to match: the first message this handle may have
         groupid = None
         seqno = None
