@@ -34,6 +34,27 @@ from typing import Any
 
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.constants import (  # the ones MQPUT and MQGET test on every call, without the C. lookup
+    MQCCSI_Q_MGR,
+    MQEI_UNLIMITED,
+    MQFMT_XMIT_Q_HEADER,
+    MQGMO_SYNCPOINT,
+    MQGMO_SYNCPOINT_IF_PERSISTENT,
+    MQGMO_WAIT,
+    MQMT_REQUEST,
+    MQOO_SAVE_ALL_CONTEXT,
+    MQPER_NOT_PERSISTENT,
+    MQPER_PERSISTENCE_AS_Q_DEF,
+    MQPER_PERSISTENT,
+    MQPMO_NEW_CORREL_ID,
+    MQPMO_NEW_MSG_ID,
+    MQPMO_SYNCPOINT,
+    MQPRI_PRIORITY_AS_Q_DEF,
+    MQQA_GET_INHIBITED,
+    MQQA_PUT_INHIBITED,
+    MQRC_NONE,
+    MQTC_ON,
+)
 from syncpoint.store import Batch, Snapshot, StoredMessage
 
 from ._objects import (
@@ -66,6 +87,12 @@ _WARNING = C.MQCC_WARNING
 _NONE24 = b"\0" * 24
 _BLANK48 = b" " * 48
 _MD_SIZE = MQMD.size()
+_ID_MATCH = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID  # a version-1 MQGMO's match options
+_OTHER_MATCH = ~_ID_MATCH  # the match options a get without anything to match must not have
+_TOKEN = struct.Struct(">QQ")  # MsgToken: 0 and the put sequence
+_COUNTER = struct.Struct(">Q").pack  # the counter at the end of a MsgId
+_MD2_PACK = MQMD._struct_by_len[MQMD.size(2)].pack  # a version-2 MQMD's layout
+_MD2_VALUES = MQMD._getter_by_len[MQMD.size(2)]  # its fields' values in order
 
 _INPUT_OPTS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
 _BROWSE_GET_OPTS = (
@@ -108,6 +135,18 @@ _UNSUPPORTED_GET_OPTS = (
     | C.MQGMO_UNMARKED_BROWSE_MSG
     | C.MQGMO_PROPERTIES_IN_HANDLE
 )
+# the get options whose checks need no browse, cursor, lock or mark logic: MQGET's fast path
+_PLAIN_GET_OPTS = (
+    C.MQGMO_WAIT
+    | _SYNC_GET_OPTS
+    | C.MQGMO_ACCEPT_TRUNCATED_MSG
+    | C.MQGMO_FAIL_IF_QUIESCING
+    | C.MQGMO_CONVERT
+    | C.MQGMO_NO_PROPERTIES
+    | C.MQGMO_PROPERTIES_COMPATIBILITY
+    | C.MQGMO_PROPERTIES_FORCE_MQRFH2
+)
+_RARE_GET_OPTS = ~_PLAIN_GET_OPTS  # any of these sends MQGET through every option check
 _KNOWN_PUT_OPTS = (
     C.MQPMO_SYNCPOINT
     | C.MQPMO_NO_SYNCPOINT
@@ -121,6 +160,17 @@ _KNOWN_PUT_OPTS = (
     | C.MQPMO_SYNC_RESPONSE
     | C.MQPMO_MD_FOR_OUTPUT_ONLY
 )
+# the put options whose checks cannot fail alone (no context option): MQPUT's fast path checks only these
+_PLAIN_PUT_OPTS = _KNOWN_PUT_OPTS & ~_CONTEXT_PUT_OPTS
+_RARE_PUT_OPTS = ~_PLAIN_PUT_OPTS  # any of these sends MQPUT through _check_put_options
+_BOTH_PUT_SYNC = C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT
+_PLAIN_MSG_TYPES = (C.MQMT_REQUEST, C.MQMT_REPLY, C.MQMT_REPORT, C.MQMT_DATAGRAM)
+# the MQMD's character fields as (name, length); those a put with the default context leaves to the application
+_ALL_CHAR_FIELDS = tuple(MQMD._char_lengths.items())
+_CONTEXT_SET_BY_PUT = frozenset(
+    {"UserIdentifier", "AccountingToken", "ApplIdentityData", "PutApplName", "PutDate", "PutTime", "ApplOriginData"}
+)
+_APPL_CHAR_FIELDS = tuple((f, n) for f, n in _ALL_CHAR_FIELDS if f not in _CONTEXT_SET_BY_PUT)
 _KNOWN_OPEN_OPTS = (
     _INPUT_OPTS
     | C.MQOO_BROWSE
@@ -209,9 +259,10 @@ def put_date_time(t: float) -> tuple[bytes, bytes]:
         return _pdt_cache[1]  # type: ignore[no-any-return]
     tm = _time.gmtime(t)
     hundredths = int((t - int(t)) * 100)
+    # blank-padded as MQMD.normalize would pad them (a year before 1000), so a put need not normalise them
     value = (
-        _time.strftime("%Y%m%d", tm).encode(),
-        (_time.strftime("%H%M%S", tm) + f"{hundredths:02d}").encode(),
+        _time.strftime("%Y%m%d", tm).encode().ljust(8),
+        (_time.strftime("%H%M%S", tm) + f"{hundredths:02d}").encode().ljust(8),
     )
     _pdt_cache[0] = key
     _pdt_cache[1] = value
@@ -243,6 +294,7 @@ class Connection:
         "appl_name",
         "appl_name28",
         "appl_type",
+        "context",
         "handles",
         "hconn",
         "pid",
@@ -260,6 +312,15 @@ class Connection:
         self.pid = pid
         self.appl_name28 = _char(appl_name, 28)
         self.user12 = _char(user, 12)
+        # the MQMD context fields a put with the default context sets (all but PutDate and PutTime)
+        self.context: dict[str, Any] = {
+            "UserIdentifier": self.user12,
+            "AccountingToken": C.MQACT_NONE,
+            "ApplIdentityData": b" " * 32,
+            "PutApplType": appl_type,
+            "PutApplName": self.appl_name28,
+            "ApplOriginData": b" " * 4,
+        }
         self.handles: dict[int, Handle] = {}
         self.uow: UnitOfWork | None = None
         self.alive = True
@@ -446,6 +507,18 @@ class QueueManager:
         self._wake = set()
         return e
 
+    def take_pending(self) -> tuple[Batch | None, set[str]] | None:
+        """:meth:`take_effects` as a pair (batch, wake), or None (and nothing allocated) when the calls since
+        left none: the host's path after every call."""
+        batch = self._batch
+        wake = self._wake
+        if batch is None and not wake:
+            return None
+        self._batch = None
+        if wake:
+            self._wake = set()
+        return batch, wake
+
     # -- attributes of the queue manager --------------------------------------------------------------
     def qm_attr(self, keyword: str) -> Any:
         return self.qmgr.attrs[QMGR_KEYWORD_ALIASES.get(keyword, keyword)]
@@ -485,6 +558,10 @@ class QueueManager:
     def _handle(self, conn: Connection, hobj: Handle | int) -> Handle:
         if not conn.alive:
             raise _fail(C.MQRC_HCONN_ERROR, "the connection has ended")
+        if type(hobj) is int:
+            h = conn.handles.get(hobj)
+            if h is not None:
+                return h
         h = conn.handles.get(hobj if isinstance(hobj, int) else hobj.hobj)
         if h is None or (not isinstance(hobj, int) and h is not hobj):
             raise _fail(C.MQRC_HOBJ_ERROR, "the object handle is not open on this connection")
@@ -710,7 +787,9 @@ class QueueManager:
     # ==================================================================================================
     def put(self, conn: Connection, hobj: Handle | int, md: MQMD, pmo: MQPMO, data: bytes) -> int:
         """MQPUT. Returns MQRC_NONE or a warning reason; raises MQMIError on failure."""
-        h = self._handle(conn, hobj)
+        h = conn.handles.get(hobj) if type(hobj) is int and conn.alive else None  # _handle's common case
+        if h is None:
+            h = self._handle(conn, hobj)
         if not h.options & C.MQOO_OUTPUT:
             raise _fail(C.MQRC_NOT_OPEN_FOR_OUTPUT, f"queue {h.name} is not open for output")
         return self._put(conn, h, md, pmo, data)
@@ -742,11 +821,144 @@ class QueueManager:
         if pmo.StrucId != b"PMO " or pmo.Version not in (1, 2, 3):
             raise _fail(C.MQRC_PMO_ERROR, "the put-message options are not a valid MQPMO")
         opts = pmo.Options
+        ctx = opts & _CONTEXT_PUT_OPTS
+        source: dict[str, Any] | None = None
+        if opts & _RARE_PUT_OPTS or opts & _BOTH_PUT_SYNC == _BOTH_PUT_SYNC:
+            source = self._check_put_options(conn, h, pmo, opts, ctx)
+        elif self.quiescing and opts & C.MQPMO_FAIL_IF_QUIESCING:
+            raise _fail(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is ending")
+        # the message itself
+        length = len(data)
+        if length > self.qmgr.attrs["QMMAXMSGL"]:
+            raise _fail(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"{length} bytes exceed the queue manager's MAXMSGL")
+        qattrs = q.attrs
+        if length > qattrs["MAXMSGL"]:
+            raise _fail(C.MQRC_MSG_TOO_BIG_FOR_Q, f"{length} bytes exceed MAXMSGL of queue {q.name}")
+        first = h.alias.attrs if h.alias is not None else qattrs
+        prio = md.Priority
+        reason = MQRC_NONE
+        if prio == MQPRI_PRIORITY_AS_Q_DEF:
+            prio = first["DEFPRTY"]
+        elif prio < 0:
+            raise _fail(C.MQRC_PRIORITY_ERROR, f"Priority {prio} is not valid")
+        elif prio > 9:
+            prio = 9
+            reason = C.MQRC_PRIORITY_EXCEEDS_MAXIMUM
+        pers = md.Persistence
+        if pers == MQPER_PERSISTENCE_AS_Q_DEF:
+            pers = first["DEFPSIST"]
+        elif pers != MQPER_NOT_PERSISTENT and pers != MQPER_PERSISTENT:
+            raise _fail(C.MQRC_PERSISTENCE_ERROR, f"Persistence {pers} is not valid")
+        expiry = md.Expiry
+        if expiry == 0 or expiry < MQEI_UNLIMITED:
+            raise _fail(C.MQRC_EXPIRY_ERROR, f"Expiry {expiry} is not valid: use a positive value or MQEI_UNLIMITED")
+        if md.Format == MQFMT_XMIT_Q_HEADER:
+            self._check_xqh_expiry(expiry, data)
+        mt = md.MsgType
+        if mt not in _PLAIN_MSG_TYPES and not (
+            C.MQMT_APPL_FIRST <= mt <= C.MQMT_APPL_LAST or 1 <= mt <= C.MQMT_SYSTEM_LAST
+        ):
+            raise _fail(C.MQRC_MSG_TYPE_ERROR, f"MsgType {mt} is not valid")
+        if mt == MQMT_REQUEST and not _name(md.ReplyToQ):
+            raise _fail(C.MQRC_MISSING_REPLY_TO_Q, "a request message needs ReplyToQ")
+        if pers == MQPER_PERSISTENT and q.definition.dynamic == C.MQQDT_TEMPORARY_DYNAMIC:
+            raise _fail(
+                C.MQRC_PERSISTENT_NOT_ALLOWED, f"temporary dynamic queue {q.name} cannot hold persistent messages"
+            )
+        if first["PUT"] == MQQA_PUT_INHIBITED or qattrs["PUT"] == MQQA_PUT_INHIBITED:
+            raise _fail(C.MQRC_PUT_INHIBITED, f"puts are inhibited for queue {h.name}")
+        if q.depth >= qattrs["MAXDEPTH"]:
+            raise _fail(C.MQRC_Q_FULL, f"queue {q.name} is full (MAXDEPTH {qattrs['MAXDEPTH']})")
+        if q.fifo:
+            prio = qattrs["DEFPRTY"]  # seed 001, condition 14: FIFO assigns the queue's default priority
+        syncpoint = opts & MQPMO_SYNCPOINT
+        uow = conn.uow
+        if syncpoint and uow is not None and len(uow.puts) + len(uow.gets) >= self.qmgr.attrs["MAXUMSGS"]:
+            raise _fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
+        # -- from here on the put succeeds: build the descriptor --------------------------------------
+        now = self.clock.time()
+        out = md  # output fields are written back into the caller's MQMD
+        d = out.__dict__
+        if md.MsgId == _NONE24 or opts & MQPMO_NEW_MSG_ID or not md.MsgId.strip(b"\0"):
+            d["MsgId"] = self.new_msgid()
+        if opts & MQPMO_NEW_CORREL_ID:
+            d["CorrelId"] = self.new_msgid()
+        if not ctx:
+            # the default context: every identity and origin field is the queue manager's, already exact
+            d.update(conn.context)
+            if int(now * 100) == _pdt_cache[0]:  # put_date_time's cache, without the call
+                d["PutDate"], d["PutTime"] = _pdt_cache[1]
+            else:
+                d["PutDate"], d["PutTime"] = put_date_time(now)
+            check = _APPL_CHAR_FIELDS
+        else:
+            self._put_context(conn, out, ctx, source, now)
+            check = _ALL_CHAR_FIELDS
+        # MQCCSI_Q_MGR is replaced by the queue manager's CCSID, and a blank ReplyToQMgr by the queue manager's
+        # name, as IBM MQ does on MQPUT (the caller's MQMD shows both)
+        if d["CodedCharSetId"] == MQCCSI_Q_MGR:
+            d["CodedCharSetId"] = self.qmgr.attrs["CCSID"]
+        if not out.ReplyToQMgr.strip(b" \0"):
+            d["ReplyToQMgr"] = self.name48
+        pmo.ResolvedQName = q.name48
+        pmo.ResolvedQMgrName = self.name48
+        # normalise (MQMD.normalize) the character fields the caller could have set
+        for f, n in check:
+            v = d[f]
+            if type(v) is not bytes or len(v) != n:
+                d[f] = out._value(f)
+        stored = dict(d)
+        stored["Version"] = 2
+        stored["Priority"] = prio
+        stored["Persistence"] = pers
+        stored["BackoutCount"] = 0
+        seq = self._seq
+        self._seq = seq + 1
+        m = Message(
+            seq,
+            q,
+            prio,
+            pers == MQPER_PERSISTENT,
+            stored,
+            bytes(data),
+            stored["MsgId"],
+            stored["CorrelId"],
+            stored["GroupId"],
+            stored["MsgSeqNumber"],
+            expiry,
+            now,
+        )
+        q.depth += 1
+        q.last_put = now
+        if syncpoint:
+            uow = self._uow(conn)
+            uow.puts.append(m)
+            m.state = PUT_PENDING
+            q.uncommitted += 1
+        else:
+            uow = None
+            # _make_visible and q.make_available, inline: the new message is AVAILABLE, keyed in the queue's order
+            key = m.key
+            q.by_key[key] = m
+            q.index.add(key)
+            if expiry != MQEI_UNLIMITED:
+                q.track_expiry(m)
+            if m.persistent:
+                b = self._b()
+                b.put_messages.append(self._stored(m))
+                b.durable = True
+            self._wake.add(q.name)
+        if qattrs["TRIGGER"] == MQTC_ON:
+            self.triggering.message_put(m, uow)  # seed 001, condition 1
+        return reason
+
+    def _check_put_options(self, conn: Connection, h: Handle, pmo: MQPMO, opts: int, ctx: int) -> dict[str, Any] | None:
+        """The put options beyond the plain ones (context, both syncpoint options, unknown bits), checked in
+        MQPUT's order; returns the saved context a MQPMO_PASS_* option names (None for the others)."""
         if opts & ~_KNOWN_PUT_OPTS:
             raise _fail(C.MQRC_OPTIONS_ERROR, f"unknown or unsupported put options {opts & ~_KNOWN_PUT_OPTS:#x}")
         if opts & C.MQPMO_SYNCPOINT and opts & C.MQPMO_NO_SYNCPOINT:
             raise _fail(C.MQRC_OPTIONS_ERROR, "MQPMO_SYNCPOINT and MQPMO_NO_SYNCPOINT together")
-        ctx = opts & _CONTEXT_PUT_OPTS
         if ctx & (ctx - 1):
             raise _fail(C.MQRC_OPTIONS_ERROR, "only one MQPMO context option may be given")
         if self.quiescing and opts & C.MQPMO_FAIL_IF_QUIESCING:
@@ -768,62 +980,11 @@ class QueueManager:
             if src is None or not src.options & C.MQOO_SAVE_ALL_CONTEXT:
                 raise _fail(C.MQRC_CONTEXT_HANDLE_ERROR, "Context must be an input handle opened MQOO_SAVE_ALL_CONTEXT")
             source = src.saved_context or {}
-        # the message itself
-        length = len(data)
-        if length > self.qm_attr("MAXMSGL"):
-            raise _fail(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"{length} bytes exceed the queue manager's MAXMSGL")
-        if length > q.attrs["MAXMSGL"]:
-            raise _fail(C.MQRC_MSG_TOO_BIG_FOR_Q, f"{length} bytes exceed MAXMSGL of queue {q.name}")
-        first = h.alias.attrs if h.alias is not None else q.attrs
-        prio = md.Priority
-        reason = C.MQRC_NONE
-        if prio == C.MQPRI_PRIORITY_AS_Q_DEF:
-            prio = first["DEFPRTY"]
-        elif prio < 0:
-            raise _fail(C.MQRC_PRIORITY_ERROR, f"Priority {prio} is not valid")
-        elif prio > 9:
-            prio = 9
-            reason = C.MQRC_PRIORITY_EXCEEDS_MAXIMUM
-        pers = md.Persistence
-        if pers == C.MQPER_PERSISTENCE_AS_Q_DEF:
-            pers = first["DEFPSIST"]
-        elif pers not in (C.MQPER_PERSISTENT, C.MQPER_NOT_PERSISTENT):
-            raise _fail(C.MQRC_PERSISTENCE_ERROR, f"Persistence {pers} is not valid")
-        expiry = md.Expiry
-        if expiry == 0 or expiry < C.MQEI_UNLIMITED:
-            raise _fail(C.MQRC_EXPIRY_ERROR, f"Expiry {expiry} is not valid: use a positive value or MQEI_UNLIMITED")
-        if md.Format == C.MQFMT_XMIT_Q_HEADER:
-            self._check_xqh_expiry(expiry, data)
-        mt = md.MsgType
-        if not (
-            mt in (C.MQMT_REQUEST, C.MQMT_REPLY, C.MQMT_REPORT, C.MQMT_DATAGRAM)
-            or C.MQMT_APPL_FIRST <= mt <= C.MQMT_APPL_LAST
-            or 1 <= mt <= C.MQMT_SYSTEM_LAST
-        ):
-            raise _fail(C.MQRC_MSG_TYPE_ERROR, f"MsgType {mt} is not valid")
-        if mt == C.MQMT_REQUEST and not _name(md.ReplyToQ):
-            raise _fail(C.MQRC_MISSING_REPLY_TO_Q, "a request message needs ReplyToQ")
-        if pers == C.MQPER_PERSISTENT and q.definition.dynamic == C.MQQDT_TEMPORARY_DYNAMIC:
-            raise _fail(
-                C.MQRC_PERSISTENT_NOT_ALLOWED, f"temporary dynamic queue {q.name} cannot hold persistent messages"
-            )
-        if first["PUT"] == C.MQQA_PUT_INHIBITED or q.attrs["PUT"] == C.MQQA_PUT_INHIBITED:
-            raise _fail(C.MQRC_PUT_INHIBITED, f"puts are inhibited for queue {h.name}")
-        if q.depth >= q.attrs["MAXDEPTH"]:
-            raise _fail(C.MQRC_Q_FULL, f"queue {q.name} is full (MAXDEPTH {q.attrs['MAXDEPTH']})")
-        if q.fifo:
-            prio = q.attrs["DEFPRTY"]  # seed 001, condition 14: FIFO assigns the queue's default priority
-        syncpoint = bool(opts & C.MQPMO_SYNCPOINT)
-        uow = conn.uow
-        if syncpoint and uow is not None and len(uow) >= self.qm_attr("MAXUMSGS"):
-            raise _fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
-        # -- from here on the put succeeds: build the descriptor --------------------------------------
-        now = self.clock.time()
-        out = md  # output fields are written back into the caller's MQMD
-        if md.MsgId == _NONE24 or opts & C.MQPMO_NEW_MSG_ID or not md.MsgId.strip(b"\0"):
-            out.MsgId = self.new_msgid()
-        if opts & C.MQPMO_NEW_CORREL_ID:
-            out.CorrelId = self.new_msgid()
+        return source
+
+    @staticmethod
+    def _put_context(conn: Connection, out: MQMD, ctx: int, source: dict[str, Any] | None, now: float) -> None:
+        """The context fields of a put with a MQPMO context option (the default context is set inline)."""
         if ctx & C.MQPMO_SET_ALL_CONTEXT:
             pass  # every context field as the application set it
         elif ctx & C.MQPMO_NO_CONTEXT:
@@ -851,49 +1012,6 @@ class QueueManager:
             out.PutApplName = conn.appl_name28
             out.PutDate, out.PutTime = put_date_time(now)
             out.ApplOriginData = b" " * 4
-        # MQCCSI_Q_MGR is replaced by the queue manager's CCSID, and a blank ReplyToQMgr by the queue manager's
-        # name, as IBM MQ does on MQPUT (the caller's MQMD shows both)
-        if out.CodedCharSetId == C.MQCCSI_Q_MGR:
-            out.CodedCharSetId = self.qm_attr("CCSID")
-        if not out.ReplyToQMgr.strip(b" \0"):
-            out.ReplyToQMgr = self.name48
-        pmo.ResolvedQName = q.name48
-        pmo.ResolvedQMgrName = self.name48
-        out.normalize()
-        stored = dict(out.__dict__)
-        stored["Version"] = 2
-        stored["Priority"] = prio
-        stored["Persistence"] = pers
-        stored["BackoutCount"] = 0
-        seq = self._seq
-        self._seq = seq + 1
-        m = Message(
-            seq,
-            q,
-            prio,
-            pers == C.MQPER_PERSISTENT,
-            stored,
-            bytes(data),
-            stored["MsgId"],
-            stored["CorrelId"],
-            stored["GroupId"],
-            stored["MsgSeqNumber"],
-            expiry,
-            now,
-        )
-        q.depth += 1
-        q.last_put = now
-        if syncpoint:
-            uow = self._uow(conn)
-            uow.puts.append(m)
-            m.state = PUT_PENDING
-            q.uncommitted += 1
-        else:
-            uow = None
-            self._make_visible(m)
-        if q.attrs["TRIGGER"] == C.MQTC_ON:
-            self.triggering.message_put(m, uow)  # seed 001, condition 1
-        return reason
 
     @staticmethod
     def _uow(conn: Connection) -> UnitOfWork:
@@ -914,9 +1032,20 @@ class QueueManager:
 
     @staticmethod
     def _stored(m: Message) -> StoredMessage:
-        md = MQMD.__new__(MQMD)
-        md.__dict__.update(m.md)
-        return StoredMessage(m.seq, m.queue.name, m.priority, md.pack(), m.data, m.backout, m.put_time)
+        fields = m.md
+        raw: bytes | None = None
+        if fields["Version"] == 2:
+            # a message's fields are normalised when it is put (or read back), so MQMD.pack's per-field
+            # checks would change nothing: pack them at once, and leave anything unusual to MQMD.pack
+            try:
+                raw = _MD2_PACK(*_MD2_VALUES(fields))
+            except struct.error:
+                raw = None
+        if raw is None:
+            md = MQMD.__new__(MQMD)
+            md.__dict__.update(fields)
+            raw = md.pack()
+        return StoredMessage(m.seq, m.queue.name, m.priority, raw, m.data, m.backout, m.put_time)
 
     def new_msgid(self) -> bytes:
         """A unique MsgId: "AMQ ", the queue manager name, and a counter. The counter starts from the clock
@@ -926,7 +1055,7 @@ class QueueManager:
         if c >= self._msgid_reserved:
             self._msgid_reserved = c + _MSGID_BLOCK
             self._b().counters["msgid"] = self._msgid_reserved
-        return self._msgid_prefix + struct.pack(">Q", c)
+        return self._msgid_prefix + _COUNTER(c)
 
     # ==================================================================================================
     # MQGET
@@ -936,37 +1065,45 @@ class QueueManager:
 
         ``buflen`` None means a buffer as large as the message.
         """
-        h = self._handle(conn, hobj)
+        h = conn.handles.get(hobj) if type(hobj) is int and conn.alive else None  # _handle's common case
+        if h is None:
+            h = self._handle(conn, hobj)
         q = h.queue
         if md.StrucId != b"MD  " or md.Version not in (1, 2):
             raise _fail(C.MQRC_MD_ERROR, "the message descriptor is not a valid MQMD")
         if gmo.StrucId != b"GMO " or gmo.Version not in (1, 2, 3, 4):
             raise _fail(C.MQRC_GMO_ERROR, "the get-message options are not a valid MQGMO")
         opts = gmo.Options
-        if opts & _UNSUPPORTED_GET_OPTS:
-            raise _fail(
-                C.MQRC_OPTIONS_ERROR,
-                f"get options {opts & _UNSUPPORTED_GET_OPTS:#x} (signals, logical order, groups, segments, "
-                "cooperative browse, message handles) are not supported by syncpoint",
-            )
-        if opts & ~(_KNOWN_GET_OPTS | _UNSUPPORTED_GET_OPTS):
-            raise _fail(C.MQRC_OPTIONS_ERROR, f"unknown get options {opts & ~_KNOWN_GET_OPTS:#x}")
+        # the options beyond the plain ones (browse, cursor, lock, mark, unknown bits) are checked only when given
+        rare = opts & _RARE_GET_OPTS
+        if rare:
+            if opts & _UNSUPPORTED_GET_OPTS:
+                raise _fail(
+                    C.MQRC_OPTIONS_ERROR,
+                    f"get options {opts & _UNSUPPORTED_GET_OPTS:#x} (signals, logical order, groups, segments, "
+                    "cooperative browse, message handles) are not supported by syncpoint",
+                )
+            if opts & ~(_KNOWN_GET_OPTS | _UNSUPPORTED_GET_OPTS):
+                raise _fail(C.MQRC_OPTIONS_ERROR, f"unknown get options {opts & ~_KNOWN_GET_OPTS:#x}")
         sync = opts & _SYNC_GET_OPTS
         if sync & (sync - 1):
             raise _fail(C.MQRC_OPTIONS_ERROR, "only one of MQGMO_SYNCPOINT, _NO_SYNCPOINT, _SYNCPOINT_IF_PERSISTENT")
-        browse = opts & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
-        cursor_opts = opts & _BROWSE_GET_OPTS
-        if cursor_opts & (cursor_opts - 1):
-            raise _fail(C.MQRC_OPTIONS_ERROR, "only one browse / under-cursor option may be given")
-        if browse and sync & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT):
-            raise _fail(C.MQRC_OPTIONS_ERROR, "a browse cannot be in syncpoint")
-        if opts & C.MQGMO_MARK_SKIP_BACKOUT and not opts & C.MQGMO_SYNCPOINT:
-            raise _fail(C.MQRC_OPTIONS_ERROR, "MQGMO_MARK_SKIP_BACKOUT needs MQGMO_SYNCPOINT")
-        if opts & C.MQGMO_LOCK and not browse:
-            raise _fail(C.MQRC_OPTIONS_ERROR, "MQGMO_LOCK is valid only with a browse option")
-        if opts & C.MQGMO_UNLOCK and opts & ~(C.MQGMO_UNLOCK | C.MQGMO_NO_WAIT | C.MQGMO_NO_SYNCPOINT):
-            raise _fail(C.MQRC_OPTIONS_ERROR, "MQGMO_UNLOCK must be given alone")
-        if opts & C.MQGMO_WAIT and gmo.WaitInterval < C.MQWI_UNLIMITED:
+        browse = 0
+        cursor_opts = 0
+        if rare:
+            browse = opts & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+            cursor_opts = opts & _BROWSE_GET_OPTS
+            if cursor_opts & (cursor_opts - 1):
+                raise _fail(C.MQRC_OPTIONS_ERROR, "only one browse / under-cursor option may be given")
+            if browse and sync & (MQGMO_SYNCPOINT | MQGMO_SYNCPOINT_IF_PERSISTENT):
+                raise _fail(C.MQRC_OPTIONS_ERROR, "a browse cannot be in syncpoint")
+            if opts & C.MQGMO_MARK_SKIP_BACKOUT and not opts & MQGMO_SYNCPOINT:
+                raise _fail(C.MQRC_OPTIONS_ERROR, "MQGMO_MARK_SKIP_BACKOUT needs MQGMO_SYNCPOINT")
+            if opts & C.MQGMO_LOCK and not browse:
+                raise _fail(C.MQRC_OPTIONS_ERROR, "MQGMO_LOCK is valid only with a browse option")
+            if opts & C.MQGMO_UNLOCK and opts & ~(C.MQGMO_UNLOCK | C.MQGMO_NO_WAIT | C.MQGMO_NO_SYNCPOINT):
+                raise _fail(C.MQRC_OPTIONS_ERROR, "MQGMO_UNLOCK must be given alone")
+        if opts & MQGMO_WAIT and gmo.WaitInterval < C.MQWI_UNLIMITED:
             raise _fail(C.MQRC_WAIT_INTERVAL_ERROR, f"WaitInterval {gmo.WaitInterval} is not valid")
         if buflen is not None and buflen < 0:
             raise _fail(C.MQRC_BUFFER_LENGTH_ERROR, "the buffer length is negative")
@@ -977,33 +1114,30 @@ class QueueManager:
                 raise _fail(C.MQRC_NOT_OPEN_FOR_BROWSE, f"queue {h.name} is not open for browse")
             if opts & C.MQGMO_MSG_UNDER_CURSOR and not h.is_input:
                 raise _fail(C.MQRC_NOT_OPEN_FOR_INPUT, f"queue {h.name} is not open for input")
-        elif opts & C.MQGMO_UNLOCK:
+        elif rare and opts & C.MQGMO_UNLOCK:
             if not h.options & C.MQOO_BROWSE:
                 raise _fail(C.MQRC_NOT_OPEN_FOR_BROWSE, f"queue {h.name} is not open for browse")
-        elif not h.is_input:
-            raise _fail(C.MQRC_NOT_OPEN_FOR_INPUT, f"queue {h.name} is not open for input")
-        if opts & C.MQGMO_UNLOCK:
             if h.locked is None:
                 return GetResult(b"", 0, _WARNING, C.MQRC_NO_MSG_LOCKED)
             h.locked.locked_by = None
             h.locked = None
             self._wake.add(q.name)
             return GetResult(b"", 0)
+        elif not h.options & _INPUT_OPTS:
+            raise _fail(C.MQRC_NOT_OPEN_FOR_INPUT, f"queue {h.name} is not open for input")
         if self.quiescing and opts & C.MQGMO_FAIL_IF_QUIESCING:
             raise _fail(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is ending")
-        inhibited = q.attrs["GET"] == C.MQQA_GET_INHIBITED or (
-            h.alias is not None and h.alias.attrs["GET"] == C.MQQA_GET_INHIBITED
-        )
-        if inhibited:
+        qattrs = q.attrs
+        if qattrs["GET"] == MQQA_GET_INHIBITED or (h.alias is not None and h.alias.attrs["GET"] == MQQA_GET_INHIBITED):
             raise _fail(C.MQRC_GET_INHIBITED, f"gets are inhibited for queue {h.name}")
         uow = conn.uow
-        if opts & C.MQGMO_MARK_SKIP_BACKOUT and uow is not None and uow.marked is not None:
+        if rare and opts & C.MQGMO_MARK_SKIP_BACKOUT and uow is not None and uow.marked is not None:
             raise _fail(
                 C.MQRC_SECOND_MARK_NOT_ALLOWED, "a message is already marked to skip backout in this unit of work"
             )
         now = self.clock.time()
         # -- find the message ------------------------------------------------------------------------
-        if opts & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+        if rare and opts & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
             m = h.cursor
             if (
                 m is None
@@ -1018,38 +1152,50 @@ class QueueManager:
                 h.cursor = None
                 raise _fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the message under the browse cursor has expired")
         else:
-            after = h.browse_key if opts & C.MQGMO_BROWSE_NEXT else None
-            found = self._find(h, q, md, gmo, after, now)
+            after = h.browse_key if rare and opts & C.MQGMO_BROWSE_NEXT else None
+            mo = gmo.MatchOptions if gmo.Version >= 2 else _ID_MATCH
+            if (
+                after is None
+                and not mo & _OTHER_MATCH
+                and not (mo & C.MQMO_MATCH_MSG_ID and md.MsgId != _NONE24)
+                and not (mo & C.MQMO_MATCH_CORREL_ID and md.CorrelId != _NONE24)
+            ):
+                found = self._first(h, q, now)  # what _find does when there is nothing to match
+            else:
+                found = self._find(h, q, md, gmo, after, now)
             if found is None:
                 raise _fail(C.MQRC_NO_MSG_AVAILABLE, None)
             m = found
         # -- syncpoint decision and limits ----------------------------------------------------------
-        destructive = not browse
         in_uow = False
-        if destructive:
-            in_uow = bool(sync & C.MQGMO_SYNCPOINT) or bool(sync & C.MQGMO_SYNCPOINT_IF_PERSISTENT and m.persistent)
-            if in_uow and uow is not None and len(uow) >= self.qm_attr("MAXUMSGS"):
+        if not browse:
+            in_uow = bool(sync & MQGMO_SYNCPOINT) or bool(sync & MQGMO_SYNCPOINT_IF_PERSISTENT and m.persistent)
+            if in_uow and uow is not None and len(uow.puts) + len(uow.gets) >= self.qmgr.attrs["MAXUMSGS"]:
                 raise _fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
         # -- fill the MQMD and the buffer ------------------------------------------------------------
-        version = md.Version
-        md.__dict__.update(m.md)
-        md.Version = version
-        md.BackoutCount = m.backout
-        md.Expiry = m.remaining_expiry(now)
-        if md.Expiry < 1 and m.expiry != C.MQEI_UNLIMITED:
-            md.Expiry = 1  # the last tenth, or a reserved message delivered past its expiry
-        if gmo.Version >= 3:
-            gmo.MsgToken = struct.pack(">QQ", 0, m.seq)
-        if gmo.Version >= 2:
+        d = md.__dict__
+        version = d["Version"]
+        d.update(m.md)
+        d["Version"] = version
+        d["BackoutCount"] = m.backout
+        if m.expiry == MQEI_UNLIMITED:
+            d["Expiry"] = MQEI_UNLIMITED
+        else:
+            # the last tenth, or a reserved message delivered past its expiry, shows 1
+            d["Expiry"] = max(1, m.remaining_expiry(now))
+        gversion = gmo.Version
+        if gversion >= 2:
+            if gversion >= 3:
+                gmo.MsgToken = _TOKEN.pack(0, m.seq)
             gmo.GroupStatus = b" "
             gmo.SegmentStatus = b" "
             gmo.Segmentation = b" "
         gmo.ResolvedQName = q.name48
         body = m.data
-        if m.md["Format"] == C.MQFMT_XMIT_Q_HEADER:
+        if m.md["Format"] == MQFMT_XMIT_Q_HEADER:
             body = self._xqh_decremented(m, now)
         total = len(body)
-        if gmo.Version >= 3:
+        if gversion >= 3:
             gmo.ReturnedLength = total if buflen is None else min(total, buflen)
         if buflen is not None and total > buflen:
             if not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
@@ -1063,13 +1209,18 @@ class QueueManager:
         if browse:
             self._position_cursor(h, m, opts)
             return result
-        q.take(m)
+        key = m.key  # q.take(m), inline
+        q.index.remove(key)
+        del q.by_key[key]
+        if m.locked_by is not None:
+            m.locked_by.locked = None
+            m.locked_by = None
         if h.cursor is m:
             h.cursor = None
         q.depth -= 1
         q.note_get(now, m.put_time)  # LGETDATE / LGETTIME, QTIME
-        if h.options & C.MQOO_SAVE_ALL_CONTEXT:
-            h.saved_context = {f: md.__dict__[f] for f in _CONTEXT_IDENTITY + _CONTEXT_ORIGIN}
+        if h.options & MQOO_SAVE_ALL_CONTEXT:
+            h.saved_context = {f: d[f] for f in _CONTEXT_IDENTITY + _CONTEXT_ORIGIN}
         if in_uow:
             uow = self._uow(conn)
             uow.gets.append(m)
@@ -1108,6 +1259,8 @@ class QueueManager:
         mo = gmo.MatchOptions if gmo.Version >= 2 else (C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
         msgid = md.MsgId if mo & C.MQMO_MATCH_MSG_ID and md.MsgId != _NONE24 else None
         correlid = md.CorrelId if mo & C.MQMO_MATCH_CORREL_ID and md.CorrelId != _NONE24 else None
+        if after is None and msgid is None and correlid is None and not mo & _OTHER_MATCH:
+            return self._first(h, q, now)  # nothing to match: the first message this handle may have
         groupid = None
         seqno = None
         if md.Version >= 2:
@@ -1154,6 +1307,35 @@ class QueueManager:
             break
         for m in expired:
             self._discard_expired(m)
+        return chosen
+
+    def _first(self, h: Handle, q: LocalQueue, now: float) -> Message | None:
+        """:meth:`_find` without match options from the start of the queue: the first available message not
+        locked by another handle nor reserved by another connection; expired ones met on the way are discarded."""
+        by_key = q.by_key
+        if not by_key:  # nothing available: no walk
+            return None
+        conn = h.conn
+        expired: list[Message] | None = None
+        chosen: Message | None = None
+        for key in q.index:
+            m = by_key[key]
+            locked = m.locked_by
+            if locked is not None and locked is not h:
+                continue
+            reserved = m.reserved_by
+            if reserved is not None and reserved is not conn:
+                continue  # reserved by another connection: reached only by its MsgToken
+            if m.expiry != MQEI_UNLIMITED and reserved is None and m.expired(now):
+                if expired is None:
+                    expired = []
+                expired.append(m)
+                continue
+            chosen = m
+            break
+        if expired is not None:
+            for m in expired:
+                self._discard_expired(m)
         return chosen
 
     def _discard_expired(self, m: Message) -> None:
@@ -1278,8 +1460,10 @@ class QueueManager:
     # -- expiry scans --------------------------------------------------------------------------------
     def housekeeping(self) -> None:
         """Run what is due by the clock: the periodic scan for expired messages (EXPRYINT, seconds)."""
-        interval = self.qm_attr("EXPRYINT")
-        if interval <= 0 or not self._expiry_candidates:
+        if not self._expiry_candidates:  # the common case, first: no queue holds a message that can expire
+            return
+        interval = self.qmgr.attrs["EXPRYINT"]
+        if interval <= 0:
             return
         mono = self.clock.monotonic()
         if mono < self._next_expiry_scan:
@@ -1438,18 +1622,28 @@ class QueueManager:
         conn.uow = None
         if uow is None:
             return
+        b: Batch | None = None
+        wake = self._wake
+        stored = self._stored
         for m in uow.puts:
             q = m.queue
             q.uncommitted -= 1
             if not q.deleted and m.state == PUT_PENDING:
-                self._make_visible(m)
+                q.make_available(m)  # _make_visible, inline
+                if m.persistent:
+                    if b is None:
+                        b = self._b()
+                    b.put_messages.append(stored(m))
+                    b.durable = True
+                wake.add(q.name)
         for m in uow.gets:
             m.queue.uncommitted -= 1
             if m.state != GOT_PENDING:
                 continue
             m.state = GONE
             if m.persistent:
-                b = self._b()
+                if b is None:
+                    b = self._b()
                 b.delete_messages.append(m.seq)
                 b.durable = True
         if uow.triggers:

@@ -93,7 +93,7 @@ class Message:
         self.state = AVAILABLE
         self.locked_by: Handle | None = None
         self.reserved_by: Connection | None = None  # the connection holding a reservation (MsgToken) on it
-        self.key = queue.key_for(priority, seq)
+        self.key = seq if queue.fifo else ((9 - priority) << _PRIO_SHIFT) | seq  # queue.key_for, inline
 
     def remaining_expiry(self, now: float) -> int:
         """Tenths of a second left (MQEI_UNLIMITED for none); 0 or less means expired."""
@@ -140,7 +140,9 @@ class LocalQueue:
         are exponential moving averages with weights 1/4 and 1/32.
         """
         self.last_get = now
-        stay = max(0.0, now - put_time)
+        stay = now - put_time
+        if not stay > 0.0:  # max(0.0, stay), without the call
+            stay = 0.0
         if self._qtime_short < 0:
             self._qtime_short = self._qtime_long = stay
         else:
@@ -178,7 +180,8 @@ class LocalQueue:
         m.key = key
         self.by_key[key] = m
         self.index.add(key)
-        self.track_expiry(m)
+        if m.expiry != C.MQEI_UNLIMITED:
+            self.track_expiry(m)
 
     def track_expiry(self, m: Message) -> None:
         """Watch an available message's deadline (it became available, or a reservation on it ended)."""

@@ -84,12 +84,13 @@ class Structure:
         def __setattr__(self, name: str, value: Any) -> None: ...
 
     def __init__(self, **kw: Any) -> None:
-        d = self.__dict__
-        d.update(self._defaults)
-        for k, v in kw.items():
-            if k not in self._defaults:
-                raise TypeError(f"{type(self).__name__} has no field {k!r}")
-            d[k] = v
+        defaults = self._defaults
+        self.__dict__ = d = defaults.copy()  # one C call for every field's initial value
+        if kw:
+            for k, v in kw.items():
+                if k not in defaults:
+                    raise TypeError(f"{type(self).__name__} has no field {k!r}")
+                d[k] = v
 
     # -- sizes -------------------------------------------------------------------------------------
     @classmethod

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from syncpoint.engine import Clock, Connection, GetResult, QueueManager, SystemClock
 from syncpoint.mqi import MQGMO, MQMD, MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.store import Batch, Pending, Store, StoreError
+from syncpoint.store import Pending, Store, StoreError
 
 T = TypeVar("T")
 
@@ -71,7 +71,15 @@ class QueueManagerHost:
     # -- running verbs --------------------------------------------------------------------------------
     def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Run one engine verb: lock, call, submit effects in order, unlock, wait for durability, wake."""
-        result, pending = self.run(fn, *args)
+        with self.lock:  # :meth:`run`, written out: this is every in-process MQI call's path
+            if self.broken is not None or self.closed:
+                self._check()
+            try:
+                if self.engine._expiry_candidates:  # housekeeping() has nothing to do without them
+                    self.engine.housekeeping()
+                result = fn(*args)
+            finally:
+                pending = self._flush()
         if pending is not None:
             self._wait(pending)
         return result
@@ -81,9 +89,11 @@ class QueueManagerHost:
         result and the store's pending write (None when nothing was written). The server waits for it off its
         event loop, so many connections' commits share one sync."""
         with self.lock:
-            self._check()
+            if self.broken is not None or self.closed:
+                self._check()
             try:
-                self.engine.housekeeping()
+                if self.engine._expiry_candidates:  # housekeeping() has nothing to do without them
+                    self.engine.housekeeping()
                 result = fn(*args)
             finally:
                 pending = self._flush()
@@ -97,15 +107,22 @@ class QueueManagerHost:
 
     def _flush(self) -> Pending | None:
         """Under the lock: hand the effects of the last call to the store and wake the waiters."""
-        effects = self.engine.take_effects()
-        for qname in effects.wake:
-            cond = self._conds.get(qname)
-            if cond is not None:
-                cond.notify_all()
-        if effects.wake:
+        engine = self.engine
+        if engine._batch is None and not engine._wake:  # take_pending() would return None: save the call
+            return None
+        effects = engine.take_pending()
+        if effects is None:
+            return None
+        batch, wake = effects
+        if wake:
+            conds = self._conds
+            if conds:
+                for qname in wake:
+                    cond = conds.get(qname)
+                    if cond is not None:
+                        cond.notify_all()
             for listener in self.wake_listeners:
-                listener(effects.wake)
-        batch: Batch | None = effects.batch
+                listener(wake)
         if batch is None or batch.is_empty():
             return None
         try:
@@ -141,6 +158,18 @@ class QueueManagerHost:
         another connection wakes us, the wait interval passes, or the queue manager quiesces."""
         engine = self.engine
         wait = bool(gmo.Options & C.MQGMO_WAIT) and gmo.WaitInterval != 0
+        if not wait:  # the common case: one attempt
+            with self.lock:
+                if self.broken is not None or self.closed:
+                    self._check()
+                try:
+                    if engine._expiry_candidates:  # housekeeping() has nothing to do without them
+                        engine.housekeeping()
+                    return engine.get(conn, hobj, md, gmo, buflen)
+                finally:
+                    pending = self._flush()
+                    if pending is not None:
+                        self._settle(pending)
         deadline: float | None = None
         if wait and gmo.WaitInterval != C.MQWI_UNLIMITED:
             deadline = self.clock.monotonic() + gmo.WaitInterval / 1000.0
@@ -148,7 +177,8 @@ class QueueManagerHost:
         with self.lock:
             try:
                 while True:
-                    self._check()
+                    if self.broken is not None or self.closed:
+                        self._check()
                     engine.housekeeping()
                     try:
                         return engine.get(conn, hobj, md, gmo, buflen)
@@ -175,18 +205,22 @@ class QueueManagerHost:
             finally:
                 pending = self._flush()
                 if pending is not None:
-                    if pending.done:  # e.g. a get in syncpoint: nothing to wait for, keep the lock
-                        try:
-                            pending.wait()
-                        except StoreError as e:
-                            self._break(e)
-                            raise MQMIError(C.MQCC_FAILED, C.MQRC_RESOURCE_PROBLEM, str(e)) from None
-                    else:
-                        self.lock.release()
-                        try:
-                            self._wait(pending)
-                        finally:
-                            self.lock.acquire()
+                    self._settle(pending)
+
+    def _settle(self, pending: Pending) -> None:
+        """Under the lock, after a get: wait for what it wrote (releasing the lock unless already done)."""
+        if pending.done:  # e.g. a get in syncpoint: nothing to wait for, keep the lock
+            try:
+                pending.wait()
+            except StoreError as e:
+                self._break(e)
+                raise MQMIError(C.MQCC_FAILED, C.MQRC_RESOURCE_PROBLEM, str(e)) from None
+        else:
+            self.lock.release()
+            try:
+                self._wait(pending)
+            finally:
+                self.lock.acquire()
 
     def quiesce(self) -> None:
         with self.lock:
