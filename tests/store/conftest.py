@@ -42,3 +42,19 @@ def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreHar
     store_harness = StoreHarness(request.param, tmp_path)
     yield store_harness
     store_harness.close()
+
+
+# -- one SQLite store, opened for a test and closed after it -----------------------------------------------
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    return tmp_path / "qm.db"
+
+
+@pytest.fixture
+def store(store_path: Path):
+    opened = SQLiteStore(store_path, create=True)
+    opened.open()
+    yield opened
+    opened.close()

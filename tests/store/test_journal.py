@@ -42,19 +42,6 @@ def rows(store_path: Path, table: str = "messages") -> list[int]:
         reader.close()
 
 
-@pytest.fixture
-def store_path(tmp_path: Path) -> Path:
-    return tmp_path / "qm.db"
-
-
-@pytest.fixture
-def store(store_path: Path):
-    opened = SQLiteStore(store_path, create=True)
-    opened.open()
-    yield opened
-    opened.close()
-
-
 def test_a_durable_message_group_is_one_journal_append_and_one_sync_not_an_sqlite_transaction(store, store_path):
     before = store.stats()
     store.write(Batch(put_messages=[message(1), message(2)], counters={"seq": 3}))

@@ -44,19 +44,6 @@ def marker_path(store_path: Path) -> Path:
     return Path(str(store_path) + ".inflight")
 
 
-@pytest.fixture
-def store_path(tmp_path: Path) -> Path:
-    return tmp_path / "qm.db"
-
-
-@pytest.fixture
-def store(store_path: Path):
-    opened = SQLiteStore(store_path, create=True)
-    opened.open()
-    yield opened
-    opened.close()
-
-
 def crash_after(store_path: Path, steps: str) -> None:
     """Run ``steps`` (Python, with ``store`` open on store_path) in a child process, then SIGKILL it."""
     code = (

@@ -42,19 +42,6 @@ def run_python(code: str, *args: str, **kwargs: object) -> subprocess.Popen[str]
     )
 
 
-@pytest.fixture
-def store_path(tmp_path: Path) -> Path:
-    return tmp_path / "qm.db"
-
-
-@pytest.fixture
-def store(store_path: Path):
-    opened = SQLiteStore(store_path, create=True)
-    opened.open()
-    yield opened
-    opened.close()
-
-
 # -- recognising the file -------------------------------------------------------------------------------------
 
 

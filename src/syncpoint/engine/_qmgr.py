@@ -937,17 +937,7 @@ class QueueManager:
             q.uncommitted += 1
         else:
             uow = None
-            # _make_visible and q.make_available, inline: the new message is AVAILABLE, keyed in the queue's order
-            key = m.key
-            q.by_key[key] = m
-            q.index.add(key)
-            if expiry != MQEI_UNLIMITED:
-                q.track_expiry(m)
-            if m.persistent:
-                b = self._b()
-                b.put_messages.append(self._stored(m))
-                b.durable = True
-            self._wake.add(q.name)
+            self._make_visible(m)
         if qattrs["TRIGGER"] == MQTC_ON:
             self.triggering.message_put(m, uow)  # seed 001, condition 1
         return reason

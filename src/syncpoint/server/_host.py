@@ -71,15 +71,7 @@ class QueueManagerHost:
     # -- running verbs --------------------------------------------------------------------------------
     def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Run one engine verb: lock, call, submit effects in order, unlock, wait for durability, wake."""
-        with self.lock:  # :meth:`run`, written out: this is every in-process MQI call's path
-            if self.broken is not None or self.closed:
-                self._check()
-            try:
-                if self.engine._expiry_candidates:  # housekeeping() has nothing to do without them
-                    self.engine.housekeeping()
-                result = fn(*args)
-            finally:
-                pending = self._flush()
+        result, pending = self.run(fn, *args)
         if pending is not None:
             self._wait(pending)
         return result

@@ -86,6 +86,7 @@ backout count, which the engine never writes) is counted once more.
 from __future__ import annotations
 
 import _thread
+import contextlib
 import fcntl
 import gc
 import operator
@@ -724,15 +725,9 @@ class SQLiteStore:
         try:
             if live or self._hardened:
                 self._set_synchronous(connection, "FULL")
-                connection.execute("BEGIN IMMEDIATE")
-                try:
+                with _transaction(connection):
                     connection.execute("DELETE FROM inflight")
                     connection.executemany(_SQL_INFLIGHT_ADD, zip(live))
-                    connection.execute("COMMIT")
-                except BaseException:
-                    if connection.in_transaction:
-                        connection.execute("ROLLBACK")
-                    raise
             if self._marks_fd is not None and self._marks_size > len(MARKER_MAGIC):
                 os.ftruncate(self._marks_fd, len(MARKER_MAGIC))
                 os.fsync(self._marks_fd)
@@ -927,8 +922,7 @@ class SQLiteStore:
         if marks:
             # First the marker file's records go into the database, durably; only then is the file emptied. Both
             # steps can be repeated after a crash between them: max() and INSERT OR IGNORE are idempotent.
-            connection.execute("BEGIN IMMEDIATE")
-            try:
+            with _transaction(connection):
                 floors = [(seq, highest) for seq, (_in_flight, highest) in marks.items() if highest >= 0]
                 if floors:
                     connection.executemany(_SQL_BACKOUT_AT_LEAST, floors)
@@ -937,11 +931,6 @@ class SQLiteStore:
                 connection.executemany(_SQL_INFLIGHT_REMOVE, ended)
                 in_flight = [(seq,) for seq, (is_in_flight, _highest) in marks.items() if is_in_flight]
                 connection.executemany(_SQL_INFLIGHT_ADD, in_flight)
-                connection.execute("COMMIT")
-            except BaseException:
-                if connection.in_transaction:
-                    connection.execute("ROLLBACK")
-                raise
             with self._cond:
                 self._stats["syncs"] += 1
         self._open_marks()
@@ -1268,8 +1257,7 @@ class SQLiteStore:
     def _write_state(self, connection: sqlite3.Connection, state: JournalState, epoch: int) -> None:
         """One durable transaction: the state's changes, and ``epoch`` as the journal epoch SQLite holds."""
         self._set_synchronous(connection, "FULL")
-        connection.execute("BEGIN IMMEDIATE")
-        try:
+        with _transaction(connection):
             if state.deletes:
                 _delete_messages(connection, sorted(state.deletes))
             if state.updates:
@@ -1281,11 +1269,6 @@ class SQLiteStore:
             if state.inflight:
                 connection.executemany(_SQL_INFLIGHT_REMOVE, [(s,) for s, on in state.inflight.items() if not on])
                 connection.executemany(_SQL_INFLIGHT_ADD, [(s,) for s, on in state.inflight.items() if on])
-            connection.execute("COMMIT")
-        except BaseException:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-            raise
         with self._cond:
             self._stats["transactions"] += 1
 
@@ -1459,6 +1442,19 @@ def _apply_merged(
         _delete_messages(connection, deletes)
     if counters:
         connection.executemany(_SQL_COUNTER, counters)
+
+
+@contextlib.contextmanager
+def _transaction(connection: sqlite3.Connection) -> Iterator[None]:
+    """BEGIN IMMEDIATE … COMMIT, rolled back if anything inside (or the commit) fails."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
 
 
 _MARK_BODY = struct.Struct("<qq")
