@@ -527,7 +527,10 @@ def sp_raw_one_thread(duration: float, prof: Profiler) -> tuple[Timed, str]:
 def _per_msg(d: dict[str, int], msgs: int) -> str:
     if not msgs:
         return ""
-    text = f"{d['transactions'] / msgs:.2f} SQLite txns and {d['syncs'] / msgs:.2f} syncs per message"
+    text = (
+        f"{d['transactions'] / msgs:.2f} store commits (journal records or SQLite transactions) and "
+        f"{d['syncs'] / msgs:.2f} syncs per message"
+    )
     if d.get("markers"):  # in-flight gets recorded in the store's marker file (no SQLite transaction)
         text += f"; {d['markers'] / msgs:.2f} marker records"
     return text
@@ -562,7 +565,7 @@ def sp_committers(duration: float, threads: int, prof: Profiler) -> tuple[Timed,
     if d.get("syncs"):
         note = (
             f"{d['batches'] / d['syncs']:.1f} batches per sync ({d['batches']:,} batches, "
-            f"{d['transactions']:,} txns, {d['syncs']:,} syncs)"
+            f"{d['transactions']:,} commits, {d['syncs']:,} syncs)"
         )
     return timed, note
 
