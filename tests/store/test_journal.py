@@ -136,7 +136,7 @@ def files_in(directory: Path) -> dict[str, str]:
     ("content", "complaint"),
     [
         (b"this is somebody's file, not a journal" * 3, "not a syncpoint journal"),
-        (JOURNAL_MAGIC + bytes(16), "header fails its checksum"),
+        (b"syncpoint-journ\x09" + bytes(16), "not a syncpoint journal"),  # a format this syncpoint does not know
     ],
 )
 def test_a_foreign_or_damaged_journal_is_refused_and_nothing_is_changed(
@@ -241,3 +241,22 @@ def test_a_journal_of_zeros_left_by_a_crash_before_its_first_header_is_ignored(s
     store.close()
     journal_path(store_path).write_bytes(bytes(1 << 20))
     assert reopen(store_path) == ({1: 0}, 0)
+
+
+def test_records_behind_a_torn_first_record_never_pass_for_later_ones(store_path):
+    # A crash can tear the journal's first record while later ones (never synced) reached the disk. The epoch the
+    # store goes on at is above theirs, so when new records of the same sizes end exactly where the old ones
+    # begin, recovery still stops there.
+    crash_after(
+        store_path,
+        """
+        store.write(Batch(put_messages=[message(1)], durable=False))
+        store.write(Batch(put_messages=[message(2)], durable=False))
+        """,
+    )
+    data = bytearray(journal_path(store_path).read_bytes())
+    data[HEADER_SIZE + _RECORD_HEADER + 5] ^= 0xFF  # the first record is torn
+    journal_path(store_path).write_bytes(bytes(data))
+    assert reopen(store_path) == ({}, 0)
+    crash_after(store_path, "store.write(Batch(put_messages=[message(3)]))")  # same size as the first record
+    assert reopen(store_path) == ({3: 0}, 0)  # message 2's record, right behind it, stays dead

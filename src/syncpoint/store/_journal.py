@@ -15,18 +15,20 @@ has grown past a limit, before any group that must go through SQLite (object def
 a batch the journal cannot take), and at ``close()``. The same transaction records the journal's *epoch* in the
 ``counters`` table; only then is the journal started again with the next epoch, written over the old records.
 
-*The file.* A 32-byte header (:data:`JOURNAL_MAGIC`, the epoch, a CRC-32 of both), then records: payload
+*The file.* A 32-byte header (:data:`JOURNAL_MAGIC` and reserved zeros, written once), then records: payload
 length, CRC-32 of the epoch and payload, epoch, payload (msgpack). The file is grown with written zeros, a MiB at
 a time, so that appends overwrite allocated blocks and a sync changes no file-system metadata; it keeps its size
-across checkpoints and is written over from the start.
+across checkpoints and is written over from its first record on. Starting again after a checkpoint writes
+nothing: the next record, of the next epoch, goes first, so the first record always carries the newest epoch.
 
-*Recovery.* At ``open()``: a journal whose epoch is not newer than the epoch SQLite recorded was checkpointed
-already (a crash came between the checkpoint and the restart of the journal) and is ignored. Otherwise its
-records are read up to the first that is cut short, fails its CRC or carries another epoch (the torn end of the
-last append, zeros, or an older epoch's records beyond it) and applied in one durable transaction, before the
-in-flight markers are recovered. A file that does not start with the magic, or a header that fails its CRC, is
-refused with :class:`StoreError` and nothing is changed; so is a record that passes its CRC but cannot be
-decoded.
+*Recovery.* At ``open()``: the journal's epoch is its first record's. A journal whose epoch is not newer than
+the epoch SQLite recorded was checkpointed already (a crash came after the checkpoint, before the next record) and
+is ignored. Otherwise its records are read up to the first that is cut short, fails its CRC or carries another
+epoch (the torn end of the last append, zeros, or an older epoch's records beyond it) and applied in one durable
+transaction, before the in-flight markers are recovered. The journal then goes on at an epoch above both the
+file's and one more than SQLite's, which is above that of any record the file can hold. A file that does not start
+with the magic is refused with :class:`StoreError` and nothing is changed; so is a record that passes its CRC but
+cannot be decoded. A new store removes a journal left by a deleted one.
 """
 
 from __future__ import annotations
@@ -41,19 +43,14 @@ import msgpack
 from ._base import StoredMessage, StoreError
 
 JOURNAL_MAGIC = b"syncpoint-journ\x01"  # 16 bytes; the last is the format version
-_HEADER = struct.Struct("<16sQI4x")  # magic, epoch, crc32(magic + epoch): 32 bytes
+HEADER = JOURNAL_MAGIC + bytes(16)  # written once, when the file is created; 16 bytes reserved
 _RECORD = struct.Struct("<IIQ")  # payload length, crc32(epoch + payload), epoch: 16 bytes
 _EPOCH = struct.Struct("<Q")
-HEADER_SIZE = _HEADER.size
+HEADER_SIZE = len(HEADER)
 GROW = 1 << 20  # the file grows by written zeros, this many bytes at a time
 EPOCH_COUNTER = "syncpoint.store.journal-epoch"  # the counters row a checkpoint records its epoch in
 
 _ZEROS = bytes(GROW)
-
-
-def _header(epoch: int) -> bytes:
-    body = JOURNAL_MAGIC + _EPOCH.pack(epoch)
-    return _HEADER.pack(JOURNAL_MAGIC, epoch, zlib.crc32(body))
 
 
 @dataclass(slots=True)
@@ -144,8 +141,12 @@ class Journal:
         return self.offset - HEADER_SIZE
 
     def read(self) -> tuple[int, list[bytes]]:
-        """The epoch and the payloads of the valid records, in order; (0, []) when there is no journal. Raises
-        StoreError for a file that is not a syncpoint journal or whose header is damaged, changing nothing."""
+        """The epoch and the payloads of the valid records, in order; (0, []) when there is none. Raises
+        StoreError for a file that is not a syncpoint journal, changing nothing.
+
+        The journal's epoch is the first record's: every start writes from the first record on, so the first
+        record is the newest epoch's, and the records of that epoch follow it up to the first that is cut short,
+        fails its CRC or is older (what an earlier epoch left beyond the end)."""
         try:
             with open(self.path, "rb") as file:
                 data = file.read()
@@ -158,7 +159,7 @@ class Journal:
             ) from exc
         if not any(data[:HEADER_SIZE]) or (len(data) < HEADER_SIZE and JOURNAL_MAGIC.startswith(data[:16])):
             # created (or grown), and the machine crashed before the header reached the disk: records are only
-            # appended after it, so there is nothing to recover
+            # appended after it is synced, so there is nothing to recover
             return 0, []
         if not data.startswith(JOURNAL_MAGIC):
             raise StoreError(
@@ -166,32 +167,27 @@ class Journal:
                 f"{self._store_path}). Move it back where it came from, or restore it from a backup; syncpoint "
                 "has not changed it."
             )
-        _magic, epoch, crc = _HEADER.unpack_from(data, 0)
-        if crc != zlib.crc32(data[:24]):
-            raise StoreError(
-                f"The journal {self.path} of the store {self._store_path} is damaged (its header fails its "
-                "checksum). Restore it from a backup; syncpoint has not changed it."
-            )
         payloads: list[bytes] = []
-        seed = zlib.crc32(_EPOCH.pack(epoch))
+        epoch = 0
         offset = HEADER_SIZE
         end = len(data)
         size = _RECORD.size
         while offset + size <= end:
             length, crc, record_epoch = _RECORD.unpack_from(data, offset)
             start = offset + size
-            if record_epoch != epoch or length > end - start:
+            if (payloads and record_epoch != epoch) or record_epoch == 0 or length > end - start:
                 break
             payload = data[start : start + length]
-            if zlib.crc32(payload, seed) != crc:
+            if zlib.crc32(payload, zlib.crc32(_EPOCH.pack(record_epoch))) != crc:
                 break  # the torn end of the last append
+            epoch = record_epoch
             payloads.append(payload)
             offset = start + length
         return epoch, payloads
 
     def start(self, epoch: int) -> None:
-        """Open the file (creating it) and start it at ``epoch``: a new header, synced; old records are ignored
-        from then on and written over."""
+        """Open the file (creating it with its header, synced) and start it at ``epoch``: records go from the
+        start of the file again, over older ones."""
         if self._fd is None:
             try:
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -202,16 +198,34 @@ class Journal:
                 ) from exc
             self._fd = fd
             self._size = os.fstat(fd).st_size
+            try:
+                if self._size < HEADER_SIZE or os.pread(fd, HEADER_SIZE, 0) != HEADER:
+                    self._grow(HEADER_SIZE)
+                    os.pwrite(fd, HEADER, 0)
+                    os.fdatasync(fd)
+            except OSError as exc:
+                raise StoreError(
+                    f"The journal {self.path} of the store {self._store_path} cannot be written ({exc.strerror}). "
+                    "Check the free disk space and the permissions."
+                ) from exc
         self.restart(epoch)
 
+    def discard(self) -> None:
+        """Remove a journal left behind by a deleted store (a new store must not meet its records). Raises
+        StoreError."""
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise StoreError(
+                f"The journal {self.path} left by an earlier store cannot be removed ({exc.strerror}). "
+                "Check the directory's permissions."
+            ) from exc
+
     def restart(self, epoch: int) -> None:
-        """Start again at ``epoch`` (after a checkpoint). Raises OSError."""
-        fd = self._fd
-        assert fd is not None
-        if self._size < HEADER_SIZE:
-            self._grow(HEADER_SIZE)
-        os.pwrite(fd, _header(epoch), 0)
-        os.fdatasync(fd)
+        """Start again at ``epoch`` (after a checkpoint): nothing is written; the next record goes first, and the
+        older records after it are ignored at recovery. ``epoch`` must be above every epoch in the file."""
         self.epoch = epoch
         self.offset = HEADER_SIZE
 

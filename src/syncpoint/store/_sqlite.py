@@ -294,13 +294,14 @@ class SQLiteStore:
                 epoch, records = self._read_journal(journal)  # refuses a foreign or damaged journal
                 if is_new:
                     marks = {}  # left behind by a deleted store: they do not belong to this one
-                    records = []  # likewise; the epoch goes on above theirs, so their records stay dead
+                    records = []  # likewise: the journal is removed below
+                    journal.discard()
                 connection = self._connect(is_new)
                 try:
                     epoch = self._replay_journal(connection, epoch, records)
                     snapshot = self._recover(connection, marks)
                     if self._use_journal:
-                        journal.start(epoch + 1)
+                        journal.start(epoch)
                     connection.execute("PRAGMA mmap_size = 0")  # reads at open only: see _connect
                 except BaseException:
                     connection.close()
@@ -1114,7 +1115,12 @@ class SQLiteStore:
         epoch: int,
         records: list[tuple[list[Entry], list[int], list[int]]],
     ) -> int:
-        """At open: apply the journal's records unless SQLite has them already. Returns the epoch to go on from."""
+        """At open: apply the journal's records unless SQLite has them already, and return the epoch to go on at.
+
+        Every record the file can hold is of an epoch at most one above the one SQLite records: that epoch is
+        moved up here, durably, before any record of the new one is written. The new epoch is above the file's and
+        above that bound, so no record left in the file (behind a torn first record, say) can pass for a new one.
+        """
         row = connection.execute("SELECT value FROM counters WHERE name = ?", (EPOCH_COUNTER,)).fetchone()
         applied = int(row[0]) if row is not None else 0
         if epoch > applied and records:
@@ -1124,10 +1130,15 @@ class SQLiteStore:
                     state.apply(entry)
                 state.harden(added, removed)
             self._write_state(connection, state, epoch)
+            applied = epoch
             with self._cond:
                 self._stats["syncs"] += 1
                 self._stats["checkpoints"] += 1
-        return max(epoch, applied)
+        start = max(epoch, applied + 1) + 1
+        self._set_synchronous(connection, "FULL")
+        with _transaction(connection):
+            connection.execute(_SQL_COUNTER, (EPOCH_COUNTER, start - 1))
+        return start
 
     def _journal_entries(self, group: list[_Pending]) -> list[Entry] | None:
         """The group's batches as journal entries, or None when the group must go through SQLite: object or
@@ -1251,7 +1262,7 @@ class SQLiteStore:
         journal.restart(epoch + 1)
         self._junsynced = False
         with self._cond:
-            self._stats["syncs"] += 2
+            self._stats["syncs"] += 1
             self._stats["checkpoints"] += 1
 
     def _write_state(self, connection: sqlite3.Connection, state: JournalState, epoch: int) -> None:
