@@ -185,32 +185,12 @@ class Queue:
             data = data.encode("utf-8")
             if format is None:
                 format = C.MQFMT_STRING
-        if (
-            md is None
-            and priority is None
-            and expiry is None
-            and msg_id is None
-            and correl_id is None
-            and reply_to is None
-            and format is None
-            and msg_type is None
-            and report is None
-        ):  # _build_md's common case, inline: a fresh MQMD, perhaps with the persistence asked for
-            md = _MD_NEW(MQMD)
-            md.__dict__.update(_MD_DEFAULTS)
-            if persistent is not None:
-                md.Persistence = C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT
-        else:
-            md = _build_md(md, priority, persistent, expiry, msg_id, correl_id, reply_to, format, msg_type, report)
+        md = _build_md(md, priority, persistent, expiry, msg_id, correl_id, reply_to, format, msg_type, report)
         if not pmo:
-            pmo = _PMO_NEW(MQPMO)  # a fresh structure: its defaults
-            pmo.__dict__.update(_PMO_SYNCPOINT if syncpoint else _PMO_NO_SYNCPOINT)
+            pmo = MQPMO.with_fields(_PMO_SYNCPOINT if syncpoint else _PMO_NO_SYNCPOINT)
         elif pmo.Options & (C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT) == 0:
             pmo.Options |= C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
-        h = self._handles.get("put" if self._fixed is None else "all")
-        reason = self.qm.transport.put(self._h("put") if h is None else h, md, pmo, data)
-        if reason != C.MQRC_NONE:
-            raise MQMIError(C.MQCC_WARNING, reason)
+        self.qm._raise_warning(self.qm.transport.put(self._h("put"), md, pmo, data))
         return md
 
     def put_many(self, items: Sequence[bytes | str], *, syncpoint: bool = False, **kw: Any) -> list[MQMD]:
@@ -269,17 +249,14 @@ class Queue:
     ) -> Message:
         """Get (remove) the next message. ``wait`` in seconds (math.inf: forever). Raises MQMIError 2033
         (MQRC_NO_MSG_AVAILABLE) when there is none."""
-        if not md:
-            md = _MD_NEW(MQMD)  # a fresh structure: its defaults
-            md.__dict__.update(_MD_DEFAULTS)
+        md = md or MQMD()
         if msg_id is not None:
             md.MsgId = _id(msg_id)
         if correl_id is not None:
             md.CorrelId = _id(correl_id)
         if gmo is None:
-            # MQGMO(): no wait, FAIL_IF_QUIESCING, the syncpoint option, then the arguments' options
-            gmo = _GMO_NEW(MQGMO)  # a fresh structure: its defaults
-            gmo.__dict__.update(_GMO_SYNCPOINT if syncpoint else _GMO_NO_SYNCPOINT)
+            # no wait, FAIL_IF_QUIESCING, the syncpoint option, then the arguments' options
+            gmo = MQGMO.with_fields(_GMO_SYNCPOINT if syncpoint else _GMO_NO_SYNCPOINT)
             if wait is not None:
                 w, interval = _wait_ms(wait)
                 gmo.Options |= w
@@ -288,13 +265,7 @@ class Queue:
                 gmo.Options |= C.MQGMO_MARK_SKIP_BACKOUT
             if accept_truncated:
                 gmo.Options |= C.MQGMO_ACCEPT_TRUNCATED_MSG
-        h = self._handles.get("get" if self._fixed is None else "all")
-        result = self.qm.transport.get(self._h("get") if h is None else h, md, gmo, max_length)
-        if result.reason != C.MQRC_NONE:  # QueueManager._get, inline
-            raise MQMIError(
-                result.comp, result.reason, message=Message(result.data, md), original_length=result.data_length
-            )
-        return Message(result.data, md)
+        return self.qm._get(self._h("get"), md, gmo, max_length)
 
     def get_or_none(self, **kw: Any) -> Message | None:
         try:
@@ -474,24 +445,13 @@ _PUT_KEYWORDS = frozenset(
 )
 
 
-# a structure without its constructor's per-field checks: ``cls.__new__`` and a complete set of fields
-_MD_NEW = MQMD.__new__
-_PMO_NEW = MQPMO.__new__
-_GMO_NEW = MQGMO.__new__
-_MD_DEFAULTS = MQMD._defaults
-# the option words of the Pythonic put and get without extra arguments, as complete prepared structures
-_PMO_SYNCPOINT = {**MQPMO._defaults, "Options": C.MQPMO_SYNCPOINT}
-_PMO_NO_SYNCPOINT = {**MQPMO._defaults, "Options": C.MQPMO_NO_SYNCPOINT}
-_GMO_SYNCPOINT = {
-    **MQGMO._defaults,
-    "Options": C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_SYNCPOINT,
-    "WaitInterval": 0,
-}
-_GMO_NO_SYNCPOINT = {
-    **MQGMO._defaults,
-    "Options": C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_NO_SYNCPOINT,
-    "WaitInterval": 0,
-}
+# the option structures of the Pythonic put and get without extra arguments, prepared once
+_PMO_SYNCPOINT = MQPMO(Options=C.MQPMO_SYNCPOINT).__dict__
+_PMO_NO_SYNCPOINT = MQPMO(Options=C.MQPMO_NO_SYNCPOINT).__dict__
+_GMO_SYNCPOINT = MQGMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_SYNCPOINT, WaitInterval=0).__dict__
+_GMO_NO_SYNCPOINT = MQGMO(
+    Options=C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_NO_SYNCPOINT, WaitInterval=0
+).__dict__
 
 
 def _build_md(
@@ -506,9 +466,7 @@ def _build_md(
     msg_type: int | None,
     report: int | None,
 ) -> MQMD:
-    if not md:
-        md = _MD_NEW(MQMD)  # a fresh structure: its defaults
-        md.__dict__.update(_MD_DEFAULTS)
+    md = md or MQMD()
     if priority is not None:
         md.Priority = priority
     if persistent is not None:
@@ -615,20 +573,13 @@ class QueueManager:
         self._handles.discard(hobj)
 
     def mqput(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> None:
-        reason = self.transport.put(hobj, md, pmo, data)
-        if reason != C.MQRC_NONE:  # _raise_warning, inline
-            raise MQMIError(C.MQCC_WARNING, reason)
+        self._raise_warning(self.transport.put(hobj, md, pmo, data))
 
     def mqput1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> None:
         self._raise_warning(self.transport.put1(od, md, pmo, data))
 
     def mqget(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None = None) -> bytes:
-        result = self.transport.get(hobj, md, gmo, buflen)
-        if result.reason != C.MQRC_NONE:  # _get, inline: the data without a Message around it
-            raise MQMIError(
-                result.comp, result.reason, message=Message(result.data, md), original_length=result.data_length
-            )
-        return result.data
+        return self._get(hobj, md, gmo, buflen).data
 
     def mqinq(self, hobj: int, selectors: Sequence[int]) -> tuple[list[int], list[bytes]]:
         ints, chars, reason = self.transport.inq(hobj, selectors)

@@ -37,9 +37,6 @@ class EmbeddedConnection:
     def __init__(self, qm: EmbeddedQueueManager, appl_name: str, appl_type: int, user: str) -> None:
         self.qm = qm
         self.conn = qm.call(qm.engine.connect, appl_name, appl_type, user, os.getpid())
-        # the two verbs of every message as C-level partials of the methods below: one Python frame fewer each
-        self.put = functools.partial(qm.call, qm.engine.put, self.conn)  # type: ignore[method-assign]
-        self.get = functools.partial(qm.get, self.conn)  # type: ignore[method-assign]
 
     @property
     def qmgr_name(self) -> str:
@@ -51,13 +48,13 @@ class EmbeddedConnection:
     def close(self, hobj: int, options: int = C.MQCO_NONE) -> None:
         self.qm.call(self.qm.engine.close, self.conn, hobj, options)
 
-    def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> int:  # replaced per instance (see __init__)
+    def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> int:
         return self.qm.call(self.qm.engine.put, self.conn, hobj, md, pmo, data)
 
     def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> int:
         return self.qm.call(self.qm.engine.put1, self.conn, od, md, pmo, data)
 
-    def get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> GetResult:  # replaced per instance
+    def get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> GetResult:
         return self.qm.get(self.conn, hobj, md, gmo, buflen)
 
     def inq(self, hobj: int, selectors: Sequence[int]) -> tuple[list[int], list[bytes], int]:

@@ -501,15 +501,9 @@ class QueueManager:
             b = self._batch = Batch(durable=False)
         return b
 
-    def take_effects(self) -> Effects:
-        e = Effects(self._batch, self._wake)
-        self._batch = None
-        self._wake = set()
-        return e
-
-    def take_pending(self) -> tuple[Batch | None, set[str]] | None:
-        """:meth:`take_effects` as a pair (batch, wake), or None (and nothing allocated) when the calls since
-        left none: the host's path after every call."""
+    def take_effects(self) -> Effects | None:
+        """What the calls since the last take left for the host (the store batch, the queues whose waiters may
+        now succeed), or None, with nothing allocated, when they left nothing: the host's path after every call."""
         batch = self._batch
         wake = self._wake
         if batch is None and not wake:
@@ -517,7 +511,7 @@ class QueueManager:
         self._batch = None
         if wake:
             self._wake = set()
-        return batch, wake
+        return Effects(batch, wake)
 
     # -- attributes of the queue manager --------------------------------------------------------------
     def qm_attr(self, keyword: str) -> Any:
@@ -787,9 +781,7 @@ class QueueManager:
     # ==================================================================================================
     def put(self, conn: Connection, hobj: Handle | int, md: MQMD, pmo: MQPMO, data: bytes) -> int:
         """MQPUT. Returns MQRC_NONE or a warning reason; raises MQMIError on failure."""
-        h = conn.handles.get(hobj) if type(hobj) is int and conn.alive else None  # _handle's common case
-        if h is None:
-            h = self._handle(conn, hobj)
+        h = self._handle(conn, hobj)
         if not h.options & C.MQOO_OUTPUT:
             raise _fail(C.MQRC_NOT_OPEN_FOR_OUTPUT, f"queue {h.name} is not open for output")
         return self._put(conn, h, md, pmo, data)
@@ -886,10 +878,7 @@ class QueueManager:
         if not ctx:
             # the default context: every identity and origin field is the queue manager's, already exact
             d.update(conn.context)
-            if int(now * 100) == _pdt_cache[0]:  # put_date_time's cache, without the call
-                d["PutDate"], d["PutTime"] = _pdt_cache[1]
-            else:
-                d["PutDate"], d["PutTime"] = put_date_time(now)
+            d["PutDate"], d["PutTime"] = put_date_time(now)
             check = _APPL_CHAR_FIELDS
         else:
             self._put_context(conn, out, ctx, source, now)
@@ -902,11 +891,7 @@ class QueueManager:
             d["ReplyToQMgr"] = self.name48
         pmo.ResolvedQName = q.name48
         pmo.ResolvedQMgrName = self.name48
-        # normalise (MQMD.normalize) the character fields the caller could have set
-        for f, n in check:
-            v = d[f]
-            if type(v) is not bytes or len(v) != n:
-                d[f] = out._value(f)
+        out.normalize(check)  # the character fields the caller could have set
         stored = dict(d)
         stored["Version"] = 2
         stored["Priority"] = prio
@@ -1055,9 +1040,7 @@ class QueueManager:
 
         ``buflen`` None means a buffer as large as the message.
         """
-        h = conn.handles.get(hobj) if type(hobj) is int and conn.alive else None  # _handle's common case
-        if h is None:
-            h = self._handle(conn, hobj)
+        h = self._handle(conn, hobj)
         q = h.queue
         if md.StrucId != b"MD  " or md.Version not in (1, 2):
             raise _fail(C.MQRC_MD_ERROR, "the message descriptor is not a valid MQMD")
@@ -1143,16 +1126,7 @@ class QueueManager:
                 raise _fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the message under the browse cursor has expired")
         else:
             after = h.browse_key if rare and opts & C.MQGMO_BROWSE_NEXT else None
-            mo = gmo.MatchOptions if gmo.Version >= 2 else _ID_MATCH
-            if (
-                after is None
-                and not mo & _OTHER_MATCH
-                and not (mo & C.MQMO_MATCH_MSG_ID and md.MsgId != _NONE24)
-                and not (mo & C.MQMO_MATCH_CORREL_ID and md.CorrelId != _NONE24)
-            ):
-                found = self._first(h, q, now)  # what _find does when there is nothing to match
-            else:
-                found = self._find(h, q, md, gmo, after, now)
+            found = self._find(h, q, md, gmo, after, now)
             if found is None:
                 raise _fail(C.MQRC_NO_MSG_AVAILABLE, None)
             m = found
@@ -1199,12 +1173,7 @@ class QueueManager:
         if browse:
             self._position_cursor(h, m, opts)
             return result
-        key = m.key  # q.take(m), inline
-        q.index.remove(key)
-        del q.by_key[key]
-        if m.locked_by is not None:
-            m.locked_by.locked = None
-            m.locked_by = None
+        q.take(m)
         if h.cursor is m:
             h.cursor = None
         q.depth -= 1
@@ -1246,7 +1215,7 @@ class QueueManager:
         the message" that discards it. A message reserved by another connection is skipped unless matched by
         its MsgToken; a reserved message is never discarded as expired (see :meth:`reserve`).
         """
-        mo = gmo.MatchOptions if gmo.Version >= 2 else (C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID)
+        mo = gmo.MatchOptions if gmo.Version >= 2 else _ID_MATCH
         msgid = md.MsgId if mo & C.MQMO_MATCH_MSG_ID and md.MsgId != _NONE24 else None
         correlid = md.CorrelId if mo & C.MQMO_MATCH_CORREL_ID and md.CorrelId != _NONE24 else None
         if after is None and msgid is None and correlid is None and not mo & _OTHER_MATCH:
@@ -1613,19 +1582,11 @@ class QueueManager:
         if uow is None:
             return
         b: Batch | None = None
-        wake = self._wake
-        stored = self._stored
         for m in uow.puts:
             q = m.queue
             q.uncommitted -= 1
             if not q.deleted and m.state == PUT_PENDING:
-                q.make_available(m)  # _make_visible, inline
-                if m.persistent:
-                    if b is None:
-                        b = self._b()
-                    b.put_messages.append(stored(m))
-                    b.durable = True
-                wake.add(q.name)
+                self._make_visible(m)
         for m in uow.gets:
             m.queue.uncommitted -= 1
             if m.state != GOT_PENDING:

@@ -93,7 +93,7 @@ class Message:
         self.state = AVAILABLE
         self.locked_by: Handle | None = None
         self.reserved_by: Connection | None = None  # the connection holding a reservation (MsgToken) on it
-        self.key = seq if queue.fifo else ((9 - priority) << _PRIO_SHIFT) | seq  # queue.key_for, inline
+        self.key = queue.key_for(priority, seq)
 
     def remaining_expiry(self, now: float) -> int:
         """Tenths of a second left (MQEI_UNLIMITED for none); 0 or less means expired."""
@@ -176,7 +176,7 @@ class LocalQueue:
     def make_available(self, m: Message) -> None:
         m.state = AVAILABLE
         # keyed by the queue's order now: MSGDLVSQ may have changed while a unit of work held the message
-        key = m.seq if self.fifo else ((9 - m.priority) << _PRIO_SHIFT) | m.seq
+        key = self.key_for(m.priority, m.seq)
         m.key = key
         self.by_key[key] = m
         self.index.add(key)

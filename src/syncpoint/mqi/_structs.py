@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import operator
 import struct
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from . import constants as C
@@ -92,6 +93,14 @@ class Structure:
                     raise TypeError(f"{type(self).__name__} has no field {k!r}")
                 d[k] = v
 
+    @classmethod
+    def with_fields(cls, fields: dict[str, Any]) -> Self:
+        """A structure holding a copy of ``fields``, a complete set of this structure's fields taken from another
+        instance (e.g. one prepared once with the checked constructor): no per-field checks, for hot paths."""
+        obj = cls.__new__(cls)
+        obj.__dict__ = fields.copy()
+        return obj
+
     # -- sizes -------------------------------------------------------------------------------------
     @classmethod
     def size(cls, version: int | None = None) -> int:
@@ -118,13 +127,14 @@ class Structure:
                 v = v + (b"\0" if name in self._binary_fields else _BLANK) * (n - len(v))
         return v
 
-    def normalize(self) -> Self:
-        """Make every character field exact ``bytes`` of its length (blank- or NUL-padded), in place.
+    def normalize(self, fields: Iterable[tuple[str, int]] | None = None) -> Self:
+        """Make every character field exact ``bytes`` of its length (blank- or NUL-padded), in place; only the
+        ``fields`` given as (name, length) pairs, when given.
 
         The fast path of the queue manager: one cheap check per character field, work only where needed.
         """
         d = self.__dict__
-        for name, n in self._char_lengths.items():
+        for name, n in self._char_lengths.items() if fields is None else fields:
             v = d[name]
             if type(v) is not bytes or len(v) != n:
                 d[name] = self._value(name)

@@ -81,11 +81,9 @@ class QueueManagerHost:
         result and the store's pending write (None when nothing was written). The server waits for it off its
         event loop, so many connections' commits share one sync."""
         with self.lock:
-            if self.broken is not None or self.closed:
-                self._check()
+            self._check()
             try:
-                if self.engine._expiry_candidates:  # housekeeping() has nothing to do without them
-                    self.engine.housekeeping()
+                self.engine.housekeeping()
                 result = fn(*args)
             finally:
                 pending = self._flush()
@@ -99,13 +97,10 @@ class QueueManagerHost:
 
     def _flush(self) -> Pending | None:
         """Under the lock: hand the effects of the last call to the store and wake the waiters."""
-        engine = self.engine
-        if engine._batch is None and not engine._wake:  # take_pending() would return None: save the call
-            return None
-        effects = engine.take_pending()
+        effects = self.engine.take_effects()
         if effects is None:
             return None
-        batch, wake = effects
+        batch, wake = effects.batch, effects.wake
         if wake:
             conds = self._conds
             if conds:
@@ -150,18 +145,6 @@ class QueueManagerHost:
         another connection wakes us, the wait interval passes, or the queue manager quiesces."""
         engine = self.engine
         wait = bool(gmo.Options & C.MQGMO_WAIT) and gmo.WaitInterval != 0
-        if not wait:  # the common case: one attempt
-            with self.lock:
-                if self.broken is not None or self.closed:
-                    self._check()
-                try:
-                    if engine._expiry_candidates:  # housekeeping() has nothing to do without them
-                        engine.housekeeping()
-                    return engine.get(conn, hobj, md, gmo, buflen)
-                finally:
-                    pending = self._flush()
-                    if pending is not None:
-                        self._settle(pending)
         deadline: float | None = None
         if wait and gmo.WaitInterval != C.MQWI_UNLIMITED:
             deadline = self.clock.monotonic() + gmo.WaitInterval / 1000.0
@@ -169,8 +152,7 @@ class QueueManagerHost:
         with self.lock:
             try:
                 while True:
-                    if self.broken is not None or self.closed:
-                        self._check()
+                    self._check()
                     engine.housekeeping()
                     try:
                         return engine.get(conn, hobj, md, gmo, buflen)
