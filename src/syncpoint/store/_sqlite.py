@@ -591,6 +591,20 @@ class SQLiteStore:
             elif self._live:
                 self._end_marks(pending.batch, pending.gen_before, pending.queue_seqs)
 
+    def _harden(self, group: list[_Pending], durable: bool, failed: int) -> tuple[list[int], list[int]]:
+        """Once the group's outcome is known: settle its markers (see _settle_marks) and return the seqs whose
+        markers the group's durable write must copy into the inflight table (the live ones not copied yet, if
+        ``durable``) and those whose copied rows it must drop (markers that have ended)."""
+        if self._marks_fd is None or not (self._live or failed or self._hardened):
+            return [], []
+        with self._cond:
+            self._settle_marks(group)
+            live = self._live
+            hardened = self._hardened
+            removed = [seq for seq in hardened if seq not in live] if hardened else []
+            added = [seq for seq in live if seq not in hardened] if durable and live else []
+        return added, removed
+
     def _compact_marks(self) -> None:
         """Under the lock, as the leader after a group: empty (or rewrite) the file when nothing needs it.
 
@@ -1011,18 +1025,9 @@ class SQLiteStore:
                     self._fail(group, fault)
                     return
         failed = sum(1 for waiter in group if waiter.error is not None)
-        hardened_add: list[int] = []
-        hardened_remove: list[int] = []
-        if self._marks_fd is not None and (self._live or failed or self._hardened):
-            with self._cond:
-                self._settle_marks(group)
-                live = self._live
-                hardened = self._hardened
-                if hardened:
-                    hardened_remove = [seq for seq in hardened if seq not in live]
-                if durable and live and connection.in_transaction:
-                    hardened_add = [seq for seq in live if seq not in hardened]
-            if connection.in_transaction and (hardened_add or hardened_remove):
+        hardened_add, hardened_remove = self._harden(group, durable and connection.in_transaction, failed)
+        if hardened_add or hardened_remove:
+            if connection.in_transaction:
                 try:
                     if hardened_remove:
                         connection.executemany(_SQL_INFLIGHT_REMOVE, zip(hardened_remove))
@@ -1197,17 +1202,7 @@ class SQLiteStore:
         """Commit a group with one journal record (synced if durable), then checkpoint if the journal is full."""
         journal = self._journal
         assert journal is not None
-        added: list[int] = []
-        removed: list[int] = []
-        if self._marks_fd is not None and (self._live or self._hardened):
-            with self._cond:  # as _commit_group does: the markers this group ends, and those it hardens
-                self._settle_marks(group)
-                live = self._live
-                hardened = self._hardened
-                if hardened:
-                    removed = [seq for seq in hardened if seq not in live]
-                if durable and live:
-                    added = [seq for seq in live if seq not in hardened]
+        added, removed = self._harden(group, durable, 0)
         changed = bool(added or removed) or any(
             puts or updates or deletes or counters for puts, updates, deletes, counters in entries
         )
@@ -1230,7 +1225,7 @@ class SQLiteStore:
         for entry in entries:
             state.apply(entry)
             if entry[0]:
-                self._max_seq = entry[0][-1].seq if entry[0][-1].seq > self._max_seq else self._max_seq
+                self._max_seq = max(self._max_seq, entry[0][-1].seq)
         if added or removed:
             state.harden(added, removed)
             self._hardened.difference_update(removed)
