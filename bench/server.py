@@ -180,16 +180,20 @@ def free_port() -> int:
 class Syncpoint:
     name = "syncpoint"
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, cpus: str = "auto") -> None:
         self.home = root / "syncpoint"
         self.env = dict(os.environ, SYNCPOINT_HOME=str(self.home))
         exe = str(Path(sys.executable).parent / "syncpoint")
         subprocess.run([exe, "crtmqm", QMGR], env=self.env, check=True, capture_output=True)
-        subprocess.run([exe, "strmqm", QMGR, "--port", "0"], env=self.env, check=True, capture_output=True)
+        subprocess.run(
+            [exe, "strmqm", QMGR, "--port", "0", "--cpus", cpus], env=self.env, check=True, capture_output=True
+        )
         self.exe = exe
         import syncpoint
 
         self.qm = syncpoint.connect(QMGR, home=self.home)
+        info = json.loads((self.home / "qmgrs" / QMGR / "server.json").read_text())
+        self.cpus = info.get("cpus") or "all"
 
     def reset(self) -> None:
         from syncpoint.mqi import constants as C
@@ -314,6 +318,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=15.0)
     ap.add_argument("--rows", default="1,2,3,4")
     ap.add_argument("--plain", action="store_true", help="markdown table only")
+    ap.add_argument("--cpus", default="auto", help="strmqm --cpus for the syncpoint server (default auto)")
     ap.add_argument("--worker", nargs=6, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
@@ -323,7 +328,7 @@ def main() -> None:
         return
     rows = set(a.rows.split(","))
     root = Path(tempfile.mkdtemp(prefix="sp-bench-", dir="/tmp"))
-    sp = Syncpoint(root)
+    sp = Syncpoint(root, a.cpus)
     rabbit: Rabbit | None = None
     rabbit_note = ""
     try:
@@ -361,7 +366,8 @@ def main() -> None:
         if not a.plain:
             peer = rabbit.version if rabbit else "-"
             print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-                  f"{platform.platform()}; {a.seconds:.0f} s per row; RabbitMQ {peer}")  # fmt: skip
+                  f"{platform.platform()}; {a.seconds:.0f} s per row; RabbitMQ {peer}; "
+                  f"syncpoint server on CPU {sp.cpus} (--cpus {a.cpus})")  # fmt: skip
         print("\n".join(lines))
         if rabbit_note:
             print(rabbit_note)

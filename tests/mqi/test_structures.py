@@ -351,9 +351,7 @@ def test_structure_lengths_match_constants() -> None:
     ],
     ids=lambda v: getattr(v, "__name__", ""),
 )
-def test_earlier_versions_pack_as_prefix_of_current_layout(
-    cls: type[Structure], lengths: dict[int, int]
-) -> None:
+def test_earlier_versions_pack_as_prefix_of_current_layout(cls: type[Structure], lengths: dict[int, int]) -> None:
     full = cls().pack()
     for version, length in lengths.items():
         assert cls.size(version) == length

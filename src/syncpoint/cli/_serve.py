@@ -70,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tls-cert")
     p.add_argument("--tls-key")
     p.add_argument("--no-command-server", action="store_true")
+    p.add_argument("--cpus", default="auto")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     return run_server(
@@ -80,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         tls_cert=a.tls_cert,
         tls_key=a.tls_key,
         start_tools=lambda server, host_qm, users: start_tools(server, host_qm, users, not a.no_command_server),
+        cpus=a.cpus,
     )
 
 

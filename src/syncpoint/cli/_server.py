@@ -16,6 +16,7 @@ from rich.console import Console
 from syncpoint import _home
 from syncpoint.client._remote import RemoteTransport
 from syncpoint.mqi import MQMIError
+from syncpoint.server._affinity import available_cpus, check_spec
 from syncpoint.server._auth import Users
 from syncpoint.server._lifecycle import _pid_alive, server_info
 
@@ -50,6 +51,13 @@ def strmqm(
         bool, typer.Option("--no-command-server", help="do not start the PCF command server")
     ] = False,
     timeout: Annotated[float, typer.Option(help="seconds to wait for the server to accept connections")] = 60.0,
+    cpus: Annotated[
+        str,
+        typer.Option(
+            help="CPUs the server runs on: auto (one: the CPU taking the disk's interrupts), all (as inherited), "
+            "or a list such as 1 or 0-3"
+        ),
+    ] = "auto",
 ) -> None:
     """Start a queue manager: its server runs in the background and this returns when it accepts connections."""
     qdir = _home.qmgr_dir(qmgr)
@@ -59,6 +67,10 @@ def strmqm(
         _fail(f"AMQ5051E: queue manager '{qmgr}' is already running.", 5)
     if tls_cert and not tls_key:
         _fail("AMQ8101E: --tls-cert needs --tls-key.", 20)
+    try:
+        check_spec(cpus, available_cpus())
+    except ValueError as e:
+        _fail(f"AMQ8101E: --cpus {cpus}: {e}.", 20)
     logdir = qdir / "errors"
     logdir.mkdir(exist_ok=True)
     log_path = logdir / "server.log"
@@ -72,6 +84,7 @@ def strmqm(
         cmd += ["--tls-cert", tls_cert, "--tls-key", str(tls_key)]
     if no_command_server:
         cmd.append("--no-command-server")
+    cmd += ["--cpus", cpus]
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
             cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True
@@ -91,7 +104,8 @@ def strmqm(
             console.print(f"syncpoint queue manager '{qmgr}' starting.")
             console.print(
                 f"syncpoint queue manager '{qmgr}' started (pid {proc.pid}; {where}"
-                f"{', TLS' if info.get('tls') else ''}; socket {info['unix']})."
+                f"{', TLS' if info.get('tls') else ''}; socket {info['unix']}"
+                f"{'; CPU ' + info['cpus'] if info.get('cpus') else ''})."
             )
             return
         time.sleep(0.05)

@@ -106,6 +106,7 @@ def run_server(
     tls_key: str | None = None,
     start_tools: Callable[[Any, Any, Any], Callable[[], None]] | None = None,
     grace: float = 5.0,
+    cpus: str = "auto",
 ) -> int:
     """Run the server of queue manager ``name`` in this process until endmqm; returns the exit code.
 
@@ -113,6 +114,7 @@ def run_server(
     server, from the layer above) and returns what stops them; the process entry point supplies it."""
     from syncpoint.store import SQLiteStore, StoreError
 
+    from . import _affinity
     from ._auth import Users
     from ._host import QueueManagerHost
     from ._server import Server
@@ -125,6 +127,13 @@ def run_server(
     if server_info(name, home) is not None:
         print(f"AMQ5051E: queue manager {name} is already running.", file=sys.stderr)
         return 5
+    try:  # before any thread starts: they inherit it (see _affinity)
+        pinned = _affinity.pin(cpus, qdir)
+    except (ValueError, OSError) as e:
+        print(f"AMQ8101E: queue manager {name} cannot start: --cpus {cpus}: {e}", file=sys.stderr)
+        return 20
+    if pinned is not None:
+        log.info("queue manager %s runs on CPU %s (--cpus %s)", name, _affinity.format_cpu_list(pinned), cpus)
     ctx: ssl.SSLContext | None = None
     try:
         users = Users(qdir / "users.json")
@@ -167,6 +176,7 @@ def run_server(
             "unix": sock_path,
             "tls": ctx is not None,
             "auth": users.required,
+            "cpus": _affinity.format_cpu_list(pinned) if pinned is not None else None,
             "state": "running",
             "started": time.time(),
         }
