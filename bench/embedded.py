@@ -37,9 +37,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import syncpoint
-from syncpoint.client import create_queue_manager
+from syncpoint.client import create_queue_manager, pin_cpus
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
+from syncpoint.server._affinity import format_cpu_list
 
 try:  # the Python peer (pip install 'syncpoint[bench]')
     import persistqueue
@@ -719,7 +720,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plain", action="store_true", help="print a markdown table instead of a rich one")
     ap.add_argument("--json", help="also write the results to this JSON file")
     ap.add_argument("--threads", type=int, default=16, help="connections for rows 2c and 6 (default 16)")
+    ap.add_argument(
+        "--cpus",
+        default="all",
+        help="run the whole benchmark (disk, persist-queue, syncpoint) on these CPUs via syncpoint.client.pin_cpus:"
+        " auto, all (default: as started), or a list such as 1",
+    )
     args = ap.parse_args(argv)
+    pinned = pin_cpus(args.cpus, TMP_ROOT)
 
     duration = args.duration or (1.0 if args.quick else 2.0)
     rounds = args.rounds or (1 if args.quick or args.profile else 5)
@@ -734,7 +742,7 @@ def main(argv: list[str] | None = None) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     run = Run(
-        machine=machine_info(),
+        machine={**machine_info(), "cpus": format_cpu_list(pinned) if pinned is not None else "all"},
         args={"quick": args.quick, "duration": duration, "rounds": rounds, "depth": big_depth},
     )
     prof = Profiler(args.profile)
@@ -928,7 +936,8 @@ def print_table(run: Run, plain: bool) -> None:
     m = run.machine
     head = (
         f"syncpoint {m.get('syncpoint')} ({m.get('git')}) embedded, 1 KiB messages — {m.get('nproc')} CPUs, "
-        f"{m.get('memory_gib')} GiB, Python {m.get('python')}, SQLite {m.get('sqlite')}, "
+        f"{m.get('memory_gib')} GiB (process on CPU {m.get('cpus', 'all')}), Python {m.get('python')}, "
+        f"SQLite {m.get('sqlite')}, "
         f"persist-queue {m.get('persist-queue')}; temp dirs on {m.get('tmp_fs', TMP_ROOT)}; "
         f"{run.args['duration']:g} s per measurement, {run.args['rounds']} round(s), median reported; "
         f"load average (1/5/15 min) at start {m.get('loadavg_start')}, at end {m.get('loadavg_end')}"

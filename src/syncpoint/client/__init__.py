@@ -8,6 +8,7 @@ from ._embedded import (
     memory_queue_manager,
     open_embedded,
 )
+from ._tuning import pin_cpus
 
 __all__ = [
     "EmbeddedConnection",
@@ -20,4 +21,5 @@ __all__ = [
     "create_queue_manager",
     "memory_queue_manager",
     "open_embedded",
+    "pin_cpus",
 ]

@@ -1,0 +1,26 @@
+"""Process tuning for applications that run the queue manager in their own process."""
+
+from __future__ import annotations
+
+import os
+
+from syncpoint import _home
+from syncpoint.server import _affinity
+
+
+def pin_cpus(cpus: str = "auto", home: str | os.PathLike[str] | None = None) -> set[int] | None:
+    """Run this process (every thread it has and will start) on the CPUs ``cpus`` names, in the grammar of
+    ``strmqm --cpus``: ``auto`` (one CPU: the one taking the interrupts of the disk under ``home``, the
+    queue managers' folder, default ``$SYNCPOINT_HOME``), ``all`` (leave them), or a list such as ``1`` or
+    ``0-3``. Returns the CPUs the process now runs on, or None if it was left alone; ValueError if ``cpus``
+    cannot be applied here.
+
+    An application that calls the embedded queue manager from several threads spends much of its time handing
+    the GIL and the store's commits between them; on a virtual machine every hand-over that crosses CPUs wakes
+    an idle virtual CPU through the hypervisor. On one CPU those hand-overs are cheap (docs/benchmarks.md: 16
+    committing threads 1.3x, a producer and a consumer thread up to 2.2x), and the process loses nothing it had:
+    its Python code never ran on two CPUs at once. Leave it alone when the process does heavy work outside
+    the GIL (NumPy, compression) on several threads.
+    """
+    where = _home.home(home)
+    return _affinity.pin(cpus, where if where.exists() else os.getcwd())
