@@ -83,6 +83,14 @@ def test_auto_runs_the_server_on_the_cpu_taking_most_of_the_disks_interrupts(tmp
     assert choose_cpus("auto", data2, {0, 2}, str(proc2), str(sysfs2)) == {0}
 
 
+def test_auto_prefers_a_cpu_no_other_server_is_pinned_to(tmp_path: Path) -> None:
+    data, proc, sysfs = _fake_machine(tmp_path, {"36": [12, 22233498]})
+    assert choose_cpus("auto", data, {0, 1}, str(proc), str(sysfs), taken={1: 1}) == {0}
+    # every CPU has a server already: the one with the fewest, then the disk's
+    assert choose_cpus("auto", data, {0, 1}, str(proc), str(sysfs), taken={0: 2, 1: 1}) == {1}
+    assert choose_cpus("auto", data, {0, 1}, str(proc), str(sysfs), taken={0: 1, 1: 1}) == {1}
+
+
 def test_auto_falls_back_to_the_highest_cpu_when_the_disk_cannot_be_found(tmp_path: Path) -> None:
     empty = tmp_path / "nothing"
     empty.mkdir()
@@ -143,3 +151,17 @@ def test_strmqm_with_a_bad_cpu_list_fails_and_starts_nothing(home: Path) -> None
     assert r.returncode == 20 and "is not available to this process" in r.stderr
     assert not (home / "qmgrs" / "QMA" / "server.json").exists()
     assert "Ended" in run(home, "dspmq", "-m", "QMA").stdout or "Ended" in run(home, "dspmq").stdout
+
+
+@linux_affinity
+def test_two_servers_of_one_home_spread_over_the_cpus(home: Path) -> None:  # noqa: F811
+    available = _affinity.available_cpus()
+    assert available is not None
+    for name in ("QMA", "QMB"):
+        assert run(home, "crtmqm", name).returncode == 0
+        assert run(home, "strmqm", name, "--port", "0").returncode == 0
+    cpus = [json.loads((home / "qmgrs" / n / "server.json").read_text())["cpus"] for n in ("QMA", "QMB")]
+    if len(available) > 1:
+        assert cpus[0] != cpus[1] and all(len(parse_cpu_list(c)) == 1 for c in cpus)
+    for name in ("QMA", "QMB"):
+        assert run(home, "endmqm", "-i", name).returncode == 0

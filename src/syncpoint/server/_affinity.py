@@ -11,10 +11,11 @@ pinning the server to the CPU that takes the disk's interrupts made the synchron
 
 ``--cpus`` takes:
 
-* ``auto`` (the default): one CPU. It is the CPU that has taken most of the interrupts of the PCI device behind
-  the file system holding the queue manager's data (``/proc/interrupts``, the device's ``msi_irqs`` in sysfs),
-  when that can be found and the process may run there; otherwise the highest-numbered CPU the process may use.
-  A process allowed a single CPU is left alone.
+* ``auto`` (the default): one CPU. Among the CPUs the process may use, and first among those that no other
+  running server of the same ``$SYNCPOINT_HOME`` is pinned to (so that several queue managers spread out), it is
+  the CPU that has taken most of the interrupts of the PCI device behind the file system holding the queue
+  manager's data (``/proc/interrupts``, the device's ``msi_irqs`` in sysfs), else the highest-numbered one. A
+  process allowed a single CPU is left alone.
 * ``all``: leave the CPUs as the process inherited them.
 * a CPU list as ``taskset -c`` and ``/proc/*/status`` write it: ``1``, ``0,2``, ``0-3,6``.
 
@@ -25,6 +26,7 @@ trees as well as against a real server process.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 AUTO = "auto"
@@ -86,9 +88,15 @@ def check_spec(spec: str, available: set[int] | None) -> None:
 
 
 def choose_cpus(
-    spec: str, data_path: str | os.PathLike[str], available: set[int] | None, proc: str = "/proc", sysfs: str = "/sys"
+    spec: str,
+    data_path: str | os.PathLike[str],
+    available: set[int] | None,
+    proc: str = "/proc",
+    sysfs: str = "/sys",
+    taken: Mapping[int, int] | None = None,
 ) -> set[int] | None:
-    """The CPUs ``spec`` means for a server whose data lives at ``data_path``; None: leave them as they are."""
+    """The CPUs ``spec`` means for a server whose data lives at ``data_path``; None: leave them as they are.
+    ``taken``: how many other servers run pinned to each CPU (auto prefers the CPUs with the fewest)."""
     check_spec(spec, available)
     if spec == ALL or available is None:
         return None
@@ -97,8 +105,9 @@ def choose_cpus(
     if len(available) < 2:
         return None
     counts = disk_interrupts_per_cpu(data_path, proc, sysfs)
-    busiest = max(available, key=lambda cpu: (counts.get(cpu, 0), cpu))
-    return {busiest}
+    others = taken or {}
+    best = max(available, key=lambda cpu: (-others.get(cpu, 0), counts.get(cpu, 0), cpu))
+    return {best}
 
 
 def disk_interrupts_per_cpu(
@@ -136,10 +145,10 @@ def disk_interrupts_per_cpu(
         return {}
 
 
-def pin(spec: str, data_path: str | os.PathLike[str]) -> set[int] | None:
-    """Apply ``spec`` to this process (call it before starting threads: they inherit it). Returns the CPUs
-    it now runs on, or None if it was left alone. ValueError if ``spec`` cannot be applied."""
-    cpus = choose_cpus(spec, data_path, available_cpus())
+def pin(spec: str, data_path: str | os.PathLike[str], taken: Mapping[int, int] | None = None) -> set[int] | None:
+    """Apply ``spec`` to this process, every thread of it. Returns the CPUs it now runs on, or None if it was
+    left alone. ValueError if ``spec`` cannot be applied."""
+    cpus = choose_cpus(spec, data_path, available_cpus(), taken=taken)
     if cpus is not None:
         try:  # every thread of the process (on Linux the call sets one thread's mask; new threads inherit it)
             threads = [int(tid) for tid in os.listdir("/proc/self/task")]

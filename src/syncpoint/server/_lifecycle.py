@@ -90,6 +90,25 @@ def status(name: str, home: str | os.PathLike[str] | None = None) -> str:
         return STATUS_ENDED_NORMALLY
 
 
+def _cpus_of_other_servers(name: str, home: str | os.PathLike[str] | None) -> dict[int, int]:
+    """How many running servers of this home, other than ``name``'s, are pinned to each CPU."""
+    from ._affinity import parse_cpu_list
+
+    taken: dict[int, int] = {}
+    for path in (_home.home(home) / "qmgrs").glob("*/server.json"):
+        if path.parent.name == name:
+            continue
+        try:
+            info = json.loads(path.read_text())
+            if not info.get("cpus") or not _pid_alive(int(info["pid"])):
+                continue
+            for cpu in parse_cpu_list(str(info["cpus"])):
+                taken[cpu] = taken.get(cpu, 0) + 1
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return taken
+
+
 def _write_json(path: Path, data: dict[str, Any]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=1))
@@ -127,8 +146,8 @@ def run_server(
     if server_info(name, home) is not None:
         print(f"AMQ5051E: queue manager {name} is already running.", file=sys.stderr)
         return 5
-    try:  # before any thread starts: they inherit it (see _affinity)
-        pinned = _affinity.pin(cpus, qdir)
+    try:
+        pinned = _affinity.pin(cpus, qdir, _cpus_of_other_servers(name, home))
     except (ValueError, OSError) as e:
         print(f"AMQ8101E: queue manager {name} cannot start: --cpus {cpus}: {e}", file=sys.stderr)
         return 20
