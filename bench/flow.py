@@ -89,11 +89,23 @@ def main() -> int:
     ap.add_argument("--messages", type=int, default=100_000)
     ap.add_argument("--masters", default="local[1],local[2]")
     ap.add_argument("--batch", type=int, default=2000, help="maxMessagesPerBatch")
+    ap.add_argument("--cpus", default="auto", help="the server's --cpus (default auto, as strmqm)")
     a = ap.parse_args()
     home = Path(tempfile.mkdtemp(prefix="bench-flow-"))
     create_queue_manager(QM, dlq="SYSTEM.DEAD.LETTER.QUEUE", home=home)
     server = subprocess.Popen(
-        [sys.executable, "-m", "syncpoint.cli._serve", QM, "--home", str(home), "--no-tcp", "--no-command-server"],
+        [
+            sys.executable,
+            "-m",
+            "syncpoint.cli._serve",
+            QM,
+            "--home",
+            str(home),
+            "--no-tcp",
+            "--no-command-server",
+            "--cpus",
+            a.cpus,
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
