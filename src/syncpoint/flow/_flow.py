@@ -186,7 +186,7 @@ def _pickle_by_value(flow: Flow) -> None:
         mod = getattr(fn, "__module__", None)
         if mod and mod in sys.modules and mod != "__main__" and not mod.startswith(("syncpoint.", "pyspark")):
             try:
-                cloudpickle.register_pickle_by_value(sys.modules[mod])
+                cloudpickle.register_pickle_by_value(sys.modules[mod])  # type: ignore[no-untyped-call, unused-ignore]
             except ValueError:
                 pass
 

@@ -62,7 +62,7 @@ class Summary:
     where: dict[int, str] = field(default_factory=dict)  # token -> where the message went
 
     def to_json(self) -> dict[str, Any]:
-        d = {k: getattr(self, k) for k in self.__slots__ if k not in ("errors", "where")}  # type: ignore[attr-defined]
+        d = {k: getattr(self, k) for k in self.__slots__ if k not in ("errors", "where")}  # type: ignore[attr-defined, unused-ignore]
         d["errors"] = self.errors[:20]
         d["where"] = {str(k): v for k, v in self.where.items()}
         return d

@@ -340,7 +340,7 @@ class _DriverState:
 _driver_state: dict[int, _DriverState] = {}
 
 
-class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type: ignore[misc]
+class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type: ignore[misc, unused-ignore]
     """Deterministic micro-batches by MsgToken (see _plan), admission control and availableNow."""
 
     def __init__(self, options: dict[str, str]) -> None:
