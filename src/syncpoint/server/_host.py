@@ -45,12 +45,17 @@ class HostLock:
 
     PATIENCE = 0.005  # CPython's switch interval: a waiter has had one turn of the GIL by then
 
-    __slots__ = ("_lock", "_signal")
+    __slots__ = ("_lock", "_signal", "no_signal", "release_lock", "try_acquire")
 
     def __init__(self) -> None:
         self._lock = _thread.allocate_lock()
         self._signal = _thread.allocate_lock()  # held: no signal pending; released: a release happened
         self._signal.acquire()
+        # The uncontended path as C calls, for the host's hot paths (a ``with`` on this class costs two Python
+        # calls): ``if not try_acquire(False): acquire()`` … ``release_lock(); if no_signal(): give_signal()``.
+        self.try_acquire = self._lock.acquire
+        self.release_lock = self._lock.release
+        self.no_signal = self._signal.locked
 
     def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
         lock = self._lock
@@ -74,12 +79,14 @@ class HostLock:
 
     def release(self) -> None:
         self._lock.release()
-        signal = self._signal
-        if signal.locked():
-            try:
-                signal.release()
-            except RuntimeError:  # another release gave the signal meanwhile
-                pass
+        if self._signal.locked():
+            self.give_signal()
+
+    def give_signal(self) -> None:
+        try:
+            self._signal.release()
+        except RuntimeError:  # another release gave the signal meanwhile
+            pass
 
     def locked(self) -> bool:
         return self._lock.locked()
@@ -143,13 +150,20 @@ class QueueManagerHost:
         """Run one engine verb like :meth:`call` but leave the durability wait to the caller: returns the
         result and the store's pending write (None when nothing was written). The server waits for it off its
         event loop, so many connections' commits share one sync."""
-        with self.lock:
+        lock = self.lock
+        if not lock.try_acquire(False):
+            lock.acquire()
+        try:
             self._check()
             try:
                 self.engine.housekeeping()
                 result = fn(*args)
             finally:
                 pending = self._flush()
+        finally:
+            lock.release_lock()
+            if lock.no_signal():
+                lock.give_signal()
         return result, pending
 
     def _check(self) -> None:
@@ -212,7 +226,10 @@ class QueueManagerHost:
         if wait and gmo.WaitInterval != C.MQWI_UNLIMITED:
             deadline = self.clock.monotonic() + gmo.WaitInterval / 1000.0
         pending: Pending | None = None
-        with self.lock:
+        lock = self.lock
+        if not lock.try_acquire(False):
+            lock.acquire()
+        try:
             try:
                 while True:
                     self._check()
@@ -243,6 +260,10 @@ class QueueManagerHost:
                 pending = self._flush()
                 if pending is not None:
                     self._settle(pending)
+        finally:
+            lock.release_lock()
+            if lock.no_signal():
+                lock.give_signal()
 
     def _settle(self, pending: Pending) -> None:
         """Under the lock, after a get: wait for what it wrote (releasing the lock unless already done)."""
