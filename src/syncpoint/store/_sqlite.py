@@ -1072,12 +1072,7 @@ class SQLiteStore:
                 self._unsynced = False
         elif changed:
             self._unsynced = True
-        with self._cond:
-            stats = self._stats
-            stats["transactions"] += 1
-            stats["syncs"] += synced
-            stats["batches"] += len(group) - failed
-            stats["failed_batches"] += failed
+        self._count_group(1, synced, len(group) - failed, failed)
 
     # -- the journal (see _journal.py) ----------------------------------------------------------------------
 
@@ -1136,9 +1131,6 @@ class SQLiteStore:
                 state.harden(added, removed)
             self._write_state(connection, state, epoch)
             applied = epoch
-            with self._cond:
-                self._stats["syncs"] += 1
-                self._stats["checkpoints"] += 1
         start = max(epoch, applied + 1) + 1
         self._set_synchronous(connection, "FULL")
         with _transaction(connection):
@@ -1234,11 +1226,7 @@ class SQLiteStore:
             self._junsynced = False
         elif changed:
             self._junsynced = True
-        with self._cond:
-            stats = self._stats
-            stats["transactions"] += changed
-            stats["syncs"] += synced
-            stats["batches"] += len(group)
+        self._count_group(changed, synced, len(group), 0)
         if journal.used > self._journal_limit:
             try:
                 self._checkpoint(connection)
@@ -1256,12 +1244,10 @@ class SQLiteStore:
         self._unsynced = False  # the FULL commit synced every earlier commit
         journal.restart(epoch + 1)
         self._junsynced = False
-        with self._cond:
-            self._stats["syncs"] += 1
-            self._stats["checkpoints"] += 1
 
     def _write_state(self, connection: sqlite3.Connection, state: JournalState, epoch: int) -> None:
-        """One durable transaction: the state's changes, and ``epoch`` as the journal epoch SQLite holds."""
+        """One durable transaction (a checkpoint): the state's changes, and ``epoch`` as the journal epoch SQLite
+        holds."""
         self._set_synchronous(connection, "FULL")
         with _transaction(connection):
             if state.deletes:
@@ -1276,7 +1262,19 @@ class SQLiteStore:
                 connection.executemany(_SQL_INFLIGHT_REMOVE, [(s,) for s, on in state.inflight.items() if not on])
                 connection.executemany(_SQL_INFLIGHT_ADD, [(s,) for s, on in state.inflight.items() if on])
         with self._cond:
-            self._stats["transactions"] += 1
+            stats = self._stats
+            stats["transactions"] += 1
+            stats["syncs"] += 1
+            stats["checkpoints"] += 1
+
+    def _count_group(self, transactions: int, syncs: int, batches: int, failed: int) -> None:
+        """Count a committed group: its store transactions (SQLite's or journal records), syncs and batches."""
+        with self._cond:
+            stats = self._stats
+            stats["transactions"] += transactions
+            stats["syncs"] += syncs
+            stats["batches"] += batches
+            stats["failed_batches"] += failed
 
     def _apply_one_by_one(self, connection: sqlite3.Connection, group: list[_Pending]) -> bool:
         """Apply each batch of the group under its own savepoint; a batch's faults roll back only that batch
