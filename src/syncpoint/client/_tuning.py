@@ -15,12 +15,12 @@ def pin_cpus(cpus: str = "auto", home: str | os.PathLike[str] | None = None) -> 
     ``0-3``. Returns the CPUs the process now runs on, or None if it was left alone; ValueError if ``cpus``
     cannot be applied here.
 
-    An application that calls the embedded queue manager from several threads spends much of its time handing
-    the GIL and the store's commits between them; on a virtual machine every hand-over that crosses CPUs wakes
-    an idle virtual CPU through the hypervisor. On one CPU those hand-overs are cheap (docs/benchmarks.md: 16
-    committing threads 1.3x, a producer and a consumer thread up to 2.2x), and the process loses nothing it had:
-    its Python code never ran on two CPUs at once. Leave it alone when the process does heavy work outside
-    the GIL (NumPy, compression) on several threads.
+    An application whose threads commit to the embedded queue manager hands each commit between them (the
+    group commit's leader wakes the others) and waits for the disk's interrupt; on a virtual machine every
+    hand-over that crosses CPUs wakes an idle virtual CPU through the hypervisor. On one CPU those hand-overs
+    are cheap (docs/benchmarks.md: 16 committing threads 1.4x), and the process loses nothing it had: its
+    Python code never ran on two CPUs at once. Leave it alone when the process does heavy work outside the GIL
+    (NumPy, compression) on several threads.
     """
     where = _home.home(home)
     return _affinity.pin(cpus, where if where.exists() else os.getcwd())

@@ -72,11 +72,11 @@ def format_cpu_list(cpus: set[int]) -> str:
     return ",".join(out)
 
 
-def check_spec(spec: str, available: set[int] | None) -> None:
+def check_spec(spec: str, available: set[int] | None) -> set[int] | None:
     """Raise ValueError, with the reason, if ``spec`` cannot be applied here (what strmqm checks before it
-    starts the server process)."""
+    starts the server process); return the CPUs a list names (None for auto and all)."""
     if spec in (AUTO, ALL):
-        return
+        return None
     cpus = parse_cpu_list(spec)
     if available is None:
         raise ValueError("this platform cannot pin a process to CPUs; use --cpus all")
@@ -85,6 +85,7 @@ def check_spec(spec: str, available: set[int] | None) -> None:
         raise ValueError(
             f"CPU {format_cpu_list(missing)} is not available to this process (available: {format_cpu_list(available)})"
         )
+    return cpus
 
 
 def choose_cpus(
@@ -97,11 +98,9 @@ def choose_cpus(
 ) -> set[int] | None:
     """The CPUs ``spec`` means for a server whose data lives at ``data_path``; None: leave them as they are.
     ``taken``: how many other servers run pinned to each CPU (auto prefers the CPUs with the fewest)."""
-    check_spec(spec, available)
-    if spec == ALL or available is None:
-        return None
-    if spec != AUTO:
-        return parse_cpu_list(spec)
+    listed = check_spec(spec, available)
+    if listed is not None or spec == ALL or available is None:
+        return listed
     if len(available) < 2:
         return None
     counts = disk_interrupts_per_cpu(data_path, proc, sysfs)

@@ -28,6 +28,8 @@ from typing import Any
 
 from syncpoint import _home
 
+from . import _affinity
+
 log = logging.getLogger("syncpoint.server")
 
 STATUS_RUNNING = "Running"
@@ -92,20 +94,15 @@ def status(name: str, home: str | os.PathLike[str] | None = None) -> str:
 
 def _cpus_of_other_servers(name: str, home: str | os.PathLike[str] | None) -> dict[int, int]:
     """How many running servers of this home, other than ``name``'s, are pinned to each CPU."""
-    from ._affinity import parse_cpu_list
-
     taken: dict[int, int] = {}
     for path in (_home.home(home) / "qmgrs").glob("*/server.json"):
-        if path.parent.name == name:
-            continue
+        info = server_info(path.parent.name, home) if path.parent.name != name else None
         try:
-            info = json.loads(path.read_text())
-            if not info.get("cpus") or not _pid_alive(int(info["pid"])):
-                continue
-            for cpu in parse_cpu_list(str(info["cpus"])):
-                taken[cpu] = taken.get(cpu, 0) + 1
-        except (OSError, ValueError, KeyError, TypeError):
+            cpus = _affinity.parse_cpu_list(info["cpus"]) if info and isinstance(info.get("cpus"), str) else ()
+        except ValueError:
             continue
+        for cpu in cpus:
+            taken[cpu] = taken.get(cpu, 0) + 1
     return taken
 
 
@@ -133,7 +130,6 @@ def run_server(
     server, from the layer above) and returns what stops them; the process entry point supplies it."""
     from syncpoint.store import SQLiteStore, StoreError
 
-    from . import _affinity
     from ._auth import Users
     from ._host import QueueManagerHost
     from ._server import Server
