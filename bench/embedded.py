@@ -726,8 +726,16 @@ def main(argv: list[str] | None = None) -> int:
         help="run the whole benchmark (disk, persist-queue, syncpoint) on these CPUs via syncpoint.client.pin_cpus:"
         " auto, all (default: as started), or a list such as 1",
     )
+    ap.add_argument(
+        "--no-busy-poll",
+        action="store_true",
+        help="with --cpus pinning one CPU: do not let the queue manager poll while a sync is in flight",
+    )
     args = ap.parse_args(argv)
-    pinned = pin_cpus(args.cpus, TMP_ROOT)
+    pinned = pin_cpus(args.cpus, TMP_ROOT, busy_poll=not args.no_busy_poll)
+    from syncpoint.server._poll import can_poll
+
+    polling = not args.no_busy_poll and can_poll()
 
     duration = args.duration or (1.0 if args.quick else 2.0)
     rounds = args.rounds or (1 if args.quick or args.profile else 5)
@@ -742,7 +750,11 @@ def main(argv: list[str] | None = None) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     run = Run(
-        machine={**machine_info(), "cpus": format_cpu_list(pinned) if pinned is not None else "all"},
+        machine={
+            **machine_info(),
+            "cpus": format_cpu_list(pinned) if pinned is not None else "all",
+            "busy_poll": polling,
+        },
         args={"quick": args.quick, "duration": duration, "rounds": rounds, "depth": big_depth},
     )
     prof = Profiler(args.profile)

@@ -180,13 +180,16 @@ def free_port() -> int:
 class Syncpoint:
     name = "syncpoint"
 
-    def __init__(self, root: Path, cpus: str = "auto") -> None:
+    def __init__(self, root: Path, cpus: str = "auto", busy_poll: bool = True) -> None:
         self.home = root / "syncpoint"
         self.env = dict(os.environ, SYNCPOINT_HOME=str(self.home))
         exe = str(Path(sys.executable).parent / "syncpoint")
         subprocess.run([exe, "crtmqm", QMGR], env=self.env, check=True, capture_output=True)
         subprocess.run(
-            [exe, "strmqm", QMGR, "--port", "0", "--cpus", cpus], env=self.env, check=True, capture_output=True
+            [exe, "strmqm", QMGR, "--port", "0", "--cpus", cpus] + ([] if busy_poll else ["--no-busy-poll"]),
+            env=self.env,
+            check=True,
+            capture_output=True,
         )
         self.exe = exe
         import syncpoint
@@ -194,6 +197,7 @@ class Syncpoint:
         self.qm = syncpoint.connect(QMGR, home=self.home)
         info = json.loads((self.home / "qmgrs" / QMGR / "server.json").read_text())
         self.cpus = info.get("cpus") or "all"
+        self.busy_poll = bool(info.get("busy_poll"))
 
     def reset(self) -> None:
         from syncpoint.mqi import constants as C
@@ -319,6 +323,7 @@ def main() -> None:
     ap.add_argument("--rows", default="1,2,3,4")
     ap.add_argument("--plain", action="store_true", help="markdown table only")
     ap.add_argument("--cpus", default="auto", help="strmqm --cpus for the syncpoint server (default auto)")
+    ap.add_argument("--no-busy-poll", action="store_true", help="strmqm --no-busy-poll for the syncpoint server")
     ap.add_argument("--worker", nargs=6, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
@@ -328,7 +333,7 @@ def main() -> None:
         return
     rows = set(a.rows.split(","))
     root = Path(tempfile.mkdtemp(prefix="sp-bench-", dir="/tmp"))
-    sp = Syncpoint(root, a.cpus)
+    sp = Syncpoint(root, a.cpus, not a.no_busy_poll)
     rabbit: Rabbit | None = None
     rabbit_note = ""
     try:
@@ -367,7 +372,8 @@ def main() -> None:
             peer = rabbit.version if rabbit else "-"
             print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
                   f"{platform.platform()}; {a.seconds:.0f} s per row; RabbitMQ {peer}; "
-                  f"syncpoint server on CPU {sp.cpus} (--cpus {a.cpus})")  # fmt: skip
+                  f"syncpoint server on CPU {sp.cpus} (--cpus {a.cpus}), busy polling "
+                  f"{'on' if sp.busy_poll else 'off'}")  # fmt: skip
         print("\n".join(lines))
         if rabbit_note:
             print(rabbit_note)

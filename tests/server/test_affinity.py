@@ -122,7 +122,7 @@ def test_strmqm_default_pins_every_server_thread_to_one_cpu(home: Path) -> None:
     assert available is not None
     if len(available) > 1:
         assert info["cpus"] is not None and len(parse_cpu_list(info["cpus"])) == 1
-        assert f"CPU {info['cpus']})" in r.stdout
+        assert f"CPU {info['cpus']}" in r.stdout
         assert _threads_allowed(info["pid"]) == {info["cpus"]}  # the loop, the sync thread, the tools
     else:
         assert info["cpus"] is None

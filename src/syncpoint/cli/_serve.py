@@ -71,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tls-key")
     p.add_argument("--no-command-server", action="store_true")
     p.add_argument("--cpus", default="auto")
+    p.add_argument("--no-busy-poll", action="store_true")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     return run_server(
@@ -82,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         tls_key=a.tls_key,
         start_tools=lambda server, host_qm, users: start_tools(server, host_qm, users, not a.no_command_server),
         cpus=a.cpus,
+        busy_poll=not a.no_busy_poll,
     )
 
 

@@ -58,6 +58,13 @@ def strmqm(
             "or a list such as 1 or 0-3"
         ),
     ] = "auto",
+    busy_poll: Annotated[
+        bool,
+        typer.Option(
+            "--busy-poll/--no-busy-poll",
+            help="while busy, keep the server's CPU polling instead of idle (when it runs on one CPU)",
+        ),
+    ] = True,
 ) -> None:
     """Start a queue manager: its server runs in the background and this returns when it accepts connections."""
     qdir = _home.qmgr_dir(qmgr)
@@ -85,6 +92,8 @@ def strmqm(
     if no_command_server:
         cmd.append("--no-command-server")
     cmd += ["--cpus", cpus]
+    if not busy_poll:
+        cmd.append("--no-busy-poll")
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
             cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True
@@ -105,7 +114,8 @@ def strmqm(
             console.print(
                 f"syncpoint queue manager '{qmgr}' started (pid {proc.pid}; {where}"
                 f"{', TLS' if info.get('tls') else ''}; socket {info['unix']}"
-                f"{'; CPU ' + info['cpus'] if info.get('cpus') else ''})."
+                f"{'; CPU ' + info['cpus'] if info.get('cpus') else ''}"
+                f"{', busy polling' if info.get('busy_poll') else ''})."
             )
             return
         time.sleep(0.05)

@@ -26,6 +26,8 @@ from syncpoint.mqi import MQGMO, MQMD, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.store import Pending, Store, StoreError
 
+from ._poll import POLLER
+
 T = TypeVar("T")
 
 
@@ -190,10 +192,13 @@ class QueueManagerHost:
         if batch is None or batch.is_empty():
             return None
         try:
-            return self.store.submit(batch)
+            pending = self.store.submit(batch)
         except StoreError as e:
             self._break(e)
             raise MQMIError(C.MQCC_FAILED, C.MQRC_RESOURCE_PROBLEM, str(e)) from None
+        if batch.durable and not pending.done:  # a sync in flight: keep the CPU polling while it lasts (_poll.py)
+            POLLER.touch()
+        return pending
 
     def _wait(self, pending: Pending) -> None:
         try:

@@ -29,6 +29,7 @@ from typing import Any
 from syncpoint import _home
 
 from . import _affinity
+from ._poll import POLLER, can_poll
 
 log = logging.getLogger("syncpoint.server")
 
@@ -123,6 +124,7 @@ def run_server(
     start_tools: Callable[[Any, Any, Any], Callable[[], None]] | None = None,
     grace: float = 5.0,
     cpus: str = "auto",
+    busy_poll: bool = True,
 ) -> int:
     """Run the server of queue manager ``name`` in this process until endmqm; returns the exit code.
 
@@ -149,6 +151,9 @@ def run_server(
         return 20
     if pinned is not None:
         log.info("queue manager %s runs on CPU %s (--cpus %s)", name, _affinity.format_cpu_list(pinned), cpus)
+    POLLER.enabled = busy_poll
+    polls = busy_poll and can_poll()
+    log.info("busy polling: %s", "on" if polls else "off" if not busy_poll else "off (not one CPU, or a CPU quota)")
     ctx: ssl.SSLContext | None = None
     try:
         users = Users(qdir / "users.json")
@@ -192,6 +197,7 @@ def run_server(
             "tls": ctx is not None,
             "auth": users.required,
             "cpus": _affinity.format_cpu_list(pinned) if pinned is not None else None,
+            "busy_poll": polls,
             "state": "running",
             "started": time.time(),
         }

@@ -50,6 +50,7 @@ from syncpoint.store import Pending, StoreError
 
 from ._auth import Users
 from ._host import ADMIN_VERBS, QueueManagerHost
+from ._poll import POLLER
 from ._protocol import (
     DEFAULT_MAX_FRAME,
     Bad,
@@ -438,6 +439,7 @@ class _Session(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.closing:
             return
+        POLLER.touch()  # requests are coming: keep the CPU polling for the next (_poll.py)
         try:
             events = self.proto.receive(data)
         except ProtocolError as e:
