@@ -165,3 +165,25 @@ def test_two_servers_of_one_home_spread_over_the_cpus(home: Path) -> None:  # no
         assert cpus[0] != cpus[1] and all(len(parse_cpu_list(c)) == 1 for c in cpus)
     for name in ("QMA", "QMB"):
         assert run(home, "endmqm", "-i", name).returncode == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="needs SCHED_BATCH")
+def test_the_servers_sync_thread_does_not_preempt_the_event_loop(home: Path) -> None:  # noqa: F811
+    # _affinity.no_wakeup_preemption: the sync thread runs under SCHED_BATCH, every other thread as it was
+    import syncpoint
+
+    assert run(home, "crtmqm", "QMA").returncode == 0
+    assert run(home, "strmqm", "QMA", "--port", "0", "--no-busy-poll").returncode == 0
+    pid = json.loads((home / "qmgrs" / "QMA" / "server.json").read_text())["pid"]
+    qm = syncpoint.connect("QMA", home=home)
+    try:
+        qm.admin("define", "QLOCAL", "Q1", {})
+        q = qm.open("Q1")
+        q.put(b"x", persistent=True)  # a durable write: the sync thread waits for it
+        assert q.get().data == b"x"
+        policies = [os.sched_getscheduler(int(task.name)) for task in Path(f"/proc/{pid}/task").iterdir()]
+    finally:
+        qm.disconnect()
+    assert policies.count(os.SCHED_BATCH) == 1
+    assert all(p in (os.SCHED_OTHER, os.SCHED_BATCH) for p in policies)
+    assert run(home, "endmqm", "-i", "QMA").returncode == 0

@@ -156,3 +156,19 @@ def pin(spec: str, data_path: str | os.PathLike[str], taken: Mapping[int, int] |
         for tid in threads:
             os.sched_setaffinity(tid, cpus)
     return cpus
+
+
+def no_wakeup_preemption() -> bool:
+    """Run the calling thread under ``SCHED_BATCH``: when woken it waits for the running thread to block or use
+    up its slice instead of preempting it. For the server's sync thread: woken by the event loop (a commit to
+    sync) or by the disk, it can do nothing before the loop releases the GIL, so preempting the loop only costs
+    two context switches (measured: 7.7 of the loop's 8.6 involuntary switches per 100 messages of the batched
+    persistent shape went away). Returns False where the platform has no such policy."""
+    policy = getattr(os, "SCHED_BATCH", None)
+    if policy is None:
+        return False
+    try:
+        os.sched_setscheduler(0, policy, os.sched_param(0))
+    except OSError:
+        return False
+    return True

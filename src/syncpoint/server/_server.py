@@ -48,6 +48,7 @@ from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.store import Pending, StoreError
 
+from . import _affinity
 from ._auth import Users
 from ._host import ADMIN_VERBS, QueueManagerHost
 from ._poll import POLLER
@@ -128,6 +129,7 @@ class _Syncer:
             self._cond.notify()
 
     def _run(self) -> None:
+        _affinity.no_wakeup_preemption()
         clock = time.monotonic
         while True:
             with self._cond:
