@@ -754,3 +754,30 @@ def test_mqmd_version_1_round_trip(md: dict[str, Any]) -> None:
     for name, offset, length, _, _ in MQMD_LAYOUT:
         if offset + length <= MQMD_V1_LENGTH:
             assert getattr(back, name) == md[name], name
+
+
+_CHAR_VALUE = st.one_of(
+    st.binary(max_size=48),
+    st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ .*", max_size=48),
+    st.binary(max_size=48).map(bytearray),
+)
+
+
+@pytest.mark.parametrize("cls", [MQMD, MQGMO, MQPMO, MQOD])
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_pack_pads_character_fields_the_same_whether_or_not_they_already_have_their_length(
+    cls: Any, data: st.DataObject
+) -> None:
+    # Structure.pack packs at once when every character field has its exact length and checks field by field
+    # otherwise: both must give the bytes of the blank-/NUL-padded fields (module doc of mqi/_structs.py)
+    s = cls()
+    for name, n in cls._char_lengths.items():
+        if data.draw(st.booleans()):
+            value = data.draw(_CHAR_VALUE)
+            s.__dict__[name] = value[:n]
+    padded = cls()
+    for name in cls._names:
+        padded.__dict__[name] = s._value(name) if name in cls._char_lengths else s.__dict__[name]
+    assert all(len(padded.__dict__[name]) == n for name, n in cls._char_lengths.items())
+    assert s.pack() == padded.pack() == struct.pack("=" + "".join(cls._codes), *(padded.__dict__[n] for n in cls._names))

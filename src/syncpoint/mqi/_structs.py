@@ -25,6 +25,16 @@ FieldSpec = tuple[str, str, Any]
 _VERSION = struct.Struct("=i")  # the Version field, after the 4-byte StrucId
 
 
+def _tuple_getter(names: list[str]) -> Any:
+    """``operator.itemgetter`` that returns a tuple for any number of names (itemgetter of one returns the value)."""
+    if len(names) >= 2:
+        return operator.itemgetter(*names)
+    if names:
+        one = operator.itemgetter(names[0])
+        return lambda d: (one(d),)
+    return lambda d: ()
+
+
 class Structure:
     """Base of every MQI structure: attributes per field, byte-exact ``pack`` / ``unpack``."""
 
@@ -41,6 +51,7 @@ class Structure:
     _char_lengths: ClassVar[dict[str, int]]
     _getter_by_len: ClassVar[dict[int, Any]]
     _chars_by_len: ClassVar[dict[int, tuple[tuple[int, str, int], ...]]]
+    _charcheck_by_len: ClassVar[dict[int, tuple[Any, tuple[int, ...]]]]
     _versioned: ClassVar[bool]
 
     def __init_subclass__(cls, **kw: Any) -> None:
@@ -77,6 +88,11 @@ class Structure:
                 (i, name, cls._char_lengths[name]) for i, name in enumerate(cls._names[:n]) if name in cls._char_lengths
             )
             for n_len, n in count.items()
+        }
+        # per length: a C-speed getter of the character fields' values, and the lengths they must have
+        cls._charcheck_by_len = {
+            n_len: (_tuple_getter([name for _, name, _ in chars]), tuple(n for _, _, n in chars))
+            for n_len, chars in cls._chars_by_len.items()
         }
 
     if TYPE_CHECKING:
@@ -144,6 +160,14 @@ class Structure:
         """The structure's bytes, at the length its ``Version`` field implies."""
         length = self._length()
         d = self.__dict__
+        # the common case, in C calls: every character field already has its exact length (bytes, or str and
+        # anything else that struct refuses, which then takes the checked path below)
+        chars, lengths = self._charcheck_by_len[length]
+        try:
+            if tuple(map(len, chars(d))) == lengths:
+                return self._struct_by_len[length].pack(*self._getter_by_len[length](d))
+        except (TypeError, struct.error):
+            pass
         values = list(self._getter_by_len[length](d))
         for i, name, n in self._chars_by_len[length]:
             v = values[i]
