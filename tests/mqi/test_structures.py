@@ -780,4 +780,5 @@ def test_pack_pads_character_fields_the_same_whether_or_not_they_already_have_th
     for name in cls._names:
         padded.__dict__[name] = s._value(name) if name in cls._char_lengths else s.__dict__[name]
     assert all(len(padded.__dict__[name]) == n for name, n in cls._char_lengths.items())
-    assert s.pack() == padded.pack() == struct.pack("=" + "".join(cls._codes), *(padded.__dict__[n] for n in cls._names))
+    expected = struct.pack("=" + "".join(cls._codes), *(padded.__dict__[n] for n in cls._names))
+    assert s.pack() == padded.pack() == expected
