@@ -10,8 +10,10 @@ went through the queue (the consumer's count over the time from the first put to
 
 1. persistent, synchronous per message — syncpoint: each put and each get durable before it returns (outside
    syncpoint); RabbitMQ: publish with a synchronous publisher confirm, consume with a manual ack per message.
-2. persistent, 100 messages per unit of work — syncpoint: 100 puts / gets in syncpoint, then MQCMIT;
-   RabbitMQ: channel transactions, tx_commit per 100 publishes / per 100 acks.
+2. persistent, 100 messages per unit of work — syncpoint: 100 puts / gets in syncpoint, then MQCMIT, the commit
+   travelling with its batch (``put_many(commit=True)``; ``get_many(commit_first=True)`` commits the batch got
+   before, once it is processed, and gets the next); RabbitMQ: channel transactions, tx_commit per 100 publishes /
+   per 100 acks. Either way one round trip per batch and side.
 3. non-persistent, no syncpoint — RabbitMQ: transient messages, no confirms, automatic acks.
 4. 16 producer + 16 consumer connections, persistent, a commit per message (syncpoint only): messages/s and
    messages per fsync (the server's store counts its syncs).
@@ -60,8 +62,7 @@ def syncpoint_worker(role: str, mode: str, seconds: float, home: str, out: str) 
     if role == "producer":
         while time.monotonic() < end:
             if mode == "batch100":
-                q.put_many([MSG] * 100, persistent=True, syncpoint=True)
-                qm.commit()
+                q.put_many([MSG] * 100, persistent=True, syncpoint=True, commit=True)
                 count += 100
             elif mode == "nonpersistent":  # pipelined, as RabbitMQ's publishes without confirms are
                 q.put_many([MSG] * 100, persistent=False)
@@ -75,28 +76,40 @@ def syncpoint_worker(role: str, mode: str, seconds: float, home: str, out: str) 
     else:
         last = first
         idle_until = None
+        held = 0  # batch100: messages got in the unit of work not committed yet
         while True:
             try:
-                if mode in ("batch100", "nonpersistent"):
+                if mode == "batch100":
+                    # commit the batch got before (it has been "processed") and get the next: one round trip
+                    got = q.get_many(100, syncpoint=True, commit_first=held > 0)
+                    count += held
+                    if held:
+                        last = time.time()
+                    held = len(got)
+                    if not got:  # the queue is dry: wait for the next message
+                        held = len([q.get(wait=0.5, syncpoint=True)])
+                elif mode == "nonpersistent":
                     # a batch of gets in one round trip; when the queue is dry, wait for the next message
-                    got = q.get_many(100, syncpoint=mode == "batch100")
+                    got = q.get_many(100)
                     if not got:
-                        got = [q.get(wait=0.5, syncpoint=mode == "batch100")]
+                        got = [q.get(wait=0.5)]
                     count += len(got)
-                    if mode == "batch100":
-                        qm.commit()
+                    last = time.time()
                 else:
                     q.get(wait=0.5, syncpoint=mode == "commit")
                     if mode == "commit":
                         qm.commit()
                     count += 1
-                last = time.time()
+                    last = time.time()
                 idle_until = None
             except MQMIError as e:
                 if e.reason != C.MQRC_NO_MSG_AVAILABLE:
                     raise
-                if mode == "batch100":
+                if held:
                     qm.commit()
+                    count += held
+                    held = 0
+                    last = time.time()
                 if time.monotonic() > end:
                     if idle_until is None:
                         idle_until = time.monotonic() + 2

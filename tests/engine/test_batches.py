@@ -3,7 +3,13 @@ exactly as the same calls one by one, over both transports."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
+
 from syncpoint.client import QueueManager
+from syncpoint.mqi import MQMIError
+from syncpoint.mqi import constants as C
 
 
 def test_browse_all_with_read_ahead_sees_every_message_in_order_and_removes_none(qm: QueueManager) -> None:
@@ -33,3 +39,51 @@ def test_get_many_in_syncpoint_is_backed_out_as_one_unit_of_work(qm: QueueManage
     assert len(q.get_many(10, syncpoint=True)) == 2
     qm.backout()
     assert [(m.data, m.backout_count) for m in q.get_many(10)] == [(b"a", 1), (b"b", 1)]
+
+
+# put_many(commit=True) and get_many(commit_first=True): a batch and its MQCMIT in one call (one request over the
+# network), with the semantics of the same MQI calls one after the other
+
+
+def test_put_many_with_commit_makes_the_batch_visible_to_others(
+    qm: QueueManager, connect: Callable[..., QueueManager]
+) -> None:
+    other = connect().open("Q1")
+    q = qm.open("Q1")
+    q.put_many([b"a", b"b", b"c"], syncpoint=True, persistent=True, commit=True)
+    assert [m.data for m in other.get_many(10)] == [b"a", b"b", b"c"]
+    qm.backout()  # nothing was left in the unit of work
+    assert other.get_many(10) == []
+
+
+def test_put_many_with_commit_commits_nothing_when_a_put_fails(
+    qm: QueueManager, connect: Callable[..., QueueManager]
+) -> None:
+    # a program checking each MQPUT would not issue the MQCMIT: the unit of work stays open for it to decide
+    qm.admin("define", "QLOCAL", "SMALL", {"MAXDEPTH": 2})
+    q = qm.open("SMALL")
+    with pytest.raises(MQMIError) as e:
+        q.put_many([b"a", b"b", b"c"], syncpoint=True, commit=True)
+    assert e.value.reason == C.MQRC_Q_FULL
+    assert len(e.value.done) == 2  # type: ignore[attr-defined]
+    other = connect().open("SMALL")
+    assert other.get_many(10) == []  # not committed
+    qm.backout()
+    assert other.get_many(10) == [] and q.depth == 0
+
+
+def test_get_many_commit_first_ends_the_previous_batch_before_getting(qm: QueueManager) -> None:
+    q = qm.open("Q1")
+    q.put_many([b"a", b"b", b"c", b"d"], persistent=True)
+    assert [m.data for m in q.get_many(2, syncpoint=True)] == [b"a", b"b"]
+    assert [m.data for m in q.get_many(2, syncpoint=True, commit_first=True)] == [b"c", b"d"]
+    qm.backout()  # backs out the second batch only: the first was committed before it was got
+    assert [(m.data, m.backout_count) for m in q.get_many(10)] == [(b"c", 1), (b"d", 1)]
+
+
+def test_get_many_commit_first_commits_puts_of_the_unit_of_work_too(qm: QueueManager) -> None:
+    q = qm.open("Q1")
+    q.put(b"x", syncpoint=True)
+    assert [m.data for m in q.get_many(5, syncpoint=True, commit_first=True)] == [b"x"]
+    qm.commit()
+    assert q.depth == 0

@@ -22,7 +22,7 @@ from syncpoint.client import (
     memory_queue_manager,
 )
 from syncpoint.client._remote import RemoteTransport
-from syncpoint.mqi import MQGMO, MQMD, MQOD, MQMIError
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.server._auth import Users
 from syncpoint.server._protocol import FATAL, MQ_ERROR, OK, FrameDecoder, encode_request, parse_reply
@@ -107,6 +107,17 @@ def test_put_many_is_pipelined_and_keeps_order(live: Any) -> None:
     assert [m.text for m in q.messages()] == [f"m{i}" for i in range(200)]
 
 
+def test_put_many_of_different_payloads_travels_as_one_putm_request(live: Any) -> None:
+    # the structures are what a putm carries once; the payloads differ as they usually do
+    qm = remote(live)
+    q = qm.open("Q1")
+    q._h("put")
+    calls = live.stats.calls
+    q.put_many([f"m{i}".encode() for i in range(50)])
+    assert live.stats.calls == calls + 1
+    assert [m.data for m in q.get_many(100)] == [f"m{i}".encode() for i in range(50)]
+
+
 def test_put_many_reports_the_first_failure_after_trying_all(live: Any) -> None:
     qm = remote(live)
     qm.admin("define", "QLOCAL", "SMALL", {"MAXDEPTH": 3})
@@ -116,6 +127,61 @@ def test_put_many_reports_the_first_failure_after_trying_all(live: Any) -> None:
     assert e.value.reason == C.MQRC_Q_FULL
     assert len(e.value.done) == 3  # type: ignore[attr-defined]
     assert q.depth == 3
+
+
+def test_a_batch_and_its_commit_travel_as_one_request(live: Any) -> None:
+    # protocol version 2: putm's optional "then commit" and getm's optional "commit first" (docs/protocol.md)
+    qm = remote(live)
+    assert qm.transport.protocol_version == 2
+    q = qm.open("Q1")
+    q._h("put"), q._h("get")  # the queue's handles are opened at first use: open them before counting
+    calls = live.stats.calls
+    q.put_many([b"a", b"b"], syncpoint=True, persistent=True, commit=True)
+    assert live.stats.calls == calls + 1
+    assert [m.data for m in q.get_many(5, syncpoint=True)] == [b"a", b"b"]
+    calls = live.stats.calls
+    assert q.get_many(5, syncpoint=True, commit_first=True) == []
+    assert live.stats.calls == calls + 1
+    qm.backout()
+    assert q.depth == 0  # the gets were committed by the commit that came first
+
+
+def test_a_version_1_server_gets_the_commit_as_a_request_of_its_own(live: Any) -> None:
+    qm = remote(live)
+    qm.transport.protocol_version = 1  # as negotiated with a server that speaks version 1 only
+    q = qm.open("Q1")
+    q._h("put"), q._h("get")
+    calls = live.stats.calls
+    q.put_many([b"a", b"b"], syncpoint=True, commit=True)
+    assert live.stats.calls == calls + 2
+    assert [m.data for m in q.get_many(1, syncpoint=True)] == [b"a"]
+    calls = live.stats.calls
+    assert [m.data for m in q.get_many(1, syncpoint=True, commit_first=True)] == [b"b"]
+    assert live.stats.calls == calls + 2
+    qm.backout()
+    assert [(m.data, m.backout_count) for m in q.get_many(5)] == [(b"b", 1)]
+
+
+def test_a_batch_commit_flag_that_is_not_a_boolean_is_refused_and_changes_nothing(live: Any) -> None:
+    qm = remote(live)
+    q = qm.open("Q1")
+    q.put(b"kept")
+    h = q._h("get")
+    gmo = MQGMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_SYNCPOINT)
+    results = qm.transport.pipeline(
+        [
+            ("getm", [h, MQMD().pack(), gmo.pack(), None, 5, 1]),  # 1 is not true
+            ("putm", [q._h("put"), MQMD().pack(), MQPMO().pack(), [b"x"], "yes"]),
+        ]
+    )
+    assert all(isinstance(r, MQMIError) for r in results)
+    assert [r.reason for r in results] == [C.MQRC_OPTIONS_ERROR, C.MQRC_OPTIONS_ERROR]
+    assert q.depth == 1
+    raw = Raw(live.unix_path)
+    raw.hello()
+    raw.send(encode_request(2, "getm", [1, b"", b"", None, 5, True, "extra"]))
+    bad = raw.read()
+    assert bad.status == 2 and "getm takes 5 to 6 arguments" in bad.body
 
 
 def test_admin_definitions_travel_as_definitions(live: Any) -> None:

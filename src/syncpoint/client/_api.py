@@ -193,38 +193,62 @@ class Queue:
         self.qm._raise_warning(self.qm.transport.put(self._h("put"), md, pmo, data))
         return md
 
-    def put_many(self, items: Sequence[bytes | str], *, syncpoint: bool = False, **kw: Any) -> list[MQMD]:
+    def put_many(
+        self, items: Sequence[bytes | str], *, syncpoint: bool = False, commit: bool = False, **kw: Any
+    ) -> list[MQMD]:
         """Put several messages with the same options; returns their completed MQMDs. Over the network the puts
         are pipelined (sent together, answered together). A failure raises the first error after every put
-        was tried, with ``.done`` holding the MQMDs of the ones that were put."""
+        was tried, with ``.done`` holding the MQMDs of the ones that were put.
+
+        ``commit=True`` then commits the unit of work (MQCMIT) if every put succeeded, as a program checking each
+        put would: over the network in the same request, so a batch and its commit cost one round trip. When a
+        put failed nothing is committed (back out or commit as you decide); a failed commit is raised."""
         put_many = getattr(self.qm.transport, "put_many", None)
-        if put_many is None:
-            return [self.put(x, syncpoint=syncpoint, **kw) for x in items]
+        if put_many is None:  # one put after another, with the same outcome as a batch request
+            done: list[MQMD] = []
+            first: MQMIError | None = None
+            for x in items:
+                try:
+                    done.append(self.put(x, syncpoint=syncpoint, **kw))
+                except MQMIError as e:
+                    first = first or e
+            if first is not None:
+                first.done = done  # type: ignore[attr-defined]
+                raise first
+            if commit:
+                self.qm.commit()
+            return done
         unknown = set(kw) - _PUT_KEYWORDS
         if unknown:
             raise TypeError(f"put_many() got unexpected keyword arguments {sorted(unknown)}")
+        templates: dict[bool, MQMD] = {}  # one MQMD built per kind of item (text or bytes), copied for each
+
+        def template(text: bool) -> MQMD:
+            md = templates.get(text)
+            if md is None:
+                fmt = kw.get("format")
+                md = templates[text] = _build_md(
+                    kw.get("md") and kw["md"].copy(),
+                    kw.get("priority"),
+                    kw.get("persistent"),
+                    kw.get("expiry"),
+                    kw.get("msg_id"),
+                    kw.get("correl_id"),
+                    kw.get("reply_to"),
+                    C.MQFMT_STRING if text and fmt is None else fmt,
+                    kw.get("msg_type"),
+                    kw.get("report"),
+                )
+            return md
+
+        pmo0 = MQPMO(Options=C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT)
         prepared: list[tuple[MQMD, MQPMO, bytes]] = []
         for x in items:
-            fmt = kw.get("format")
             if isinstance(x, str):
-                x = x.encode("utf-8")
-                if fmt is None:
-                    fmt = C.MQFMT_STRING
-            md = _build_md(
-                kw.get("md") and kw["md"].copy(),
-                kw.get("priority"),
-                kw.get("persistent"),
-                kw.get("expiry"),
-                kw.get("msg_id"),
-                kw.get("correl_id"),
-                kw.get("reply_to"),
-                fmt,
-                kw.get("msg_type"),
-                kw.get("report"),
-            )
-            pmo = MQPMO(Options=C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT)
-            prepared.append((md, pmo, x))
-        results = put_many(self._h("put"), prepared)
+                prepared.append((template(True).copy(), pmo0.copy(), x.encode("utf-8")))
+            else:
+                prepared.append((template(False).copy(), pmo0.copy(), x))
+        results = put_many(self._h("put"), prepared, commit) if commit else put_many(self._h("put"), prepared)
         done = [md for (md, _, _), r in zip(prepared, results, strict=True) if not isinstance(r, MQMIError)]
         for r in results:
             if isinstance(r, MQMIError):
@@ -329,9 +353,20 @@ class Queue:
             if dry:
                 return
 
-    def get_many(self, max_messages: int, *, syncpoint: bool = False, max_length: int | None = None) -> list[Message]:
+    def get_many(
+        self,
+        max_messages: int,
+        *,
+        syncpoint: bool = False,
+        max_length: int | None = None,
+        commit_first: bool = False,
+    ) -> list[Message]:
         """Up to ``max_messages`` messages got without waiting (fewer when the queue runs dry). Over the network
-        the gets are pipelined: one round trip for the lot."""
+        the gets are pipelined: one round trip for the lot.
+
+        ``commit_first=True`` commits the unit of work (MQCMIT) before the gets: a consumer that has processed
+        the batch it got in syncpoint ends it and asks for the next in one round trip. If the commit fails, its
+        error is raised and no get is tried."""
         items = [
             (
                 MQMD(),
@@ -344,7 +379,7 @@ class Queue:
             )
             for _ in range(max_messages)
         ]
-        return self.qm._get_many(self._h("get"), items)[0]
+        return self.qm._get_many(self._h("get"), items, commit_first)[0]
 
     def unlock(self) -> None:
         gmo = MQGMO(Options=C.MQGMO_UNLOCK)
@@ -611,13 +646,18 @@ class QueueManager:
             )
         return Message(result.data, md)
 
-    def _get_many(self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]]) -> tuple[list[Message], bool]:
+    def _get_many(
+        self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]], commit_first: bool = False
+    ) -> tuple[list[Message], bool]:
         """Several gets on one handle, pipelined when the transport can. Returns the messages and whether the
         queue ran dry (MQRC_NO_MSG_AVAILABLE). Every message a pipelined get removed is returned, even one that
-        arrived after an earlier get of the batch found none. Another failure is raised after the batch."""
+        arrived after an earlier get of the batch found none. Another failure is raised after the batch.
+        ``commit_first``: MQCMIT before the gets (in the same request where the transport can)."""
         get_many = getattr(self.transport, "get_many", None)
         out: list[Message] = []
         if get_many is None:
+            if commit_first:
+                self.commit()
             for md, gmo, buflen in items:
                 try:
                     out.append(self._get(hobj, md, gmo, buflen))
@@ -628,7 +668,8 @@ class QueueManager:
             return out, False
         dry = False
         error: MQMIError | None = None
-        for (md, _, _), r in zip(items, get_many(hobj, items), strict=False):
+        results = get_many(hobj, items, commit_first) if commit_first else get_many(hobj, items)
+        for (md, _, _), r in zip(items, results, strict=False):
             if isinstance(r, MQMIError):
                 if r.reason == C.MQRC_NO_MSG_AVAILABLE:
                     dry = True

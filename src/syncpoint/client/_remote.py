@@ -217,15 +217,24 @@ class RemoteTransport:
         pmo.unpack_into(pmo_bytes)
         return int(reason)
 
-    def put_many(self, hobj: int, items: Sequence[tuple[MQMD, MQPMO, bytes]]) -> list[int | MQMIError]:
+    def put_many(
+        self, hobj: int, items: Sequence[tuple[MQMD, MQPMO, bytes]], commit: bool = False
+    ) -> list[int | MQMIError]:
         """Several puts: each item's MQMD and MQPMO are completed in place; a failure is returned in its slot.
-        Items with identical structures travel as one ``putm`` request, others pipelined."""
+        Items with identical structures travel as one ``putm`` request, others pipelined. With ``commit``, MQCMIT
+        follows when every put succeeded, in the same request where the server speaks protocol version 2; a
+        failed commit is raised after the MQMDs are completed."""
         for _, _, data in items:
             _check_size(data)
         out: list[int | MQMIError] = []
-        if _alike(items):
+        if _alike(items, third=False):
             md0, pmo0, _ = items[0]
-            answers, pmo_b = self._call("putm", [hobj, md0.pack(), pmo0.pack(), [bytes(d) for _, _, d in items]])
+            args = [hobj, md0.pack(), pmo0.pack(), [bytes(d) for _, _, d in items]]
+            in_request = commit and self.protocol_version >= 2
+            if in_request:
+                args.append(True)
+            reply = self._call("putm", args)
+            answers, pmo_b = reply[0], reply[1]
             pmo_out = type(pmo0).unpack(pmo_b).__dict__
             for (md, pmo, _), a in zip(items, answers, strict=True):
                 if len(a) == 3:
@@ -234,18 +243,28 @@ class RemoteTransport:
                 md.unpack_into(a[1])
                 pmo.__dict__.update(pmo_out)
                 out.append(int(a[0]))
-            return out
-        packed = [(md.pack(), pmo.pack()) for md, pmo, _ in items]
-        results = self.pipeline(
-            [("put", [hobj, mdb, pmob, bytes(data)]) for (mdb, pmob), (_, _, data) in zip(packed, items, strict=True)]
-        )
-        for (md, pmo, _), r in zip(items, results, strict=True):
-            if isinstance(r, MQMIError):
-                out.append(r)
-                continue
-            md.unpack_into(r[1])
-            pmo.unpack_into(r[2])
-            out.append(int(r[0]))
+            if in_request:
+                how = reply[2]
+                if isinstance(how, list):
+                    raise MQMIError(how[0], how[1], how[2])
+                return out
+        else:
+            packed = [(md.pack(), pmo.pack()) for md, pmo, _ in items]
+            results = self.pipeline(
+                [
+                    ("put", [hobj, mdb, pmob, bytes(data)])
+                    for (mdb, pmob), (_, _, data) in zip(packed, items, strict=True)
+                ]
+            )
+            for (md, pmo, _), r in zip(items, results, strict=True):
+                if isinstance(r, MQMIError):
+                    out.append(r)
+                    continue
+                md.unpack_into(r[1])
+                pmo.unpack_into(r[2])
+                out.append(int(r[0]))
+        if commit and not any(isinstance(r, MQMIError) for r in out):
+            self.commit()
         return out
 
     def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> int:
@@ -262,13 +281,23 @@ class RemoteTransport:
         gmo.unpack_into(gmo_b)
         return GetResult(data, length, comp, reason)
 
-    def get_many(self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]]) -> list[GetResult | MQMIError]:
+    def get_many(
+        self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]], commit_first: bool = False
+    ) -> list[GetResult | MQMIError]:
         """Several gets (or browses): each item's MQMD and MQGMO are completed in place. Items with identical
-        structures and no wait travel as one ``getm`` request (ending at the first failure), others pipelined."""
+        structures and no wait travel as one ``getm`` request (ending at the first failure), others pipelined.
+        With ``commit_first``, MQCMIT comes first, in the same request where the server speaks protocol version
+        2; if it fails, its error is raised and no get is tried."""
         out: list[GetResult | MQMIError] = []
         if _alike(items) and not items[0][1].Options & C.MQGMO_WAIT:
             md0, gmo0, buflen0 = items[0]
-            results, error = self._call("getm", [hobj, md0.pack(), gmo0.pack(), buflen0, len(items)])
+            args = [hobj, md0.pack(), gmo0.pack(), buflen0, len(items)]
+            if commit_first:
+                if self.protocol_version >= 2:
+                    args.append(True)
+                else:
+                    self.commit()
+            results, error = self._call("getm", args)
             for (md, gmo, _), r in zip(items, results, strict=False):
                 data, length, comp, reason, md_b, gmo_b = r
                 md.unpack_into(md_b)
@@ -277,6 +306,8 @@ class RemoteTransport:
             if error is not None:
                 out.append(MQMIError(error[0], error[1], error[2]))
             return out
+        if commit_first:
+            self.commit()
         packed = [(md.pack(), gmo.pack(), buflen) for md, gmo, buflen in items]
         results = self.pipeline([("get", [hobj, mdb, gmob, buflen]) for mdb, gmob, buflen in packed])
         for (md, gmo, _), r in zip(items, results, strict=True):
@@ -353,11 +384,14 @@ def _check_size(data: bytes) -> None:
         )
 
 
-def _alike(items: Sequence[tuple[Any, Any, Any]]) -> bool:
-    """True when every item has the same two structures (field by field) and third element as the first: they
-    can travel as one batch request carrying one copy of the structures."""
+def _alike(items: Sequence[tuple[Any, Any, Any]], third: bool = True) -> bool:
+    """True when every item has the same two structures (field by field) as the first, and with ``third`` the same
+    third element (a get's buffer length; not a put's data): they can travel as one batch request carrying one
+    copy of the structures."""
     if not items:
         return False
     a0, b0, c0 = items[0]
     d0, e0 = a0.__dict__, b0.__dict__
+    if not third:
+        return all(a.__dict__ == d0 and b.__dict__ == e0 for a, b, _ in items)
     return all(a.__dict__ == d0 and b.__dict__ == e0 and c == c0 for a, b, c in items)

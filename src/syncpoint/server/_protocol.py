@@ -29,7 +29,7 @@ import msgpack
 from syncpoint.engine._objects import Definition
 from syncpoint.mqi import MQMIError
 
-PROTOCOL_VERSIONS = (1,)
+PROTOCOL_VERSIONS = (1, 2)  # 2: putm and getm take their optional last argument (commit)
 HEADER = struct.Struct(">I")
 # The largest message a queue manager accepts (MAXMSGL) is 100 MiB; a frame carries it plus its structures.
 DEFAULT_MAX_FRAME = 100 * 1024 * 1024 + 64 * 1024
@@ -47,8 +47,8 @@ VERBS: dict[str, int] = {
     "put": 4,  # [Hobj, MQMD, MQPMO, data] -> [warning reason, MQMD, MQPMO]
     "put1": 4,  # [MQOD, MQMD, MQPMO, data] -> [warning reason, MQOD, MQMD, MQPMO]
     "get": 4,  # [Hobj, MQMD, MQGMO, buffer length or None] -> [data, DataLength, CompCode, Reason, MQMD, MQGMO]
-    "putm": 4,  # [Hobj, MQMD, MQPMO, [data, ...]]: one put per data -> [[Reason, MQMD] or [CompCode, Reason, detail]]
-    "getm": 5,  # [Hobj, MQMD, MQGMO, buffer length, n]: up to n gets, no wait -> [[get result], ...], error or nil
+    "putm": 4,  # [Hobj, MQMD, MQPMO, [data, ...](, then commit)]: a put per data -> [[answer per put], MQPMO(, how)]
+    "getm": 5,  # [Hobj, MQMD, MQGMO, buffer length, n(, commit first)]: up to n gets, no wait -> [[result], error]
     "reserve": 2,  # [Hobj, [MsgToken, ...]] -> [MsgToken reserved, ...]
     "release": 2,  # [Hobj, [MsgToken, ...] or nil for all] -> [MsgToken released, ...]
     "gettokens": 4,  # [Hobj, MQGMO, buffer length, [MsgToken, ...]]: a get per token -> [[answer or nil], error]
@@ -61,6 +61,9 @@ VERBS: dict[str, int] = {
     "ping": 0,
     "endmqm": 1,  # ["c" | "i" | "p"]: local administrators only
 }
+
+# verbs that take optional arguments after those (protocol version 2): how many
+OPTIONAL_ARGS: dict[str, int] = {"putm": 1, "getm": 1}
 
 
 class ProtocolError(Exception):
@@ -235,8 +238,10 @@ class ServerProtocol:
             return Bad(rid, "hello may be sent once, as the first request")
         if not isinstance(verb, str) or verb not in VERBS:
             return Bad(rid, f"unknown verb {verb!r}")
-        if not isinstance(args, list) or len(args) != VERBS[verb]:
-            return Bad(rid, f"{verb} takes {VERBS[verb]} arguments")
+        if not isinstance(args, list) or not VERBS[verb] <= len(args) <= VERBS[verb] + OPTIONAL_ARGS.get(verb, 0):
+            extra = OPTIONAL_ARGS.get(verb, 0)
+            counts = f"{VERBS[verb]} to {VERBS[verb] + extra}" if extra else f"{VERBS[verb]}"
+            return Bad(rid, f"{verb} takes {counts} arguments")
         return Call(rid, verb, args)
 
     def _hello(self, rid: int, args: Any) -> Hello:

@@ -87,6 +87,16 @@ def _int(value: Any, reason: int, what: str) -> int:
     return value
 
 
+def _flag(args: list[Any], index: int) -> bool:
+    """An optional boolean argument at ``index`` (absent or nil: false); anything else is MQRC_OPTIONS_ERROR."""
+    if len(args) <= index or args[index] is None:
+        return False
+    value = args[index]
+    if not isinstance(value, bool):
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR, "a flag must be true or false")
+    return value
+
+
 _Durable = tuple[Pending, Callable[[BaseException | None], None], Any]  # a write, its callback, its session
 
 
@@ -803,44 +813,66 @@ class _Session(asyncio.Protocol):
     def _putm(self, rid: int, conn: Connection, args: list[Any]) -> None:
         """One MQPUT per data item, each with a copy of the request's MQMD and MQPMO: the same as that many put
         requests, in one frame. A failed put does not stop the others (each answer says how its put went); the
-        reply waits until every put that must be durable is."""
+        reply waits until every put that must be durable is. With the optional fifth argument true, MQCMIT follows
+        when every put succeeded, as an application checking each put would then commit: the reply's third
+        element says how (true: committed, false: not tried, else the commit's error)."""
         hobj = _int(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
         md0, pmo0 = _struct(MQMD, args[1]), _struct(MQPMO, args[2])
         datas = [_data(d) for d in _list(args[3])]
+        then_commit = _flag(args, 4)
         qm = self.server.qm
-        put = qm.engine.put
+        engine = qm.engine
+        put = engine.put
         out: list[Any] = []
         last_pmo = [pmo0]
+        committed: list[Any] = [False]
 
         def puts() -> None:  # every put under one hold of the lock: their store writes go as one batch
+            failed = False
             for data in datas:
                 md, pmo = md0.copy(), pmo0.copy()
                 try:
                     reason = put(conn, hobj, md, pmo, data)
                 except MQMIError as e:
                     out.append([e.comp, e.reason, e.detail])
+                    failed = True
                     continue
                 last_pmo[0] = pmo
                 out.append([reason, md.pack()])
+            if then_commit and not failed:
+                try:
+                    engine.commit(conn)
+                    committed[0] = True
+                except MQMIError as e:
+                    committed[0] = [e.comp, e.reason, e.detail]
 
         _, pending = qm.run(puts)
-        self._reply_when_durable(rid, [out, last_pmo[0].pack()], pending)
+        reply = [out, last_pmo[0].pack()]
+        if then_commit:
+            reply.append(committed[0])
+        self._reply_when_durable(rid, reply, pending)
 
     def _getm(self, rid: int, conn: Connection, args: list[Any]) -> None:
         """Up to n MQGETs without waiting, each with a copy of the request's MQMD and MQGMO: the same as that many
         get requests, in one frame. Ends at the first failure (NO_MSG_AVAILABLE when the queue runs dry), which is
-        returned after the results."""
+        returned after the results. With the optional sixth argument true, MQCMIT comes first (a consumer ending
+        the unit of work of the batch it has processed and asking for the next): if it fails, its error is the
+        reply and no get is tried."""
         hobj = _int(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
         md0, gmo0 = _struct(MQMD, args[1]), _struct(MQGMO, args[2])
         if gmo0.Options & C.MQGMO_WAIT:
             raise MQMIError(C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR, "getm does not wait: send get with MQGMO_WAIT")
         buflen = None if args[3] is None else _int(args[3], C.MQRC_BUFFER_LENGTH_ERROR, "BufferLength")
         n = _int(args[4], C.MQRC_OPTIONS_ERROR, "the number of gets")
+        commit_first = _flag(args, 5)
         qm = self.server.qm
-        get = qm.engine.get
+        engine = qm.engine
+        get = engine.get
         out: list[Any] = []
 
         def gets() -> list[Any] | None:  # under one hold of the lock: their store writes go as one batch
+            if commit_first:
+                engine.commit(conn)  # its error is the reply's; the commit's writes and the gets' go as one batch
             for _ in range(max(0, min(n, 10_000))):
                 md, gmo = md0.copy(), gmo0.copy()
                 try:
