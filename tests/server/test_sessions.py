@@ -162,7 +162,7 @@ def test_a_version_1_server_gets_the_commit_as_a_request_of_its_own(live: Any) -
     assert [(m.data, m.backout_count) for m in q.get_many(5)] == [(b"b", 1)]
 
 
-def test_a_batch_commit_flag_that_is_not_a_boolean_is_refused_and_changes_nothing(live: Any) -> None:
+def test_batch_options_that_are_not_a_map_of_known_booleans_are_refused_and_change_nothing(live: Any) -> None:
     qm = remote(live)
     q = qm.open("Q1")
     q.put(b"kept")
@@ -170,18 +170,35 @@ def test_a_batch_commit_flag_that_is_not_a_boolean_is_refused_and_changes_nothin
     gmo = MQGMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_SYNCPOINT)
     results = qm.transport.pipeline(
         [
-            ("getm", [h, MQMD().pack(), gmo.pack(), None, 5, 1]),  # 1 is not true
-            ("putm", [q._h("put"), MQMD().pack(), MQPMO().pack(), [b"x"], "yes"]),
+            ("getm", [h, MQMD().pack(), gmo.pack(), None, 5, True]),  # a bare flag, not a map
+            ("getm", [h, MQMD().pack(), gmo.pack(), None, 5, {"commit_first": 1}]),  # 1 is not true
+            ("getm", [h, MQMD().pack(), gmo.pack(), None, 5, {"read_ahead": True}]),  # no such option
+            ("putm", [q._h("put"), MQMD().pack(), MQPMO().pack(), [b"x"], {"commit": "yes"}]),
         ]
     )
-    assert all(isinstance(r, MQMIError) for r in results)
-    assert [r.reason for r in results] == [C.MQRC_OPTIONS_ERROR, C.MQRC_OPTIONS_ERROR]
+    assert all(isinstance(r, MQMIError) and r.reason == C.MQRC_OPTIONS_ERROR for r in results)
     assert q.depth == 1
     raw = Raw(live.unix_path)
     raw.hello()
-    raw.send(encode_request(2, "getm", [1, b"", b"", None, 5, True, "extra"]))
+    raw.send(encode_request(2, "getm", [1, b"", b"", None, 5, {}, "extra"]))
     bad = raw.read()
     assert bad.status == 2 and "getm takes 5 to 6 arguments" in bad.body
+
+
+def test_getm_answers_without_the_mqgmo_when_asked(live: Any) -> None:
+    qm = remote(live)
+    q = qm.open("Q1")
+    q.put_many([b"a", b"b"])
+    gmo = MQGMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_NO_SYNCPOINT)
+    (results, error), (full, _) = qm.transport.pipeline(
+        [
+            ("getm", [q._h("get"), MQMD().pack(), gmo.pack(), None, 1, {"gmo": False}]),
+            ("getm", [q._h("get"), MQMD().pack(), gmo.pack(), None, 1]),
+        ]
+    )
+    assert error is None and [len(a) for a in results] == [5] and results[0][0] == b"a"
+    assert [len(a) for a in full] == [6] and full[0][0] == b"b"  # version 1's answer: with the MQGMO
+    assert MQMD.unpack(results[0][4]).MsgId != MQMD.unpack(full[0][4]).MsgId  # each answer has its own MQMD
 
 
 def test_admin_definitions_travel_as_definitions(live: Any) -> None:

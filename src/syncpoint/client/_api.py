@@ -248,7 +248,7 @@ class Queue:
                 prepared.append((template(True).copy(), pmo0.copy(), x.encode("utf-8")))
             else:
                 prepared.append((template(False).copy(), pmo0.copy(), x))
-        results = put_many(self._h("put"), prepared, commit) if commit else put_many(self._h("put"), prepared)
+        results = put_many(self._h("put"), prepared, commit, alike=len(templates) == 1)
         done = [md for (md, _, _), r in zip(prepared, results, strict=True) if not isinstance(r, MQMIError)]
         for r in results:
             if isinstance(r, MQMIError):
@@ -367,19 +367,9 @@ class Queue:
         ``commit_first=True`` commits the unit of work (MQCMIT) before the gets: a consumer that has processed
         the batch it got in syncpoint ends it and asks for the next in one round trip. If the commit fails, its
         error is raised and no get is tried."""
-        items = [
-            (
-                MQMD(),
-                MQGMO(
-                    Options=C.MQGMO_NO_WAIT
-                    | C.MQGMO_FAIL_IF_QUIESCING
-                    | (C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT)
-                ),
-                max_length,
-            )
-            for _ in range(max_messages)
-        ]
-        return self.qm._get_many(self._h("get"), items, commit_first)[0]
+        gmo = _GMO_SYNCPOINT if syncpoint else _GMO_NO_SYNCPOINT
+        items = [(MQMD.with_fields(_MD_FIELDS), MQGMO.with_fields(gmo), max_length) for _ in range(max_messages)]
+        return self.qm._get_many(self._h("get"), items, commit_first, alike=True)[0]
 
     def unlock(self) -> None:
         gmo = MQGMO(Options=C.MQGMO_UNLOCK)
@@ -481,6 +471,7 @@ _PUT_KEYWORDS = frozenset(
 
 
 # the option structures of the Pythonic put and get without extra arguments, prepared once
+_MD_FIELDS = MQMD().__dict__
 _PMO_SYNCPOINT = MQPMO(Options=C.MQPMO_SYNCPOINT).__dict__
 _PMO_NO_SYNCPOINT = MQPMO(Options=C.MQPMO_NO_SYNCPOINT).__dict__
 _GMO_SYNCPOINT = MQGMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_SYNCPOINT, WaitInterval=0).__dict__
@@ -647,12 +638,17 @@ class QueueManager:
         return Message(result.data, md)
 
     def _get_many(
-        self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]], commit_first: bool = False
+        self,
+        hobj: int,
+        items: Sequence[tuple[MQMD, MQGMO, int | None]],
+        commit_first: bool = False,
+        alike: bool | None = None,
     ) -> tuple[list[Message], bool]:
         """Several gets on one handle, pipelined when the transport can. Returns the messages and whether the
         queue ran dry (MQRC_NO_MSG_AVAILABLE). Every message a pipelined get removed is returned, even one that
         arrived after an earlier get of the batch found none. Another failure is raised after the batch.
-        ``commit_first``: MQCMIT before the gets (in the same request where the transport can)."""
+        ``commit_first``: MQCMIT before the gets (in the same request where the transport can). ``alike``: the
+        items were built alike (their MQGMOs are then not completed: a Message carries data and MQMD only)."""
         get_many = getattr(self.transport, "get_many", None)
         out: list[Message] = []
         if get_many is None:
@@ -668,7 +664,10 @@ class QueueManager:
             return out, False
         dry = False
         error: MQMIError | None = None
-        results = get_many(hobj, items, commit_first) if commit_first else get_many(hobj, items)
+        if alike:
+            results = get_many(hobj, items, commit_first, alike=True, want_gmo=False)
+        else:
+            results = get_many(hobj, items, commit_first) if commit_first else get_many(hobj, items)
         for (md, _, _), r in zip(items, results, strict=False):
             if isinstance(r, MQMIError):
                 if r.reason == C.MQRC_NO_MSG_AVAILABLE:

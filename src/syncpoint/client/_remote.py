@@ -218,21 +218,26 @@ class RemoteTransport:
         return int(reason)
 
     def put_many(
-        self, hobj: int, items: Sequence[tuple[MQMD, MQPMO, bytes]], commit: bool = False
+        self,
+        hobj: int,
+        items: Sequence[tuple[MQMD, MQPMO, bytes]],
+        commit: bool = False,
+        alike: bool | None = None,
     ) -> list[int | MQMIError]:
         """Several puts: each item's MQMD and MQPMO are completed in place; a failure is returned in its slot.
         Items with identical structures travel as one ``putm`` request, others pipelined. With ``commit``, MQCMIT
         follows when every put succeeded, in the same request where the server speaks protocol version 2; a
-        failed commit is raised after the MQMDs are completed."""
+        failed commit is raised after the MQMDs are completed. ``alike``: the caller built the structures alike
+        (or not); None: compare them."""
         for _, _, data in items:
             _check_size(data)
         out: list[int | MQMIError] = []
-        if _alike(items, third=False):
+        if _alike(items, third=False) if alike is None else alike:
             md0, pmo0, _ = items[0]
             args = [hobj, md0.pack(), pmo0.pack(), [bytes(d) for _, _, d in items]]
             in_request = commit and self.protocol_version >= 2
             if in_request:
-                args.append(True)
+                args.append({"commit": True})
             reply = self._call("putm", args)
             answers, pmo_b = reply[0], reply[1]
             pmo_out = type(pmo0).unpack(pmo_b).__dict__
@@ -282,27 +287,39 @@ class RemoteTransport:
         return GetResult(data, length, comp, reason)
 
     def get_many(
-        self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]], commit_first: bool = False
+        self,
+        hobj: int,
+        items: Sequence[tuple[MQMD, MQGMO, int | None]],
+        commit_first: bool = False,
+        alike: bool | None = None,
+        want_gmo: bool = True,
     ) -> list[GetResult | MQMIError]:
         """Several gets (or browses): each item's MQMD and MQGMO are completed in place. Items with identical
         structures and no wait travel as one ``getm`` request (ending at the first failure), others pipelined.
         With ``commit_first``, MQCMIT comes first, in the same request where the server speaks protocol version
-        2; if it fails, its error is raised and no get is tried."""
+        2; if it fails, its error is raised and no get is tried. ``alike``: the caller built the items alike (or
+        not); None: compare them. ``want_gmo=False``: the MQGMOs may be left as they were (the server need not
+        send them back)."""
         out: list[GetResult | MQMIError] = []
-        if _alike(items) and not items[0][1].Options & C.MQGMO_WAIT:
+        if (_alike(items) if alike is None else alike) and not items[0][1].Options & C.MQGMO_WAIT:
             md0, gmo0, buflen0 = items[0]
             args = [hobj, md0.pack(), gmo0.pack(), buflen0, len(items)]
-            if commit_first:
-                if self.protocol_version >= 2:
-                    args.append(True)
-                else:
-                    self.commit()
+            options: dict[str, bool] = {}
+            if self.protocol_version >= 2:
+                if commit_first:
+                    options["commit_first"] = True
+                if not want_gmo:
+                    options["gmo"] = False
+            elif commit_first:
+                self.commit()
+            if options:
+                args.append(options)
             results, error = self._call("getm", args)
             for (md, gmo, _), r in zip(items, results, strict=False):
-                data, length, comp, reason, md_b, gmo_b = r
-                md.unpack_into(md_b)
-                gmo.unpack_into(gmo_b)
-                out.append(GetResult(data, length, comp, reason))
+                md.unpack_into(r[4])
+                if len(r) > 5:
+                    gmo.unpack_into(r[5])
+                out.append(GetResult(r[0], r[1], r[2], r[3]))
             if error is not None:
                 out.append(MQMIError(error[0], error[1], error[2]))
             return out

@@ -87,15 +87,24 @@ def _int(value: Any, reason: int, what: str) -> int:
     return value
 
 
-def _flag(args: list[Any], index: int) -> bool:
-    """An optional boolean argument at ``index`` (absent or nil: false); anything else is MQRC_OPTIONS_ERROR."""
+def _options(args: list[Any], index: int, known: dict[str, bool]) -> dict[str, bool]:
+    """The optional map of boolean options at ``index`` (protocol version 2), over the ``known`` defaults;
+    absent or nil: the defaults. Anything else, an unknown key or a value that is not a bool: MQRC_OPTIONS_ERROR."""
     if len(args) <= index or args[index] is None:
-        return False
-    value = args[index]
-    if not isinstance(value, bool):
-        raise MQMIError(C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR, "a flag must be true or false")
-    return value
+        return known
+    given = args[index]
+    if not isinstance(given, dict):
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR, "the options must be a map")
+    unknown = set(given) - set(known)
+    if unknown:
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR, f"unknown options {sorted(map(str, unknown))}")
+    if not all(isinstance(v, bool) for v in given.values()):
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR, "an option must be true or false")
+    return {**known, **given}
 
+
+_PUTM_OPTIONS = {"commit": False}
+_GETM_OPTIONS = {"commit_first": False, "gmo": True}
 
 _Durable = tuple[Pending, Callable[[BaseException | None], None], Any]  # a write, its callback, its session
 
@@ -813,13 +822,13 @@ class _Session(asyncio.Protocol):
     def _putm(self, rid: int, conn: Connection, args: list[Any]) -> None:
         """One MQPUT per data item, each with a copy of the request's MQMD and MQPMO: the same as that many put
         requests, in one frame. A failed put does not stop the others (each answer says how its put went); the
-        reply waits until every put that must be durable is. With the optional fifth argument true, MQCMIT follows
-        when every put succeeded, as an application checking each put would then commit: the reply's third
-        element says how (true: committed, false: not tried, else the commit's error)."""
+        reply waits until every put that must be durable is. With the option ``commit`` (the optional fifth
+        argument, a map), MQCMIT follows when every put succeeded, as an application checking each put would
+        then commit: the reply's third element says how (true: committed, false: not tried, else its error)."""
         hobj = _int(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
         md0, pmo0 = _struct(MQMD, args[1]), _struct(MQPMO, args[2])
         datas = [_data(d) for d in _list(args[3])]
-        then_commit = _flag(args, 4)
+        then_commit = _options(args, 4, _PUTM_OPTIONS)["commit"]
         qm = self.server.qm
         engine = qm.engine
         put = engine.put
@@ -855,16 +864,17 @@ class _Session(asyncio.Protocol):
     def _getm(self, rid: int, conn: Connection, args: list[Any]) -> None:
         """Up to n MQGETs without waiting, each with a copy of the request's MQMD and MQGMO: the same as that many
         get requests, in one frame. Ends at the first failure (NO_MSG_AVAILABLE when the queue runs dry), which is
-        returned after the results. With the optional sixth argument true, MQCMIT comes first (a consumer ending
-        the unit of work of the batch it has processed and asking for the next): if it fails, its error is the
-        reply and no get is tried."""
+        returned after the results. Options (the optional sixth argument, a map): ``commit_first``, MQCMIT before
+        the gets (a consumer ending the unit of work of the batch it has processed and asking for the next; if it
+        fails, its error is the reply and no get is tried); ``gmo`` false, answers without the MQGMO."""
         hobj = _int(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
         md0, gmo0 = _struct(MQMD, args[1]), _struct(MQGMO, args[2])
         if gmo0.Options & C.MQGMO_WAIT:
             raise MQMIError(C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR, "getm does not wait: send get with MQGMO_WAIT")
         buflen = None if args[3] is None else _int(args[3], C.MQRC_BUFFER_LENGTH_ERROR, "BufferLength")
         n = _int(args[4], C.MQRC_OPTIONS_ERROR, "the number of gets")
-        commit_first = _flag(args, 5)
+        options = _options(args, 5, _GETM_OPTIONS)
+        commit_first, with_gmo = options["commit_first"], options["gmo"]
         qm = self.server.qm
         engine = qm.engine
         get = engine.get
@@ -879,7 +889,10 @@ class _Session(asyncio.Protocol):
                     result = get(conn, hobj, md, gmo, buflen)
                 except MQMIError as e:
                     return [e.comp, e.reason, e.detail]
-                out.append([result.data, result.data_length, result.comp, result.reason, md.pack(), gmo.pack()])
+                answer = [result.data, result.data_length, result.comp, result.reason, md.pack()]
+                if with_gmo:
+                    answer.append(gmo.pack())
+                out.append(answer)
             return None
 
         error, pending = qm.run(gets)
