@@ -3,6 +3,7 @@ exactly as the same calls one by one, over both transports."""
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable
 
 import pytest
@@ -87,3 +88,26 @@ def test_get_many_commit_first_commits_puts_of_the_unit_of_work_too(qm: QueueMan
     assert [m.data for m in q.get_many(5, syncpoint=True, commit_first=True)] == [b"x"]
     qm.commit()
     assert q.depth == 0
+
+
+def test_get_many_messages_carry_their_mqmd_and_compare_as_messages(qm: QueueManager) -> None:
+    # over the network the MQMDs of a batch stay packed until asked for: nothing of that may show
+    q = qm.open("Q1")
+    put = q.put_many([b"a", b"b"], persistent=True, priority=7)
+    got = q.get_many(5)
+    assert [m.msg_id for m in got] == [bytes(md.MsgId) for md in put]
+    assert [(m.priority, m.persistent, m.backout_count) for m in got] == [(7, True, 0), (7, True, 0)]
+    again = pickle.loads(pickle.dumps(got))
+    assert again == got and again[0].md.PutTime == got[0].md.PutTime and "b'a'" in repr(again[0])
+    got[1].md = again[0].md
+    assert got[1].msg_id == put[0].MsgId
+
+
+def test_get_many_of_a_message_too_long_for_the_buffer_raises_after_the_batch(qm: QueueManager) -> None:
+    q = qm.open("Q1")
+    q.put_many([b"abcdef"])
+    with pytest.raises(MQMIError) as e:
+        q.get_many(3, max_length=3)
+    assert e.value.reason == C.MQRC_TRUNCATED_MSG_FAILED
+    assert e.value.messages == []  # type: ignore[attr-defined]
+    assert [m.data for m in q.get_many(3)] == [b"abcdef"]  # left on the queue

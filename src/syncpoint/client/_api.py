@@ -21,7 +21,6 @@ import os
 import ssl
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from syncpoint.engine import Clock, GetResult
@@ -56,12 +55,49 @@ class Transport(Protocol):
     def admin(self, verb: str, *args: Any, **kwargs: Any) -> Any: ...
 
 
-@dataclass(slots=True)
 class Message:
     """A message as got or browsed: its data and its message descriptor."""
 
-    data: bytes
-    md: MQMD
+    __slots__ = ("_md", "_raw", "data")
+
+    def __init__(self, data: bytes, md: MQMD) -> None:
+        self.data = data
+        self._md: MQMD | None = md
+        self._raw: bytes | None = None
+
+    @classmethod
+    def _packed(cls, data: bytes, raw: bytes) -> Message:
+        """A message whose MQMD arrived packed: it is unpacked when first asked for (a batch of gets whose
+        program reads only the data never pays for it)."""
+        m = cls.__new__(cls)
+        m.data = data
+        m._md = None
+        m._raw = raw
+        return m
+
+    @property
+    def md(self) -> MQMD:
+        md = self._md
+        if md is None:
+            assert self._raw is not None
+            md = self._md = MQMD.unpack(self._raw)
+            self._raw = None
+        return md
+
+    @md.setter
+    def md(self, value: MQMD) -> None:
+        self._md = value
+        self._raw = None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Message):
+            return NotImplemented
+        return self.data == other.data and self.md == other.md
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it replaced
+
+    def __repr__(self) -> str:
+        return f"Message(data={self.data!r}, md={self.md!r})"
 
     @property
     def text(self) -> str:
@@ -367,9 +403,28 @@ class Queue:
         ``commit_first=True`` commits the unit of work (MQCMIT) before the gets: a consumer that has processed
         the batch it got in syncpoint ends it and asks for the next in one round trip. If the commit fails, its
         error is raised and no get is tried."""
-        gmo = _GMO_SYNCPOINT if syncpoint else _GMO_NO_SYNCPOINT
-        items = [(MQMD.with_fields(_MD_FIELDS), MQGMO.with_fields(gmo), max_length) for _ in range(max_messages)]
-        return self.qm._get_many(self._h("get"), items, commit_first, alike=True)[0]
+        getm = getattr(self.qm.transport, "getm", None)
+        if getm is None:
+            gmo = _GMO_SYNCPOINT if syncpoint else _GMO_NO_SYNCPOINT
+            items = [(MQMD.with_fields(_MD_FIELDS), MQGMO.with_fields(gmo), max_length) for _ in range(max_messages)]
+            return self.qm._get_many(self._h("get"), items, commit_first)[0]
+        # one getm request; the MQMDs stay packed until a message's md is asked for
+        gmo_b = _GMO_SYNCPOINT_PACKED if syncpoint else _GMO_NO_SYNCPOINT_PACKED
+        answers, failure = getm(self._h("get"), _MD_PACKED, gmo_b, max_length, max_messages, commit_first)
+        out: list[Message] = []
+        error: MQMIError | None = None
+        for data, length, comp, reason, md_b in answers:
+            if reason != C.MQRC_NONE:  # a warning (too long for max_length): no message; raised after the batch
+                if error is None:
+                    error = MQMIError(comp, reason, message=Message._packed(data, md_b), original_length=length)
+                continue
+            out.append(Message._packed(data, md_b))
+        if error is None and failure is not None and failure.reason != C.MQRC_NO_MSG_AVAILABLE:
+            error = failure
+        if error is not None:
+            error.messages = out  # type: ignore[attr-defined]
+            raise error
+        return out
 
     def unlock(self) -> None:
         gmo = MQGMO(Options=C.MQGMO_UNLOCK)
@@ -470,8 +525,9 @@ _PUT_KEYWORDS = frozenset(
 )
 
 
-# the option structures of the Pythonic put and get without extra arguments, prepared once
+# the option structures of the Pythonic put and get without extra arguments, prepared once (and packed)
 _MD_FIELDS = MQMD().__dict__
+_MD_PACKED = MQMD().pack()
 _PMO_SYNCPOINT = MQPMO(Options=C.MQPMO_SYNCPOINT).__dict__
 _PMO_NO_SYNCPOINT = MQPMO(Options=C.MQPMO_NO_SYNCPOINT).__dict__
 _GMO_SYNCPOINT = MQGMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_SYNCPOINT, WaitInterval=0).__dict__
@@ -638,17 +694,12 @@ class QueueManager:
         return Message(result.data, md)
 
     def _get_many(
-        self,
-        hobj: int,
-        items: Sequence[tuple[MQMD, MQGMO, int | None]],
-        commit_first: bool = False,
-        alike: bool | None = None,
+        self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]], commit_first: bool = False
     ) -> tuple[list[Message], bool]:
         """Several gets on one handle, pipelined when the transport can. Returns the messages and whether the
         queue ran dry (MQRC_NO_MSG_AVAILABLE). Every message a pipelined get removed is returned, even one that
         arrived after an earlier get of the batch found none. Another failure is raised after the batch.
-        ``commit_first``: MQCMIT before the gets (in the same request where the transport can). ``alike``: the
-        items were built alike (their MQGMOs are then not completed: a Message carries data and MQMD only)."""
+        ``commit_first``: MQCMIT before the gets (in the same request where the transport can)."""
         get_many = getattr(self.transport, "get_many", None)
         out: list[Message] = []
         if get_many is None:
@@ -660,14 +711,12 @@ class QueueManager:
                 except MQMIError as e:
                     if e.reason == C.MQRC_NO_MSG_AVAILABLE:
                         return out, True
+                    e.messages = out  # type: ignore[attr-defined]  # as a batch request reports it
                     raise
             return out, False
         dry = False
         error: MQMIError | None = None
-        if alike:
-            results = get_many(hobj, items, commit_first, alike=True, want_gmo=False)
-        else:
-            results = get_many(hobj, items, commit_first) if commit_first else get_many(hobj, items)
+        results = get_many(hobj, items, commit_first) if commit_first else get_many(hobj, items)
         for (md, _, _), r in zip(items, results, strict=False):
             if isinstance(r, MQMIError):
                 if r.reason == C.MQRC_NO_MSG_AVAILABLE:
@@ -675,8 +724,9 @@ class QueueManager:
                 elif error is None:
                     error = r
                 continue
-            if r.reason != C.MQRC_NONE and error is None:
-                error = MQMIError(r.comp, r.reason, message=Message(r.data, md), original_length=r.data_length)
+            if r.reason != C.MQRC_NONE:  # a warning: no message; the first is raised after the batch
+                if error is None:
+                    error = MQMIError(r.comp, r.reason, message=Message(r.data, md), original_length=r.data_length)
                 continue
             out.append(Message(r.data, md))
         if error is not None:
@@ -748,3 +798,7 @@ def connect(
     if qm.name != name:
         raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NAME_ERROR, f"this is queue manager {qm.name}, not {name}")
     return QueueManager(EmbeddedConnection(qm, appl, C.MQAT_UNIX, user or ""))
+
+
+_GMO_SYNCPOINT_PACKED = MQGMO.with_fields(_GMO_SYNCPOINT).pack()
+_GMO_NO_SYNCPOINT_PACKED = MQGMO.with_fields(_GMO_NO_SYNCPOINT).pack()

@@ -287,39 +287,27 @@ class RemoteTransport:
         return GetResult(data, length, comp, reason)
 
     def get_many(
-        self,
-        hobj: int,
-        items: Sequence[tuple[MQMD, MQGMO, int | None]],
-        commit_first: bool = False,
-        alike: bool | None = None,
-        want_gmo: bool = True,
+        self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]], commit_first: bool = False
     ) -> list[GetResult | MQMIError]:
         """Several gets (or browses): each item's MQMD and MQGMO are completed in place. Items with identical
         structures and no wait travel as one ``getm`` request (ending at the first failure), others pipelined.
         With ``commit_first``, MQCMIT comes first, in the same request where the server speaks protocol version
-        2; if it fails, its error is raised and no get is tried. ``alike``: the caller built the items alike (or
-        not); None: compare them. ``want_gmo=False``: the MQGMOs may be left as they were (the server need not
-        send them back)."""
+        2; if it fails, its error is raised and no get is tried."""
         out: list[GetResult | MQMIError] = []
-        if (_alike(items) if alike is None else alike) and not items[0][1].Options & C.MQGMO_WAIT:
+        if _alike(items) and not items[0][1].Options & C.MQGMO_WAIT:
             md0, gmo0, buflen0 = items[0]
             args = [hobj, md0.pack(), gmo0.pack(), buflen0, len(items)]
-            options: dict[str, bool] = {}
-            if self.protocol_version >= 2:
-                if commit_first:
-                    options["commit_first"] = True
-                if not want_gmo:
-                    options["gmo"] = False
-            elif commit_first:
-                self.commit()
-            if options:
-                args.append(options)
+            if commit_first:
+                if self.protocol_version >= 2:
+                    args.append({"commit_first": True})
+                else:
+                    self.commit()
             results, error = self._call("getm", args)
             for (md, gmo, _), r in zip(items, results, strict=False):
-                md.unpack_into(r[4])
-                if len(r) > 5:
-                    gmo.unpack_into(r[5])
-                out.append(GetResult(r[0], r[1], r[2], r[3]))
+                data, length, comp, reason, md_b, gmo_b = r
+                md.unpack_into(md_b)
+                gmo.unpack_into(gmo_b)
+                out.append(GetResult(data, length, comp, reason))
             if error is not None:
                 out.append(MQMIError(error[0], error[1], error[2]))
             return out
@@ -336,6 +324,21 @@ class RemoteTransport:
             gmo.unpack_into(gmo_b)
             out.append(GetResult(data, length, comp, reason))
         return out
+
+    def getm(
+        self, hobj: int, md: bytes, gmo: bytes, buflen: int | None, n: int, commit_first: bool = False
+    ) -> tuple[list[tuple[bytes, int, int, int, bytes]], MQMIError | None]:
+        """Up to ``n`` MQGETs without waiting in one ``getm`` request, from packed structures, for callers that
+        need no MQGMO back and can keep each MQMD packed: ``([(data, DataLength, CompCode, Reason, MQMD bytes),
+        ...], the failure that ended the batch or None)``. ``commit_first``: MQCMIT first (raised if it fails)."""
+        args: list[Any] = [hobj, md, gmo, buflen, n]
+        if self.protocol_version >= 2:
+            args.append({"commit_first": True, "gmo": False} if commit_first else {"gmo": False})
+        elif commit_first:
+            self.commit()
+        answers, error = self._call("getm", args)
+        failure = None if error is None else MQMIError(error[0], error[1], error[2])
+        return [(a[0], a[1], a[2], a[3], a[4]) for a in answers], failure
 
     def reserve(self, hobj: int, tokens: Sequence[int]) -> list[int]:
         return [int(t) for t in self._call("reserve", [hobj, tokens])]
