@@ -52,6 +52,7 @@ class Structure:
     _getter_by_len: ClassVar[dict[int, Any]]
     _chars_by_len: ClassVar[dict[int, tuple[tuple[int, str, int], ...]]]
     _charcheck_by_len: ClassVar[dict[int, tuple[Any, tuple[int, ...]]]]
+    _unpack_by_len: ClassVar[dict[int, tuple[Any, tuple[str, ...], dict[str, Any]]]]
     _versioned: ClassVar[bool]
 
     def __init_subclass__(cls, **kw: Any) -> None:
@@ -86,6 +87,15 @@ class Structure:
         cls._chars_by_len = {
             n_len: tuple(
                 (i, name, cls._char_lengths[name]) for i, name in enumerate(cls._names[:n]) if name in cls._char_lengths
+            )
+            for n_len, n in count.items()
+        }
+        # per length: the unpacker, the names it fills, and the initial values of the fields a shorter version lacks
+        cls._unpack_by_len = {
+            n_len: (
+                cls._struct_by_len[n_len].unpack_from,
+                cls._names[:n],
+                {name: cls._defaults[name] for name in cls._names[n:]},
             )
             for n_len, n in count.items()
         }
@@ -202,17 +212,11 @@ class Structure:
                 length = self._version_lengths[version]
         if len(buf) < length:
             raise ValueError(f"{type(self).__name__}: need {length} bytes, have {len(buf)}")
-        values = self._struct_by_len[length].unpack_from(buf, 0)
+        unpack_from, names, tail = self._unpack_by_len[length]
         d = self.__dict__
-        names = self._names
-        n = self._count_by_len[length]
-        if n == len(names):
-            d.update(zip(names, values))
-        else:
-            d.update(zip(names[:n], values))
-            # fields a shorter version lacks take their initial values, not what this instance held before
-            defaults = self._defaults
-            d.update((name, defaults[name]) for name in names[n:])
+        d.update(zip(names, unpack_from(buf, 0)))
+        if tail:  # fields a shorter version lacks take their initial values, not what this instance held before
+            d.update(tail)
         return self
 
     def set(self, **kw: Any) -> Self:
