@@ -19,6 +19,7 @@ from dlq_helpers import DLQ, put_dead_letter
 
 import syncpoint
 from syncpoint.mqi import constants as C
+from waiting import wait_until
 
 QMGR = "QM1"
 BIN = Path(sys.executable).with_name("syncpoint")
@@ -50,14 +51,6 @@ def server(tmp_path: Path) -> Iterator[Path]:
         yield tmp_path
     finally:
         cmd(tmp_path, "endmqm", "-i", QMGR)
-
-
-def wait_until(cond: object, what: str, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} did not happen within {timeout} s")
-        time.sleep(0.1)
 
 
 MESSAGES = 600

@@ -8,6 +8,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from test_processes import home, run  # noqa: F401  (the fixture and the command
 import syncpoint
 from syncpoint.server import _poll
 from syncpoint.server._poll import BusyPoller, can_poll, cpu_quota
+from waiting import wait_until
 
 linux_only = pytest.mark.skipif(
     not hasattr(os, "SCHED_IDLE") or not hasattr(os, "sched_setaffinity"), reason="needs SCHED_IDLE and affinity"
@@ -30,13 +32,19 @@ class FakeClock:
         return self.now
 
 
-def _eventually(condition: object, what: str, timeout: float = 30.0) -> None:
+def _eventually(condition: Callable[[], object], what: str) -> None:
     """Wait for a state the poller thread reaches on its own (it is scheduled only when a CPU is idle)."""
-    deadline = time.monotonic() + timeout
-    while not condition():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise AssertionError(f"never happened: {what}")
-        time.sleep(0.001)
+    wait_until(condition, what, timeout=30.0, interval=0.001)
+
+
+@pytest.fixture
+def polling() -> Iterator[tuple[BusyPoller, FakeClock]]:
+    """An enabled poller of its own (not the process's) whose window of 0.5 s runs on a fake clock."""
+    clock = FakeClock()
+    p = BusyPoller(window=0.5, clock=clock, eligible=lambda: True)
+    p.enabled = True
+    yield p, clock
+    p.close()
 
 
 def _cpu_time(thread: threading.Thread) -> float:
@@ -105,10 +113,10 @@ def test_a_poller_that_is_not_enabled_or_not_eligible_starts_nothing() -> None:
 
 
 @linux_only
-def test_the_poller_runs_under_sched_idle_and_sleeps_once_the_window_has_passed() -> None:
-    clock = FakeClock()
-    poller = BusyPoller(window=0.5, clock=clock, eligible=lambda: True)
-    poller.enabled = True
+def test_the_poller_runs_under_sched_idle_and_sleeps_once_the_window_has_passed(
+    polling: tuple[BusyPoller, FakeClock],
+) -> None:
+    poller, clock = polling
     try:
         poller.touch()
         thread = poller.thread
@@ -137,26 +145,21 @@ def test_the_poller_runs_under_sched_idle_and_sleeps_once_the_window_has_passed(
 
 
 @linux_only
-def test_every_touch_restarts_the_window() -> None:
-    clock = FakeClock()
-    poller = BusyPoller(window=0.5, clock=clock, eligible=lambda: True)
-    poller.enabled = True
-    try:
+def test_every_touch_restarts_the_window(polling: tuple[BusyPoller, FakeClock]) -> None:
+    poller, clock = polling
+    poller.touch()
+    for _ in range(5):  # 5 x 0.3 s of fake time, each step inside the window of the touch before it
+        seen = poller.touches
+        clock.now += 0.3
         poller.touch()
-        for _ in range(5):  # 5 x 0.3 s of fake time, each step inside the window of the touch before it
-            seen = poller.touches
-            clock.now += 0.3
-            poller.touch()
-            assert poller.touches == seen + 1
-            thread = poller.thread
-            assert thread is not None
-            busy = _cpu_time(thread)
-            _eventually(lambda: _cpu_time(thread) > busy + 0.001, "polling after a touch")  # noqa: B023
-            assert not poller.sleeping
-        clock.now += 0.6
-        _eventually(lambda: poller.sleeping, "asleep after the last window")
-    finally:
-        poller.close()
+        assert poller.touches == seen + 1
+        thread = poller.thread
+        assert thread is not None
+        busy = _cpu_time(thread)
+        _eventually(lambda: _cpu_time(thread) > busy + 0.001, "polling after a touch")  # noqa: B023
+        assert not poller.sleeping
+    clock.now += 0.6
+    _eventually(lambda: poller.sleeping, "asleep after the last window")
 
 
 @linux_only
