@@ -536,6 +536,11 @@ _GMO_NO_SYNCPOINT = MQGMO(
 ).__dict__
 
 
+def _get_warning(result: GetResult, md: MQMD) -> MQMIError:
+    """The error a get that completed with a warning raises: it carries the message (truncated or not)."""
+    return MQMIError(result.comp, result.reason, message=Message(result.data, md), original_length=result.data_length)
+
+
 def _build_md(
     md: MQMD | None,
     priority: int | None,
@@ -655,13 +660,18 @@ class QueueManager:
         self._handles.discard(hobj)
 
     def mqput(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> None:
-        self._raise_warning(self.transport.put(hobj, md, pmo, data))
+        reason = self.transport.put(hobj, md, pmo, data)
+        if reason != C.MQRC_NONE:
+            raise MQMIError(C.MQCC_WARNING, reason)
 
     def mqput1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> None:
         self._raise_warning(self.transport.put1(od, md, pmo, data))
 
     def mqget(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None = None) -> bytes:
-        return self._get(hobj, md, gmo, buflen).data
+        result = self.transport.get(hobj, md, gmo, buflen)
+        if result.reason != C.MQRC_NONE:
+            raise _get_warning(result, md)
+        return result.data
 
     def mqinq(self, hobj: int, selectors: Sequence[int]) -> tuple[list[int], list[bytes]]:
         ints, chars, reason = self.transport.inq(hobj, selectors)
@@ -685,12 +695,7 @@ class QueueManager:
     def _get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> Message:
         result = self.transport.get(hobj, md, gmo, buflen)
         if result.reason != C.MQRC_NONE:
-            raise MQMIError(
-                result.comp,
-                result.reason,
-                message=Message(result.data, md),
-                original_length=result.data_length,
-            )
+            raise _get_warning(result, md)
         return Message(result.data, md)
 
     def _get_many(
