@@ -39,7 +39,11 @@ def _child(spec: str, home: Path) -> tuple[subprocess.CompletedProcess[str], lis
     masks = []
     if pid:
         for task in Path(f"/proc/{pid}/task").iterdir():
-            masks.append((task / "status").read_text().split("Cpus_allowed_list:", 1)[1].split()[0])
+            try:
+                status = (task / "status").read_text()
+            except (FileNotFoundError, ProcessLookupError):  # a joined thread whose task was just ending
+                continue
+            masks.append(status.split("Cpus_allowed_list:", 1)[1].split()[0])
     proc.kill()
     out, err = proc.communicate()
     return subprocess.CompletedProcess(proc.args, proc.returncode, got + out, err), masks
