@@ -404,10 +404,12 @@ class Queue:
         the batch it got in syncpoint ends it and asks for the next in one round trip. If the commit fails, its
         error is raised and no get is tried."""
         getm = getattr(self.qm.transport, "getm", None)
-        if getm is None:
+        if getm is None:  # embedded: the commit, then the gets one by one
+            if commit_first:
+                self.qm.commit()
             gmo = _GMO_SYNCPOINT if syncpoint else _GMO_NO_SYNCPOINT
             items = [(MQMD.with_fields(_MD_FIELDS), MQGMO.with_fields(gmo), max_length) for _ in range(max_messages)]
-            return self.qm._get_many(self._h("get"), items, commit_first)[0]
+            return self.qm._get_many(self._h("get"), items)[0]
         # one getm request; the MQMDs stay packed until a message's md is asked for
         gmo_b = _GMO_SYNCPOINT_PACKED if syncpoint else _GMO_NO_SYNCPOINT_PACKED
         answers, failure = getm(self._h("get"), _MD_PACKED, gmo_b, max_length, max_messages, commit_first)
@@ -534,6 +536,8 @@ _GMO_SYNCPOINT = MQGMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.M
 _GMO_NO_SYNCPOINT = MQGMO(
     Options=C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_NO_SYNCPOINT, WaitInterval=0
 ).__dict__
+_GMO_SYNCPOINT_PACKED = MQGMO.with_fields(_GMO_SYNCPOINT).pack()
+_GMO_NO_SYNCPOINT_PACKED = MQGMO.with_fields(_GMO_NO_SYNCPOINT).pack()
 
 
 def _get_warning(result: GetResult, md: MQMD) -> MQMIError:
@@ -698,18 +702,13 @@ class QueueManager:
             raise _get_warning(result, md)
         return Message(result.data, md)
 
-    def _get_many(
-        self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]], commit_first: bool = False
-    ) -> tuple[list[Message], bool]:
+    def _get_many(self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]]) -> tuple[list[Message], bool]:
         """Several gets on one handle, pipelined when the transport can. Returns the messages and whether the
         queue ran dry (MQRC_NO_MSG_AVAILABLE). Every message a pipelined get removed is returned, even one that
-        arrived after an earlier get of the batch found none. Another failure is raised after the batch.
-        ``commit_first``: MQCMIT before the gets (in the same request where the transport can)."""
+        arrived after an earlier get of the batch found none. Another failure is raised after the batch."""
         get_many = getattr(self.transport, "get_many", None)
         out: list[Message] = []
         if get_many is None:
-            if commit_first:
-                self.commit()
             for md, gmo, buflen in items:
                 try:
                     out.append(self._get(hobj, md, gmo, buflen))
@@ -721,8 +720,7 @@ class QueueManager:
             return out, False
         dry = False
         error: MQMIError | None = None
-        results = get_many(hobj, items, commit_first) if commit_first else get_many(hobj, items)
-        for (md, _, _), r in zip(items, results, strict=False):
+        for (md, _, _), r in zip(items, get_many(hobj, items), strict=False):
             if isinstance(r, MQMIError):
                 if r.reason == C.MQRC_NO_MSG_AVAILABLE:
                     dry = True
@@ -803,7 +801,3 @@ def connect(
     if qm.name != name:
         raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NAME_ERROR, f"this is queue manager {qm.name}, not {name}")
     return QueueManager(EmbeddedConnection(qm, appl, C.MQAT_UNIX, user or ""))
-
-
-_GMO_SYNCPOINT_PACKED = MQGMO.with_fields(_GMO_SYNCPOINT).pack()
-_GMO_NO_SYNCPOINT_PACKED = MQGMO.with_fields(_GMO_NO_SYNCPOINT).pack()

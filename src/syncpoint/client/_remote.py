@@ -286,23 +286,13 @@ class RemoteTransport:
         gmo.unpack_into(gmo_b)
         return GetResult(data, length, comp, reason)
 
-    def get_many(
-        self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]], commit_first: bool = False
-    ) -> list[GetResult | MQMIError]:
+    def get_many(self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]]) -> list[GetResult | MQMIError]:
         """Several gets (or browses): each item's MQMD and MQGMO are completed in place. Items with identical
-        structures and no wait travel as one ``getm`` request (ending at the first failure), others pipelined.
-        With ``commit_first``, MQCMIT comes first, in the same request where the server speaks protocol version
-        2; if it fails, its error is raised and no get is tried."""
+        structures and no wait travel as one ``getm`` request (ending at the first failure), others pipelined."""
         out: list[GetResult | MQMIError] = []
         if _alike(items) and not items[0][1].Options & C.MQGMO_WAIT:
             md0, gmo0, buflen0 = items[0]
-            args = [hobj, md0.pack(), gmo0.pack(), buflen0, len(items)]
-            if commit_first:
-                if self.protocol_version >= 2:
-                    args.append({"commit_first": True})
-                else:
-                    self.commit()
-            results, error = self._call("getm", args)
+            results, error = self._call("getm", [hobj, md0.pack(), gmo0.pack(), buflen0, len(items)])
             for (md, gmo, _), r in zip(items, results, strict=False):
                 data, length, comp, reason, md_b, gmo_b = r
                 md.unpack_into(md_b)
@@ -311,8 +301,6 @@ class RemoteTransport:
             if error is not None:
                 out.append(MQMIError(error[0], error[1], error[2]))
             return out
-        if commit_first:
-            self.commit()
         packed = [(md.pack(), gmo.pack(), buflen) for md, gmo, buflen in items]
         results = self.pipeline([("get", [hobj, mdb, gmob, buflen]) for mdb, gmob, buflen in packed])
         for (md, gmo, _), r in zip(items, results, strict=True):

@@ -29,7 +29,7 @@ import msgpack
 from syncpoint.engine._objects import Definition
 from syncpoint.mqi import MQMIError
 
-PROTOCOL_VERSIONS = (1, 2)  # 2: putm and getm take their optional last argument (commit)
+PROTOCOL_VERSIONS = (1, 2)  # 2: putm and getm take an optional last argument, a map of options
 HEADER = struct.Struct(">I")
 # The largest message a queue manager accepts (MAXMSGL) is 100 MiB; a frame carries it plus its structures.
 DEFAULT_MAX_FRAME = 100 * 1024 * 1024 + 64 * 1024
@@ -47,8 +47,8 @@ VERBS: dict[str, int] = {
     "put": 4,  # [Hobj, MQMD, MQPMO, data] -> [warning reason, MQMD, MQPMO]
     "put1": 4,  # [MQOD, MQMD, MQPMO, data] -> [warning reason, MQOD, MQMD, MQPMO]
     "get": 4,  # [Hobj, MQMD, MQGMO, buffer length or None] -> [data, DataLength, CompCode, Reason, MQMD, MQGMO]
-    "putm": 4,  # [Hobj, MQMD, MQPMO, [data, ...](, then commit)]: a put per data -> [[answer per put], MQPMO(, how)]
-    "getm": 5,  # [Hobj, MQMD, MQGMO, buffer length, n(, commit first)]: up to n gets, no wait -> [[result], error]
+    "putm": 4,  # [Hobj, MQMD, MQPMO, [data, ...](, {commit})]: a put per data -> [[answer per put], MQPMO(, how)]
+    "getm": 5,  # [Hobj, MQMD, MQGMO, buffer length, n(, {commit_first, gmo})]: n gets, no wait -> [[result], error]
     "reserve": 2,  # [Hobj, [MsgToken, ...]] -> [MsgToken reserved, ...]
     "release": 2,  # [Hobj, [MsgToken, ...] or nil for all] -> [MsgToken released, ...]
     "gettokens": 4,  # [Hobj, MQGMO, buffer length, [MsgToken, ...]]: a get per token -> [[answer or nil], error]
