@@ -156,9 +156,12 @@ class QueueManagerHost:
         if not lock.try_acquire(False):
             lock.acquire()
         try:
-            self._check()
+            if self.broken is not None or self.closed:
+                self._check()
+            engine = self.engine
             try:
-                self.engine.housekeeping()
+                if engine.expiry_candidates:
+                    engine.housekeeping()
                 result = fn(*args)
             finally:
                 pending = self._flush()
@@ -237,8 +240,10 @@ class QueueManagerHost:
         try:
             try:
                 while True:
-                    self._check()
-                    engine.housekeeping()
+                    if self.broken is not None or self.closed:
+                        self._check()
+                    if engine.expiry_candidates:
+                        engine.housekeeping()
                     try:
                         return engine.get(conn, hobj, md, gmo, buflen)
                     except MQMIError as e:
