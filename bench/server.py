@@ -6,7 +6,9 @@
     .venv/bin/python bench/server.py --rows 1,3 --plain
 
 1 KiB messages; one producer process and one consumer process running at the same time; messages/s is what
-went through the queue (the consumer's count over the time from the first put to the last get). Rows:
+went through the queue (the consumer's count over the time from the first put to the last get). Every row is
+measured ``--rounds`` times (default 3) per system, the two systems back to back in each round and in alternating
+order; the table shows the medians, the ratio is the median of the rounds' ratios, and every round is listed. Rows:
 
 1. persistent, synchronous per message — syncpoint: each put and each get durable before it returns (outside
    syncpoint); RabbitMQ: publish with a synchronous publisher confirm, consume with a manual ack per message.
@@ -26,11 +28,13 @@ This is not a test: it lives outside ``tests/`` and is never collected by pytest
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -45,6 +49,13 @@ HERE = Path(__file__).resolve()
 
 
 # ruff: noqa: RUF001
+
+
+def log(message: str) -> None:
+    """Progress, on stderr: the table alone goes to stdout."""
+    print(message, file=sys.stderr, flush=True)
+
+
 # ------------------------------------------------------------------------------------------------------
 # the workers (run as separate processes: python bench/server.py --worker ...)
 # ------------------------------------------------------------------------------------------------------
@@ -333,12 +344,15 @@ def run_pair(
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=15.0)
+    ap.add_argument("--rounds", type=int, default=3, help="measurements per system and row; medians are shown")
     ap.add_argument("--rows", default="1,2,3,4")
     ap.add_argument("--plain", action="store_true", help="markdown table only")
     ap.add_argument("--cpus", default="auto", help="strmqm --cpus for the syncpoint server (default auto)")
     ap.add_argument("--no-busy-poll", action="store_true", help="strmqm --no-busy-poll for the syncpoint server")
     ap.add_argument("--worker", nargs=6, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.rounds < 1:
+        ap.error("--rounds must be at least 1")
     if a.worker:
         system, role, mode, seconds, arg, out = a.worker
         fn = syncpoint_worker if system == "syncpoint" else rabbit_worker
@@ -363,28 +377,51 @@ def main() -> None:
         for key, label, mode, target in plan:
             if key not in rows:
                 continue
-            ours, _ = run_pair(sp, mode, a.seconds, root)
-            theirs = run_pair(rabbit, mode, a.seconds, root)[0] if rabbit is not None else None
-            ratio = ours / theirs if theirs else None
+            # each round measures both systems back to back, in alternating order, so that a machine getting
+            # faster or slower during the run does not favour either; the ratio is the median of the rounds'
+            ours_runs: list[float] = []
+            theirs_runs: list[float] = []
+            for r in range(a.rounds):
+                for system in (sp, rabbit) if r % 2 == 0 else (rabbit, sp):
+                    if system is not None:
+                        log(f"row {key}, round {r + 1}/{a.rounds}: {system.name} …")
+                        (ours_runs if system is sp else theirs_runs).append(run_pair(system, mode, a.seconds, root)[0])
+            ours = statistics.median(ours_runs)
+            theirs = statistics.median(theirs_runs) if theirs_runs else None
+            ratios = [o / t for o, t in zip(ours_runs, theirs_runs, strict=False) if t]
+            ratio = statistics.median(ratios) if ratios else None
             verdict = "" if ratio is None else ("PASS" if ratio >= target else "MISS")
+            rounds = "; ".join(
+                f"{o:,.0f}" + (f" / {t:,.0f} ({o / t:.2f}×)" if t else "")
+                for o, t in itertools.zip_longest(ours_runs, theirs_runs)
+            )
             table.append(
                 [key, label, f"{ours:,.0f}", f"{theirs:,.0f}" if theirs else "—",
-                 f"{ratio:.2f}× (target ≥ {target}×) {verdict}" if ratio else f"target ≥ {target}×"]
+                 f"{ratio:.2f}× (target ≥ {target}×) {verdict}" if ratio else f"target ≥ {target}×", rounds]
             )  # fmt: skip
         if "4" in rows:
-            before = sp.syncs()
-            rate, total = run_pair(sp, "commit", a.seconds, root, producers=16, consumers=16)
-            syncs = sp.syncs() - before
-            per_sync = f"{total / syncs:.1f} messages per fsync" if syncs else "no syncs counted"
-            table.append(["4", "16 producers + 16 consumers, persistent, commit per message", f"{rate:,.0f}", "—",
-                          per_sync])  # fmt: skip
-        header = ["row", "mode (1 KiB, loopback)", "syncpoint msg/s", "RabbitMQ msg/s", "ratio"]
+            rates: list[float] = []
+            per_sync: list[float] = []
+            for r in range(a.rounds):
+                log(f"row 4, round {r + 1}/{a.rounds}: syncpoint …")
+                before = sp.syncs()
+                rate, total = run_pair(sp, "commit", a.seconds, root, producers=16, consumers=16)
+                syncs = sp.syncs() - before
+                rates.append(rate)
+                if syncs:
+                    per_sync.append(total / syncs)
+            note = f"{statistics.median(per_sync):.1f} messages per fsync" if per_sync else "no syncs counted"
+            table.append(["4", "16 producers + 16 consumers, persistent, commit per message",
+                          f"{statistics.median(rates):,.0f}", "—", note,
+                          "; ".join(f"{x:,.0f}" for x in rates)])  # fmt: skip
+        header = ["row", "mode (1 KiB, loopback)", "syncpoint msg/s", "RabbitMQ msg/s", "ratio", "rounds"]
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(r) + " |" for r in table]
         if not a.plain:
             peer = rabbit.version if rabbit else "-"
             print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-                  f"{platform.platform()}; {a.seconds:.0f} s per row; RabbitMQ {peer}; "
+                  f"{platform.platform()}; {a.seconds:.0f} s per measurement, {a.rounds} rounds (medians); "
+                  f"RabbitMQ {peer}; "
                   f"syncpoint server on CPU {sp.cpus} (--cpus {a.cpus}), busy polling "
                   f"{'on' if sp.busy_poll else 'off'}")  # fmt: skip
         print("\n".join(lines))
