@@ -1,8 +1,9 @@
 #!/usr/bin/env python
 """syncpoint's server against RabbitMQ, both started by this script in the same run, over loopback.
 
-    .venv/bin/python bench/server.py              # every row (a few minutes)
-    .venv/bin/python bench/server.py --seconds 5  # shorter rows
+    .venv/bin/python bench/server.py              # every row, 3 rounds of 15 s per system (about 7 minutes)
+    .venv/bin/python bench/server.py --seconds 5  # shorter measurements
+    .venv/bin/python bench/server.py --rounds 1   # one measurement per system and row, as before
     .venv/bin/python bench/server.py --rows 1,3 --plain
 
 1 KiB messages; one producer process and one consumer process running at the same time; messages/s is what
