@@ -332,10 +332,10 @@ def test_scan_tracks_only_queues_holding_messages_with_an_expiry(
     qm.admin("define", "QLOCAL", "PLAIN")
     qm.open("PLAIN").put(b"forever")
     put_expiring(qm.open("Q1"), b"x", 10)
-    assert {q.name for q in embedded.engine.expiry_candidates} == {"Q1"}
+    assert {q.name for q in embedded.engine._expiry_candidates} == {"Q1"}
     clock.advance(2)
     assert qm.admin("refresh_expiry", "*") == 1
-    assert not embedded.engine.expiry_candidates
+    assert not embedded.engine._expiry_candidates
 
 
 def test_refresh_expiry_scans_only_the_named_queues(qm: QueueManager, clock: FakeClock) -> None:

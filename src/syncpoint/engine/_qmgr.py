@@ -417,8 +417,7 @@ class QueueManager:
         self._msgid_counter = int(clock.time() * 1_000_000)
         self._dyn_counter = 0
         self.quiescing = False
-        # the queues holding messages that can expire: housekeeping has work only when this is not empty
-        self.expiry_candidates: set[LocalQueue] = set()
+        self._expiry_candidates: set[LocalQueue] = set()
         self._next_expiry_scan = clock.monotonic()
         self.expired_discarded = 0  # messages discarded because they expired (statistics)
         self.started = clock.time()
@@ -458,7 +457,7 @@ class QueueManager:
                 d = Definition.from_bytes(raw)
                 self.definitions[(self._ns(otype), d.name)] = d
                 if otype == QLOCAL:
-                    self.queues[d.name] = LocalQueue(d, self.expiry_candidates)
+                    self.queues[d.name] = LocalQueue(d, self._expiry_candidates)
         max_seq = 0
         for sm in snap.messages:
             q = self.queues.get(sm.queue)
@@ -699,7 +698,7 @@ class QueueManager:
         dyn = model.attrs["DEFTYPE"]
         d = Definition(QLOCAL, qname, attrs, now, now, dyn)
         self.definitions[("Q", qname)] = d
-        self.queues[qname] = q = LocalQueue(d, self.expiry_candidates)
+        self.queues[qname] = q = LocalQueue(d, self._expiry_candidates)
         self.triggering.queue_added(q)
         if dyn == C.MQQDT_PERMANENT_DYNAMIC:
             self._b().put_objects.append((QLOCAL, qname, d.to_bytes()))
@@ -1420,7 +1419,7 @@ class QueueManager:
     # -- expiry scans --------------------------------------------------------------------------------
     def housekeeping(self) -> None:
         """Run what is due by the clock: the periodic scan for expired messages (EXPRYINT, seconds)."""
-        if not self.expiry_candidates:  # the common case, first: no queue holds a message that can expire
+        if not self._expiry_candidates:  # the common case, first: no queue holds a message that can expire
             return
         interval = self.qmgr.attrs["EXPRYINT"]
         if interval <= 0:
@@ -1429,7 +1428,7 @@ class QueueManager:
         if mono < self._next_expiry_scan:
             return
         self._next_expiry_scan = mono + interval
-        self._scan_expired(list(self.expiry_candidates))
+        self._scan_expired(list(self._expiry_candidates))
 
     def refresh_expiry(self, pattern: str = "*") -> int:
         """REFRESH QMGR TYPE(EXPIRY) NAME(pattern): discard expired messages of the named queues now.
@@ -1437,7 +1436,7 @@ class QueueManager:
         Only queues that hold messages with a limited expiry are looked at, and in them only those messages.
         Returns how many were discarded.
         """
-        queues = [q for q in self.expiry_candidates if fnmatch.fnmatchcase(q.name, pattern)]
+        queues = [q for q in self._expiry_candidates if fnmatch.fnmatchcase(q.name, pattern)]
         return self._scan_expired(queues)
 
     def _scan_expired(self, queues: list[LocalQueue]) -> int:
@@ -1838,7 +1837,7 @@ class QueueManager:
         d = Definition(otype, name, base, now, now)
         self.definitions[(self._ns(otype), name)] = d
         if otype == QLOCAL:
-            self.queues[name] = q = LocalQueue(d, self.expiry_candidates)
+            self.queues[name] = q = LocalQueue(d, self._expiry_candidates)
             self.triggering.queue_added(q)
         b = self._b()
         b.put_objects.append((otype, name, d.to_bytes()))

@@ -156,12 +156,9 @@ class QueueManagerHost:
         if not lock.try_acquire(False):
             lock.acquire()
         try:
-            if self.broken is not None or self.closed:
-                self._check()
-            engine = self.engine
+            self._check()
             try:
-                if engine.expiry_candidates:
-                    engine.housekeeping()
+                self.engine.housekeeping()
                 result = fn(*args)
             finally:
                 pending = self._flush()
@@ -240,10 +237,8 @@ class QueueManagerHost:
         try:
             try:
                 while True:
-                    if self.broken is not None or self.closed:
-                        self._check()
-                    if engine.expiry_candidates:
-                        engine.housekeeping()
+                    self._check()
+                    engine.housekeeping()
                     try:
                         return engine.get(conn, hobj, md, gmo, buflen)
                     except MQMIError as e:
