@@ -400,6 +400,4 @@ def _alike(items: Sequence[tuple[Any, Any, Any]], third: bool = True) -> bool:
         return False
     a0, b0, c0 = items[0]
     d0, e0 = a0.__dict__, b0.__dict__
-    if not third:
-        return all(a.__dict__ == d0 and b.__dict__ == e0 for a, b, _ in items)
-    return all(a.__dict__ == d0 and b.__dict__ == e0 and c == c0 for a, b, c in items)
+    return all(a.__dict__ == d0 and b.__dict__ == e0 and (not third or c == c0) for a, b, c in items)
