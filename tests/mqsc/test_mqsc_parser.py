@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from syncpoint.engine import PROCESS, QALIAS, QLOCAL, QMGR
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR
 from syncpoint.mqsc import MqscSyntaxError, parse_command, read_commands, tokenize
 
 

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from syncpoint.engine._objects import Definition, defaults_for
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.server._protocol import (
+from syncpoint.mqi.objects import Definition, defaults_for
+from syncpoint.wire import (
     FATAL,
     MQ_ERROR,
     OK,

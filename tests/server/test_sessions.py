@@ -25,7 +25,7 @@ from syncpoint.client._remote import RemoteTransport
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.server._auth import Users
-from syncpoint.server._protocol import FATAL, MQ_ERROR, OK, FrameDecoder, encode_request, parse_reply
+from syncpoint.wire import FATAL, MQ_ERROR, OK, FrameDecoder, encode_request, parse_reply
 
 Serve = Callable[..., Any]
 

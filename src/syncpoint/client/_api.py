@@ -23,8 +23,8 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
-from syncpoint.engine import Clock, GetResult
-from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError, blank_strip
+from syncpoint.engine import Clock
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, GetResult, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 from syncpoint.store import Store
 

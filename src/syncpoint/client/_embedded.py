@@ -140,7 +140,7 @@ def create_queue_manager(
     clock: Clock | None = None,
 ) -> Path:
     """crtmqm: a new queue manager with its default objects under ``$SYNCPOINT_HOME``. Returns its folder."""
-    from syncpoint.engine._objects import valid_object_name
+    from syncpoint.mqi.objects import valid_object_name
 
     if not valid_object_name(name):
         raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NAME_ERROR, f"{name!r} is not a valid queue manager name")

@@ -18,10 +18,9 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from syncpoint.engine import GetResult
-from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, GetResult, MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.server._protocol import (
+from syncpoint.wire import (
     BAD_REQUEST,
     DEFAULT_MAX_FRAME,
     FATAL,

@@ -29,9 +29,9 @@ from typing import Any, TypeVar, cast
 
 import syncpoint
 from syncpoint.client import EmbeddedConnection, QueueManager
-from syncpoint.engine import char_attr_length
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError, Structure
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.objects import char_attr_length
 
 log = logging.getLogger("syncpoint.compat")
 

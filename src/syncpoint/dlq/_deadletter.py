@@ -23,8 +23,13 @@ import sys
 import time
 
 from syncpoint.client import QueueManager
-from syncpoint.mqi import MQDLH, MQMD, MQOD, MQPMO, MQMIError, blank_strip
+from syncpoint.mqi import MQDLH, MQMD, MQOD, MQPMO, MQMIError, blank_strip, dead_letter_message
 from syncpoint.mqi import constants as C
+from syncpoint.mqi import dead_letter_header as _mqi_dead_letter_header
+
+
+def _program_name() -> str:
+    return os.path.basename(sys.argv[0] or "python")[-28:]
 
 
 def _qmgr_attrs(qm: QueueManager) -> tuple[str, int]:
@@ -49,21 +54,14 @@ def dead_letter_header(
     now: float | None = None,
 ) -> MQDLH:
     """The MQDLH for a message with descriptor ``md`` dead-lettered for ``reason``."""
-    appl = put_appl_name if put_appl_name is not None else os.path.basename(sys.argv[0] or "python")[-28:]
-    t = time.time() if now is None else now
-    tm = time.gmtime(t)
-    centis = int((t - int(t)) * 100)
-    return MQDLH(
-        Reason=reason,
-        DestQName=dest_q.encode().ljust(48)[:48],
-        DestQMgrName=dest_qmgr.encode().ljust(48)[:48],
-        Encoding=md.Encoding,
-        CodedCharSetId=md.CodedCharSetId,
-        Format=(md.Format.encode() if isinstance(md.Format, str) else bytes(md.Format)).ljust(8)[:8],
-        PutApplType=put_appl_type,
-        PutApplName=appl.encode()[:28].ljust(28),
-        PutDate=time.strftime("%Y%m%d", tm).encode(),
-        PutTime=(time.strftime("%H%M%S", tm) + f"{centis:02d}").encode(),
+    return _mqi_dead_letter_header(
+        md,
+        reason=reason,
+        dest_q=dest_q,
+        dest_qmgr=dest_qmgr,
+        put_appl_type=put_appl_type,
+        put_appl_name=put_appl_name if put_appl_name is not None else _program_name(),
+        now=time.time() if now is None else now,
     )
 
 
@@ -99,19 +97,17 @@ def dead_letter(
             C.MQRC_UNKNOWN_OBJECT_NAME,
             f"queue manager {qm.name} has no dead-letter queue (DEADQ is blank): define one and ALTER QMGR DEADQ",
         )
-    dlh = dead_letter_header(
+    out, body = dead_letter_message(
         md,
-        reason,
-        dest_q.strip(),
-        (dest_qmgr or qm.name).strip(),
+        bytes(data),
+        reason=reason,
+        dest_q=dest_q.strip(),
+        dest_qmgr=(dest_qmgr or qm.name).strip(),
         put_appl_type=put_appl_type,
-        put_appl_name=put_appl_name,
-        now=now,
+        put_appl_name=put_appl_name if put_appl_name is not None else _program_name(),
+        now=time.time() if now is None else now,
+        header_ccsid=ccsid,
     )
-    out = md.copy()
-    out.Format = C.MQFMT_DEAD_LETTER_HEADER
-    out.Encoding = C.MQENC_NATIVE
-    out.CodedCharSetId = ccsid
     if out.Expiry == 0:
         out.Expiry = C.MQEI_UNLIMITED
     pmo = MQPMO(
@@ -121,7 +117,7 @@ def dead_letter(
     )
     od = MQOD(ObjectName=dlq.encode())
     try:
-        qm.mqput1(od, out, pmo, dlh.pack() + bytes(data))
+        qm.mqput1(od, out, pmo, body)
     except MQMIError as e:
         if e.comp != C.MQCC_WARNING:
             raise

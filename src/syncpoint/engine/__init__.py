@@ -1,6 +1,7 @@
 """syncpoint.engine: the queue manager itself — pure logic, no sockets, no threads, an injected clock."""
 
-from ._objects import (
+from syncpoint.mqi import GetResult, put_date_time
+from syncpoint.mqi.objects import (
     ATTRIBUTES,
     PROCESS,
     QALIAS,
@@ -11,17 +12,16 @@ from ._objects import (
     Attribute,
     Definition,
     attributes_for,
+    char_attr_length,
     defaults_for,
 )
+
 from ._qmgr import (
     Connection,
     Effects,
-    GetResult,
     Handle,
     QueueManager,
     UnitOfWork,
-    char_attr_length,
-    put_date_time,
 )
 from ._queue import LocalQueue, Message
 from .clock import Clock, FakeClock, SystemClock

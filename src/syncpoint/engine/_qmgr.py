@@ -23,16 +23,25 @@ Choices where IBM's documentation is silent or platform-specific (Linux behaviou
 
 from __future__ import annotations
 
-import fnmatch
 import logging
 import os
 import struct
-import time as _time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
+from syncpoint.mqi import (
+    MQGMO,
+    MQMD,
+    MQOD,
+    MQPMO,
+    GetResult,
+    MQMIError,
+    dead_letter_message,
+    matches_generic,
+    mqsc_date_time,
+    put_date_time,
+)
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.constants import (  # the ones MQPUT and MQGET test on every call, without the C. lookup
     MQCCSI_Q_MGR,
@@ -55,10 +64,9 @@ from syncpoint.mqi.constants import (  # the ones MQPUT and MQGET test on every 
     MQRC_NONE,
     MQTC_ON,
 )
-from syncpoint.store import Batch, Snapshot, StoredMessage
-
-from ._objects import (
+from syncpoint.mqi.objects import (
     ATTRIBUTES,
+    MQIAV_NOT_APPLICABLE,
     PROCESS,
     QALIAS,
     QLOCAL,
@@ -71,14 +79,17 @@ from ._objects import (
     SYSTEM_DEAD_LETTER,
     Attribute,
     Definition,
+    char_attr_length,
     check_value,
     default_objects,
     defaults_for,
     engine_key,
     valid_object_name,
 )
+from syncpoint.store import Batch, Snapshot, StoredMessage
+
 from ._queue import AVAILABLE, GONE, GOT_PENDING, PUT_PENDING, LocalQueue, Message
-from ._reports import dead_letter, expiration_report_wanted, report_message, with_xqh_expiry, xqh_expiry
+from ._reports import expiration_report_wanted, report_message, with_xqh_expiry, xqh_expiry
 from ._trigger import PendingTrigger, Triggering
 from .clock import Clock
 
@@ -208,29 +219,6 @@ _SET_ERRORS = {
     C.MQIA_TRIGGER_DEPTH: C.MQRC_TRIGGER_DEPTH_ERROR,
     C.MQIA_TRIGGER_MSG_PRIORITY: C.MQRC_TRIGGER_MSG_PRIORITY_ERR,
 }
-_CHAR_LENGTHS = {
-    C.MQCA_Q_NAME: 48,
-    C.MQCA_Q_MGR_NAME: 48,
-    C.MQCA_CREATION_DATE: 12,
-    C.MQCA_CREATION_TIME: 8,
-    C.MQCA_ALTERATION_DATE: 12,
-    C.MQCA_ALTERATION_TIME: 8,
-    C.MQCA_PROCESS_NAME: 48,
-}
-MQIAV_NOT_APPLICABLE = -2
-
-
-def char_attr_length(sel: int) -> int:
-    """IBM's length of the character attribute ``sel`` as MQINQ returns it and MQSET takes it (cmqc.h's
-    MQ_*_LENGTH): the attribute table's length, the computed attributes' own, 48 for anything else."""
-    if sel in _CHAR_LENGTHS:
-        return _CHAR_LENGTHS[sel]
-    kw = SELECTOR_TO_KEYWORD.get(sel)
-    if kw is not None:
-        return ATTRIBUTES[kw].length
-    return 48
-
-
 _log = logging.getLogger("syncpoint.engine")
 _MSGID_BLOCK = 1 << 16
 
@@ -247,26 +235,6 @@ def _name(value: bytes | str) -> str:
 
 def _char(value: str, length: int) -> bytes:
     return value.encode("utf-8")[:length].ljust(length, b" ")
-
-
-_pdt_cache: list[Any] = [None, (b"", b"")]
-
-
-def put_date_time(t: float) -> tuple[bytes, bytes]:
-    """PutDate (YYYYMMDD) and PutTime (HHMMSSTH), GMT, as IBM sets them."""
-    key = int(t * 100)
-    if _pdt_cache[0] == key:
-        return _pdt_cache[1]  # type: ignore[no-any-return]
-    tm = _time.gmtime(t)
-    hundredths = int((t - int(t)) * 100)
-    # blank-padded as MQMD.normalize would pad them (a year before 1000), so a put need not normalise them
-    value = (
-        _time.strftime("%Y%m%d", tm).encode().ljust(8),
-        (_time.strftime("%H%M%S", tm) + f"{hundredths:02d}").encode().ljust(8),
-    )
-    _pdt_cache[0] = key
-    _pdt_cache[1] = value
-    return value
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -374,16 +342,6 @@ class Handle:
     @property
     def is_input(self) -> bool:
         return bool(self.options & _INPUT_OPTS)
-
-
-@dataclass(slots=True)
-class GetResult:
-    """What MQGET returns besides the MQMD (filled in place): the data, its full length, and a warning."""
-
-    data: bytes
-    data_length: int
-    comp: int = C.MQCC_OK
-    reason: int = C.MQRC_NONE
 
 
 @dataclass(slots=True)
@@ -1342,9 +1300,16 @@ class QueueManager:
         if not dlq:
             _log.error("no dead-letter queue: message for %s dropped (reason %d)", dest_q, reason)
             return False
-        d, t = put_date_time(self.clock.time())
-        dmd, ddata = dead_letter(
-            md, data, reason, dest_q, dest_qmgr, C.MQAT_QMGR, self.name, d, t, header_ccsid=self.qm_attr("CCSID")
+        dmd, ddata = dead_letter_message(
+            md,
+            data,
+            reason=reason,
+            dest_q=dest_q,
+            dest_qmgr=dest_qmgr,
+            put_appl_type=C.MQAT_QMGR,
+            put_appl_name=self.name,
+            now=self.clock.time(),
+            header_ccsid=self.qm_attr("CCSID"),
         )
         r = self._system_put_to(dlq, dmd, ddata, None)
         if r != C.MQRC_NONE:
@@ -1436,7 +1401,7 @@ class QueueManager:
         Only queues that hold messages with a limited expiry are looked at, and in them only those messages.
         Returns how many were discarded.
         """
-        queues = [q for q in self._expiry_candidates if fnmatch.fnmatchcase(q.name, pattern)]
+        queues = [q for q in self._expiry_candidates if matches_generic(pattern, q.name)]
         return self._scan_expired(queues)
 
     def _scan_expired(self, queues: list[LocalQueue]) -> int:
@@ -1700,10 +1665,8 @@ class QueueManager:
             return d.name
         if sel in (C.MQCA_CREATION_DATE, C.MQCA_CREATION_TIME, C.MQCA_ALTERATION_DATE, C.MQCA_ALTERATION_TIME):
             t = d.created if sel in (C.MQCA_CREATION_DATE, C.MQCA_CREATION_TIME) else d.altered
-            tm = _time.localtime(t)
-            if sel in (C.MQCA_CREATION_DATE, C.MQCA_ALTERATION_DATE):
-                return _time.strftime("%Y-%m-%d", tm)
-            return _time.strftime("%H.%M.%S", tm)
+            date, time_ = mqsc_date_time(t)
+            return date if sel in (C.MQCA_CREATION_DATE, C.MQCA_ALTERATION_DATE) else time_
         kw = SELECTOR_TO_KEYWORD.get(sel)
         if kw is None:
             return None
@@ -1930,8 +1893,8 @@ class QueueManager:
             raise _fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
         now = self.clock.time()
         age = int(now - min(m.put_time for m in q.by_key.values())) if q.by_key else 0  # MSGAGE: oldest
-        lgetdate, lgettime = _local_date_time(q.last_get)
-        lputdate, lputtime = _local_date_time(q.last_put)
+        lgetdate, lgettime = mqsc_date_time(q.last_get)
+        lputdate, lputtime = mqsc_date_time(q.last_put)
         return {
             "QUEUE": name,
             "CURDEPTH": q.depth,
@@ -2000,14 +1963,6 @@ _COMPUTED_SELECTORS = frozenset(
         C.MQIA_DIST_LISTS,
     }
 )
-
-
-def _local_date_time(t: float) -> tuple[str, str]:
-    """A wall-clock time as MQSC shows it ('YYYY-MM-DD', 'HH.MM.SS', local time); blanks for 0 (never)."""
-    if not t:
-        return "", ""
-    tm = _time.localtime(t)
-    return _time.strftime("%Y-%m-%d", tm), _time.strftime("%H.%M.%S", tm)
 
 
 def _tokens(tokens: Any) -> list[int]:

@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING, Any
 from sortedcontainers import SortedList
 
 from syncpoint.mqi import constants as C
-
-from ._objects import Definition
+from syncpoint.mqi.objects import Definition
 
 if TYPE_CHECKING:
     from ._qmgr import Connection, Handle

@@ -1,4 +1,4 @@
-"""Messages the queue manager itself writes: expiration reports and dead-letter messages.
+"""Messages the queue manager itself writes: expiration reports (dead-letter messages: ``syncpoint.mqi``).
 
 Pure functions from the original message's descriptor and data to the new message's descriptor and data.
 The queue manager decides where they go and when (see ``_qmgr``).
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import struct
 
-from syncpoint.mqi import MQDLH, MQMD
+from syncpoint.mqi import MQMD
 from syncpoint.mqi import constants as C
 
 _REPORT_DATA_LIMIT = 100  # MQRO_*_WITH_DATA: the first 100 bytes of the message data
@@ -61,45 +61,6 @@ def report_message(
         return md, data[:keep]
     md.Format = C.MQFMT_NONE
     return md, b""
-
-
-def dead_letter(
-    md: MQMD,
-    data: bytes,
-    reason: int,
-    dest_q: str,
-    dest_qmgr: str,
-    put_appl_type: int,
-    put_appl_name: str,
-    put_date: bytes,
-    put_time: bytes,
-    header_ccsid: int = C.MQCCSI_Q_MGR,
-) -> tuple[MQMD, bytes]:
-    """The message as the dead-letter queue receives it: an MQDLH in front of the data, MQMD.Format MQDEAD.
-
-    The MQDLH keeps the original Encoding, CodedCharSetId and Format (structures.md); the MQMD keeps
-    everything else of the original, its remaining Expiry included (seed 002, note 7), and describes the
-    header: Format MQDEAD, native Encoding, and ``header_ccsid`` (the queue manager's CCSID; the default
-    MQCCSI_Q_MGR says so without naming it) — the original CCSID would mis-describe the header's characters.
-    """
-    dlh = MQDLH(
-        Reason=reason,
-        DestQName=dest_q.encode().ljust(48),
-        DestQMgrName=dest_qmgr.encode().ljust(48),
-        Encoding=md.Encoding,
-        CodedCharSetId=md.CodedCharSetId,
-        Format=md.Format,
-        PutApplType=put_appl_type,
-        PutApplName=put_appl_name.encode()[:28].ljust(28),
-        PutDate=put_date,
-        PutTime=put_time,
-    )
-    out = md.copy()
-    out.Version = 2
-    out.Format = C.MQFMT_DEAD_LETTER_HEADER
-    out.Encoding = C.MQENC_NATIVE
-    out.CodedCharSetId = header_ccsid
-    return out, dlh.pack() + data
 
 
 def xqh_expiry(data: bytes) -> int | None:

@@ -44,8 +44,8 @@ from typing import TYPE_CHECKING, Any
 
 from syncpoint.mqi import MQMD, MQTM
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.objects import PROCESS, QLOCAL, Definition
 
-from ._objects import PROCESS, QLOCAL, Definition
 from ._queue import _PRIO_SHIFT, PUT_PENDING, LocalQueue, Message
 
 if TYPE_CHECKING:

@@ -1,4 +1,5 @@
-"""The one error type of the MQI: a completion code and a reason code, named as IBM names them."""
+"""The one error type of the MQI (a completion code and a reason code, named as IBM names them) and the root
+of syncpoint's own errors."""
 
 from __future__ import annotations
 
@@ -50,7 +51,15 @@ def completion_name(comp: int) -> str:
     return lookup("MQCC", comp) or f"MQCC_UNKNOWN_{comp}"
 
 
-class MQMIError(Exception):
+class SyncpointError(Exception):
+    """The root of syncpoint's own errors: catch this to catch every error syncpoint raises on purpose.
+
+    :class:`MQMIError` (an MQI call's completion code and reason) is one; each package's own errors (a malformed
+    MQSC line, a damaged store, a protocol violation, a bad rules table …) are the others.
+    """
+
+
+class MQMIError(SyncpointError):
     """An MQI call failed (or completed with a warning).
 
     ``comp`` is MQCC_WARNING or MQCC_FAILED, ``reason`` an MQRC_* value. ``str()`` names the reason:

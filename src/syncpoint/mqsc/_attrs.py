@@ -11,14 +11,27 @@ functions here take and return plain data so PCF (MQCMD_INQUIRE_Q …) and MQSC 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from syncpoint.engine import ATTRIBUTES, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QUEUE_TYPES, Attribute, Definition
-from syncpoint.engine._objects import KEYWORD_ALIASES, MQSC_KEYWORD_OF, attributes_for, check_value
 from syncpoint.mqi import constants as C
+from syncpoint.mqi import mqsc_date_time
+from syncpoint.mqi.objects import (
+    ATTRIBUTES,
+    KEYWORD_ALIASES,
+    MQSC_KEYWORD_OF,
+    PROCESS,
+    QALIAS,
+    QLOCAL,
+    QMGR,
+    QMODEL,
+    QUEUE_TYPES,
+    Attribute,
+    Definition,
+    attributes_for,
+    check_value,
+)
 
 __all__ = [
     "IGNORED_ATTRIBUTES",
@@ -271,13 +284,6 @@ def display_keywords(otype: str) -> frozenset[str]:
     return frozenset(_TABLES[otype]) | frozenset(_COMPUTED[otype]) | {_IDENTITY[otype]}
 
 
-def _date_time(t: float) -> tuple[str, str]:
-    if not t:
-        return "", ""
-    tm = time.localtime(t)
-    return time.strftime("%Y-%m-%d", tm), time.strftime("%H.%M.%S", tm)
-
-
 def format_value(key: str, value: Any) -> tuple[str, str | None]:
     """An engine attribute value as DISPLAY shows it: (keyword, text), text None for a bare word (NOTRIGGER)."""
     attr = ATTRIBUTES.get(key)
@@ -311,8 +317,8 @@ def definition_pairs(
     for a in attributes_for(otype):
         kw, text = format_value(a.keyword, d.attrs.get(a.keyword, a.default))
         values[a.off_word if a.kind == "flag" else kw] = (kw, text)
-    crdate, crtime = _date_time(d.created)
-    altdate, alttime = _date_time(d.altered or d.created)
+    crdate, crtime = mqsc_date_time(d.created)
+    altdate, alttime = mqsc_date_time(d.altered or d.created)
     computed: dict[str, str] = {"CRDATE": crdate, "CRTIME": crtime, "ALTDATE": altdate, "ALTTIME": alttime}
     if otype == QLOCAL:
         computed["DEFTYPE"] = _WORDS["DEFTYPE"].get(d.dynamic, "PREDEFINED")

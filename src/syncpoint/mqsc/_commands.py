@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from syncpoint.engine import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QUEUE_TYPES
+from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QUEUE_TYPES
 
 from ._attrs import (
     IGNORED_ATTRIBUTES,

@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from syncpoint.engine import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QUEUE_TYPES, Definition
-from syncpoint.mqi import MQMIError, reason_name
+from syncpoint.mqi import MQMIError, matches_generic, reason_name
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QUEUE_TYPES, Definition
 
 from ._attrs import definition_pairs, format_pairs, handle_status_pairs, queue_status_pairs
 from ._commands import QSTATUS, QUEUE, Request, Where, parse_command
@@ -269,13 +269,13 @@ class MqscProcessor:
             return [d for d in found if d is not None]
         defs: list[Definition] = []
         for t in types:
-            defs.extend(d for d in self._admin("list_objects", t) if _matches(req.name, d.name))
+            defs.extend(d for d in self._admin("list_objects", t) if matches_generic(req.name, d.name))
         return sorted(defs, key=lambda d: d.name)
 
     def _display_qstatus(self, req: Request, out: Response) -> None:
         assert req.name is not None
         if req.generic:
-            names = [d.name for d in self._admin("list_objects", QLOCAL) if _matches(req.name, d.name)]
+            names = [d.name for d in self._admin("list_objects", QLOCAL) if matches_generic(req.name, d.name)]
             if not names:
                 out.ok = False
                 out.lines.append(f"AMQ8147E: {_PRODUCT} object {req.name} not found.")
@@ -303,13 +303,6 @@ def _needs_status(req: Request) -> bool:
     return req.wanted is None or bool(wanted & {"CURDEPTH", "IPPROCS", "OPPROCS"})
 
 
-def _matches(pattern: str, name: str) -> bool:
-    """MQSC generic names: a trailing * matches any ending; otherwise the name itself."""
-    if pattern.endswith("*"):
-        return name.startswith(pattern[:-1])
-    return name == pattern
-
-
 def _where_ok(where: Where | None, pairs: list[tuple[str, str | None]], d: Definition | None) -> bool:
     """WHERE(keyword op value) against the displayed values: numbers compare as numbers, words and names as
     text; LK / NL and EQ / NE with a trailing * match generically."""
@@ -325,7 +318,7 @@ def _where_ok(where: Where | None, pairs: list[tuple[str, str | None]], d: Defin
     want = where.value.strip()
     op = where.op
     if op in ("LK", "NL") or (op in ("EQ", "NE") and want.endswith("*")):
-        hit = _matches(want, actual)
+        hit = matches_generic(want, actual)
         return hit if op in ("LK", "EQ") else not hit
     left: Any = actual.strip()
     right: Any = want

@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
 from syncpoint import _home
 from syncpoint.client import QueueManager
-from syncpoint.engine import ATTRIBUTES, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, Attribute, attributes_for
-from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, blank_strip
+from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, blank_strip, matches_generic, mqsc_date_time
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.objects import ATTRIBUTES, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, Attribute, attributes_for
 from syncpoint.server._auth import Users
 
 from . import _constants as K
@@ -111,20 +110,6 @@ def attr_value_to_pcf(selector: int, value: Any, length: int) -> Param:
         raw = str(value).encode("utf-8")[:length] if length else str(value).encode("utf-8")
         return MQCFST(selector, raw.ljust(length, b" ") if length else raw)
     return MQCFIN(selector, int(value))
-
-
-def _date_time(t: float) -> tuple[str, str]:
-    if not t:
-        return "", ""
-    tm = time.localtime(t)
-    return time.strftime("%Y-%m-%d", tm), time.strftime("%H.%M.%S", tm)
-
-
-def _matches(pattern: str, name: str) -> bool:
-    """IBM's generic names: a trailing asterisk matches any ending; otherwise the name must be equal."""
-    if pattern.endswith("*"):
-        return name.startswith(pattern[:-1])
-    return name == pattern
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -491,8 +476,8 @@ class CommandServer:
             add(C.MQIA_OPEN_OUTPUT_COUNT, st["OPPROCS"])
             add(C.MQIA_DEFINITION_TYPE, getattr(d, "dynamic", C.MQQDT_PREDEFINED))
         if otype != QMGR:
-            cdate, ctime = _date_time(getattr(d, "created", 0.0))
-            adate, atime = _date_time(getattr(d, "altered", 0.0))
+            cdate, ctime = mqsc_date_time(getattr(d, "created", 0.0))
+            adate, atime = mqsc_date_time(getattr(d, "altered", 0.0))
             add(C.MQCA_CREATION_DATE, cdate, K.MQ_CREATION_DATE_LENGTH)
             add(C.MQCA_CREATION_TIME, ctime, K.MQ_CREATION_TIME_LENGTH)
             add(C.MQCA_ALTERATION_DATE, adate, K.MQ_CREATION_DATE_LENGTH)
@@ -594,7 +579,7 @@ class CommandServer:
             otypes = [_QTYPE_TO_OTYPE[qtype]]
         else:
             raise CommandFailedError(K.MQRCCF_Q_TYPE_ERROR, f"queue type {qtype} is not supported", C.MQIA_Q_TYPE)
-        found = [d for t in otypes for d in self._admin("list_objects", t) if _matches(pattern, d.name)]
+        found = [d for t in otypes for d in self._admin("list_objects", t) if matches_generic(pattern, d.name)]
         return sorted(found, key=lambda d: d.name)
 
     def _filtered(self, req: Request, objects: list[Any], wanted: list[int] | None) -> Reply:
@@ -639,7 +624,7 @@ class CommandServer:
             )
         wanted = req.int_list(K.MQIACF_Q_STATUS_ATTRS)
         self._no_extra(req, filters=True)
-        queues = [d for d in self._admin("list_objects", QLOCAL) if _matches(pattern, d.name)]
+        queues = [d for d in self._admin("list_objects", QLOCAL) if matches_generic(pattern, d.name)]
         if not queues:
             raise CommandFailedError(C.MQRC_UNKNOWN_OBJECT_NAME, "no local queue matches")
         f = req.filters[0] if req.filters else None
@@ -749,7 +734,7 @@ class CommandServer:
         assert pattern is not None
         wanted = req.int_list(K.MQIACF_PROCESS_ATTRS)
         self._no_extra(req, filters=True)
-        found = [d for d in self._admin("list_objects", PROCESS) if _matches(pattern, d.name)]
+        found = [d for d in self._admin("list_objects", PROCESS) if matches_generic(pattern, d.name)]
         if not found:
             raise CommandFailedError(C.MQRC_UNKNOWN_OBJECT_NAME, "no process matches")
         return self._filtered(req, sorted(found, key=lambda x: x.name), wanted)
@@ -758,7 +743,9 @@ class CommandServer:
         pattern = req.string(C.MQCA_PROCESS_NAME)
         assert pattern is not None
         self._no_extra(req)
-        names = [d.name.encode().ljust(48) for d in self._admin("list_objects", PROCESS) if _matches(pattern, d.name)]
+        names = [
+            d.name.encode().ljust(48) for d in self._admin("list_objects", PROCESS) if matches_generic(pattern, d.name)
+        ]
         return [[MQCFSL(K.MQCACF_PROCESS_NAMES, sorted(names), 0, 48)]]
 
     # -- connection authentication and authority records ----------------------------------------------
@@ -772,7 +759,7 @@ class CommandServer:
         atype = req.integer(K.MQIA_AUTH_INFO_TYPE)
         wanted = req.int_list(K.MQIACF_AUTH_INFO_ATTRS)
         self._no_extra(req)
-        if not _matches(pattern, CONNAUTH_NAME) or atype not in (None, K.MQAIT_IDPW_OS):
+        if not matches_generic(pattern, CONNAUTH_NAME) or atype not in (None, K.MQAIT_IDPW_OS):
             raise CommandFailedError(C.MQRC_UNKNOWN_OBJECT_NAME, "no authentication information object matches")
         keep = None if wanted is None or K.MQIACF_ALL in wanted else set(wanted)
         fields: list[tuple[int, Any, int]] = [

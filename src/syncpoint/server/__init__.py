@@ -4,7 +4,8 @@ The protocol module is sans-I/O and shared with the remote client; the asyncio s
 lifecycle (strmqm / endmqm) are imported on demand.
 """
 
+from syncpoint.wire import DEFAULT_MAX_FRAME, PROTOCOL_VERSIONS, ProtocolError
+
 from ._host import ADMIN_VERBS, QueueManagerHost
-from ._protocol import DEFAULT_MAX_FRAME, PROTOCOL_VERSIONS, ProtocolError
 
 __all__ = ["ADMIN_VERBS", "DEFAULT_MAX_FRAME", "PROTOCOL_VERSIONS", "ProtocolError", "QueueManagerHost"]

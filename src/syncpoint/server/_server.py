@@ -47,12 +47,7 @@ from syncpoint.engine import Connection, SystemClock
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.store import Pending, StoreError
-
-from . import _affinity
-from ._auth import Users
-from ._host import ADMIN_VERBS, QueueManagerHost
-from ._poll import POLLER
-from ._protocol import (
+from syncpoint.wire import (
     DEFAULT_MAX_FRAME,
     Bad,
     Call,
@@ -64,6 +59,11 @@ from ._protocol import (
     encode_mq_error,
     encode_reply,
 )
+
+from . import _affinity
+from ._auth import Users
+from ._host import ADMIN_VERBS, QueueManagerHost
+from ._poll import POLLER
 
 log = logging.getLogger("syncpoint.server")
 

@@ -25,13 +25,14 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.client import QueueManager
 from syncpoint.flow._node import Action, Disposition, Put, requeue_order
-from syncpoint.mqi import MQDLH, MQMD, MQOD, MQPMO, MQMIError
+from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, dead_letter_message
 from syncpoint.mqi import constants as C
 
 from ._qm import CHUNK, QueueAccess, dead_letter_queue
@@ -412,19 +413,19 @@ class Sink:
             out = MQMD.unpack(md.pack())
             out.BackoutCount = 0
             if dlh:
-                header = MQDLH()
-                header.Reason = it.reason
-                header.DestQName = it.queue.encode().ljust(48)
-                header.DestQMgrName = self.qm.name.encode().ljust(48)
-                header.Encoding = md.Encoding
-                header.CodedCharSetId = md.CodedCharSetId
-                header.Format = md.Format
-                header.PutApplType = C.MQAT_UNIX
-                header.PutApplName = b"syncpoint.flow".ljust(28)
-                header.PutDate = md.PutDate
-                header.PutTime = md.PutTime
-                body = header.pack() + data
-                out.Format = C.MQFMT_DEAD_LETTER_HEADER
+                # the original descriptor's Encoding and CCSID are kept, as this put always did
+                out, body = dead_letter_message(
+                    out,
+                    data,
+                    reason=it.reason,
+                    dest_q=it.queue,
+                    dest_qmgr=self.qm.name,
+                    put_appl_type=C.MQAT_UNIX,
+                    put_appl_name="syncpoint.flow",
+                    now=time.time(),
+                    header_ccsid=md.CodedCharSetId,
+                )
+                out.Encoding = md.Encoding
             try:
                 self._put_context(queue, out, body)
                 return queue, dlh

@@ -289,3 +289,26 @@ def valid_object_name(name: str) -> bool:
     if not 1 <= len(name) <= 48:
         return False
     return all(ch.isascii() and (ch.isalnum() or ch in "._/%") for ch in name)
+
+
+_CHAR_LENGTHS = {
+    C.MQCA_Q_NAME: 48,
+    C.MQCA_Q_MGR_NAME: 48,
+    C.MQCA_CREATION_DATE: 12,
+    C.MQCA_CREATION_TIME: 8,
+    C.MQCA_ALTERATION_DATE: 12,
+    C.MQCA_ALTERATION_TIME: 8,
+    C.MQCA_PROCESS_NAME: 48,
+}
+MQIAV_NOT_APPLICABLE = -2  # MQINQ's value for an integer attribute the object does not have
+
+
+def char_attr_length(sel: int) -> int:
+    """IBM's length of the character attribute ``sel`` as MQINQ returns it and MQSET takes it (cmqc.h's
+    MQ_*_LENGTH): the attribute table's length, the computed attributes' own, 48 for anything else."""
+    if sel in _CHAR_LENGTHS:
+        return _CHAR_LENGTHS[sel]
+    kw = SELECTOR_TO_KEYWORD.get(sel)
+    if kw is not None:
+        return ATTRIBUTES[kw].length
+    return 48

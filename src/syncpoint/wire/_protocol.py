@@ -26,8 +26,8 @@ from typing import Any
 
 import msgpack
 
-from syncpoint.engine._objects import Definition
 from syncpoint.mqi import MQMIError
+from syncpoint.mqi.objects import Definition
 
 PROTOCOL_VERSIONS = (1, 2)  # 2: putm and getm take an optional last argument, a map of options
 HEADER = struct.Struct(">I")

@@ -1,0 +1,48 @@
+"""syncpoint.wire: syncpoint's own wire protocol (docs/protocol.md), sans-I/O.
+
+Shared vocabulary of the network: the server (``syncpoint.server``) and the remote client
+(``syncpoint.client``) both import it, and it imports nothing of either, nor the engine — so a Spark executor's
+remote client loads only this and ``syncpoint.mqi``.
+"""
+
+from ._protocol import (
+    BAD_REQUEST,
+    DEFAULT_MAX_FRAME,
+    FATAL,
+    MQ_ERROR,
+    OK,
+    PROTOCOL_VERSIONS,
+    Bad,
+    Call,
+    FrameDecoder,
+    Hello,
+    ProtocolError,
+    ServerProtocol,
+    encode_bad_request,
+    encode_fatal,
+    encode_mq_error,
+    encode_reply,
+    encode_request,
+    parse_reply,
+)
+
+__all__ = [
+    "BAD_REQUEST",
+    "DEFAULT_MAX_FRAME",
+    "FATAL",
+    "MQ_ERROR",
+    "OK",
+    "PROTOCOL_VERSIONS",
+    "Bad",
+    "Call",
+    "FrameDecoder",
+    "Hello",
+    "ProtocolError",
+    "ServerProtocol",
+    "encode_bad_request",
+    "encode_fatal",
+    "encode_mq_error",
+    "encode_reply",
+    "encode_request",
+    "parse_reply",
+]
