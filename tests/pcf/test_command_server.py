@@ -4,6 +4,7 @@ with the MQRCCF_* reason and MQIACF_PARAMETER_ID). Source: issue 5, reference/ib
 
 from __future__ import annotations
 
+import struct
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -331,3 +332,16 @@ def test_inquire_auth_info_reports_chckclnt_from_the_password_file(
     (p,) = ok(server, K.MQCMD_INQUIRE_AUTH_INFO, [name])
     assert p[K.MQIA_CHECK_CLIENT_BINDING].Value == K.MQCHK_REQUIRED
     assert error(server, K.MQCMD_INQUIRE_AUTH_INFO, [MQCFST(K.MQCA_AUTH_INFO_NAME, b"OTHER")])[0] == 2085
+
+
+def test_a_pcf_message_with_an_impossible_count_gets_an_error_response_and_the_server_goes_on(
+    server: CommandServer,
+) -> None:
+    # Hardening: a 60-byte MQCFH + MQCFSL with StringLength 0 and Count 2**31-1 once made the command server
+    # allocate gigabytes; it is answered with MQRCCF_CFSL_COUNT_ERROR (IBM's reason for a Count not valid).
+    raw = MQCFH(Command=K.MQCMD_INQUIRE_Q, Type=K.MQCFT_COMMAND_XR, Version=3, ParameterCount=1).pack()
+    raw += struct.pack("=6i", K.MQCFT_STRING_LIST, 24, K.MQCACF_Q_NAMES, 0, 2**31 - 1, 0)
+    (reply,) = server.execute(raw)
+    cfh, _ = parse(reply)
+    assert (cfh.CompCode, cfh.Reason) == (C.MQCC_FAILED, K.MQRCCF_CFSL_COUNT_ERROR)
+    ok(server, K.MQCMD_PING_Q_MGR, [])

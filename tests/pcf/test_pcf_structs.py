@@ -113,3 +113,63 @@ def test_cfst_string_length_beyond_structure_is_an_error() -> None:
         parse(bytes(raw))
     assert e.value.reason == K.MQRCCF_CFST_STRING_LENGTH_ERR
     assert e.value.parameter == 2016
+
+
+# Hardening (issue "no request can exhaust the server"): every count and length is checked against the bytes
+# really present before anything is allocated, and the answer is the MQRCCF_* reason IBM's command server gives.
+def _string_list_header(count: int, string_length: int, struc_length: int = 24) -> bytes:
+    cfh = MQCFH(Command=K.MQCMD_INQUIRE_Q, ParameterCount=1).pack()
+    return cfh + struct.pack("=6i", K.MQCFT_STRING_LIST, struc_length, 3011, 0, count, string_length)
+
+
+def test_a_string_list_count_no_structure_could_carry_is_refused_without_allocating() -> None:
+    import tracemalloc
+
+    raw = _string_list_header(2**31 - 1, 0)  # the 60-byte message that made the command server allocate gigabytes
+    assert len(raw) == 60
+    tracemalloc.start()
+    try:
+        with pytest.raises(PCFError) as e:
+            parse(raw)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert e.value.reason == K.MQRCCF_CFSL_COUNT_ERROR and e.value.parameter == 3011
+    assert peak < 1 << 20
+
+
+def test_a_string_list_count_beyond_its_strings_bytes_is_a_count_error() -> None:
+    with pytest.raises(PCFError) as e:
+        parse(_string_list_header(3, 4, struc_length=32) + b"ABCDEFGH")  # room for two 4-byte strings, not three
+    assert e.value.reason == K.MQRCCF_CFSL_COUNT_ERROR
+
+
+def test_a_negative_string_length_in_a_string_list_is_a_string_length_error() -> None:
+    with pytest.raises(PCFError) as e:
+        parse(_string_list_header(0, -1))
+    assert e.value.reason == K.MQRCCF_CFSL_STRING_LENGTH_ERR
+
+
+def test_a_parameter_count_larger_than_the_message_is_refused_at_the_header() -> None:
+    raw = MQCFH(Command=K.MQCMD_PING_Q_MGR, ParameterCount=2**31 - 1).pack()
+    with pytest.raises(PCFError) as e:
+        parse(raw)
+    assert e.value.reason == K.MQRCCF_CFH_PARM_COUNT_ERROR
+
+
+def test_a_group_count_larger_than_the_rest_of_the_message_is_refused() -> None:
+    cfh = MQCFH(Command=K.MQCMD_INQUIRE_Q, ParameterCount=1).pack()
+    with pytest.raises(PCFError) as e:
+        parse(cfh + struct.pack("=4i", K.MQCFT_GROUP, 16, 8000, 2**31 - 1))
+    assert e.value.reason == K.MQRCCF_CFGR_LENGTH_ERROR
+
+
+def test_groups_nested_thousands_deep_are_refused_not_recursed_into() -> None:
+    depth = 5000
+    cfh = MQCFH(Command=K.MQCMD_INQUIRE_Q, ParameterCount=1).pack()
+    nested = struct.pack("=4i", K.MQCFT_GROUP, 16, 8000, 1) * (depth - 1) + struct.pack(
+        "=4i", K.MQCFT_GROUP, 16, 8000, 0
+    )
+    with pytest.raises(PCFError) as e:
+        parse(cfh + nested)
+    assert e.value.reason == K.MQRCCF_CFGR_LENGTH_ERROR

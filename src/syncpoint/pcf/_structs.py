@@ -359,8 +359,15 @@ def _one(buf: bytes, pos: int) -> tuple[Param, int, int]:
     if typ == K.MQCFT_STRING_LIST:
         _need(buf, pos, 24, K.MQRCCF_CFSL_LENGTH_ERROR, "MQCFSL")
         _, _, p, ccsid, n, w = _SL.unpack_from(buf, pos)
-        if n < 0 or w < 0 or length < 24 + n * w or length % 4:
-            raise PCFError(K.MQRCCF_CFSL_LENGTH_ERROR, f"MQCFSL Count {n} x {w} does not fit in {length}", p)
+        if w < 0:
+            raise PCFError(K.MQRCCF_CFSL_STRING_LENGTH_ERR, f"MQCFSL StringLength {w} is negative", p)
+        # Count is checked against the bytes the structure really has before a list is built: each string takes
+        # StringLength bytes, and at least one, so a count no structure could carry (Count 2**31 - 1 of empty
+        # strings in a 24-byte structure) is refused instead of allocating gigabytes.
+        if n < 0 or n * max(w, 1) > max(length - 24, 0):
+            raise PCFError(K.MQRCCF_CFSL_COUNT_ERROR, f"MQCFSL Count {n} does not fit in its {length} bytes", p)
+        if length % 4:
+            raise PCFError(K.MQRCCF_CFSL_LENGTH_ERROR, f"MQCFSL StrucLength {length} is not a multiple of 4", p)
         _need(buf, pos, length, K.MQRCCF_CFSL_LENGTH_ERROR, "MQCFSL")
         strings = [bytes(buf[pos + 24 + i * w : pos + 24 + (i + 1) * w]) for i in range(n)]
         return MQCFSL(p, strings, ccsid, w), length, 0
@@ -396,19 +403,27 @@ def _one(buf: bytes, pos: int) -> tuple[Param, int, int]:
             raise PCFError(K.MQRCCF_CFGR_LENGTH_ERROR, f"an MQCFGR is 16 bytes, not {length}")
         _need(buf, pos, length, K.MQRCCF_CFGR_LENGTH_ERROR, "MQCFGR")
         _, _, p, n = _GR.unpack_from(buf, pos)
-        if n < 0:
-            raise PCFError(K.MQRCCF_CFGR_LENGTH_ERROR, f"MQCFGR ParameterCount {n} is negative", p)
+        if n < 0 or n * _MIN_PARAM > len(buf) - pos - length:
+            raise PCFError(
+                K.MQRCCF_CFGR_LENGTH_ERROR, f"MQCFGR ParameterCount {n} does not fit in the rest of the message", p
+            )
         return MQCFGR(p), length, n
     raise PCFError(K.MQRCCF_STRUCTURE_TYPE_ERROR, f"parameter structure type {typ} is not a PCF type")
 
 
-def _params(buf: bytes, pos: int, count: int) -> tuple[list[Param], int]:
+_MIN_PARAM = 8  # the smallest bytes a parameter can take (Type and StrucLength): counts are bounded by it
+_MAX_GROUP_DEPTH = 16  # groups nest far less in IBM's commands; deeper nesting is refused, not recursed into
+
+
+def _params(buf: bytes, pos: int, count: int, depth: int = 0) -> tuple[list[Param], int]:
+    if depth > _MAX_GROUP_DEPTH:
+        raise PCFError(K.MQRCCF_CFGR_LENGTH_ERROR, f"MQCFGR groups nest deeper than {_MAX_GROUP_DEPTH} levels")
     out: list[Param] = []
     for _ in range(count):
         p, length, members = _one(buf, pos)
         pos += length
         if isinstance(p, MQCFGR):
-            p.members, pos = _params(buf, pos, members)
+            p.members, pos = _params(buf, pos, members, depth + 1)
         out.append(p)
     return out, pos
 
@@ -420,8 +435,11 @@ def parse(buf: bytes) -> tuple[MQCFH, list[Param]]:
         raise PCFError(K.MQRCCF_CFH_LENGTH_ERROR, f"MQCFH StrucLength is {cfh.StrucLength}, not 36")
     if cfh.Version not in (K.MQCFH_VERSION_1, K.MQCFH_VERSION_2, K.MQCFH_VERSION_3):
         raise PCFError(K.MQRCCF_CFH_VERSION_ERROR, f"MQCFH Version {cfh.Version} is not 1, 2 or 3")
-    if cfh.ParameterCount < 0:
-        raise PCFError(K.MQRCCF_CFH_PARM_COUNT_ERROR, f"MQCFH ParameterCount {cfh.ParameterCount} is negative")
+    if cfh.ParameterCount < 0 or cfh.ParameterCount * _MIN_PARAM > len(buf) - K.MQCFH_STRUC_LENGTH:
+        raise PCFError(
+            K.MQRCCF_CFH_PARM_COUNT_ERROR,
+            f"MQCFH ParameterCount {cfh.ParameterCount} does not fit in a message of {len(buf)} bytes",
+        )
     params, end = _params(buf, K.MQCFH_STRUC_LENGTH, cfh.ParameterCount)
     if end != len(buf):
         raise PCFError(K.MQRCCF_MSG_LENGTH_ERROR, f"the message has {len(buf) - end} bytes after its parameters")
