@@ -26,7 +26,7 @@ from typing import Any
 
 import msgpack
 
-from syncpoint.mqi import MQMIError
+from syncpoint.mqi import MQMIError, SyncpointError
 from syncpoint.mqi.objects import Definition
 
 PROTOCOL_VERSIONS = (1, 2)  # 2: putm and getm take an optional last argument, a map of options
@@ -66,7 +66,7 @@ VERBS: dict[str, int] = {
 OPTIONAL_ARGS: dict[str, int] = {"putm": 1, "getm": 1}
 
 
-class ProtocolError(Exception):
+class ProtocolError(SyncpointError):
     """The byte stream or a request broke the protocol. ``fatal``: the connection cannot go on."""
 
     def __init__(self, detail: str, fatal: bool = False, request_id: int = 0) -> None:

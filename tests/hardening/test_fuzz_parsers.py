@@ -1,0 +1,141 @@
+"""Every parser that takes bytes or text from outside answers with its documented error and nothing else
+(issue "Hardening": a fuzz test for each parser — PCF, MQSC, rules tables, the MQDLH / MQXQH / MQMD headers in
+message data; the wire protocol's frames are fuzzed in tests/server/test_protocol.py and against a live server in
+test_fuzz_server.py). Bounded: a few hundred examples each, no deadline, so the whole module takes seconds."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import syncpoint
+from syncpoint.client import EmbeddedQueueManager, QueueManager, memory_queue_manager
+from syncpoint.dlq import RulesTableError, parse_rules, read_dlh
+from syncpoint.mqi import MQDLH, MQMD, MQXQH
+from syncpoint.mqi import constants as C
+from syncpoint.mqsc import MqscProcessor, MqscSyntaxError, parse_command, read_commands
+from syncpoint.pcf import MQCFH, MQCFIN, MQCFSL, MQCFST, CommandServer, PCFError, build, parse
+from syncpoint.pcf import constants as K
+
+FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture(scope="module")
+def embedded() -> Iterator[EmbeddedQueueManager]:
+    e = memory_queue_manager("QMF", dlq="SYSTEM.DEAD.LETTER.QUEUE")
+    yield e
+    e.close(abnormal=True)
+
+
+@pytest.fixture(scope="module")
+def qm(embedded: EmbeddedQueueManager) -> QueueManager:
+    c = syncpoint.connect("QMF", embedded=embedded)
+    c.admin("define", "QLOCAL", "CANARY")
+    q = c.open("CANARY")
+    for i in range(10):
+        q.put(b"canary %d" % i, persistent=True)
+    return c
+
+
+def _canary_intact(qm: QueueManager) -> None:
+    bodies = [m.data for m in qm.open("CANARY").browse_all()]
+    assert bodies == [b"canary %d" % i for i in range(10)]
+
+
+# -- PCF ------------------------------------------------------------------------------------------------------
+_VALID_PCF = build(
+    MQCFH(Command=K.MQCMD_INQUIRE_Q, Type=K.MQCFT_COMMAND_XR, Version=3),
+    [MQCFST(C.MQCA_Q_NAME, b"CANARY*"), MQCFIN(C.MQIA_Q_TYPE, C.MQQT_LOCAL), MQCFSL(K.MQCACF_Q_NAMES, [b"A", b"B"])],
+)
+
+
+def _mutated(data: st.DataObject, base: bytes) -> bytes:
+    raw = bytearray(base)
+    for _ in range(data.draw(st.integers(1, 6))):
+        at = data.draw(st.integers(0, len(raw) - 4))
+        struct.pack_into("=i", raw, at, data.draw(st.integers(-(2**31), 2**31 - 1)))
+    return bytes(raw[: data.draw(st.integers(0, len(raw)))])
+
+
+@FUZZ
+@given(st.binary(max_size=300))
+def test_pcf_parse_of_any_bytes_returns_or_raises_pcf_error(raw: bytes) -> None:
+    try:
+        parse(raw)
+    except PCFError as e:
+        assert e.reason > 0
+
+
+@FUZZ
+@given(st.data())
+def test_pcf_parse_of_a_mutated_command_returns_or_raises_pcf_error(data: st.DataObject) -> None:
+    try:
+        parse(_mutated(data, _VALID_PCF))
+    except PCFError as e:
+        assert e.reason > 0
+
+
+@FUZZ
+@given(st.data())
+def test_the_command_server_answers_any_mutated_command_with_a_response(qm: QueueManager, data: st.DataObject) -> None:
+    server = CommandServer(lambda: qm)
+    server.qm = qm
+    replies = server.execute(_mutated(data, _VALID_PCF))
+    assert replies, "every request gets at least one response"
+    for reply in replies:
+        cfh, _ = parse(reply)
+        assert cfh.Type == K.MQCFT_RESPONSE
+    _canary_intact(qm)
+
+
+# -- MQSC -----------------------------------------------------------------------------------------------------
+_MQSC_ALPHABET = st.sampled_from([*"DEFINEQLOCALTERDISPLAYDELETE() '+-*,;=.\n\tXYZ0123456789", "\u00e9", "\x00"])
+
+
+@FUZZ
+@given(st.text(_MQSC_ALPHABET, max_size=200))
+def test_mqsc_parsing_of_any_text_returns_requests_or_raises_a_syntax_error(text: str) -> None:
+    for command in read_commands(text.splitlines(keepends=True)):
+        try:
+            parse_command(command.text)
+        except MqscSyntaxError:
+            pass
+
+
+@FUZZ
+@given(st.text(_MQSC_ALPHABET, max_size=200))
+def test_runmqsc_on_any_text_ends_with_a_summary_and_changes_nothing_it_should_not(qm: QueueManager, text: str) -> None:
+    lines: list[str] = []
+    summary = MqscProcessor(qm).run(text.replace("CANARY", "X").splitlines(keepends=True), lines.append)
+    assert summary.exit_code in (0, 10, 20)
+    _canary_intact(qm)
+
+
+# -- rules tables (runmqdlq) ------------------------------------------------------------------------------------
+_RULES_ALPHABET = st.sampled_from([*"ACTION()DISCARDRETRYFWDQMINPUTQREASONDESTQAPPLNAME'+-*\n =", "\u00ff", "\x00"])
+
+
+@FUZZ
+@given(st.text(_RULES_ALPHABET, max_size=200))
+def test_a_rules_table_of_any_text_parses_or_raises_a_rules_table_error(text: str) -> None:
+    try:
+        parse_rules(text)
+    except RulesTableError as e:
+        assert e.errors
+
+
+# -- headers in message data ------------------------------------------------------------------------------------
+@FUZZ
+@given(st.binary(max_size=500))
+def test_headers_in_message_data_unpack_or_raise_value_error(raw: bytes) -> None:
+    for structure in (MQDLH, MQXQH, MQMD):
+        try:
+            structure.unpack(raw)
+        except ValueError:
+            pass
+    dlh = read_dlh(raw)
+    assert dlh is None or isinstance(dlh, MQDLH)
