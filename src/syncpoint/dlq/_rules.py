@@ -1,17 +1,22 @@
-"""The rules table of the dead-letter queue handler: lexer, parser and validator.
+"""The rules table of the dead-letter queue handler: parser and validator (reference page ``dlq-handler.md``,
+"Lexical conventions", "Control data", "Pattern keywords", "Action keywords"; seed 003 on the table's role).
 
 Theory of operation
 -------------------
-A table is text. Lines are first joined into *entries*: a line whose last non-blank character is ``+`` continues
-with the first non-blank character of the next line, one ending in ``-`` continues from column 1 of the next line
-(so the blanks at its start are kept, which matters inside a quoted value). Comment lines (first non-blank
-character ``*``) and blank lines between entries are skipped. Every character of an entry remembers the line it
-came from, so an error names the line of the offending keyword even in a continued entry.
+A table is text. The lexer shared with runmqsc (:mod:`syncpoint.mqi.syntax`, its
+:data:`~syncpoint.mqi.syntax.RULES_TABLE` dialect) joins lines into *entries*: a line whose last non-blank character
+is ``+`` continues with the first non-blank character of the next line, one ending in ``-`` continues from column 1
+of the next line (so the blanks at its start are kept, which matters inside a quoted value). Comment lines (first
+non-blank character ``*``) and blank lines between entries are skipped; tabs read as blanks. Every character of an
+entry remembers the line it came from, so an error names the line of the offending keyword even in a continued
+entry.
 
 An entry is a sequence of ``KEYWORD`` or ``KEYWORD(value)`` items separated by blanks or commas, with blanks
 allowed around the parentheses and the value. A value in quotes keeps its case (``''`` is one quote); a value
-without quotes is folded to upper case. Every value needs one significant character: ``FORMAT(' ')`` is a blank
-value, ``FORMAT()``, ``FORMAT( )``, ``FORMAT('')`` and a bare ``FORMAT`` are errors.
+without quotes is folded to upper case. What is the rules table's own is here: every value needs one significant
+character (``FORMAT(' ')`` is a blank value, ``FORMAT()``, ``FORMAT( )``, ``FORMAT('')`` and a bare ``FORMAT`` are
+errors), and every lexical error is reported with its line and the lexer carries on, so one reading of a table
+lists all its errors.
 
 The first entry is control data when it holds a control-data keyword (INPUTQ, INPUTQM, RETRYINT, WAIT); every
 other entry is a rule. The whole table is validated before anything is processed, and every error found is
@@ -26,7 +31,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from syncpoint.mqi import SyncpointError
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.syntax import RULES_TABLE, Entry, Problem, ProblemKind, join_lines, scan
 
 # ---------------------------------------------------------------------------------------------------------
 # the vocabulary
@@ -97,7 +104,7 @@ class TableError:
         return f"line {self.line}: {self.cls.value}: {self.message}"
 
 
-class RulesTableError(ValueError):
+class RulesTableError(SyncpointError, ValueError):
     """The rules table has errors; ``errors`` lists every one, in line order."""
 
     def __init__(self, errors: list[TableError]) -> None:
@@ -166,55 +173,7 @@ class RulesTable:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# lines -> entries
-# ---------------------------------------------------------------------------------------------------------
-@dataclass(slots=True)
-class _Entry:
-    text: str
-    lines: list[int]  # the source line of every character of text
-    first_line: int
-
-    def line_at(self, pos: int) -> int:
-        if not self.lines:
-            return self.first_line
-        return self.lines[min(max(pos, 0), len(self.lines) - 1)]
-
-
-def _entries(text: str) -> list[_Entry]:
-    out: list[_Entry] = []
-    pieces: list[str] = []
-    lines: list[int] = []
-    first = 0
-    continuing: str | None = None  # None, "+" (from the first non-blank) or "-" (from column 1)
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.replace("\t", " ")
-        if continuing is None:
-            stripped = line.strip()
-            if not stripped or stripped.startswith("*"):
-                continue
-            body = line.lstrip()
-            first = number
-        else:
-            body = line.lstrip() if continuing == "+" else line
-        trimmed = body.rstrip()
-        if trimmed.endswith(("+", "-")):
-            continuing = trimmed[-1]
-            piece = trimmed[:-1]
-        else:
-            continuing = None
-            piece = trimmed
-        pieces.append(piece)
-        lines.extend([number] * len(piece))
-        if continuing is None:
-            out.append(_Entry("".join(pieces), lines, first))
-            pieces, lines = [], []
-    if pieces:
-        out.append(_Entry("".join(pieces), lines, first))
-    return [e for e in out if e.text.strip()]
-
-
-# ---------------------------------------------------------------------------------------------------------
-# entry -> items
+# entries -> items (the lexer is syncpoint.mqi.syntax, in its rules-table dialect)
 # ---------------------------------------------------------------------------------------------------------
 @dataclass(slots=True)
 class _Item:
@@ -224,77 +183,34 @@ class _Item:
     quoted: bool = False
 
 
-def _items(entry: _Entry, errors: list[TableError]) -> list[_Item]:
-    s = entry.text
-    n = len(s)
-    i = 0
+def _items(entry: Entry, errors: list[TableError]) -> list[_Item]:
+    """The entry's ``KEYWORD(value)`` items; every lexical error goes to ``errors`` with its line."""
     items: list[_Item] = []
-    while i < n:
-        c = s[i]
-        if c in " ,":
-            i += 1
+    for tok in scan(entry.text, RULES_TABLE):
+        if isinstance(tok, Problem):
+            errors.append(_lexical_error(tok, entry))
             continue
-        start = i
-        if not (c.isalpha() or c == "&" or c == "_"):
-            # a stray character where a keyword should start
-            j = i
-            while j < n and s[j] not in " ,":
-                j += 1
-            errors.append(TableError(entry.line_at(start), ErrorClass.SYNTAX, f"unexpected text {s[start:j]!r}"))
-            i = j
-            continue
-        while i < n and (s[i].isalnum() or s[i] in "_&"):
-            i += 1
-        keyword = s[start:i].upper()
-        line = entry.line_at(start)
-        j = i
-        while j < n and s[j] == " ":
-            j += 1
-        if j >= n or s[j] != "(":
-            items.append(_Item(keyword, line, None))
-            continue
-        # a value in parentheses
-        j += 1
-        while j < n and s[j] == " ":
-            j += 1
-        if j < n and s[j] == "'":
-            k = j + 1
-            buf: list[str] = []
-            closed = False
-            while k < n:
-                if s[k] == "'":
-                    if k + 1 < n and s[k + 1] == "'":
-                        buf.append("'")
-                        k += 2
-                        continue
-                    closed = True
-                    k += 1
-                    break
-                buf.append(s[k])
-                k += 1
-            if not closed:
-                errors.append(TableError(line, ErrorClass.SYNTAX, f"{keyword}: the quoted value has no closing quote"))
-                return items
-            while k < n and s[k] == " ":
-                k += 1
-            if k >= n or s[k] != ")":
-                errors.append(TableError(line, ErrorClass.SYNTAX, f"{keyword}: ')' expected after the quoted value"))
-                while k < n and s[k] != ")":
-                    k += 1
-                i = k + 1
-                continue
-            items.append(_Item(keyword, line, "".join(buf), quoted=True))
-            i = k + 1
-            continue
-        k = j
-        while k < n and s[k] not in ")(":
-            k += 1
-        if k >= n or s[k] == "(":
-            errors.append(TableError(line, ErrorClass.SYNTAX, f"{keyword}: the value has no closing parenthesis"))
-            return items
-        items.append(_Item(keyword, line, s[j:k].rstrip().upper()))
-        i = k + 1
+        line = entry.line_at(tok.start)
+        if tok.items is None:
+            items.append(_Item(tok.keyword, line, None))
+        else:
+            items.append(_Item(tok.keyword, line, tok.items[0], quoted=tok.quoted[0]))
     return items
+
+
+_LEXICAL_ERRORS = {
+    ProblemKind.UNCLOSED_QUOTE: "the quoted value has no closing quote",
+    ProblemKind.TEXT_AFTER_QUOTE: "')' expected after the quoted value",
+    ProblemKind.UNCLOSED_PARENTHESIS: "the value has no closing parenthesis",
+}
+
+
+def _lexical_error(problem: Problem, entry: Entry) -> TableError:
+    if problem.kind is ProblemKind.NOT_A_KEYWORD:
+        stray = entry.text[problem.at : problem.end]
+        return TableError(entry.line_at(problem.at), ErrorClass.SYNTAX, f"unexpected text {stray!r}")
+    message = f"{problem.keyword}: {_LEXICAL_ERRORS[problem.kind]}"
+    return TableError(entry.line_at(problem.keyword_at), ErrorClass.SYNTAX, message)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -544,7 +460,7 @@ def parse_rules(text: str) -> RulesTable:
     errors: list[TableError] = []
     control = ControlData()
     rules: list[Rule] = []
-    entries = _entries(text)
+    entries = join_lines(text.splitlines(), RULES_TABLE)
     for index, entry in enumerate(entries):
         items = _items(entry, errors)
         checked = _check_items(items, errors)
