@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from syncpoint.mqi import SyncpointError, mqsc_date_time
 from syncpoint.mqi import constants as C
-from syncpoint.mqi import mqsc_date_time
 from syncpoint.mqi.objects import (
     ATTRIBUTES,
     KEYWORD_ALIASES,
@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 
-class AttributeValueError(ValueError):
+class AttributeValueError(SyncpointError, ValueError):
     """A value an attribute cannot take (wrong type, too long, out of range); the message is a sentence."""
 
 
