@@ -33,7 +33,16 @@ from typing import Literal
 
 from syncpoint.mqi import SyncpointError
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.syntax import RULES_TABLE, Entry, Problem, ProblemKind, join_lines, scan
+from syncpoint.mqi.syntax import (
+    OBJECT_NAME_LENGTH,
+    RULES_TABLE,
+    Entry,
+    Problem,
+    ProblemKind,
+    is_object_name,
+    join_lines,
+    scan,
+)
 
 # ---------------------------------------------------------------------------------------------------------
 # the vocabulary
@@ -57,7 +66,6 @@ ALL_KEYWORDS = CONTROL_KEYWORDS + RULE_KEYWORDS
 
 ACTIONS = ("DISCARD", "IGNORE", "RETRY", "FWD")
 MAX_INT = 999_999_999
-_NAME_CHARS = re.compile(r"[A-Za-z0-9./_%]+")
 
 # symbolic values each integer keyword accepts (IBM's constant names, by prefix)
 _SYMBOL_PREFIXES = {
@@ -276,12 +284,16 @@ def _name_value(item: _Item, errors: list[TableError], *, blank_ok: bool, specia
             TableError(item.line, ErrorClass.INVALID_VALUE, f"{item.keyword}({v}): substitutions allowed: {allowed}")
         )
         return None
-    if len(v) > 48:
+    if len(v) > OBJECT_NAME_LENGTH:
         errors.append(
-            TableError(item.line, ErrorClass.VALUE_TOO_LONG, f"{item.keyword}: {len(v)} characters, at most 48")
+            TableError(
+                item.line,
+                ErrorClass.VALUE_TOO_LONG,
+                f"{item.keyword}: {len(v)} characters, at most {OBJECT_NAME_LENGTH}",
+            )
         )
         return None
-    if not _NAME_CHARS.fullmatch(v):
+    if not is_object_name(v):
         errors.append(
             TableError(
                 item.line, ErrorClass.INVALID_VALUE, f"{item.keyword}({v}) is not a valid name (A-Z a-z 0-9 . / _ %)"
@@ -330,15 +342,32 @@ def _check_items(items: list[_Item], errors: list[TableError]) -> dict[str, _Ite
     return seen
 
 
-def _control(first: int, items: dict[str, _Item], errors: list[TableError]) -> ControlData:
+def _misplaced(items: dict[str, _Item], keywords: tuple[str, ...], why: str, errors: list[TableError]) -> None:
+    """Each of ``keywords`` given in ``items`` is an invalid combination: ``why`` says where it belongs."""
     for kw, it in items.items():
-        if kw in RULE_KEYWORDS:
-            errors.append(
-                TableError(
-                    it.line, ErrorClass.INVALID_COMBINATION, f"{kw} is a rule keyword; it is not valid in control data"
-                )
-            )
-    ok = {k: v for k, v in items.items() if v.value and (v.quoted or v.value.strip())}
+        if kw in keywords:
+            errors.append(TableError(it.line, ErrorClass.INVALID_COMBINATION, f"{kw} {why}"))
+
+
+def _significant(items: dict[str, _Item], keywords: tuple[str, ...]) -> dict[str, _Item]:
+    """The items of ``keywords`` whose value has a significant character (the others are reported already)."""
+    return {k: v for k, v in items.items() if v.value and (v.quoted or v.value.strip()) and k in keywords}
+
+
+def _word(item: _Item, choices: tuple[str, ...], errors: list[TableError], hint: str = "") -> str | None:
+    """The value of ``item`` folded, when it is one of ``choices``; else an INVALID_VALUE error."""
+    assert item.value is not None
+    word = item.value.strip().upper()
+    if word in choices:
+        return word
+    hint = hint or f"{', '.join(choices[:-1])} or {choices[-1]}"
+    errors.append(TableError(item.line, ErrorClass.INVALID_VALUE, f"{item.keyword}({item.value}): use {hint}"))
+    return None
+
+
+def _control(first: int, items: dict[str, _Item], errors: list[TableError]) -> ControlData:
+    _misplaced(items, RULE_KEYWORDS, "is a rule keyword; it is not valid in control data", errors)
+    ok = _significant(items, ALL_KEYWORDS)
     inputq = inputqm = ""
     retryint = 60
     wait: Wait = "YES"
@@ -352,29 +381,19 @@ def _control(first: int, items: dict[str, _Item], errors: list[TableError]) -> C
     if "WAIT" in ok:
         it = ok["WAIT"]
         assert it.value is not None
-        text = it.value.strip().upper()
-        if text in ("YES", "NO"):
-            wait = "YES" if text == "YES" else "NO"
-        elif re.fullmatch(r"[0-9]+", text):
+        if re.fullmatch(r"[0-9]+", it.value.strip()):
             w = _int_value(it, errors, 0, MAX_INT)
             wait = w if w is not None else wait
         else:
-            errors.append(TableError(it.line, ErrorClass.INVALID_VALUE, f"WAIT({it.value}): use YES, NO or seconds"))
+            word = _word(it, ("YES", "NO"), errors, hint="YES, NO or seconds")
+            wait = "NO" if word == "NO" else wait
     return ControlData(inputq, inputqm, retryint, wait, first)
 
 
 def _rule(first: int, items: dict[str, _Item], errors: list[TableError]) -> Rule | None:
     before = len(errors)
-    for kw, it in items.items():
-        if kw in CONTROL_KEYWORDS:
-            errors.append(
-                TableError(
-                    it.line,
-                    ErrorClass.INVALID_COMBINATION,
-                    f"{kw} is control data; it is valid only in the table's first entry",
-                )
-            )
-    ok = {k: v for k, v in items.items() if v.value and (v.quoted or v.value.strip()) and k in RULE_KEYWORDS}
+    _misplaced(items, CONTROL_KEYWORDS, "is control data; it is valid only in the table's first entry", errors)
+    ok = _significant(items, RULE_KEYWORDS)
     values: dict[str, object] = {}
     for kw in CHAR_PATTERNS:
         cit = ok.get(kw)
@@ -399,15 +418,7 @@ def _rule(first: int, items: dict[str, _Item], errors: list[TableError]) -> Rule
             values[kw.lower()] = iv
     action: str | None = None
     if "ACTION" in ok:
-        it = ok["ACTION"]
-        assert it.value is not None
-        a = it.value.strip().upper()
-        if a in ACTIONS:
-            action = a
-        else:
-            errors.append(
-                TableError(it.line, ErrorClass.INVALID_VALUE, f"ACTION({it.value}): use DISCARD, IGNORE, RETRY or FWD")
-            )
+        action = _word(ok["ACTION"], ACTIONS, errors)
     elif "ACTION" not in items:
         errors.append(TableError(first, ErrorClass.MISSING_ACTION, "every rule needs ACTION(...)"))
     if action is not None and action != "FWD":
@@ -430,22 +441,10 @@ def _rule(first: int, items: dict[str, _Item], errors: list[TableError]) -> Rule
         fqm = _name_value(ok["FWDQM"], errors, blank_ok=True, specials=("&DESTQM", "&REPLYQM"))
         if fqm is not None:
             values["fwdqm"] = fqm
-    if "HEADER" in ok:
-        it = ok["HEADER"]
-        assert it.value is not None
-        h = it.value.strip().upper()
-        if h in ("YES", "NO"):
-            values["header"] = h == "YES"
-        else:
-            errors.append(TableError(it.line, ErrorClass.INVALID_VALUE, f"HEADER({it.value}): use YES or NO"))
-    if "PUTAUT" in ok:
-        it = ok["PUTAUT"]
-        assert it.value is not None
-        p = it.value.strip().upper()
-        if p in ("DEF", "CTX"):
-            values["putaut"] = p
-        else:
-            errors.append(TableError(it.line, ErrorClass.INVALID_VALUE, f"PUTAUT({it.value}): use DEF or CTX"))
+    if "HEADER" in ok and (header := _word(ok["HEADER"], ("YES", "NO"), errors)) is not None:
+        values["header"] = header == "YES"
+    if "PUTAUT" in ok and (putaut := _word(ok["PUTAUT"], ("DEF", "CTX"), errors)) is not None:
+        values["putaut"] = putaut
     if "RETRY" in ok:
         r = _int_value(ok["RETRY"], errors, 1, MAX_INT)
         if r is not None:

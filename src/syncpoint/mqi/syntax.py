@@ -30,27 +30,31 @@ after an error                the command is refused at the first one      every
                                                                            lexer resumes where it can
 ============================  ===========================================  =============================================
 
-What belongs to one grammar only stays with it: MQSC's ``;`` between commands (:func:`split_unquoted` does the
-quote-aware cut), runmqsc's AMQ8405E wording, the rules table's "at least one significant character" and its
-error classes. The lexer reports :class:`Problem` values; each tool turns them into the error it has always
-reported (``MqscSyntaxError``, a rules-table ``TableError``).
+Both tools check object names the same way (:func:`is_object_name`). What belongs to one grammar only stays
+with it: MQSC's ``;`` between commands (:func:`split_unquoted` does the quote-aware cut), runmqsc's AMQ8405E
+wording, the rules table's "at least one significant character" and its error classes. The lexer reports
+:class:`Problem` values; each tool turns them into the error it has always reported (``MqscSyntaxError``, a
+rules-table ``TableError``).
 """
 
 from __future__ import annotations
 
 import enum
+import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 __all__ = [
     "MQSC",
+    "OBJECT_NAME_LENGTH",
     "RULES_TABLE",
     "Dialect",
     "Entry",
     "Problem",
     "ProblemKind",
     "Token",
+    "is_object_name",
     "join_lines",
     "read_quoted",
     "scan",
@@ -63,6 +67,13 @@ CONTINUE_FROM_COLUMN_1 = "-"
 _BLANKS = " \t"
 _SEPARATORS = " \t,"
 _WORD_END = " \t,()'"
+OBJECT_NAME_LENGTH = 48  # queue, process and queue manager names
+_OBJECT_NAME = re.compile(r"[A-Za-z0-9._/%]{1," + str(OBJECT_NAME_LENGTH) + "}")
+
+
+def is_object_name(name: str) -> bool:
+    """Whether ``name`` is a valid IBM MQ object name: 1 to 48 characters from A-Z a-z 0-9 . / _ %."""
+    return _OBJECT_NAME.fullmatch(name) is not None
 
 
 @dataclass(frozen=True, slots=True)
