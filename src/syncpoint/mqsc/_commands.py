@@ -5,6 +5,8 @@ verbs, nouns and keywords, keywords not valid for the object type, repeated or c
 the wrong type, too long or out of range, generic names where a single object is meant. Commands for objects
 syncpoint does not have (channels, listeners, services, authority records, topics …) parse into a request marked
 ``unsupported``; the processor reports them and carries on.
+
+Implements: reference/mqsc.md, "MQSC syntax" (the abbreviations users type, the commands and their keywords).
 """
 
 from __future__ import annotations

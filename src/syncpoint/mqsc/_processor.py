@@ -11,6 +11,8 @@ be processed; the exit code is 0 when everything ran, 10 when something did not,
 
 Messages syncpoint adds to IBM's (no IBM equivalent): AMQ8490E (not supported), AMQ8491W (an IBM attribute
 syncpoint ignores), AMQ8492I (REFRESH QMGR TYPE(EXPIRY) done).
+
+Implements: reference/mqsc.md, "Responses" and runmqsc's ``-v`` / ``-e`` (the control commands' table).
 """
 
 from __future__ import annotations
