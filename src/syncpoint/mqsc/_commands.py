@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from syncpoint.mqi import is_generic
 from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QUEUE_TYPES
 from syncpoint.mqi.syntax import is_object_name
 
@@ -170,7 +171,7 @@ class Request:
 
     @property
     def generic(self) -> bool:
-        return self.name is not None and self.name.endswith("*")
+        return self.name is not None and is_generic(self.name)
 
 
 def parse_command(text: str) -> Request:
@@ -232,7 +233,7 @@ def _object_name(req: Request, tok: Token) -> None:
         raise MqscSyntaxError("one object name is expected", tok.end)
     name = tok.items[0]
     generic_ok = req.verb == "DISPLAY"
-    if name.endswith("*"):
+    if is_generic(name):
         if not generic_ok:
             raise MqscSyntaxError(f"a generic name ({name}) is valid only on DISPLAY", tok.end)
         if name != "*" and not is_object_name(name[:-1]):
