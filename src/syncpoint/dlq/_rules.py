@@ -267,6 +267,16 @@ def _pattern_int(item: _Item, errors: list[TableError]) -> int | Literal["*"] | 
     return v
 
 
+def _too_long(item: _Item, value: str, limit: int, errors: list[TableError]) -> bool:
+    """Whether ``value`` of ``item`` is longer than its field (a VALUE_TOO_LONG error when it is)."""
+    if len(value) <= limit:
+        return False
+    errors.append(
+        TableError(item.line, ErrorClass.VALUE_TOO_LONG, f"{item.keyword}: {len(value)} characters, at most {limit}")
+    )
+    return True
+
+
 def _name_value(item: _Item, errors: list[TableError], *, blank_ok: bool, specials: tuple[str, ...] = ()) -> str | None:
     """A queue or queue manager name: blank (when allowed), one of ``specials``, or a valid MQ name."""
     assert item.value is not None
@@ -284,14 +294,7 @@ def _name_value(item: _Item, errors: list[TableError], *, blank_ok: bool, specia
             TableError(item.line, ErrorClass.INVALID_VALUE, f"{item.keyword}({v}): substitutions allowed: {allowed}")
         )
         return None
-    if len(v) > OBJECT_NAME_LENGTH:
-        errors.append(
-            TableError(
-                item.line,
-                ErrorClass.VALUE_TOO_LONG,
-                f"{item.keyword}: {len(v)} characters, at most {OBJECT_NAME_LENGTH}",
-            )
-        )
+    if _too_long(item, v, OBJECT_NAME_LENGTH, errors):
         return None
     if not is_object_name(v):
         errors.append(
@@ -401,14 +404,8 @@ def _rule(first: int, items: dict[str, _Item], errors: list[TableError]) -> Rule
             continue
         assert cit.value is not None
         v = cit.value.rstrip(" ")
-        if len(v) > CHAR_PATTERNS[kw]:
-            errors.append(
-                TableError(
-                    cit.line, ErrorClass.VALUE_TOO_LONG, f"{kw}: {len(v)} characters, at most {CHAR_PATTERNS[kw]}"
-                )
-            )
-            continue
-        values[kw.lower()] = v
+        if not _too_long(cit, v, CHAR_PATTERNS[kw], errors):
+            values[kw.lower()] = v
     for kw in INT_PATTERNS:
         iit = ok.get(kw)
         if iit is None:
