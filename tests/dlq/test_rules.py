@@ -298,3 +298,11 @@ def test_error_message_names_line_class_and_keyword() -> None:
         parse_rules("ACTION(RETRY) RETRIES(3)\n")
     text = str(exc.value.errors[0])
     assert text.startswith("line 1: unknown keyword:") and "RETRIES" in text
+
+
+def test_a_rules_table_error_is_a_syncpoint_error_and_still_a_value_error() -> None:
+    from syncpoint.mqi import SyncpointError
+
+    for base in (SyncpointError, ValueError):
+        with pytest.raises(base):
+            parse_rules("ACTION(RETRY) RETRIES(3)\n")

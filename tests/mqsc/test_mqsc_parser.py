@@ -182,3 +182,12 @@ def test_qstatus_type() -> None:
     assert parse_command("DIS QS(A)").type_filter == "ALL"
     with pytest.raises(MqscSyntaxError):
         parse_command("DIS QS(A) TYPE(CHANNEL)")
+
+
+def test_mqsc_errors_are_syncpoint_errors_and_keep_their_bases() -> None:
+    from syncpoint.mqi import SyncpointError
+    from syncpoint.mqsc import AttributeValueError
+
+    with pytest.raises(SyncpointError):
+        parse_command("DEFINE QLOCAL(A")
+    assert issubclass(AttributeValueError, SyncpointError) and issubclass(AttributeValueError, ValueError)

@@ -1,5 +1,8 @@
 """The dead-letter queue handler loop (runmqdlq), over the client API only.
 
+Implements: seed 003 ("How the rules table is processed", notes 1, 4, 6 and 7; "Ensuring that all DLQ messages are
+processed"); reference/dlq-handler.md, "Invocation", "Control data" (RETRYINT, WAIT) and "Processing".
+
 Theory of operation
 -------------------
 The handler opens the queue with INPUT_AS_Q_DEF, BROWSE and SAVE_ALL_CONTEXT and walks it with browse-with-lock.
@@ -306,20 +309,13 @@ class DeadLetterHandler:
         own = self.qm.name
         return reason == dlh_reason and dest[0] == blank_strip(dq) and (dest[1] or own) == (blank_strip(dqm) or own)
 
-    def _destination(self, rule: Rule, dl: DeadLetter) -> tuple[str, str]:
+    @staticmethod
+    def _destination(rule: Rule, dl: DeadLetter) -> tuple[str, str]:
+        """The queue and queue manager a RETRY or FWD puts to: RETRY the MQDLH's DestQName / DestQMgrName, FWD
+        its FWDQ / FWDQM, where ``&DESTQ``, ``&REPLYQ``, ``&DESTQM`` and ``&REPLYQM`` name the message's fields."""
         if rule.action == "RETRY":
-            return blank_strip(dl.dlh.DestQName), blank_strip(dl.dlh.DestQMgrName)
-        q = rule.fwdq or ""
-        if q == "&DESTQ":
-            q = blank_strip(dl.dlh.DestQName)
-        elif q == "&REPLYQ":
-            q = blank_strip(dl.md.ReplyToQ)
-        qmn = rule.fwdqm
-        if qmn == "&DESTQM":
-            qmn = blank_strip(dl.dlh.DestQMgrName)
-        elif qmn == "&REPLYQM":
-            qmn = blank_strip(dl.md.ReplyToQMgr)
-        return q, qmn
+            return _substitute("&DESTQ", dl), _substitute("&DESTQM", dl)
+        return _substitute(rule.fwdq or "", dl), _substitute(rule.fwdqm, dl)
 
     def _apply(self, rule: Rule, dl: DeadLetter) -> tuple[int, tuple[str, str] | None]:
         """Carry out the rule's action on the message under the cursor, in a unit of work of its own."""
@@ -384,3 +380,13 @@ class DeadLetterHandler:
                 return C.MQRC_NONE  # the put was made (a warning such as MQRC_PRIORITY_EXCEEDS_MAXIMUM)
             return int(e.reason)
         return C.MQRC_NONE
+
+
+def _substitute(name: str, dl: DeadLetter) -> str:
+    """``name``, or for ``&KEYWORD`` the message's field that pattern keyword is matched against (``&DESTQ``:
+    MQDLH.DestQName, ``&REPLYQM``: MQMD.ReplyToQMgr …); the rules-table parser admits only those four."""
+    if name.startswith("&"):
+        value = dl.field(name[1:])
+        assert isinstance(value, bytes)
+        return blank_strip(value)
+    return name

@@ -4,6 +4,9 @@ Character patterns (dlq-handler.md): ``?`` matches exactly one character that is
 matches zero or more characters; trailing blanks of the field and of the pattern are not significant, leading
 and embedded blanks are; matching is case-sensitive. Fields are compared byte for byte (latin-1 both ways, so
 any byte matches itself).
+
+Implements: seed 003, "How the rules table is processed" (the search from the top, RETRY counts, the implied
+ACTION(IGNORE); note 1: only messages that begin with an MQDLH); reference/dlq-handler.md, "Pattern keywords".
 """
 
 from __future__ import annotations

@@ -1,17 +1,22 @@
-"""The rules table of the dead-letter queue handler: lexer, parser and validator.
+"""The rules table of the dead-letter queue handler: parser and validator (reference page ``dlq-handler.md``,
+"Lexical conventions", "Control data", "Pattern keywords", "Action keywords"; seed 003 on the table's role).
 
 Theory of operation
 -------------------
-A table is text. Lines are first joined into *entries*: a line whose last non-blank character is ``+`` continues
-with the first non-blank character of the next line, one ending in ``-`` continues from column 1 of the next line
-(so the blanks at its start are kept, which matters inside a quoted value). Comment lines (first non-blank
-character ``*``) and blank lines between entries are skipped. Every character of an entry remembers the line it
-came from, so an error names the line of the offending keyword even in a continued entry.
+A table is text. The lexer shared with runmqsc (:mod:`syncpoint.mqi.syntax`, its
+:data:`~syncpoint.mqi.syntax.RULES_TABLE` dialect) joins lines into *entries*: a line whose last non-blank character
+is ``+`` continues with the first non-blank character of the next line, one ending in ``-`` continues from column 1
+of the next line (so the blanks at its start are kept, which matters inside a quoted value). Comment lines (first
+non-blank character ``*``) and blank lines between entries are skipped; tabs read as blanks. Every character of an
+entry remembers the line it came from, so an error names the line of the offending keyword even in a continued
+entry.
 
 An entry is a sequence of ``KEYWORD`` or ``KEYWORD(value)`` items separated by blanks or commas, with blanks
 allowed around the parentheses and the value. A value in quotes keeps its case (``''`` is one quote); a value
-without quotes is folded to upper case. Every value needs one significant character: ``FORMAT(' ')`` is a blank
-value, ``FORMAT()``, ``FORMAT( )``, ``FORMAT('')`` and a bare ``FORMAT`` are errors.
+without quotes is folded to upper case. What is the rules table's own is here: every value needs one significant
+character (``FORMAT(' ')`` is a blank value, ``FORMAT()``, ``FORMAT( )``, ``FORMAT('')`` and a bare ``FORMAT`` are
+errors), and every lexical error is reported with its line and the lexer carries on, so one reading of a table
+lists all its errors.
 
 The first entry is control data when it holds a control-data keyword (INPUTQ, INPUTQM, RETRYINT, WAIT); every
 other entry is a rule. The whole table is validated before anything is processed, and every error found is
@@ -26,7 +31,18 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from syncpoint.mqi import SyncpointError
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.syntax import (
+    OBJECT_NAME_LENGTH,
+    RULES_TABLE,
+    Entry,
+    Problem,
+    ProblemKind,
+    is_object_name,
+    join_lines,
+    scan,
+)
 
 # ---------------------------------------------------------------------------------------------------------
 # the vocabulary
@@ -50,7 +66,6 @@ ALL_KEYWORDS = CONTROL_KEYWORDS + RULE_KEYWORDS
 
 ACTIONS = ("DISCARD", "IGNORE", "RETRY", "FWD")
 MAX_INT = 999_999_999
-_NAME_CHARS = re.compile(r"[A-Za-z0-9./_%]+")
 
 # symbolic values each integer keyword accepts (IBM's constant names, by prefix)
 _SYMBOL_PREFIXES = {
@@ -97,7 +112,7 @@ class TableError:
         return f"line {self.line}: {self.cls.value}: {self.message}"
 
 
-class RulesTableError(ValueError):
+class RulesTableError(SyncpointError, ValueError):
     """The rules table has errors; ``errors`` lists every one, in line order."""
 
     def __init__(self, errors: list[TableError]) -> None:
@@ -166,55 +181,7 @@ class RulesTable:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# lines -> entries
-# ---------------------------------------------------------------------------------------------------------
-@dataclass(slots=True)
-class _Entry:
-    text: str
-    lines: list[int]  # the source line of every character of text
-    first_line: int
-
-    def line_at(self, pos: int) -> int:
-        if not self.lines:
-            return self.first_line
-        return self.lines[min(max(pos, 0), len(self.lines) - 1)]
-
-
-def _entries(text: str) -> list[_Entry]:
-    out: list[_Entry] = []
-    pieces: list[str] = []
-    lines: list[int] = []
-    first = 0
-    continuing: str | None = None  # None, "+" (from the first non-blank) or "-" (from column 1)
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.replace("\t", " ")
-        if continuing is None:
-            stripped = line.strip()
-            if not stripped or stripped.startswith("*"):
-                continue
-            body = line.lstrip()
-            first = number
-        else:
-            body = line.lstrip() if continuing == "+" else line
-        trimmed = body.rstrip()
-        if trimmed.endswith(("+", "-")):
-            continuing = trimmed[-1]
-            piece = trimmed[:-1]
-        else:
-            continuing = None
-            piece = trimmed
-        pieces.append(piece)
-        lines.extend([number] * len(piece))
-        if continuing is None:
-            out.append(_Entry("".join(pieces), lines, first))
-            pieces, lines = [], []
-    if pieces:
-        out.append(_Entry("".join(pieces), lines, first))
-    return [e for e in out if e.text.strip()]
-
-
-# ---------------------------------------------------------------------------------------------------------
-# entry -> items
+# entries -> items (the lexer is syncpoint.mqi.syntax, in its rules-table dialect)
 # ---------------------------------------------------------------------------------------------------------
 @dataclass(slots=True)
 class _Item:
@@ -224,77 +191,34 @@ class _Item:
     quoted: bool = False
 
 
-def _items(entry: _Entry, errors: list[TableError]) -> list[_Item]:
-    s = entry.text
-    n = len(s)
-    i = 0
+def _items(entry: Entry, errors: list[TableError]) -> list[_Item]:
+    """The entry's ``KEYWORD(value)`` items; every lexical error goes to ``errors`` with its line."""
     items: list[_Item] = []
-    while i < n:
-        c = s[i]
-        if c in " ,":
-            i += 1
+    for tok in scan(entry.text, RULES_TABLE):
+        if isinstance(tok, Problem):
+            errors.append(_lexical_error(tok, entry))
             continue
-        start = i
-        if not (c.isalpha() or c == "&" or c == "_"):
-            # a stray character where a keyword should start
-            j = i
-            while j < n and s[j] not in " ,":
-                j += 1
-            errors.append(TableError(entry.line_at(start), ErrorClass.SYNTAX, f"unexpected text {s[start:j]!r}"))
-            i = j
-            continue
-        while i < n and (s[i].isalnum() or s[i] in "_&"):
-            i += 1
-        keyword = s[start:i].upper()
-        line = entry.line_at(start)
-        j = i
-        while j < n and s[j] == " ":
-            j += 1
-        if j >= n or s[j] != "(":
-            items.append(_Item(keyword, line, None))
-            continue
-        # a value in parentheses
-        j += 1
-        while j < n and s[j] == " ":
-            j += 1
-        if j < n and s[j] == "'":
-            k = j + 1
-            buf: list[str] = []
-            closed = False
-            while k < n:
-                if s[k] == "'":
-                    if k + 1 < n and s[k + 1] == "'":
-                        buf.append("'")
-                        k += 2
-                        continue
-                    closed = True
-                    k += 1
-                    break
-                buf.append(s[k])
-                k += 1
-            if not closed:
-                errors.append(TableError(line, ErrorClass.SYNTAX, f"{keyword}: the quoted value has no closing quote"))
-                return items
-            while k < n and s[k] == " ":
-                k += 1
-            if k >= n or s[k] != ")":
-                errors.append(TableError(line, ErrorClass.SYNTAX, f"{keyword}: ')' expected after the quoted value"))
-                while k < n and s[k] != ")":
-                    k += 1
-                i = k + 1
-                continue
-            items.append(_Item(keyword, line, "".join(buf), quoted=True))
-            i = k + 1
-            continue
-        k = j
-        while k < n and s[k] not in ")(":
-            k += 1
-        if k >= n or s[k] == "(":
-            errors.append(TableError(line, ErrorClass.SYNTAX, f"{keyword}: the value has no closing parenthesis"))
-            return items
-        items.append(_Item(keyword, line, s[j:k].rstrip().upper()))
-        i = k + 1
+        line = entry.line_at(tok.start)
+        if tok.items is None:
+            items.append(_Item(tok.keyword, line, None))
+        else:
+            items.append(_Item(tok.keyword, line, tok.items[0], quoted=tok.quoted[0]))
     return items
+
+
+_LEXICAL_ERRORS = {
+    ProblemKind.UNCLOSED_QUOTE: "the quoted value has no closing quote",
+    ProblemKind.TEXT_AFTER_QUOTE: "')' expected after the quoted value",
+    ProblemKind.UNCLOSED_PARENTHESIS: "the value has no closing parenthesis",
+}
+
+
+def _lexical_error(problem: Problem, entry: Entry) -> TableError:
+    if problem.kind is ProblemKind.NOT_A_KEYWORD:
+        stray = entry.text[problem.at : problem.end]
+        return TableError(entry.line_at(problem.at), ErrorClass.SYNTAX, f"unexpected text {stray!r}")
+    message = f"{problem.keyword}: {_LEXICAL_ERRORS[problem.kind]}"
+    return TableError(entry.line_at(problem.keyword_at), ErrorClass.SYNTAX, message)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -343,6 +267,16 @@ def _pattern_int(item: _Item, errors: list[TableError]) -> int | Literal["*"] | 
     return v
 
 
+def _too_long(item: _Item, value: str, limit: int, errors: list[TableError]) -> bool:
+    """Whether ``value`` of ``item`` is longer than its field (a VALUE_TOO_LONG error when it is)."""
+    if len(value) <= limit:
+        return False
+    errors.append(
+        TableError(item.line, ErrorClass.VALUE_TOO_LONG, f"{item.keyword}: {len(value)} characters, at most {limit}")
+    )
+    return True
+
+
 def _name_value(item: _Item, errors: list[TableError], *, blank_ok: bool, specials: tuple[str, ...] = ()) -> str | None:
     """A queue or queue manager name: blank (when allowed), one of ``specials``, or a valid MQ name."""
     assert item.value is not None
@@ -360,12 +294,9 @@ def _name_value(item: _Item, errors: list[TableError], *, blank_ok: bool, specia
             TableError(item.line, ErrorClass.INVALID_VALUE, f"{item.keyword}({v}): substitutions allowed: {allowed}")
         )
         return None
-    if len(v) > 48:
-        errors.append(
-            TableError(item.line, ErrorClass.VALUE_TOO_LONG, f"{item.keyword}: {len(v)} characters, at most 48")
-        )
+    if _too_long(item, v, OBJECT_NAME_LENGTH, errors):
         return None
-    if not _NAME_CHARS.fullmatch(v):
+    if not is_object_name(v):
         errors.append(
             TableError(
                 item.line, ErrorClass.INVALID_VALUE, f"{item.keyword}({v}) is not a valid name (A-Z a-z 0-9 . / _ %)"
@@ -414,15 +345,32 @@ def _check_items(items: list[_Item], errors: list[TableError]) -> dict[str, _Ite
     return seen
 
 
-def _control(first: int, items: dict[str, _Item], errors: list[TableError]) -> ControlData:
+def _misplaced(items: dict[str, _Item], keywords: tuple[str, ...], why: str, errors: list[TableError]) -> None:
+    """Each of ``keywords`` given in ``items`` is an invalid combination: ``why`` says where it belongs."""
     for kw, it in items.items():
-        if kw in RULE_KEYWORDS:
-            errors.append(
-                TableError(
-                    it.line, ErrorClass.INVALID_COMBINATION, f"{kw} is a rule keyword; it is not valid in control data"
-                )
-            )
-    ok = {k: v for k, v in items.items() if v.value and (v.quoted or v.value.strip())}
+        if kw in keywords:
+            errors.append(TableError(it.line, ErrorClass.INVALID_COMBINATION, f"{kw} {why}"))
+
+
+def _significant(items: dict[str, _Item], keywords: tuple[str, ...]) -> dict[str, _Item]:
+    """The items of ``keywords`` whose value has a significant character (the others are reported already)."""
+    return {k: v for k, v in items.items() if v.value and (v.quoted or v.value.strip()) and k in keywords}
+
+
+def _word(item: _Item, choices: tuple[str, ...], errors: list[TableError], hint: str = "") -> str | None:
+    """The value of ``item`` folded, when it is one of ``choices``; else an INVALID_VALUE error."""
+    assert item.value is not None
+    word = item.value.strip().upper()
+    if word in choices:
+        return word
+    hint = hint or f"{', '.join(choices[:-1])} or {choices[-1]}"
+    errors.append(TableError(item.line, ErrorClass.INVALID_VALUE, f"{item.keyword}({item.value}): use {hint}"))
+    return None
+
+
+def _control(first: int, items: dict[str, _Item], errors: list[TableError]) -> ControlData:
+    _misplaced(items, RULE_KEYWORDS, "is a rule keyword; it is not valid in control data", errors)
+    ok = _significant(items, ALL_KEYWORDS)
     inputq = inputqm = ""
     retryint = 60
     wait: Wait = "YES"
@@ -436,29 +384,19 @@ def _control(first: int, items: dict[str, _Item], errors: list[TableError]) -> C
     if "WAIT" in ok:
         it = ok["WAIT"]
         assert it.value is not None
-        text = it.value.strip().upper()
-        if text in ("YES", "NO"):
-            wait = "YES" if text == "YES" else "NO"
-        elif re.fullmatch(r"[0-9]+", text):
+        if re.fullmatch(r"[0-9]+", it.value.strip()):
             w = _int_value(it, errors, 0, MAX_INT)
             wait = w if w is not None else wait
         else:
-            errors.append(TableError(it.line, ErrorClass.INVALID_VALUE, f"WAIT({it.value}): use YES, NO or seconds"))
+            word = _word(it, ("YES", "NO"), errors, hint="YES, NO or seconds")
+            wait = "NO" if word == "NO" else wait
     return ControlData(inputq, inputqm, retryint, wait, first)
 
 
 def _rule(first: int, items: dict[str, _Item], errors: list[TableError]) -> Rule | None:
     before = len(errors)
-    for kw, it in items.items():
-        if kw in CONTROL_KEYWORDS:
-            errors.append(
-                TableError(
-                    it.line,
-                    ErrorClass.INVALID_COMBINATION,
-                    f"{kw} is control data; it is valid only in the table's first entry",
-                )
-            )
-    ok = {k: v for k, v in items.items() if v.value and (v.quoted or v.value.strip()) and k in RULE_KEYWORDS}
+    _misplaced(items, CONTROL_KEYWORDS, "is control data; it is valid only in the table's first entry", errors)
+    ok = _significant(items, RULE_KEYWORDS)
     values: dict[str, object] = {}
     for kw in CHAR_PATTERNS:
         cit = ok.get(kw)
@@ -466,14 +404,8 @@ def _rule(first: int, items: dict[str, _Item], errors: list[TableError]) -> Rule
             continue
         assert cit.value is not None
         v = cit.value.rstrip(" ")
-        if len(v) > CHAR_PATTERNS[kw]:
-            errors.append(
-                TableError(
-                    cit.line, ErrorClass.VALUE_TOO_LONG, f"{kw}: {len(v)} characters, at most {CHAR_PATTERNS[kw]}"
-                )
-            )
-            continue
-        values[kw.lower()] = v
+        if not _too_long(cit, v, CHAR_PATTERNS[kw], errors):
+            values[kw.lower()] = v
     for kw in INT_PATTERNS:
         iit = ok.get(kw)
         if iit is None:
@@ -483,15 +415,7 @@ def _rule(first: int, items: dict[str, _Item], errors: list[TableError]) -> Rule
             values[kw.lower()] = iv
     action: str | None = None
     if "ACTION" in ok:
-        it = ok["ACTION"]
-        assert it.value is not None
-        a = it.value.strip().upper()
-        if a in ACTIONS:
-            action = a
-        else:
-            errors.append(
-                TableError(it.line, ErrorClass.INVALID_VALUE, f"ACTION({it.value}): use DISCARD, IGNORE, RETRY or FWD")
-            )
+        action = _word(ok["ACTION"], ACTIONS, errors)
     elif "ACTION" not in items:
         errors.append(TableError(first, ErrorClass.MISSING_ACTION, "every rule needs ACTION(...)"))
     if action is not None and action != "FWD":
@@ -514,22 +438,10 @@ def _rule(first: int, items: dict[str, _Item], errors: list[TableError]) -> Rule
         fqm = _name_value(ok["FWDQM"], errors, blank_ok=True, specials=("&DESTQM", "&REPLYQM"))
         if fqm is not None:
             values["fwdqm"] = fqm
-    if "HEADER" in ok:
-        it = ok["HEADER"]
-        assert it.value is not None
-        h = it.value.strip().upper()
-        if h in ("YES", "NO"):
-            values["header"] = h == "YES"
-        else:
-            errors.append(TableError(it.line, ErrorClass.INVALID_VALUE, f"HEADER({it.value}): use YES or NO"))
-    if "PUTAUT" in ok:
-        it = ok["PUTAUT"]
-        assert it.value is not None
-        p = it.value.strip().upper()
-        if p in ("DEF", "CTX"):
-            values["putaut"] = p
-        else:
-            errors.append(TableError(it.line, ErrorClass.INVALID_VALUE, f"PUTAUT({it.value}): use DEF or CTX"))
+    if "HEADER" in ok and (header := _word(ok["HEADER"], ("YES", "NO"), errors)) is not None:
+        values["header"] = header == "YES"
+    if "PUTAUT" in ok and (putaut := _word(ok["PUTAUT"], ("DEF", "CTX"), errors)) is not None:
+        values["putaut"] = putaut
     if "RETRY" in ok:
         r = _int_value(ok["RETRY"], errors, 1, MAX_INT)
         if r is not None:
@@ -544,7 +456,7 @@ def parse_rules(text: str) -> RulesTable:
     errors: list[TableError] = []
     control = ControlData()
     rules: list[Rule] = []
-    entries = _entries(text)
+    entries = join_lines(text.splitlines(), RULES_TABLE)
     for index, entry in enumerate(entries):
         items = _items(entry, errors)
         checked = _check_items(items, errors)

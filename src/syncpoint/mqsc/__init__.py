@@ -4,6 +4,9 @@ between MQSC attribute keywords / values and the engine's attributes, shared wit
     from syncpoint.mqsc import MqscProcessor
     summary = MqscProcessor(qm).run(open("setup.mqsc"), print)   # qm: a syncpoint.client connection
     summary.exit_code                                             # 0, 10 or 20, as runmqsc
+
+Implements: reference/mqsc.md ("MQSC syntax", the commands, "Queue attributes and defaults", "Responses"); the
+lexer under the grammar is syncpoint.mqi.syntax, shared with the DLQ handler's rules table.
 """
 
 from ._attrs import (

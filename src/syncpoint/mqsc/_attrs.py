@@ -2,11 +2,13 @@
 ``NOTRIGGER``, ``EXPRYINT(OFF)``) and what the engine keeps (``{"TRIGTYPE": MQTT_EVERY, "TRIGGER": 0,
 "EXPRYINT": 0}``), and the attribute lists DISPLAY shows.
 
-Theory of operation: the engine's attribute table (:data:`syncpoint.engine.ATTRIBUTES`) describes every
-attribute once. This module adds only what is MQSC's own: the keyword a type shows an attribute under (DESCR of a
-process is kept as PROCDESC), the negative word of a flag (NOTRIGGER), special words (EXPRYINT(OFF)), the
-attributes computed from status (CURDEPTH, CRDATE …), and IBM attributes syncpoint accepts and ignores. The
-functions here take and return plain data so PCF (MQCMD_INQUIRE_Q …) and MQSC share them.
+Implements: reference/mqsc.md, "Queue attributes and defaults" and the DISPLAY QSTATUS fields.
+
+Theory of operation: the attribute table of the object definitions (:data:`syncpoint.mqi.objects.ATTRIBUTES`)
+describes every attribute once. This module adds only what is MQSC's own: the keyword a type shows an attribute
+under (DESCR of a process is kept as PROCDESC), the negative word of a flag (NOTRIGGER), special words
+(EXPRYINT(OFF)), the attributes computed from status (CURDEPTH, CRDATE …), and IBM attributes syncpoint accepts
+and ignores. The functions here take and return plain data so PCF (MQCMD_INQUIRE_Q …) and MQSC share them.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from syncpoint.mqi import SyncpointError, mqsc_date_time
 from syncpoint.mqi import constants as C
-from syncpoint.mqi import mqsc_date_time
 from syncpoint.mqi.objects import (
     ATTRIBUTES,
     KEYWORD_ALIASES,
@@ -49,7 +51,7 @@ __all__ = [
 ]
 
 
-class AttributeValueError(ValueError):
+class AttributeValueError(SyncpointError, ValueError):
     """A value an attribute cannot take (wrong type, too long, out of range); the message is a sentence."""
 
 

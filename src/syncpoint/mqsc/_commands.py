@@ -5,15 +5,18 @@ verbs, nouns and keywords, keywords not valid for the object type, repeated or c
 the wrong type, too long or out of range, generic names where a single object is meant. Commands for objects
 syncpoint does not have (channels, listeners, services, authority records, topics …) parse into a request marked
 ``unsupported``; the processor reports them and carries on.
+
+Implements: reference/mqsc.md, "MQSC syntax" (the abbreviations users type, the commands and their keywords).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from syncpoint.mqi import is_generic
 from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QUEUE_TYPES
+from syncpoint.mqi.syntax import is_object_name
 
 from ._attrs import (
     IGNORED_ATTRIBUTES,
@@ -63,13 +66,9 @@ UNSUPPORTED_VERBS = {
     "MOVE": "MOVE",
     "RVERIFY": "RVERIFY",
 }
+_QUEUE_NOUNS = {"QLOCAL": QLOCAL, "QL": QLOCAL, "QMODEL": QMODEL, "QM": QMODEL, "QALIAS": QALIAS, "QA": QALIAS}
 NOUNS = {
-    "QLOCAL": QLOCAL,
-    "QL": QLOCAL,
-    "QMODEL": QMODEL,
-    "QM": QMODEL,
-    "QALIAS": QALIAS,
-    "QA": QALIAS,
+    **_QUEUE_NOUNS,
     "PROCESS": PROCESS,
     "PRO": PROCESS,
     "QUEUE": QUEUE,
@@ -129,12 +128,7 @@ _NOUNS_OF = {
     "REFRESH": (QMGR,),
 }
 _QUEUE_TYPE_WORDS = {
-    "QLOCAL": QLOCAL,
-    "QL": QLOCAL,
-    "QMODEL": QMODEL,
-    "QM": QMODEL,
-    "QALIAS": QALIAS,
-    "QA": QALIAS,
+    **_QUEUE_NOUNS,
     "ALL": "ALL",
     "QREMOTE": "QREMOTE",
     "QR": "QREMOTE",
@@ -147,7 +141,6 @@ _QSTATUS_IGNORED = frozenset(
 )
 _NEGATABLE = frozenset({"REPLACE", "PURGE", "TRIGGER", "SHARE", "HARDENBO"})  # NOREPLACE contradicts REPLACE
 _OPS = ("LT", "GT", "EQ", "NE", "LE", "GE", "LK", "NL")
-_NAME = re.compile(r"^[A-Za-z0-9._/%]{1,48}$")
 
 
 @dataclass(slots=True)
@@ -178,7 +171,7 @@ class Request:
 
     @property
     def generic(self) -> bool:
-        return self.name is not None and self.name.endswith("*")
+        return self.name is not None and is_generic(self.name)
 
 
 def parse_command(text: str) -> Request:
@@ -240,12 +233,12 @@ def _object_name(req: Request, tok: Token) -> None:
         raise MqscSyntaxError("one object name is expected", tok.end)
     name = tok.items[0]
     generic_ok = req.verb == "DISPLAY"
-    if name.endswith("*"):
+    if is_generic(name):
         if not generic_ok:
             raise MqscSyntaxError(f"a generic name ({name}) is valid only on DISPLAY", tok.end)
-        if name != "*" and not _NAME.match(name[:-1]):
+        if name != "*" and not is_object_name(name[:-1]):
             raise MqscSyntaxError(f"{name} is not a valid generic name", tok.end)
-    elif not _NAME.match(name):
+    elif not is_object_name(name):
         raise MqscSyntaxError(
             f"{name!r} is not a valid object name: 1 to 48 characters from A-Z a-z 0-9 . / _ %", tok.end
         )
@@ -274,7 +267,7 @@ def _define_alter(req: Request, tokens: list[Token]) -> None:
         k = t.keyword
         if req.verb == "DEFINE" and k == "LIKE":
             like = _single(t)
-            if not like or not _NAME.match(like):
+            if not like or not is_object_name(like):
                 raise MqscSyntaxError("LIKE needs the name of an object of the same type", t.end)
             req.like = like
             continue
@@ -391,7 +384,7 @@ def _refresh(req: Request, tokens: list[Token]) -> None:
             rtype = (_single(t) or "").upper()
         elif t.keyword == "NAME":
             name = _single(t) or ""
-            if not name or not (name == "*" or _NAME.match(name.rstrip("*"))):
+            if not name or not (name == "*" or is_object_name(name.rstrip("*"))):
                 raise MqscSyntaxError("NAME takes a queue name or a generic name such as APP.*", t.end)
             req.name = name
         else:

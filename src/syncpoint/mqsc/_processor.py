@@ -11,6 +11,8 @@ be processed; the exit code is 0 when everything ran, 10 when something did not,
 
 Messages syncpoint adds to IBM's (no IBM equivalent): AMQ8490E (not supported), AMQ8491W (an IBM attribute
 syncpoint ignores), AMQ8492I (REFRESH QMGR TYPE(EXPIRY) done).
+
+Implements: reference/mqsc.md, "Responses" and runmqsc's ``-v`` / ``-e`` (the control commands' table).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from syncpoint.mqi import MQMIError, matches_generic, reason_name
+from syncpoint.mqi import MQMIError, is_generic, matches_generic, reason_name
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QUEUE_TYPES, Definition
 
@@ -317,7 +319,7 @@ def _where_ok(where: Where | None, pairs: list[tuple[str, str | None]], d: Defin
         return False
     want = where.value.strip()
     op = where.op
-    if op in ("LK", "NL") or (op in ("EQ", "NE") and want.endswith("*")):
+    if op in ("LK", "NL") or (op in ("EQ", "NE") and is_generic(want)):
         hit = matches_generic(want, actual)
         return hit if op in ("LK", "EQ") else not hit
     left: Any = actual.strip()
