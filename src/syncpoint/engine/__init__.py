@@ -16,14 +16,9 @@ from syncpoint.mqi.objects import (
     defaults_for,
 )
 
-from ._qmgr import (
-    Connection,
-    Effects,
-    Handle,
-    QueueManager,
-    UnitOfWork,
-)
-from ._queue import LocalQueue, Message
+from ._effects import Effects, SystemPut
+from ._qmgr import QueueManager
+from ._state import Connection, Handle, LocalQueue, Message, UnitOfWork
 from .clock import Clock, FakeClock, SystemClock
 
 __all__ = [
@@ -46,6 +41,7 @@ __all__ = [
     "Message",
     "QueueManager",
     "SystemClock",
+    "SystemPut",
     "UnitOfWork",
     "attributes_for",
     "char_attr_length",
