@@ -1,4 +1,5 @@
-"""Triggering: when the queue manager writes a trigger message (seed 001_30538df842c6cd11.txt).
+"""Triggering: when the queue manager writes a trigger message (seed 001_30538df842c6cd11.txt, "Conditions for a
+trigger event"; triggering.md for the attributes, the process definition and the MQTM's fields).
 
 Theory of operation
 -------------------
@@ -7,7 +8,9 @@ else does: a message put on a local queue (MQPUT, MQPUT1, or a put by the queue 
 dead letters), the end of a unit of work, the last input handle of a queue closing, an initiation queue
 opened for input, and changed attributes (MQSET or a command). For each event it checks the seed's conditions
 in the seed's own terms and, when they hold, builds an MQTM and puts it on the initiation queue with the
-queue manager's ``system_put`` (which dead-letters it with an MQDLH when the initiation queue cannot take it).
+queue manager's ``system_put`` (which dead-letters it with an MQDLH when the initiation queue cannot take it,
+and records what it put in the call's effects: ``Effects.system_puts``). It reads the queue manager through
+:class:`QueueManagerView`, so this module imports nothing that imports it.
 
 * A put (conditions 1 to 10, and 11): the message's priority is at least TRIGMPRI (2); the number of
   messages of sufficient priority *before* this one was 0 for FIRST, anything for EVERY, TRIGDPTH - 1 for
