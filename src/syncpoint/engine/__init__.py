@@ -1,4 +1,7 @@
-"""syncpoint.engine: the queue manager itself — pure logic, no sockets, no threads, an injected clock."""
+"""syncpoint.engine: the queue manager itself — pure logic, no sockets, no threads, an injected clock.
+
+Its parts, one module per rule or MQI verb, are listed in ``_qmgr``'s docstring.
+"""
 
 from syncpoint.mqi import GetResult, put_date_time
 from syncpoint.mqi.objects import (

@@ -7,9 +7,9 @@ the type checker only, the methods one part calls on another; the parts define t
 one class, not objects that call each other, so a verb costs no more Python calls than it did in one file: the
 hot paths (MQPUT, MQGET, MQCMIT) call the same methods as before, found through the class in one lookup.
 
-The helpers here: the handle and connection checks every MQI verb starts with (MQRC_HCONN_ERROR,
-MQRC_HOBJ_ERROR), a connection's unit of work made on first use, unique MsgIds, and the queue manager's
-attributes by MQSC keyword.
+The helpers here: the handle and connection checks every MQI verb starts with (constants.md: MQRC_HCONN_ERROR,
+MQRC_HOBJ_ERROR), a connection's unit of work made on first use, unique MsgIds (structures.md, MQMD MsgId), and
+the queue manager's attributes by MQSC keyword (mqsc.md).
 """
 
 from __future__ import annotations

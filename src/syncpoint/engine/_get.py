@@ -184,7 +184,7 @@ class GetMixin(QueueManagerBase):
             m.state = GOT_PENDING
             q.uncommitted += 1
             if opts & C.MQGMO_MARK_SKIP_BACKOUT:
-                uow.marked = m
+                uow.marked = m  # seed 000: the one get of this unit of work that skips an application's backout
             if m.persistent:
                 self._b().inflight_add.append(m.seq)
         else:

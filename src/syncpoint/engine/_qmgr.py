@@ -45,8 +45,10 @@ The map: one module per rule or verb
 ``_base``           the shared state and the helpers every verb uses
 ==================  ==========================================================================================
 
-Imports point down that list's dependency order — ``_util`` < ``_state`` < ``_options`` < ``_effects`` <
-``_trigger`` < ``_base`` < the verbs < this module — and never back up, not even for types.
+Imports point one way — ``_util`` < ``_state`` < ``_options`` < ``_effects`` < ``_trigger`` < ``_base`` < the
+parts < this module (and among the parts, ``_get`` uses ``_put``'s context fields, ``_get`` and ``_put`` use
+``_expiry``'s functions, ``_connections`` and ``_get`` use ``_skip_backout``) — never back, not even for types:
+``_trigger`` reads the queue manager through a protocol, and the base declares what one part calls on another.
 """
 
 from __future__ import annotations

@@ -4,6 +4,10 @@ These are the nouns every part of the engine shares; the rules that change them 
 after the rules (``_put``, ``_get``, ``_connections`` …). This module imports nothing else of the engine's but
 ``_util``, so every part can import it.
 
+References: mqsc.md (MSGDLVSQ, CURDEPTH, UNCOM, IPPROCS, OPPROCS, QTIME, LGETDATE / LPUTDATE as DISPLAY QSTATUS
+shows them); seed 002 (a message's remaining Expiry, and the deadlines an expiry scan reads); seed 000 and seed
+001, condition 10's note (what a unit of work holds).
+
 Theory of operation
 -------------------
 A local queue keeps its *available* messages (committed, not got inside a unit of work) in a sorted index of
