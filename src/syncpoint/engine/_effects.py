@@ -15,13 +15,15 @@ After every call the host takes the effects the call left (:meth:`EffectsRecorde
   queue manager itself dead-letters"). This part is a record, not a request: the host may ignore it; logs,
   metrics, tools that watch and the engine's own tests read it.
 
-Why the engine puts those messages itself, inside the call and in the same batch as their cause, instead of
-handing them to the host to put:
+Why the engine puts those messages itself, inside the call that causes them, instead of handing them to the
+host to put:
 
-* **Atomic with their cause.** The expired persistent message's delete and its persistent expiration report are
-  in one batch; a trigger message a unit of work held reaches the initiation queue in the batch of the commit
-  that released it. The store writes a batch whole or not at all, so a crash never keeps the cause without its
-  consequence or the other way round, and no other call ever sees the state between the two.
+* **Atomic with their cause.** The message is put inside the call that caused it, under the host's one lock,
+  so no other call ever sees the cause without its consequence. What is persistent goes into the same store
+  batch as its cause — an expired persistent message's delete and its persistent expiration report (or that
+  report's dead-letter copy) — and the store writes a batch whole or not at all, so a crash never keeps one
+  without the other. (Trigger messages are non-persistent, as IBM makes them: they reach no store; a trigger
+  message a unit of work held is put in the call of the MQCMIT or MQBACK that ends it.)
 * **The engine decides the outcome.** Whether the destination takes the message (it exists, is put-enabled, has
   room under MAXDEPTH and MAXMSGL, may hold a persistent message) is engine state at that instant, and when it
   does not, the same call dead-letters the message with the reason in its MQDLH. The put has further
@@ -32,8 +34,9 @@ handing them to the host to put:
   (``_reports.ReportsMixin.system_put``), so the engine stays a deterministic state machine that tests drive
   without I/O: a test reads ``system_puts`` rather than opening queues.
 
-In DESIGN.md's words: "write this trigger message / report / dead-letter" is done by the engine itself, in the
-same store batch as its cause, and reported as data in ``Effects.system_puts``.
+In DESIGN.md's words: "write this trigger message / report / dead-letter" is done by the engine itself, inside
+the call that causes it (in the same store batch, when persistent), and reported as data in
+``Effects.system_puts``.
 
 :meth:`EffectsRecorder.take_effects` allocates nothing when the calls left nothing: it runs after every call.
 """
