@@ -1,4 +1,7 @@
-"""syncpoint.engine: the queue manager itself — pure logic, no sockets, no threads, an injected clock."""
+"""syncpoint.engine: the queue manager itself — pure logic, no sockets, no threads, an injected clock.
+
+Its parts, one module per rule or MQI verb, are listed in ``_qmgr``'s docstring.
+"""
 
 from syncpoint.mqi import GetResult, put_date_time
 from syncpoint.mqi.objects import (
@@ -16,14 +19,9 @@ from syncpoint.mqi.objects import (
     defaults_for,
 )
 
-from ._qmgr import (
-    Connection,
-    Effects,
-    Handle,
-    QueueManager,
-    UnitOfWork,
-)
-from ._queue import LocalQueue, Message
+from ._effects import Effects, SystemPut
+from ._qmgr import QueueManager
+from ._state import Connection, Handle, LocalQueue, Message, UnitOfWork
 from .clock import Clock, FakeClock, SystemClock
 
 __all__ = [
@@ -46,6 +44,7 @@ __all__ = [
     "Message",
     "QueueManager",
     "SystemClock",
+    "SystemPut",
     "UnitOfWork",
     "attributes_for",
     "char_attr_length",

@@ -1,4 +1,5 @@
-"""Triggering: when the queue manager writes a trigger message (seed 001_30538df842c6cd11.txt).
+"""Triggering: when the queue manager writes a trigger message (seed 001_30538df842c6cd11.txt, "Conditions for a
+trigger event"; triggering.md for the attributes, the process definition and the MQTM's fields).
 
 Theory of operation
 -------------------
@@ -7,7 +8,9 @@ else does: a message put on a local queue (MQPUT, MQPUT1, or a put by the queue 
 dead letters), the end of a unit of work, the last input handle of a queue closing, an initiation queue
 opened for input, and changed attributes (MQSET or a command). For each event it checks the seed's conditions
 in the seed's own terms and, when they hold, builds an MQTM and puts it on the initiation queue with the
-queue manager's ``system_put`` (which dead-letters it with an MQDLH when the initiation queue cannot take it).
+queue manager's ``system_put`` (which dead-letters it with an MQDLH when the initiation queue cannot take it,
+and records what it put in the call's effects: ``Effects.system_puts``). It reads the queue manager through
+:class:`QueueManagerView`, so this module imports nothing that imports it.
 
 * A put (conditions 1 to 10, and 11): the message's priority is at least TRIGMPRI (2); the number of
   messages of sufficient priority *before* this one was 0 for FIRST, anything for EVERY, TRIGDPTH - 1 for
@@ -40,16 +43,37 @@ Choices where the seed is silent (Linux behaviour where known):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from syncpoint.mqi import MQMD, MQTM
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import PROCESS, QLOCAL, Definition
+from syncpoint.store import Batch
 
-from ._queue import _PRIO_SHIFT, PUT_PENDING, LocalQueue, Message
+from ._effects import TRIGGER, SystemPutKind
+from ._state import PRIO_SHIFT, PUT_PENDING, Connection, LocalQueue, Message, PendingTrigger, UnitOfWork
+from ._util import padded
+from .clock import Clock
 
-if TYPE_CHECKING:
-    from ._qmgr import QueueManager, UnitOfWork
+
+class QueueManagerView(Protocol):
+    """What the triggering rules read of the queue manager, and the two things they do to it: put a message
+    (``system_put``) and add to the store batch (``_b``). :class:`~syncpoint.engine.QueueManager` is one."""
+
+    name: str
+    clock: Clock
+    definitions: dict[tuple[str, str], Definition]
+    queues: dict[str, LocalQueue]
+    connections: dict[int, Connection]
+
+    def qm_attr(self, keyword: str) -> Any: ...
+
+    def system_put(
+        self, qname: str, md: MQMD, data: bytes, dest_qmgr: str | None = None, kind: SystemPutKind = ...
+    ) -> bool: ...
+
+    def _b(self) -> Batch: ...
+
 
 # the seed's conditions, by number, that an event may leave out
 _COND_IPPROCS = 4
@@ -60,23 +84,12 @@ _TRIGGER_KEYS = ("TRIGGER", "TRIGTYPE", "TRIGMPRI", "TRIGDPTH")
 
 
 @dataclass(slots=True)
-class PendingTrigger:
-    """A trigger message created by a put in a unit of work, put on the initiation queue when it ends."""
-
-    queue: LocalQueue
-    trigger_type: int
-    initq: str
-    md: MQMD
-    data: bytes
-
-
-@dataclass(slots=True)
 class _Target:
     initq: LocalQueue
     process: Definition | None  # None: a transmission queue with a blank PROCESS (condition 6)
 
 
-def trigger_depth(qm: QueueManager, q: LocalQueue, min_priority: int, limit: int) -> int:
+def trigger_depth(qm: QueueManagerView, q: LocalQueue, min_priority: int, limit: int) -> int:
     """How many messages of ``q`` count for triggering at priority ``min_priority`` or above, up to ``limit``.
 
     Seed 001, condition 3, note a: for non-shared local queues both committed and uncommitted messages count
@@ -97,7 +110,7 @@ def trigger_depth(qm: QueueManager, q: LocalQueue, min_priority: int, limit: int
                     return n
     else:
         # delivery order is by priority: the keys of priority >= min_priority all lie below this bound
-        n = int(q.index.bisect_left((10 - min_priority) << _PRIO_SHIFT))
+        n = int(q.index.bisect_left((10 - min_priority) << PRIO_SHIFT))
     if n < limit and q.uncommitted:
         for conn in qm.connections.values():
             uow = conn.uow
@@ -112,7 +125,7 @@ def trigger_depth(qm: QueueManager, q: LocalQueue, min_priority: int, limit: int
 class Triggering:
     """The triggering rules of one queue manager (see the module doc)."""
 
-    def __init__(self, qm: QueueManager) -> None:
+    def __init__(self, qm: QueueManagerView) -> None:
         self.qm = qm
         self.last_trigger: dict[str, float] = {}  # queue name -> monotonic time of its last trigger message
         self._delivering = False
@@ -299,18 +312,18 @@ class Triggering:
         qm = self.qm
         a = q.attrs
         tm = MQTM(
-            QName=_blank(q.name, 48),
-            ProcessName=_blank(process.name if process is not None else "", 48),
-            TriggerData=_blank(a["TRIGDATA"], 64),
+            QName=padded(q.name, 48),
+            ProcessName=padded(process.name if process is not None else "", 48),
+            TriggerData=padded(a["TRIGDATA"], 64),
         )
         if process is None:  # condition 6, second case: a transmission queue without a process
             tm.ApplType = C.MQAT_UNKNOWN
         else:
             p = process.attrs
             tm.ApplType = p["APPLTYPE"]
-            tm.ApplId = _blank(p["APPLICID"], 256)
-            tm.EnvData = _blank(p["ENVRDATA"], 128)
-            tm.UserData = _blank(p["USERDATA"], 128)
+            tm.ApplId = padded(p["APPLICID"], 256)
+            tm.EnvData = padded(p["ENVRDATA"], 128)
+            tm.UserData = padded(p["USERDATA"], 128)
         md = MQMD(
             Format=C.MQFMT_TRIGGER,
             Persistence=C.MQPER_NOT_PERSISTENT,
@@ -319,8 +332,8 @@ class Triggering:
             MsgType=C.MQMT_DATAGRAM,
             CodedCharSetId=qm.qm_attr("CCSID"),
             PutApplType=C.MQAT_QMGR,
-            PutApplName=_blank(qm.name, 28),
-            ReplyToQMgr=_blank(qm.name, 48),
+            PutApplName=padded(qm.name, 28),
+            ReplyToQMgr=padded(qm.name, 48),
         )
         return md, tm.pack()
 
@@ -348,10 +361,6 @@ class Triggering:
     def _deliver(self, initq: str, md: MQMD, data: bytes) -> None:
         self._delivering = True
         try:
-            self.qm.system_put(initq, md, data)
+            self.qm.system_put(initq, md, data, kind=TRIGGER)
         finally:
             self._delivering = False
-
-
-def _blank(value: str, length: int) -> bytes:
-    return value.encode("utf-8")[:length].ljust(length, b" ")

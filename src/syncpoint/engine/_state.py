@@ -1,4 +1,12 @@
-"""Runtime state of queues and messages.
+"""The queue manager's runtime state: messages and local queues, connections, handles, units of work.
+
+These are the nouns every part of the engine shares; the rules that change them live in the modules named
+after the rules (``_put``, ``_get``, ``_connections`` …). This module imports nothing else of the engine's but
+``_util``, so every part can import it.
+
+References: mqsc.md (MSGDLVSQ, CURDEPTH, UNCOM, IPPROCS, OPPROCS, QTIME, LGETDATE / LPUTDATE as DISPLAY QSTATUS
+shows them); seed 002 (a message's remaining Expiry, and the deadlines an expiry scan reads); seed 000 and seed
+001, condition 10's note (what a unit of work holds).
 
 Theory of operation
 -------------------
@@ -12,20 +20,26 @@ about what it costs at depth 1,000.
 Messages that are put in a unit of work and not yet committed, or got in one, are not in the index: they are
 held by the unit of work. CURDEPTH counts what IBM counts: incremented by MQPUT (in or out of syncpoint) and by
 the backout of an MQGET, decremented by a non-browse MQGET and by the backout of an MQPUT.
+
+A message is in one of four states: AVAILABLE (in its queue's index), PUT_PENDING (put in a unit of work not yet
+committed), GOT_PENDING (got in a unit of work not yet ended), GONE. A :class:`Connection` holds at most one
+:class:`UnitOfWork` (the puts and gets pending in it, its one MQGMO_MARK_SKIP_BACKOUT get — seed 000 — and the
+trigger messages its puts created — seed 001) and its open :class:`Handle` objects.
 """
 
 from __future__ import annotations
 
 import heapq
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from sortedcontainers import SortedList
 
+from syncpoint.mqi import MQMD
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import Definition
 
-if TYPE_CHECKING:
-    from ._qmgr import Connection, Handle
+from ._util import padded
 
 # message states
 AVAILABLE = 0  # in the queue's index
@@ -33,7 +47,8 @@ PUT_PENDING = 1  # put inside a unit of work, not yet committed
 GOT_PENDING = 2  # got inside a unit of work, not yet committed
 GONE = 3  # removed for good
 
-_PRIO_SHIFT = 52
+PRIO_SHIFT = 52
+INPUT_OPTS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE  # the MQOO_INPUT_* options
 
 
 class Message:
@@ -158,7 +173,7 @@ class LocalQueue:
     def key_for(self, priority: int, seq: int) -> int:
         if self.fifo:
             return seq
-        return ((9 - priority) << _PRIO_SHIFT) | seq
+        return ((9 - priority) << PRIO_SHIFT) | seq
 
     def reorder(self) -> None:
         """MSGDLVSQ changed: re-key every message (IBM keeps the messages; new ones follow the new order)."""
@@ -253,3 +268,124 @@ class LocalQueue:
         self._candidates.discard(self)
         self.depth -= len(gone)
         return gone
+
+
+# ------------------------------------------------------------------------------------------------------
+# connections, handles, units of work
+# ------------------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class PendingTrigger:
+    """A trigger message created by a put in a unit of work, put on the initiation queue when it ends (seed 001,
+    condition 10's note)."""
+
+    queue: LocalQueue
+    trigger_type: int
+    initq: str
+    md: MQMD
+    data: bytes
+
+
+class UnitOfWork:
+    """Uncommitted puts and gets of one connection, its one MARK_SKIP_BACKOUT get, and the trigger messages
+    its puts created (put on their initiation queues when the unit of work ends)."""
+
+    __slots__ = ("gets", "marked", "puts", "triggers")
+
+    def __init__(self) -> None:
+        self.puts: list[Message] = []
+        self.gets: list[Message] = []
+        self.marked: Message | None = None
+        self.triggers: list[PendingTrigger] = []
+
+    def __len__(self) -> int:
+        return len(self.puts) + len(self.gets)
+
+
+class Connection:
+    """A connection (MQCONN's Hconn): who it is, its open handles, its unit of work, its reservations."""
+
+    __slots__ = (
+        "alive",
+        "appl_name",
+        "appl_name28",
+        "appl_type",
+        "context",
+        "handles",
+        "hconn",
+        "pid",
+        "reserved",
+        "uow",
+        "user",
+        "user12",
+    )
+
+    def __init__(self, hconn: int, appl_name: str, appl_type: int, user: str, pid: int) -> None:
+        self.hconn = hconn
+        self.appl_name = appl_name
+        self.appl_type = appl_type
+        self.user = user
+        self.pid = pid
+        self.appl_name28 = padded(appl_name, 28)
+        self.user12 = padded(user, 12)
+        # the MQMD context fields a put with the default context sets (all but PutDate and PutTime)
+        self.context: dict[str, Any] = {
+            "UserIdentifier": self.user12,
+            "AccountingToken": C.MQACT_NONE,
+            "ApplIdentityData": b" " * 32,
+            "PutApplType": appl_type,
+            "PutApplName": self.appl_name28,
+            "ApplOriginData": b" " * 4,
+        }
+        self.handles: dict[int, Handle] = {}
+        self.uow: UnitOfWork | None = None
+        self.alive = True
+        self.reserved: dict[int, Message] = {}  # MsgToken -> message this connection reserved (see reserve)
+
+
+class Handle:
+    """An open object handle: its options, its browse cursor, its lock, its saved context."""
+
+    __slots__ = (
+        "alias",
+        "browse_key",
+        "conn",
+        "cursor",
+        "definition",
+        "hobj",
+        "locked",
+        "name",
+        "options",
+        "otype",
+        "owns_dynamic",
+        "queue",
+        "saved_context",
+    )
+
+    def __init__(
+        self,
+        hobj: int,
+        conn: Connection,
+        otype: int,
+        name: str,
+        options: int,
+        queue: LocalQueue | None,
+        definition: Definition | None,
+        alias: Definition | None,
+    ) -> None:
+        self.hobj = hobj
+        self.conn = conn
+        self.otype = otype
+        self.name = name  # the name the application opened
+        self.options = options
+        self.queue = queue
+        self.definition = definition
+        self.alias = alias
+        self.browse_key: int | None = None  # browse cursor: key of the message last browsed
+        self.cursor: Message | None = None  # the message under the browse cursor
+        self.locked: Message | None = None
+        self.saved_context: dict[str, Any] | None = None
+        self.owns_dynamic = False
+
+    @property
+    def is_input(self) -> bool:
+        return bool(self.options & INPUT_OPTS)

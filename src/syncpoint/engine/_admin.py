@@ -1,0 +1,271 @@
+"""Administration: the verbs MQSC and PCF use (through the client) — DEFINE, ALTER, DELETE, CLEAR, DISPLAY
+QSTATUS, REFRESH QMGR TYPE(EXPIRY) (in ``_expiry``), and the store contents of a new queue manager (crtmqm).
+
+References: mqsc.md ("Control commands", "Queue attributes and defaults", "Responses"); constants.md (the
+MQRC_* these verbs raise: MQRC_OBJECT_ALREADY_EXISTS, MQRC_OBJECT_IN_USE, MQRC_Q_NOT_EMPTY …); seed 001
+(a defined queue joins the triggering index; ALTER of trigger attributes may trigger, condition 13, through
+``_inquire.InquireMixin._apply_changes``).
+
+Theory of operation
+-------------------
+Object definitions live in ``definitions`` by namespace and name — every queue type shares one namespace,
+processes have their own — and local queues' runtime state in ``queues``. Each verb validates everything
+first (attribute names through ``syncpoint.mqi.objects``), then changes the definition and records it in the
+store batch, so a refused command changes nothing. A temporary dynamic queue is never stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from syncpoint.mqi import constants as C
+from syncpoint.mqi import mqsc_date_time
+from syncpoint.mqi.objects import (
+    ATTRIBUTES,
+    PROCESS,
+    QALIAS,
+    QLOCAL,
+    QMGR,
+    QMODEL,
+    QUEUE_TYPES,
+    SYSTEM_DEAD_LETTER,
+    Attribute,
+    Definition,
+    check_value,
+    default_objects,
+    defaults_for,
+    engine_key,
+    valid_object_name,
+)
+from syncpoint.store import Batch
+
+from ._base import QueueManagerBase
+from ._state import LocalQueue, Message
+from ._util import fail
+from .clock import Clock
+
+
+class AdminMixin(QueueManagerBase):
+    """The administrative verbs."""
+
+    @staticmethod
+    def initial_batch(name: str, clock: Clock, dlq: str | None = None) -> Batch:
+        """The store contents of a new queue manager: its attributes and default objects (crtmqm)."""
+        now = clock.time()
+        batch = Batch()
+        qmattrs = defaults_for(QMGR)
+        if dlq:
+            qmattrs["DEADQ"] = dlq
+        batch.put_objects.append((QMGR, name, Definition(QMGR, name, qmattrs, now, now).to_bytes()))
+        objects = default_objects()
+        if dlq and dlq != SYSTEM_DEAD_LETTER:
+            objects.append((QLOCAL, dlq, {"MAXDEPTH": 999_999_999, "DESCR": "dead-letter queue"}))
+        for otype, oname, attrs in objects:
+            a = defaults_for(otype)
+            a.update(attrs)
+            batch.put_objects.append((otype, oname, Definition(otype, oname, a, now, now).to_bytes()))
+        return batch
+
+    def lookup(self, otype: str, name: str) -> Definition | None:
+        if otype == QMGR:
+            return self.qmgr
+        d = self.definitions.get((self._ns(otype), name))
+        if d is None:
+            return None
+        if otype in QUEUE_TYPES and d.otype != otype:
+            return None
+        return d
+
+    def list_objects(self, otype: str) -> list[Definition]:
+        if otype == QMGR:
+            return [self.qmgr]
+        ns = self._ns(otype)
+        return sorted(
+            (d for (k, _), d in self.definitions.items() if k == ns and (otype not in QUEUE_TYPES or d.otype == otype)),
+            key=lambda d: d.name,
+        )
+
+    def define(
+        self,
+        otype: str,
+        name: str,
+        attrs: dict[str, Any] | None = None,
+        like: str | None = None,
+        replace: bool = False,
+    ) -> Definition:
+        """DEFINE QLOCAL / QMODEL / QALIAS / PROCESS. Raises MQMIError (OBJECT_ALREADY_EXISTS, …)."""
+        if otype not in (QLOCAL, QMODEL, QALIAS, PROCESS):
+            raise fail(C.MQRC_OBJECT_TYPE_ERROR, f"cannot define an object of type {otype}")
+        if not valid_object_name(name):
+            raise fail(C.MQRC_OBJECT_NAME_ERROR, f"{name!r} is not a valid object name")
+        existing = self.definitions.get((self._ns(otype), name))
+        if existing is not None:
+            if not replace:
+                raise fail(C.MQRC_OBJECT_ALREADY_EXISTS, f"{name} already exists")
+            if existing.otype != otype:
+                raise fail(C.MQRC_OBJECT_TYPE_ERROR, f"{name} exists as a {existing.otype}")
+            if existing.dynamic == C.MQQDT_TEMPORARY_DYNAMIC:
+                raise fail(C.MQRC_OBJECT_IN_USE, f"{name} is a temporary dynamic queue")
+        base = defaults_for(otype)
+        if like:
+            src = self.definitions.get((self._ns(otype), like))
+            if src is None or src.otype != otype:
+                raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"LIKE object {like} does not exist as a {otype}")
+            base.update({k: v for k, v in src.attrs.items() if k in base})
+        elif existing is not None:
+            base.update(existing.attrs)
+        changes = self._validated(otype, attrs or {})
+        base.update(changes)
+        now = self.clock.time()
+        if existing is not None:
+            self._apply_changes(existing, {k: v for k, v in base.items() if existing.attrs.get(k) != v})
+            return existing
+        d = Definition(otype, name, base, now, now)
+        self.definitions[(self._ns(otype), name)] = d
+        if otype == QLOCAL:
+            self.queues[name] = q = LocalQueue(d, self._expiry_candidates)
+            self.triggering.queue_added(q)
+        b = self._b()
+        b.put_objects.append((otype, name, d.to_bytes()))
+        b.durable = True
+        return d
+
+    def _validated(self, otype: str, attrs: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for kw, value in attrs.items():
+            key = engine_key(otype, kw)
+            attr: Attribute | None = ATTRIBUTES.get(key)
+            if attr is None:
+                raise fail(C.MQRC_SELECTOR_ERROR, f"{kw} is not an attribute")
+            if otype not in attr.owners:
+                raise fail(C.MQRC_SELECTOR_NOT_FOR_TYPE, f"{kw} is not valid for a {otype}")
+            if attr.readonly:
+                raise fail(C.MQRC_SELECTOR_ERROR, f"{kw} cannot be changed")
+            try:
+                out[key] = check_value(attr, value)
+            except ValueError as e:
+                raise fail(C.MQRC_SELECTOR_ERROR, str(e)) from None
+        return out
+
+    def alter(self, otype: str, name: str, attrs: dict[str, Any]) -> Definition:
+        d = self.lookup(otype, name)
+        if d is None:
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"{otype} {name} does not exist")
+        changes = self._validated(otype, attrs)
+        q = self.queues.get(name) if otype == QLOCAL else None
+        if q is not None and "SHARE" in changes and changes["SHARE"] == C.MQQA_NOT_SHAREABLE and q.ipprocs > 1:
+            raise fail(C.MQRC_OBJECT_IN_USE, f"queue {name} is open for input by more than one handle")
+        self._apply_changes(d, changes)
+        return d
+
+    def delete(self, otype: str, name: str, purge: bool = False) -> None:
+        d = self.lookup(otype, name)
+        if d is None:
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"{otype} {name} does not exist")
+        if otype == QMGR:
+            raise fail(C.MQRC_OBJECT_TYPE_ERROR, "the queue manager cannot be deleted here")
+        if otype == QLOCAL:
+            q = self.queues[name]
+            if q.handles:
+                raise fail(C.MQRC_OBJECT_IN_USE, f"queue {name} is open")
+            if q.uncommitted:
+                raise fail(C.MQRC_OBJECT_IN_USE, f"queue {name} has uncommitted messages")
+            if q.depth and not purge:
+                raise fail(C.MQRC_Q_NOT_EMPTY, f"queue {name} has {q.depth} messages; use PURGE")
+            self._drop_queue(d)  # also deletes the stored definition of a predefined or permanent queue
+            return
+        if otype == QALIAS:
+            for conn in self.connections.values():
+                for h in conn.handles.values():
+                    if h.alias is d:
+                        raise fail(C.MQRC_OBJECT_IN_USE, f"alias {name} is open")
+        del self.definitions[(self._ns(otype), name)]
+        b = self._b()
+        b.delete_objects.append((otype, name))
+        b.durable = True
+
+    def clear(self, name: str) -> int:
+        """CLEAR QLOCAL: remove every committed message; refused while the queue is open or has uncommitted
+        messages (IBM: MQRC_OBJECT_IN_USE)."""
+        q = self.queues.get(name)
+        if q is None:
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
+        if q.handles or q.uncommitted:
+            raise fail(C.MQRC_OBJECT_IN_USE, f"queue {name} is open or has uncommitted messages")
+        gone = q.clear_messages()
+        if any(m.persistent for m in gone):
+            b = self._b()
+            b.delete_queue_messages.append(name)
+            b.durable = True
+        return len(gone)
+
+    def alter_qmgr(self, attrs: dict[str, Any]) -> Definition:
+        changes = self._validated(QMGR, attrs)
+        self._apply_changes(self.qmgr, changes)
+        return self.qmgr
+
+    def queue_status(self, name: str) -> dict[str, Any]:
+        """DISPLAY QSTATUS TYPE(QUEUE) (and PCF's Inquire Queue Status) as plain data.
+
+        LGETDATE / LGETTIME / LPUTDATE / LPUTTIME are local 'YYYY-MM-DD' and 'HH.MM.SS' ('' before the first
+        get / put), MSGAGE the age in seconds of the oldest available message, QTIME ``[short, long]`` average
+        microseconds messages stayed on the queue before a destructive get (``[]`` before the first).
+        """
+        q = self.queues.get(name)
+        if q is None:
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
+        now = self.clock.time()
+        age = int(now - min(m.put_time for m in q.by_key.values())) if q.by_key else 0  # MSGAGE: oldest
+        lgetdate, lgettime = mqsc_date_time(q.last_get)
+        lputdate, lputtime = mqsc_date_time(q.last_put)
+        return {
+            "QUEUE": name,
+            "CURDEPTH": q.depth,
+            "IPPROCS": q.ipprocs,
+            "OPPROCS": q.opprocs,
+            "UNCOM": q.uncommitted,
+            "LGETDATE": lgetdate,
+            "LGETTIME": lgettime,
+            "LPUTDATE": lputdate,
+            "LPUTTIME": lputtime,
+            "MSGAGE": age,
+            "QTIME": q.qtime(),
+        }
+
+    def handle_status(self, name: str) -> list[dict[str, Any]]:
+        q = self.queues.get(name)
+        if q is None:
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
+        out = []
+        for h in sorted(q.handles, key=lambda x: x.hobj):
+            c = h.conn
+            out.append(
+                {
+                    "QUEUE": name,
+                    "APPLTAG": c.appl_name,
+                    "PID": c.pid,
+                    "HCONN": c.hconn,
+                    "HOBJ": h.hobj,
+                    "OPENOPTS": h.options,
+                    "INPUT": "EXCL" if h.options & C.MQOO_INPUT_EXCLUSIVE else ("SHARED" if h.is_input else "NO"),
+                    "OUTPUT": "YES" if h.options & C.MQOO_OUTPUT else "NO",
+                    "BROWSE": "YES" if h.options & C.MQOO_BROWSE else "NO",
+                    "INQUIRE": "YES" if h.options & C.MQOO_INQUIRE else "NO",
+                    "SET": "YES" if h.options & C.MQOO_SET else "NO",
+                    "UOW": c.uow is not None and len(c.uow) > 0,
+                    "APPLTYPE": c.appl_type,
+                    "USERID": c.user,
+                }
+            )
+        return out
+
+    def messages(self, name: str) -> Iterable[Message]:
+        """The available messages of a queue in delivery order (for tests and tools)."""
+        q = self.queues.get(name)
+        if q is None:
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
+        return list(q.iter_from(None))
+
+    def quiesce(self) -> None:
+        self.quiescing = True

@@ -1,0 +1,138 @@
+"""The queue manager's shared state, declared once, and the few helpers every verb uses.
+
+:class:`~syncpoint.engine.QueueManager` is composed of one part per rule or verb (``_connections``, ``_open``,
+``_put``, ``_get``, ``_expiry``, ``_reports``, ``_tokens``, ``_inquire``, ``_admin``), each a class over
+:class:`QueueManagerBase`. The base declares the state they share (typed, so mypy checks every part) and, for
+the type checker only, the methods one part calls on another; the parts define them. The parts are mixins of
+one class, not objects that call each other, so a verb costs no more Python calls than it did in one file: the
+hot paths (MQPUT, MQGET, MQCMIT) call the same methods as before, found through the class in one lookup.
+
+The helpers here: the handle and connection checks every MQI verb starts with (constants.md: MQRC_HCONN_ERROR,
+MQRC_HOBJ_ERROR), a connection's unit of work made on first use, unique MsgIds (structures.md, MQMD MsgId), and
+the queue manager's attributes by MQSC keyword (mqsc.md).
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import TYPE_CHECKING, Any
+
+from syncpoint.mqi import MQMD
+from syncpoint.mqi import constants as C
+from syncpoint.mqi.objects import QMGR_KEYWORD_ALIASES, QUEUE_TYPES, Definition
+
+from ._effects import REPORT, EffectsRecorder, SystemPutKind
+from ._state import Connection, Handle, LocalQueue, Message, UnitOfWork
+from ._trigger import Triggering
+from ._util import fail
+from .clock import Clock
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from syncpoint.mqi import MQGMO, MQOD, GetResult
+
+_COUNTER = struct.Struct(">Q").pack  # the counter at the end of a MsgId
+_MSGID_BLOCK = 1 << 16
+
+
+class QueueManagerBase(EffectsRecorder):
+    """The state of one queue manager, shared by its parts (see the module doc)."""
+
+    # identity and time
+    name: str
+    name48: bytes  # the name as an MQCHAR48
+    clock: Clock
+    started: float  # wall-clock time of this start
+    quiescing: bool  # ending (endmqm): FAIL_IF_QUIESCING calls fail, new connections are refused
+    # objects
+    qmgr: Definition  # the queue manager's own attributes
+    definitions: dict[tuple[str, str], Definition]  # ("Q" or "PROCESS", name) -> definition
+    queues: dict[str, LocalQueue]  # local queues (predefined and dynamic) by name
+    # connections and handles
+    connections: dict[int, Connection]
+    _next_hconn: int
+    _next_hobj: int
+    _dyn_counter: int  # for the names of dynamic queues
+    # messages
+    _seq: int  # the next put sequence (a message's MsgToken; orders FIFO queues)
+    _msgid_prefix: bytes
+    _msgid_counter: int
+    _msgid_reserved: int  # the high-water mark kept in the store
+    # expiry (seed 002)
+    _expiry_candidates: set[LocalQueue]  # queues holding messages with a limited Expiry
+    _next_expiry_scan: float  # monotonic time of the next EXPRYINT scan
+    expired_discarded: int  # messages discarded because they expired (statistics)
+    recovered_inflight: int  # gets in flight at the last stop, backed out at this start
+    # triggering (seed 001)
+    triggering: Triggering
+
+    # -- helpers every verb uses ----------------------------------------------------------------------
+    @staticmethod
+    def _ns(otype: str) -> str:
+        """Queues of every type share one namespace; processes have their own."""
+        return "Q" if otype in QUEUE_TYPES else otype
+
+    def qm_attr(self, keyword: str) -> Any:
+        """An attribute of the queue manager by its MQSC keyword."""
+        return self.qmgr.attrs[QMGR_KEYWORD_ALIASES.get(keyword, keyword)]
+
+    def _check_conn(self, conn: Connection) -> None:
+        if not conn.alive:
+            raise fail(C.MQRC_HCONN_ERROR, "the connection has ended")
+
+    def _handle(self, conn: Connection, hobj: Handle | int) -> Handle:
+        """The open handle ``hobj`` (a Handle or its number) of ``conn``, or MQRC_HCONN_ERROR / MQRC_HOBJ_ERROR."""
+        if not conn.alive:
+            raise fail(C.MQRC_HCONN_ERROR, "the connection has ended")
+        if type(hobj) is int:
+            h = conn.handles.get(hobj)
+            if h is not None:
+                return h
+        h = conn.handles.get(hobj if isinstance(hobj, int) else hobj.hobj)
+        if h is None or (not isinstance(hobj, int) and h is not hobj):
+            raise fail(C.MQRC_HOBJ_ERROR, "the object handle is not open on this connection")
+        return h
+
+    @staticmethod
+    def _uow(conn: Connection) -> UnitOfWork:
+        """The connection's unit of work, begun by its first put or get in syncpoint."""
+        uow = conn.uow
+        if uow is None:
+            uow = conn.uow = UnitOfWork()
+        return uow
+
+    def new_msgid(self) -> bytes:
+        """A unique MsgId: "AMQ ", the queue manager name, and a counter. The counter starts from the clock
+        and above a high-water mark the store keeps, reserved in blocks, so no MsgId is issued twice — not
+        even after a restart on a clock that has not moved."""
+        c = self._msgid_counter = self._msgid_counter + 1
+        if c >= self._msgid_reserved:
+            self._msgid_reserved = c + _MSGID_BLOCK
+            self._b().counters["msgid"] = self._msgid_reserved
+        return self._msgid_prefix + _COUNTER(c)
+
+    if TYPE_CHECKING:
+        # what one part calls on another (defined by the part named in the comment)
+
+        def open(self, conn: Connection, od: MQOD, options: int) -> Handle: ...  # _open
+
+        def _close(self, h: Handle, options: int, implicit: bool) -> None: ...  # _open
+
+        def _drop_queue(self, d: Definition) -> None: ...  # _open
+
+        def get(  # _get
+            self, conn: Connection, hobj: Handle | int, md: MQMD, gmo: MQGMO, buflen: int | None = None
+        ) -> GetResult: ...
+
+        def _discard_expired(self, m: Message) -> None: ...  # _expiry
+
+        def _expiration_report(self, m: Message, keep: int) -> None: ...  # _reports
+
+        def system_put(  # _reports
+            self, qname: str, md: MQMD, data: bytes, dest_qmgr: str | None = None, kind: SystemPutKind = REPORT
+        ) -> bool: ...
+
+        def _apply_changes(self, d: Definition, changes: dict[str, Any]) -> None: ...  # _inquire
+
+        def _release(self, conn: Connection, tokens: Iterable[int], q: LocalQueue | None) -> list[int]: ...  # _tokens

@@ -1,0 +1,125 @@
+"""Connections and units of work: MQCONN, MQDISC, MQCMIT, MQBACK.
+
+References: constants.md (MQRC_HCONN_ERROR, MQRC_Q_MGR_QUIESCING); seed 000 for MQBACK and MARK_SKIP_BACKOUT
+(``_skip_backout``); seed 001, condition 10's note, for the trigger messages a unit of work holds until it ends.
+
+Theory of operation
+-------------------
+A connection's unit of work begins with its first put or get in syncpoint and holds those messages out of their
+queues' indexes (``_state``). MQCMIT makes the puts available (and durable if persistent) and the gets gone;
+MQBACK reinstates the gets in their original places with BackoutCount + 1 and forgets the puts. The store sees a
+commit in the same batch as everything else the call did (``_effects``).
+
+Choices where IBM's documentation is silent or platform-specific (Linux behaviour is taken):
+
+* MQDISC commits the unit of work; an abnormal end (a broken connection, a process that ends without MQDISC)
+  backs it out — and does not honour a MARK_SKIP_BACKOUT mark, which only an application's MQBACK does.
+* The engine reads nothing of the operating system: the host passes the connecting process's user name and
+  process id (``connect(user=..., pid=...)``); they show in the MQMD's UserIdentifier and DISPLAY CONN / QSTATUS.
+"""
+
+from __future__ import annotations
+
+from syncpoint.mqi import constants as C
+from syncpoint.store import Batch
+
+from ._base import QueueManagerBase
+from ._skip_backout import carry_into_new_unit_of_work, skipping_backout
+from ._state import GONE, GOT_PENDING, PUT_PENDING, Connection
+from ._util import fail
+
+
+class ConnectionsMixin(QueueManagerBase):
+    """MQCONN, MQDISC, MQCMIT, MQBACK."""
+
+    def connect(self, appl_name: str = "", appl_type: int = C.MQAT_UNIX, user: str = "", pid: int = 0) -> Connection:
+        """MQCONN. ``user`` (at most 12 characters count) and ``pid`` are the host's to give; blank and 0 if not."""
+        if self.quiescing:
+            raise fail(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is ending")
+        hconn = self._next_hconn
+        self._next_hconn += 1
+        conn = Connection(hconn, appl_name or "syncpoint", appl_type, user, pid)
+        self.connections[hconn] = conn
+        return conn
+
+    def disconnect(self, conn: Connection, abnormal: bool = False) -> None:
+        """MQDISC: a normal end commits the unit of work; an abnormal end backs it out (no skip-backout)."""
+        if not conn.alive:
+            return
+        if conn.uow is not None:
+            if abnormal:
+                self._backout(conn, honour_mark=False)
+            else:
+                self._commit(conn)
+        for h in list(conn.handles.values()):
+            self._close(h, C.MQCO_NONE, implicit=True)
+        if conn.reserved:
+            self._release(conn, list(conn.reserved), None)
+        conn.alive = False
+        self.connections.pop(conn.hconn, None)
+
+    # -- MQCMIT / MQBACK ------------------------------------------------------------------------------
+    def commit(self, conn: Connection) -> None:
+        self._check_conn(conn)
+        self._commit(conn)
+
+    def _commit(self, conn: Connection) -> None:
+        uow = conn.uow
+        conn.uow = None
+        if uow is None:
+            return
+        b: Batch | None = None
+        for m in uow.puts:
+            q = m.queue
+            q.uncommitted -= 1
+            if not q.deleted and m.state == PUT_PENDING:
+                self._make_visible(m)
+        for m in uow.gets:
+            m.queue.uncommitted -= 1
+            if m.state != GOT_PENDING:
+                continue
+            m.state = GONE
+            if m.persistent:
+                if b is None:
+                    b = self._b()
+                b.delete_messages.append(m.seq)
+                b.durable = True
+        if uow.triggers:
+            self.triggering.unit_of_work_ended(uow.triggers, committed=True)
+
+    def backout(self, conn: Connection) -> None:
+        """MQBACK: an application-requested backout, which honours MQGMO_MARK_SKIP_BACKOUT (seed 000)."""
+        self._check_conn(conn)
+        self._backout(conn, honour_mark=True)
+
+    def _backout(self, conn: Connection, honour_mark: bool) -> None:
+        uow = conn.uow
+        conn.uow = None
+        if uow is None:
+            return
+        marked = skipping_backout(uow, honour_mark)
+        for m in uow.puts:
+            q = m.queue
+            q.uncommitted -= 1
+            if m.state == PUT_PENDING:
+                m.state = GONE
+                q.depth -= 1
+        for m in uow.gets:
+            if m is marked:
+                continue
+            q = m.queue
+            q.uncommitted -= 1
+            if m.state != GOT_PENDING or q.deleted:
+                continue
+            m.backout += 1
+            q.make_available(m)
+            q.depth += 1
+            self._wake.add(q.name)
+            if m.persistent:
+                b = self._b()
+                b.backout_updates.append((m.seq, m.backout))
+                b.inflight_remove.append(m.seq)
+        if marked is not None:
+            carry_into_new_unit_of_work(conn, marked)  # seed 000, step 7
+        if uow.triggers:
+            self.triggering.unit_of_work_ended(uow.triggers, committed=False)

@@ -1,0 +1,296 @@
+"""Getting messages: MQGET — destructive gets, browses, the browse cursor and its lock.
+
+References: constants.md ("MQGMO_* get-message options", "MQMO_* match options", the MQRC_* of MQGET);
+structures.md (MQGMO version 4: MsgToken, ReturnedLength; MQMD version 2); seed 002 (a get that would have returned
+an expired message discards it; the remaining Expiry a get shows; notes 6 and 9);
+seed 000 (a get marked MQGMO_MARK_SKIP_BACKOUT, ``_skip_backout``). Waiting (MQGMO_WAIT) is the host's: the
+engine answers MQRC_NO_MSG_AVAILABLE at once and wakes waiters through its effects (``_effects``).
+
+Theory of operation
+-------------------
+A get finds the first available message in delivery order that its handle may see (not locked by another
+handle's browse, not reserved by another connection — ``_tokens``) and that matches; expired messages met on the
+way are discarded (``_expiry``). It fills the caller's MQMD and MQGMO, cuts the data to the buffer, and then either
+positions the browse cursor (a browse) or takes the message off its queue: for good outside syncpoint, into the
+connection's unit of work inside it (and, for a persistent message, *marked in flight* in the store, so that a
+crash backs the get out and counts it in BackoutCount, as IBM MQ does with HARDENBO).
+
+This is a hot path (issues 2 and 9: per-message CPU). The rare options (browse, cursor, lock, unlock, mark,
+unknown bits) are checked only when given (``_options.check_get_options``); a get without match options walks
+the index without building match criteria (:meth:`GetMixin._first`).
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from syncpoint.mqi import MQGMO, MQMD, GetResult
+from syncpoint.mqi import constants as C
+from syncpoint.mqi.constants import (  # the ones MQGET tests on every call, without the C. lookup
+    MQEI_UNLIMITED,
+    MQFMT_XMIT_Q_HEADER,
+    MQGMO_SYNCPOINT,
+    MQGMO_SYNCPOINT_IF_PERSISTENT,
+    MQGMO_WAIT,
+    MQOO_SAVE_ALL_CONTEXT,
+    MQQA_GET_INHIBITED,
+)
+
+from ._base import QueueManagerBase
+from ._expiry import xqh_decremented
+from ._options import RARE_GET_OPTS, SYNC_GET_OPTS, check_get_options
+from ._put import CONTEXT_IDENTITY, CONTEXT_ORIGIN
+from ._skip_backout import second_mark_not_allowed
+from ._state import AVAILABLE, GONE, GOT_PENDING, INPUT_OPTS, Connection, Handle, LocalQueue, Message
+from ._util import fail
+
+_WARNING = C.MQCC_WARNING
+_NONE24 = b"\0" * 24
+_ID_MATCH = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID  # a version-1 MQGMO's match options
+_OTHER_MATCH = ~_ID_MATCH  # the match options a get without anything to match must not have
+_TOKEN = struct.Struct(">QQ")  # MsgToken: 0 and the put sequence
+
+
+class GetMixin(QueueManagerBase):
+    """MQGET."""
+
+    def get(self, conn: Connection, hobj: Handle | int, md: MQMD, gmo: MQGMO, buflen: int | None = None) -> GetResult:
+        """MQGET without waiting. Raises MQRC_NO_MSG_AVAILABLE when nothing matches; the caller waits.
+
+        ``buflen`` None means a buffer as large as the message.
+        """
+        h = self._handle(conn, hobj)
+        q = h.queue
+        if md.StrucId != b"MD  " or md.Version not in (1, 2):
+            raise fail(C.MQRC_MD_ERROR, "the message descriptor is not a valid MQMD")
+        if gmo.StrucId != b"GMO " or gmo.Version not in (1, 2, 3, 4):
+            raise fail(C.MQRC_GMO_ERROR, "the get-message options are not a valid MQGMO")
+        opts = gmo.Options
+        sync = opts & SYNC_GET_OPTS
+        # the options beyond the plain ones (browse, cursor, lock, mark, unknown bits) are checked only when given
+        rare = opts & RARE_GET_OPTS
+        if rare:
+            browse, cursor_opts = check_get_options(opts, sync)
+        else:
+            if sync & (sync - 1):
+                raise fail(C.MQRC_OPTIONS_ERROR, "only one of MQGMO_SYNCPOINT, _NO_SYNCPOINT, _SYNCPOINT_IF_PERSISTENT")
+            browse = cursor_opts = 0
+        if opts & MQGMO_WAIT and gmo.WaitInterval < C.MQWI_UNLIMITED:
+            raise fail(C.MQRC_WAIT_INTERVAL_ERROR, f"WaitInterval {gmo.WaitInterval} is not valid")
+        if buflen is not None and buflen < 0:
+            raise fail(C.MQRC_BUFFER_LENGTH_ERROR, "the buffer length is negative")
+        if q is None:
+            raise fail(C.MQRC_NOT_OPEN_FOR_INPUT, f"{h.name} is not a queue")
+        if cursor_opts:
+            if not h.options & C.MQOO_BROWSE:
+                raise fail(C.MQRC_NOT_OPEN_FOR_BROWSE, f"queue {h.name} is not open for browse")
+            if opts & C.MQGMO_MSG_UNDER_CURSOR and not h.is_input:
+                raise fail(C.MQRC_NOT_OPEN_FOR_INPUT, f"queue {h.name} is not open for input")
+        elif rare and opts & C.MQGMO_UNLOCK:
+            if not h.options & C.MQOO_BROWSE:
+                raise fail(C.MQRC_NOT_OPEN_FOR_BROWSE, f"queue {h.name} is not open for browse")
+            if h.locked is None:
+                return GetResult(b"", 0, _WARNING, C.MQRC_NO_MSG_LOCKED)
+            h.locked.locked_by = None
+            h.locked = None
+            self._wake.add(q.name)
+            return GetResult(b"", 0)
+        elif not h.options & INPUT_OPTS:
+            raise fail(C.MQRC_NOT_OPEN_FOR_INPUT, f"queue {h.name} is not open for input")
+        if self.quiescing and opts & C.MQGMO_FAIL_IF_QUIESCING:
+            raise fail(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is ending")
+        qattrs = q.attrs
+        if qattrs["GET"] == MQQA_GET_INHIBITED or (h.alias is not None and h.alias.attrs["GET"] == MQQA_GET_INHIBITED):
+            raise fail(C.MQRC_GET_INHIBITED, f"gets are inhibited for queue {h.name}")
+        uow = conn.uow
+        if rare and opts & C.MQGMO_MARK_SKIP_BACKOUT and uow is not None and uow.marked is not None:
+            raise second_mark_not_allowed()  # seed 000
+        now = self.clock.time()
+        # -- find the message ------------------------------------------------------------------------
+        if rare and opts & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+            m = h.cursor
+            if (
+                m is None
+                or m.state != AVAILABLE
+                or m.queue is not q
+                or (m.locked_by is not None and m.locked_by is not h)
+                or (m.reserved_by is not None and m.reserved_by is not conn)
+            ):
+                raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the browse cursor is not on an available message")
+            if m.reserved_by is None and m.expired(now):
+                self._discard_expired(m)
+                h.cursor = None
+                raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the message under the browse cursor has expired")
+        else:
+            after = h.browse_key if rare and opts & C.MQGMO_BROWSE_NEXT else None
+            found = self._find(h, q, md, gmo, after, now)
+            if found is None:
+                raise fail(C.MQRC_NO_MSG_AVAILABLE, None)
+            m = found
+        # -- syncpoint decision and limits ----------------------------------------------------------
+        in_uow = False
+        if not browse:
+            in_uow = bool(sync & MQGMO_SYNCPOINT) or bool(sync & MQGMO_SYNCPOINT_IF_PERSISTENT and m.persistent)
+            if in_uow and uow is not None and len(uow.puts) + len(uow.gets) >= self.qmgr.attrs["MAXUMSGS"]:
+                raise fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
+        # -- fill the MQMD and the buffer ------------------------------------------------------------
+        d = md.__dict__
+        version = d["Version"]
+        d.update(m.md)
+        d["Version"] = version
+        d["BackoutCount"] = m.backout
+        if m.expiry == MQEI_UNLIMITED:
+            d["Expiry"] = MQEI_UNLIMITED
+        else:
+            # the last tenth, or a reserved message delivered past its expiry, shows 1
+            d["Expiry"] = max(1, m.remaining_expiry(now))
+        gversion = gmo.Version
+        if gversion >= 2:
+            if gversion >= 3:
+                gmo.MsgToken = _TOKEN.pack(0, m.seq)
+            gmo.GroupStatus = b" "
+            gmo.SegmentStatus = b" "
+            gmo.Segmentation = b" "
+        gmo.ResolvedQName = q.name48
+        body = m.data
+        if m.md["Format"] == MQFMT_XMIT_Q_HEADER:
+            body = xqh_decremented(m, now)
+        total = len(body)
+        if gversion >= 3:
+            gmo.ReturnedLength = total if buflen is None else min(total, buflen)
+        if buflen is not None and total > buflen:
+            if not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+                if browse:
+                    self._position_cursor(h, m, opts)
+                return GetResult(body[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
+            result = GetResult(body[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED)
+        else:
+            result = GetResult(body, total)
+        # -- apply -----------------------------------------------------------------------------------
+        if browse:
+            self._position_cursor(h, m, opts)
+            return result
+        q.take(m)
+        if h.cursor is m:
+            h.cursor = None
+        q.depth -= 1
+        q.note_get(now, m.put_time)  # LGETDATE / LGETTIME, QTIME
+        if h.options & MQOO_SAVE_ALL_CONTEXT:
+            h.saved_context = {f: d[f] for f in CONTEXT_IDENTITY + CONTEXT_ORIGIN}
+        if in_uow:
+            uow = self._uow(conn)
+            uow.gets.append(m)
+            m.state = GOT_PENDING
+            q.uncommitted += 1
+            if opts & C.MQGMO_MARK_SKIP_BACKOUT:
+                uow.marked = m  # seed 000: the one get of this unit of work that skips an application's backout
+            if m.persistent:
+                self._b().inflight_add.append(m.seq)
+        else:
+            m.state = GONE
+            if m.persistent:
+                b = self._b()
+                b.delete_messages.append(m.seq)
+                b.durable = True
+        return result
+
+    def _position_cursor(self, h: Handle, m: Message, opts: int) -> None:
+        if opts & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT):
+            h.browse_key = m.key
+            h.cursor = m
+        if opts & C.MQGMO_LOCK:
+            if h.locked is not None and h.locked is not m:
+                h.locked.locked_by = None
+                self._wake.add(h.locked.queue.name)
+            h.locked = m
+            m.locked_by = h
+
+    def _find(self, h: Handle, q: LocalQueue, md: MQMD, gmo: MQGMO, after: int | None, now: float) -> Message | None:
+        """The first available message in delivery order that this handle may see and that matches.
+
+        Expired messages met on the way are discarded (seed 002): this is the "get that would have returned
+        the message" that discards it. A message reserved by another connection is skipped unless matched by
+        its MsgToken; a reserved message is never discarded as expired (see :meth:`reserve`).
+        """
+        mo = gmo.MatchOptions if gmo.Version >= 2 else _ID_MATCH
+        msgid = md.MsgId if mo & C.MQMO_MATCH_MSG_ID and md.MsgId != _NONE24 else None
+        correlid = md.CorrelId if mo & C.MQMO_MATCH_CORREL_ID and md.CorrelId != _NONE24 else None
+        if after is None and msgid is None and correlid is None and not mo & _OTHER_MATCH:
+            return self._first(h, q, now)  # nothing to match: the first message this handle may have
+        groupid = None
+        seqno = None
+        if md.Version >= 2:
+            if mo & C.MQMO_MATCH_GROUP_ID and md.GroupId != _NONE24:
+                groupid = md.GroupId
+            if mo & C.MQMO_MATCH_MSG_SEQ_NUMBER:
+                seqno = md.MsgSeqNumber
+        elif mo & (C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER):
+            raise fail(C.MQRC_MATCH_OPTIONS_ERROR, "group match options need a version-2 MQMD")
+        token = None
+        if mo & C.MQMO_MATCH_MSG_TOKEN:
+            if gmo.Version < 3:
+                raise fail(C.MQRC_MATCH_OPTIONS_ERROR, "MQMO_MATCH_MSG_TOKEN needs a version-3 MQGMO")
+            token = struct.unpack(">QQ", gmo.MsgToken)[1]
+        if mo & C.MQMO_MATCH_OFFSET:
+            raise fail(C.MQRC_MATCH_OPTIONS_ERROR, "segmented messages are not supported")
+        simple = msgid is None and correlid is None and groupid is None and seqno is None and token is None
+        expired: list[Message] = []
+        chosen: Message | None = None
+        if token is not None:  # at most one message has this token: look it up by key, do not walk the queue
+            one = q.by_token(token)
+            source: Any = () if one is None or (after is not None and one.key <= after) else (one,)
+        else:
+            source = q.iter_from(after) if after is not None else q.iter_all()
+        conn = h.conn
+        for m in source:
+            if m.locked_by is not None and m.locked_by is not h:
+                continue
+            reserved = m.reserved_by
+            if reserved is not None and reserved is not conn and token is None:
+                continue  # reserved by another connection: reached only by its MsgToken
+            if not simple and (
+                (msgid is not None and m.msgid != msgid)
+                or (correlid is not None and m.correlid != correlid)
+                or (groupid is not None and m.groupid != groupid)
+                or (seqno is not None and m.seqno != seqno)
+                or (token is not None and m.seq != token)
+            ):
+                continue
+            if m.expiry != C.MQEI_UNLIMITED and reserved is None and m.expired(now):
+                expired.append(m)
+                continue
+            chosen = m
+            break
+        for m in expired:
+            self._discard_expired(m)
+        return chosen
+
+    def _first(self, h: Handle, q: LocalQueue, now: float) -> Message | None:
+        """:meth:`_find` without match options from the start of the queue: the first available message not
+        locked by another handle nor reserved by another connection; expired ones met on the way are discarded."""
+        by_key = q.by_key
+        if not by_key:  # nothing available: no walk
+            return None
+        conn = h.conn
+        expired: list[Message] | None = None
+        chosen: Message | None = None
+        for key in q.index:
+            m = by_key[key]
+            locked = m.locked_by
+            if locked is not None and locked is not h:
+                continue
+            reserved = m.reserved_by
+            if reserved is not None and reserved is not conn:
+                continue  # reserved by another connection: reached only by its MsgToken
+            if m.expiry != MQEI_UNLIMITED and reserved is None and m.expired(now):
+                if expired is None:
+                    expired = []
+                expired.append(m)
+                continue
+            chosen = m
+            break
+        if expired is not None:
+            for m in expired:
+                self._discard_expired(m)
+        return chosen

@@ -1,0 +1,221 @@
+"""Opening and closing objects: MQOPEN and MQCLOSE, and dynamic queues made from a model queue.
+
+References: constants.md ("MQOO_* open options", "MQCO_* close options", the MQRC_* of MQOPEN / MQCLOSE);
+structures.md (MQOD, versions 1 to 4: ResolvedQName, ResolvedQMgrName, ResolvedType); mqsc.md (DEFSOPT, SHARE,
+DEFTYPE of a model queue); seed 001, conditions 12 and 13 (the last input handle closing; an initiation queue
+opened for input).
+
+Theory of operation
+-------------------
+MQOPEN resolves the name — a queue manager, a process, a local queue, an alias (to its local base queue) or a
+model (a new dynamic queue, named from DynamicQName) — checks the options against the object, and counts the
+handle in IPPROCS / OPPROCS. An input open follows DEFSOPT and SHARE; MQOO_INPUT_EXCLUSIVE is refused while any
+other handle has the queue open for input (MQRC_OBJECT_IN_USE). A temporary dynamic queue goes with the MQCLOSE
+of the handle that created it, messages and all; a permanent one with MQCO_DELETE (empty) or MQCO_DELETE_PURGE.
+"""
+
+from __future__ import annotations
+
+from syncpoint.mqi import MQOD, blank_strip
+from syncpoint.mqi import constants as C
+from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMODEL, Definition, defaults_for, valid_object_name
+
+from ._base import QueueManagerBase
+from ._options import check_close_options, check_inquire_only, check_open_options
+from ._state import INPUT_OPTS, Connection, Handle, LocalQueue
+from ._util import fail, padded
+
+
+class OpenMixin(QueueManagerBase):
+    """MQOPEN, MQCLOSE."""
+
+    def open(self, conn: Connection, od: MQOD, options: int) -> Handle:
+        self._check_conn(conn)
+        if od.StrucId != b"OD  " or od.Version not in (1, 2, 3, 4):
+            raise fail(C.MQRC_OD_ERROR, "the object descriptor is not a valid MQOD")
+        check_open_options(options)
+        qmname = blank_strip(od.ObjectQMgrName)
+        if qmname and qmname != self.name:
+            raise fail(C.MQRC_UNKNOWN_REMOTE_Q_MGR, f"queue manager {qmname} is not known here")
+        name = blank_strip(od.ObjectName)
+        otype = od.ObjectType
+        if otype == C.MQOT_Q_MGR:
+            check_inquire_only(options, "a queue manager")
+            if name and name != self.name:
+                raise fail(C.MQRC_OBJECT_NAME_ERROR, f"ObjectName must be blank or {self.name}")
+            return self._new_handle(conn, C.MQOT_Q_MGR, self.name, options, None, self.qmgr, None)
+        if otype == C.MQOT_PROCESS:
+            check_inquire_only(options, "a process")
+            d = self.definitions.get((PROCESS, name))
+            if d is None:
+                raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"process {name} does not exist")
+            return self._new_handle(conn, C.MQOT_PROCESS, name, options, None, d, None)
+        if otype != C.MQOT_Q:
+            raise fail(C.MQRC_OBJECT_TYPE_ERROR, f"object type {otype} is not supported")
+        if not name:
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, "ObjectName is blank")
+        d = self.definitions.get(("Q", name))
+        if d is None:
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
+        alias: Definition | None = None
+        created: Definition | None = None
+        if d.otype == QALIAS:
+            alias = d
+            target = d.attrs["TARGET"]
+            base = self.definitions.get(("Q", target))
+            if base is None:
+                raise fail(C.MQRC_UNKNOWN_ALIAS_BASE_Q, f"alias {name} resolves to {target}, which does not exist")
+            if base.otype != QLOCAL:
+                raise fail(C.MQRC_ALIAS_BASE_Q_TYPE_ERROR, f"alias {name} must resolve to a local queue")
+            d = base
+        elif d.otype == QMODEL:
+            created = self._create_dynamic(d, blank_strip(od.DynamicQName))
+            d = created
+        queue = self.queues[d.name]
+        # input open mode, shareability
+        if options & INPUT_OPTS:
+            mode = options & INPUT_OPTS
+            if mode == C.MQOO_INPUT_AS_Q_DEF:
+                mode = queue.attrs["DEFSOPT"]
+            if queue.attrs["SHARE"] == C.MQQA_NOT_SHAREABLE:
+                mode = C.MQOO_INPUT_EXCLUSIVE
+            if queue.exclusive is not None or (mode == C.MQOO_INPUT_EXCLUSIVE and queue.ipprocs > 0):
+                if created is not None:
+                    self._drop_queue(created)
+                raise fail(C.MQRC_OBJECT_IN_USE, f"queue {queue.name} is open for exclusive input")
+            options = (options & ~INPUT_OPTS) | mode
+        h = self._new_handle(conn, C.MQOT_Q, name, options, queue, d, alias)
+        if created is not None:
+            h.owns_dynamic = True
+            od.ObjectName = padded(created.name, 48)
+        if options & INPUT_OPTS:
+            queue.ipprocs += 1
+            if options & C.MQOO_INPUT_EXCLUSIVE:
+                queue.exclusive = h
+        if options & C.MQOO_OUTPUT:
+            queue.opprocs += 1
+        queue.handles.add(h)
+        if od.Version >= 3:
+            od.ResolvedQName = padded(queue.name, 48)
+            od.ResolvedQMgrName = padded(self.name, 48)
+        if od.Version >= 4:
+            od.ResolvedType = C.MQOT_Q
+        if options & INPUT_OPTS and queue.ipprocs == 1:
+            # seed 001, condition 13: an initiation queue opened for input when nobody else had it so
+            self.triggering.initiation_queue_opened(queue)
+        return h
+
+    def _new_handle(
+        self,
+        conn: Connection,
+        otype: int,
+        name: str,
+        options: int,
+        queue: LocalQueue | None,
+        d: Definition | None,
+        alias: Definition | None,
+    ) -> Handle:
+        hobj = self._next_hobj
+        self._next_hobj += 1
+        h = Handle(hobj, conn, otype, name, options, queue, d, alias)
+        conn.handles[hobj] = h
+        return h
+
+    def _create_dynamic(self, model: Definition, pattern: str) -> Definition:
+        if not pattern:
+            raise fail(C.MQRC_DYNAMIC_Q_NAME_ERROR, "DynamicQName is blank")
+        star = pattern.find("*")
+        if star >= 0 and star != len(pattern) - 1:
+            raise fail(C.MQRC_DYNAMIC_Q_NAME_ERROR, "'*' may stand only at the end of DynamicQName")
+        if star >= 0:
+            prefix = pattern[:-1]
+            self._dyn_counter += 1
+            suffix = f"{int(self.clock.time()):08X}{self._dyn_counter:08X}"
+            qname = (prefix + suffix)[:48] if len(prefix) + len(suffix) <= 48 else prefix[: 48 - 16] + suffix
+        else:
+            qname = pattern
+        if not valid_object_name(qname):
+            raise fail(C.MQRC_DYNAMIC_Q_NAME_ERROR, f"{qname!r} is not a valid queue name")
+        if ("Q", qname) in self.definitions:
+            raise fail(C.MQRC_OBJECT_ALREADY_EXISTS, f"queue {qname} already exists")
+        attrs = {k: v for k, v in model.attrs.items() if k in defaults_for(QLOCAL)}
+        now = self.clock.time()
+        dyn = model.attrs["DEFTYPE"]
+        d = Definition(QLOCAL, qname, attrs, now, now, dyn)
+        self.definitions[("Q", qname)] = d
+        self.queues[qname] = q = LocalQueue(d, self._expiry_candidates)
+        self.triggering.queue_added(q)
+        if dyn == C.MQQDT_PERMANENT_DYNAMIC:
+            self._b().put_objects.append((QLOCAL, qname, d.to_bytes()))
+            self._b().durable = True
+        return d
+
+    def _drop_queue(self, d: Definition) -> None:
+        q = self.queues.pop(d.name, None)
+        self.definitions.pop(("Q", d.name), None)
+        if q is not None:
+            q.deleted = True
+            gone = q.clear_messages()
+            persistent = [m.seq for m in gone if m.persistent]
+            if persistent or d.dynamic != C.MQQDT_TEMPORARY_DYNAMIC:
+                b = self._b()
+                b.delete_queue_messages.append(d.name)
+                if d.dynamic != C.MQQDT_TEMPORARY_DYNAMIC:
+                    b.delete_objects.append((QLOCAL, d.name))
+                b.durable = True
+
+    def close(self, conn: Connection, hobj: Handle | int, options: int = C.MQCO_NONE) -> None:
+        h = self._handle(conn, hobj)
+        check_close_options(options)
+        if options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE):
+            d = h.definition
+            q = h.queue
+            if q is None or d is None or d.dynamic == C.MQQDT_PREDEFINED:
+                raise fail(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, "only a dynamic queue can be deleted on MQCLOSE")
+            if options & C.MQCO_DELETE and (q.depth > 0 or q.uncommitted > 0):
+                raise fail(C.MQRC_Q_NOT_EMPTY, f"queue {q.name} has messages; use MQCO_DELETE_PURGE")
+            if q.uncommitted > 0:
+                raise fail(C.MQRC_Q_NOT_EMPTY, f"queue {q.name} has uncommitted messages")
+            others = [x for x in q.handles if x is not h]
+            if others:
+                raise fail(C.MQRC_OBJECT_IN_USE, f"queue {q.name} is open by other handles")
+        self._close(h, options, implicit=False)
+
+    def _close(self, h: Handle, options: int, implicit: bool) -> None:
+        conn = h.conn
+        conn.handles.pop(h.hobj, None)
+        q = h.queue
+        if q is None:
+            return
+        if h.locked is not None:
+            h.locked.locked_by = None
+            h.locked = None
+        if h.options & INPUT_OPTS:
+            q.ipprocs -= 1
+            if q.exclusive is h:
+                q.exclusive = None
+        if h.options & C.MQOO_OUTPUT:
+            q.opprocs -= 1
+        q.handles.discard(h)
+        d = h.definition
+        if d is None or q.deleted:
+            return
+        if d.dynamic == C.MQQDT_TEMPORARY_DYNAMIC and h.owns_dynamic:
+            self._purge_pending(q)
+            self._drop_queue(d)
+        elif d.dynamic == C.MQQDT_PERMANENT_DYNAMIC and options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE):
+            self._drop_queue(d)
+        elif h.options & INPUT_OPTS and q.ipprocs == 0:
+            # seed 001, condition 12: the only application serving the queue closed it
+            self.triggering.input_closed(q)
+
+    def _purge_pending(self, q: LocalQueue) -> None:
+        """A temporary dynamic queue is going: forget its messages held in units of work."""
+        for c in self.connections.values():
+            u = c.uow
+            if u is None:
+                continue
+            u.puts = [m for m in u.puts if m.queue is not q]
+            u.gets = [m for m in u.gets if m.queue is not q]
+            if u.marked is not None and u.marked.queue is q:
+                u.marked = None
