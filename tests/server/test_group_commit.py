@@ -20,7 +20,7 @@ import pytest
 import syncpoint
 from syncpoint.client import EmbeddedQueueManager
 from syncpoint.mqi import constants as C
-from syncpoint.server._server import _Syncer
+from syncpoint.server._syncer import Syncer
 
 Serve = Callable[..., Any]
 
@@ -85,7 +85,7 @@ class _Session:
 
 
 def test_the_sync_thread_waits_for_a_session_its_last_group_answered(loop: asyncio.AbstractEventLoop) -> None:
-    syncer = _Syncer(loop, max_delay=30.0)
+    syncer = Syncer(loop, max_delay=30.0)
     syncer.delay = 30.0  # bounded only by the sessions: the test does not depend on timing
     log: list[str] = []
     delivered: list[list[str]] = []
@@ -117,7 +117,7 @@ def test_the_sync_thread_waits_for_a_session_its_last_group_answered(loop: async
 
 
 def test_the_wait_for_a_silent_session_is_bounded_and_lasts_one_group(loop: asyncio.AbstractEventLoop) -> None:
-    syncer = _Syncer(loop, max_delay=0.05)
+    syncer = Syncer(loop, max_delay=0.05)
     log: list[str] = []
     done = threading.Event()
     silent, writer = _Session(), _Session()

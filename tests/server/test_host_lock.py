@@ -1,4 +1,4 @@
-"""The host's lock (src/syncpoint/server/_host.py, HostLock): mutual exclusion, no convoy between busy threads,
+"""The host's lock (src/syncpoint/host/_lock.py, HostLock): mutual exclusion, no convoy between busy threads,
 no waiter passed over for long, and Condition on top of it."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from syncpoint.server._host import HostLock
+from syncpoint.host import HostLock
 
 
 def _run_two_busy_threads(lock: object, calls: int) -> tuple[int, int]:
