@@ -50,7 +50,7 @@ def test_the_deadline_is_the_wait_interval_from_the_clock(waiters: Waiters, cloc
 
 def test_a_waiting_get_is_woken_by_the_wake_effect_of_its_queue(waiters: Waiters) -> None:
     w, woken = parked(waiters, "Q1", 5000)
-    other, other_woken = parked(waiters, "Q2", 5000)
+    _other, other_woken = parked(waiters, "Q2", 5000)
     assert waiters.wake({"Q1"}) == [w]  # a put, commit or backout on Q1 named it in the engine's effects
     assert woken == ["Q1"] and other_woken == []
     assert waiters.end_of_wait(w, handle_open=True) is None  # found nothing again: it sleeps on
