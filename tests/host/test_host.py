@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -82,23 +82,23 @@ def test_the_wait_interval_passes_on_the_fake_clock(host: QueueManagerHost, cloc
     assert clock.monotonic() - before == pytest.approx(30.0)
 
 
-def test_quiescing_ends_a_wait_that_fails_if_quiescing(host: QueueManagerHost) -> None:
-    t, out = waiting_get(host, C.MQWI_UNLIMITED, C.MQGMO_FAIL_IF_QUIESCING)
+@pytest.mark.parametrize(
+    ("end", "options", "reason", "state"),
+    [
+        (QueueManagerHost.quiesce, C.MQGMO_FAIL_IF_QUIESCING, C.MQRC_Q_MGR_QUIESCING, QUIESCING),
+        (QueueManagerHost.stop, 0, C.MQRC_Q_MGR_STOPPING, STOPPED),
+    ],
+)
+def test_quiescing_and_stopping_end_waiting_gets_with_ibms_reasons(
+    host: QueueManagerHost, end: Callable[[QueueManagerHost], object], options: int, reason: int, state: str
+) -> None:
+    t, out = waiting_get(host, C.MQWI_UNLIMITED, options)
     wait_parked(host)
     assert host.state == RUNNING
-    assert host.quiesce() is True
+    end(host)
     t.join(10)
-    assert out == [C.MQRC_Q_MGR_QUIESCING]
-    assert host.state == QUIESCING
-
-
-def test_stopping_ends_every_wait(host: QueueManagerHost) -> None:
-    t, out = waiting_get(host, C.MQWI_UNLIMITED)
-    wait_parked(host)
-    assert len(host.stop()) == 1
-    t.join(10)
-    assert out == [C.MQRC_Q_MGR_STOPPING]
-    assert host.state == STOPPED
+    assert out == [reason]
+    assert host.state == state
 
 
 def test_a_handle_closed_under_a_waiting_get_ends_it_at_the_next_wake(host: QueueManagerHost) -> None:

@@ -132,9 +132,9 @@ def test_the_poller_runs_under_sched_idle_and_sleeps_once_the_window_has_passed(
         assert not poller.sleeping
         clock.now += 0.2  # past the window
         _eventually(lambda: poller.sleeping, "the poller went to sleep")
-        time.sleep(0.01)  # let it reach its wait
+        time.sleep(0.01)  # let it reach its wait (a few instructions after the flag: nothing shows that)
         asleep = _cpu_time(thread)
-        time.sleep(0.05)
+        time.sleep(0.05)  # time passing, to show it uses no CPU
         assert _cpu_time(thread) == asleep  # asleep: no CPU at all
         poller.touch()  # work again: the same thread polls again
         assert poller.thread is thread and not poller.sleeping
