@@ -29,8 +29,8 @@ def test_a_producer_and_a_consumer_in_step_share_one_sync_per_message(
     sqlite_qm: EmbeddedQueueManager, serve: Serve
 ) -> None:
     srv = serve(sqlite_qm)
-    assert srv._syncer is not None
-    srv._syncer.delay = srv._syncer.max_delay = 30.0  # wait for expected sessions as long as it takes
+    assert srv.syncer is not None
+    srv.syncer.delay = srv.syncer.max_delay = 30.0  # wait for expected sessions as long as it takes
     setup = syncpoint.connect("QMS", embedded=sqlite_qm)  # in-process: the sync thread never waits for it
     setup.admin("define", "QLOCAL", "GQ", {"DEFPSIST": C.MQPER_PERSISTENT})
     producer = syncpoint.connect("QMS", unix_path=srv.unix_path).open("GQ")

@@ -1,28 +1,22 @@
-"""The asyncio server: sessions over TCP and a Unix socket, each one MQI connection to the hosted engine.
+"""The asyncio server: it listens on TCP and a Unix socket, serves one hosted queue manager to its sessions
+(``_session.py``), carries out endmqm, parks waiting gets in the host's waiters and groups durable writes.
 
 Theory of operation
 -------------------
-Everything runs on one event loop thread except durability waits. A session decodes requests with the
-sans-I/O :class:`ServerProtocol` and runs them strictly in order: each engine verb runs at once under the host's
-lock (engine verbs are short and never block). When the verb left a store write that must be durable, the reply
-is parked until the *sync thread* has seen that write committed; meanwhile the loop goes on serving every other
-session, whose writes join the same group: one durable write acknowledges the commits of all connections
+Everything runs on one event loop thread except durability waits. Each engine verb runs at once under the
+host's lock (engine verbs are short and never block). When a verb left a store write that must be durable, the
+reply is parked until the *sync thread* has seen that write committed; meanwhile the loop goes on serving every
+other session, whose writes join the same group: one durable write acknowledges the commits of all connections
 waiting (group commit). Writes are handed to the sync thread at the end of a turn of the loop, after the parked
 gets that the turn's puts woke, and the sync thread briefly waits for the sessions its last group answered (see
 :class:`~syncpoint.server._syncer.Syncer`), so a producer's put and a consumer's get of the same message share
-one sync. Replies always leave in request order, so clients may pipeline. The verbs themselves are decoded and
-run in ``_verbs.py``.
+one sync.
 
-An MQGET with MQGMO_WAIT that finds nothing parks the session (its later requests wait, as MQI calls on one
-connection do) in the host's waiters (``syncpoint.host.Waiters``: the deadline, the wake rule and the lifecycle
-are decided there, for threads and sessions alike). A put, commit or backout that makes its queue interesting
-wakes it: the retry runs on the loop after that call, in arrival order, so many waiters each get a different
-message. A timer of the length the clock says ends the wait with MQRC_NO_MSG_AVAILABLE.
-
-A connection's end is its session's end: when the socket closes or breaks without MQDISC, the engine backs out
-the unit of work (an abnormal end: MARK_SKIP_BACKOUT is not honoured, BackoutCount is incremented) and closes
-the handles. A malformed request gets an error reply; a broken byte stream gets a FATAL frame and the
-connection is closed; neither affects any other session.
+An MQGET with MQGMO_WAIT that finds nothing parks its session in the host's waiters (``syncpoint.host.Waiters``:
+the deadline, the wake rule and the lifecycle are decided there, for threads and sessions alike). A put, commit
+or backout that makes its queue interesting wakes it: the retry runs on the loop after that call, in arrival
+order, so many waiters each get a different message. A timer of the length the clock says ends the wait with
+MQRC_NO_MSG_AVAILABLE.
 
 ``endmqm``: ``-c`` quiesces (FAIL_IF_QUIESCING calls and new connections get MQRC_Q_MGR_QUIESCING) and ends
 when the last application disconnects; ``-i`` quiesces, fails parked gets, backs out every unit of work, closes
@@ -33,62 +27,24 @@ once without writing anything (the restart backs out what was in flight).
 from __future__ import annotations
 
 import asyncio
-import collections
 import logging
 import os
-import socket
 import ssl
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
-from syncpoint import __version__
-from syncpoint.engine import Connection
-from syncpoint.host import POLLER, STOPPED, QueueManagerHost, Waiter, Waiters, identity
-from syncpoint.mqi import MQGMO, MQMD, MQMIError
-from syncpoint.mqi import constants as C
+from syncpoint.host import QueueManagerHost, Waiter, Waiters
+from syncpoint.mqi import MQMIError
 from syncpoint.store import Pending
 from syncpoint.wire import (
     DEFAULT_MAX_FRAME,
-    Bad,
-    Call,
-    Hello,
-    ProtocolError,
-    ServerProtocol,
-    encode_bad_request,
-    encode_fatal,
-    encode_mq_error,
-    encode_reply,
 )
 
 from ._auth import Users
+from ._session import ParkedGet, ServerStats, Session
 from ._syncer import Durable, Syncer
-from ._verbs import VERBS, integer, struct
 
 log = logging.getLogger("syncpoint.server")
-
-
-@dataclass(slots=True, eq=False)
-class _Waiter(Waiter):
-    """A parked MQGET with MQGMO_WAIT: the host's waiter and the request it answers."""
-
-    session: _Session | None = None
-    request_id: int = 0
-    hobj: int = 0
-    md: MQMD | None = None
-    gmo: MQGMO | None = None
-    buflen: int | None = None
-    timer: asyncio.TimerHandle | None = None
-
-
-@dataclass(slots=True)
-class ServerStats:
-    sessions: int = 0
-    calls: int = 0
-    bad_requests: int = 0
-    fatal: int = 0
-    sessions_total: int = 0
 
 
 class Server:
@@ -113,37 +69,37 @@ class Server:
         self.users = users
         self.max_frame = max_frame
         self.on_state: Callable[[str], None] | None = None  # told "quiescing" / "stopping" as ending begins
-        self.sessions: set[_Session] = set()
+        self.sessions: set[Session] = set()
         self.stats = ServerStats()
         self.started = False
         self.bound_port: int | None = None
         self.ended: asyncio.Future[str] | None = None
         self._servers: list[asyncio.AbstractServer] = []
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._loop_thread: int | None = None
-        self._syncer: Syncer | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.loop_thread: int | None = None
+        self.syncer: Syncer | None = None
         self._to_sync: list[Durable] = []
-        self._heard: list[_Session] = []
+        self._heard: list[Session] = []
         self._hand_over_scheduled = False
         self.internal_connections: set[int] = set()  # hconns of the server's own tools (command server)
 
     # -- lifetime -------------------------------------------------------------------------------------
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
-        self._loop = loop
-        self._loop_thread = threading.get_ident()
-        self._syncer = Syncer(loop)
+        self.loop = loop
+        self.loop_thread = threading.get_ident()
+        self.syncer = Syncer(loop)
         self.ended = loop.create_future()
         if self.port is not None and self.host is not None:
             srv = await loop.create_server(
-                lambda: _Session(self, local=False), self.host, self.port, ssl=self.ssl_context, reuse_address=True
+                lambda: Session(self, local=False), self.host, self.port, ssl=self.ssl_context, reuse_address=True
             )
             self._servers.append(srv)
             self.bound_port = srv.sockets[0].getsockname()[1]
         if self.unix_path is not None:
             if os.path.exists(self.unix_path):
                 os.unlink(self.unix_path)
-            srv = await loop.create_unix_server(lambda: _Session(self, local=True), self.unix_path)
+            srv = await loop.create_unix_server(lambda: Session(self, local=True), self.unix_path)
             os.chmod(self.unix_path, 0o600)
             self._servers.append(srv)
         self.started = True
@@ -169,8 +125,8 @@ class Server:
                 os.unlink(self.unix_path)
             except OSError:
                 pass
-        if self._syncer is not None:
-            self._syncer.stop()
+        if self.syncer is not None:
+            self.syncer.stop()
 
     @property
     def state(self) -> str:
@@ -200,21 +156,21 @@ class Server:
         if self.qm.quiesce() and self.on_state is not None:
             self.on_state("quiescing")
         if mode == "c":
-            self._check_controlled_end()
+            self.check_controlled_end()
             return "quiescing"
         # immediate: no more calls; back out and close everything, then end
         ended = self.qm.stop()
         if self.on_state is not None:
             self.on_state("stopping")
         for w in ended:
-            if isinstance(w, _Waiter):
-                self._end_wait(w, Waiters.stopped_error(w.fail_if_quiescing))
+            if isinstance(w, ParkedGet):
+                self.end_wait(w, Waiters.stopped_error(w.fail_if_quiescing))
         for s in list(self.sessions):
             s.end_connection(abnormal=True)
         self._finish("immediate")
         return "immediate"
 
-    def _check_controlled_end(self) -> None:
+    def check_controlled_end(self) -> None:
         if self.qm.waiters.state != "quiescing":
             return
         applications = [h for h in self.qm.engine.connections if h not in self.internal_connections]
@@ -222,11 +178,11 @@ class Server:
             self._finish("controlled")
 
     # -- parked gets: the asyncio adapter of the host's Waiters ----------------------------------------
-    def park(self, w: _Waiter) -> None:
+    def park(self, w: ParkedGet) -> None:
         """Park ``w`` in the host's waiters; its wake (called under the host's lock, on any thread) schedules a
         retry on the loop, after the call that woke it; a timer ends it at its deadline, as the clock says."""
-        loop = self._loop
-        loop_thread = self._loop_thread
+        loop = self.loop
+        loop_thread = self.loop_thread
         assert loop is not None and w.session is not None
         retry = w.session.retry_get
 
@@ -241,33 +197,33 @@ class Server:
 
         w.wake = wake
         self.qm.waiters.park(w)
-        self._arm(w)
+        self.arm(w)
 
-    def _arm(self, w: _Waiter) -> None:
+    def arm(self, w: ParkedGet) -> None:
         delay = self.qm.waiters.sleep_time(w.deadline)
         if delay is not None:
-            assert self._loop is not None
-            w.timer = self._loop.call_later(delay, self._time_out, w)
+            assert self.loop is not None
+            w.timer = self.loop.call_later(delay, self._time_out, w)
 
-    def _time_out(self, w: _Waiter) -> None:
+    def _time_out(self, w: ParkedGet) -> None:
         w.timer = None
         if not w.done and w.session is not None:
             w.session.retry_get(w)
 
-    def unpark(self, w: _Waiter) -> None:
+    def unpark(self, w: ParkedGet) -> None:
         self.qm.waiters.unpark(w)
         if w.timer is not None:
             w.timer.cancel()
             w.timer = None
 
-    def _end_wait(self, w: _Waiter, error: MQMIError) -> None:
+    def end_wait(self, w: ParkedGet, error: MQMIError) -> None:
         self.unpark(w)
         assert w.session is not None
         w.session.reply_error(w.request_id, error)
         w.session.unblock()
 
     def after_durable(
-        self, pending: Pending, done: Callable[[BaseException | None], None], session: _Session | None = None
+        self, pending: Pending, done: Callable[[BaseException | None], None], session: Session | None = None
     ) -> None:
         """Call ``done`` on the loop once ``pending`` is durable. The write is handed to the sync thread when
         this turn of the loop ends, after the parked gets that this turn's puts woke have run: their writes then
@@ -275,7 +231,7 @@ class Server:
         self._to_sync.append((pending, done, session))
         self._schedule_hand_over()
 
-    def heard_from(self, session: _Session) -> None:
+    def heard_from(self, session: Session) -> None:
         """A session the sync thread may be waiting for sent a request: tell it once the request has run."""
         self._heard.append(session)
         self._schedule_hand_over()
@@ -283,401 +239,12 @@ class Server:
     def _schedule_hand_over(self) -> None:
         if not self._hand_over_scheduled:
             self._hand_over_scheduled = True
-            assert self._loop is not None
-            self._loop.call_soon(self._hand_over)
+            assert self.loop is not None
+            self.loop.call_soon(self._hand_over)
 
     def _hand_over(self) -> None:
         self._hand_over_scheduled = False
         items, self._to_sync = self._to_sync, []
         heard, self._heard = self._heard, []
-        assert self._syncer is not None
-        self._syncer.hand_over(items, heard)
-
-
-class _Session(asyncio.Protocol):
-    """One connection: one MQI session with its requests run in order."""
-
-    def __init__(self, server: Server, local: bool) -> None:
-        self.server = server
-        self.local = local
-        self.proto = ServerProtocol(server.max_frame)
-        self.transport: asyncio.Transport | None = None
-        self.conn: Connection | None = None
-        self.inbox: collections.deque[Hello | Call | Bad] = collections.deque()
-        self.outbox: collections.deque[list[Any]] = collections.deque()  # [request id, frame or None]
-        self.blocked = False
-        self.closing = False
-        self.reading_paused = False
-        self.waiter: _Waiter | None = None
-        self._flush_scheduled = False
-        self.control = False
-        self.peer = ""
-
-    # -- transport events -----------------------------------------------------------------------------
-    def connection_made(self, transport: Any) -> None:  # uvloop's transports are not asyncio's classes
-        self.transport = transport
-        sock = transport.get_extra_info("socket")
-        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.peer = str(transport.get_extra_info("peername") or "local")
-        transport.set_write_buffer_limits(high=4 * 1024 * 1024)
-        self.server.sessions.add(self)
-        self.server.stats.sessions += 1
-        self.server.stats.sessions_total += 1
-
-    def data_received(self, data: bytes) -> None:
-        if self.closing:
-            return
-        POLLER.touch()  # requests are coming: keep the CPU polling for the next (_poll.py)
-        try:
-            events = self.proto.receive(data)
-        except ProtocolError as e:
-            self.fatal(e.detail)
-            return
-        self.inbox.extend(events)
-        self._pump()
-        syncer = self.server._syncer
-        if syncer is not None and self in syncer.expected:  # after the requests ran (and woke parked gets)
-            self.server.heard_from(self)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.closing = True
-        self.server.sessions.discard(self)
-        self.server.stats.sessions -= 1
-        if self.waiter is not None:
-            self.server.unpark(self.waiter)
-            self.waiter = None
-        self.end_connection(abnormal=True)
-        self.server._check_controlled_end()
-
-    def pause_writing(self) -> None:  # the client does not read its replies: stop reading its requests
-        if self.transport is not None and not self.reading_paused:
-            self.reading_paused = True
-            self.transport.pause_reading()
-
-    def resume_writing(self) -> None:
-        if self.transport is not None and self.reading_paused:
-            self.reading_paused = False
-            self.transport.resume_reading()
-
-    # -- ending ---------------------------------------------------------------------------------------
-    def end_connection(self, abnormal: bool) -> None:
-        """End the engine connection: an abnormal end backs out the unit of work and closes the handles."""
-        conn, self.conn = self.conn, None
-        if conn is None or not conn.alive:
-            return
-        qm = self.server.qm
-        if qm.closed or qm.broken is not None:
-            return
-        try:
-            _, pending = qm.run(qm.engine.disconnect, conn, abnormal)
-        except MQMIError as e:
-            log.warning("ending the connection of %s: %s", self.peer, e)
-            return
-        if pending is not None:
-            self.server.after_durable(pending, lambda err: None)  # not waited for: no session expects it
-
-    def fatal(self, detail: str) -> None:
-        self.server.stats.fatal += 1
-        log.warning("closing the connection from %s: %s", self.peer, detail)
-        self._flush_out()
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.write(encode_fatal(detail))
-            self.transport.close()
-        self.closing = True
-
-    # -- replies in order -----------------------------------------------------------------------------
-    def _slot(self, request_id: int) -> list[Any]:
-        slot: list[Any] = [request_id, None]
-        self.outbox.append(slot)
-        return slot
-
-    def _fill(self, slot: list[Any], frame: bytes) -> None:
-        """Record a reply; replies ready in order are written together once this turn of the loop ends, so a
-        pipelined batch (or a group commit's many answers) costs one write, not one per reply."""
-        slot[1] = frame
-        if self.outbox[0][1] is not None and not self._flush_scheduled:
-            self._flush_scheduled = True
-            asyncio.get_running_loop().call_soon(self._flush_out)
-
-    def _flush_out(self) -> None:
-        self._flush_scheduled = False
-        out = self.outbox
-        if not out or out[0][1] is None:
-            return  # an earlier reply is still waiting for its write to be durable
-        chunks = []
-        while out and out[0][1] is not None:
-            chunks.append(out.popleft()[1])
-        transport = self.transport
-        if transport is not None and not transport.is_closing():
-            transport.write(b"".join(chunks) if len(chunks) > 1 else chunks[0])
-
-    def reply(self, request_id: int, result: Any) -> None:
-        self._fill(self._slot(request_id), encode_reply(request_id, result))
-
-    def reply_error(self, request_id: int, error: MQMIError) -> None:
-        self._fill(self._slot(request_id), encode_mq_error(request_id, error))
-
-    def _reply_when_durable(self, request_id: int, result: Any, pending: Pending | None) -> None:
-        if pending is not None and pending.done:  # nothing to wait for (e.g. a get in syncpoint): answer now
-            try:
-                pending.wait()
-            except Exception as e:
-                self.reply_error(request_id, self._storage_failed(e))
-                return
-            pending = None
-        if pending is None:
-            self.reply(request_id, result)
-            return
-        slot = self._slot(request_id)
-
-        def done(error: BaseException | None) -> None:
-            if error is None:
-                self._fill(slot, encode_reply(request_id, result))
-            else:
-                self._fill(slot, encode_mq_error(request_id, self._storage_failed(error)))
-
-        self.server.after_durable(pending, done, self)
-
-    def _storage_failed(self, error: BaseException) -> MQMIError:
-        return self.server.qm.storage_failed(error)
-
-    # -- running requests -----------------------------------------------------------------------------
-    def _pump(self) -> None:
-        while self.inbox and not self.blocked and not self.closing:
-            event = self.inbox.popleft()
-            if isinstance(event, Call):
-                self._call(event)
-            elif isinstance(event, Hello):
-                self._hello(event)
-            else:
-                self.server.stats.bad_requests += 1
-                self.fill_bad(event.request_id, event.detail)
-
-    def unblock(self) -> None:
-        self.blocked = False
-        self.waiter = None
-        self._pump()
-
-    def _hello(self, hello: Hello) -> None:
-        server = self.server
-        if hello.qmgr not in ("", "*") and hello.qmgr != server.qm.name:
-            self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NAME_ERROR, f"this is {server.qm.name}"))
-            return
-        if hello.control:
-            if not self.local:
-                self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, "control sessions are local only"))
-                return
-            self.control = True
-            self.proto.greeted = True
-            self.reply(
-                hello.request_id,
-                {
-                    "version": hello.version,
-                    "qmgr": server.qm.name,
-                    "server": __version__,
-                    "hconn": 0,
-                    "state": server.state,
-                },
-            )
-            return
-        users = server.users
-        must_check = users is not None and (hello.password is not None or (users.required and not self.local))
-        if not must_check:
-            self._connect(hello)
-            return
-        assert users is not None and server._loop is not None
-        self.blocked = True  # scrypt takes tens of milliseconds: off the loop, the session waits for it
-        future = server._loop.run_in_executor(None, users.check, hello.user, hello.password)
-
-        def checked(f: asyncio.Future[bool]) -> None:
-            if self.closing:
-                return
-            if f.exception() is not None or not f.result():
-                log.warning("connection from %s: authentication failed for user %r", self.peer, hello.user)
-                self._refuse(
-                    hello, MQMIError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, "the user or password is not valid")
-                )
-                return
-            self._connect(hello)
-            self.unblock()
-
-        future.add_done_callback(checked)
-
-    def _connect(self, hello: Hello) -> None:
-        server = self.server
-        if server.state == STOPPED:
-            self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_STOPPING, "the queue manager is ending"))
-            return
-        qm = server.qm
-        user, pid = identity(hello.user, hello.pid)  # a client that did not say: this process's, as IBM's bindings
-        try:
-            conn, pending = qm.run(qm.engine.connect, hello.appl_name, hello.appl_type or C.MQAT_UNIX, user, pid)
-        except MQMIError as e:
-            self._refuse(hello, e)
-            return
-        self.conn = conn
-        self.proto.greeted = True
-        self._reply_when_durable(
-            hello.request_id,
-            {"version": hello.version, "qmgr": qm.name, "server": __version__, "hconn": conn.hconn},
-            pending,
-        )
-
-    def _refuse(self, hello: Hello, error: MQMIError) -> None:
-        """Answer the hello with ``error`` and close the connection."""
-        self.reply_error(hello.request_id, error)
-        self._close_after_replies()
-
-    def _close_after_replies(self) -> None:
-        self._flush_out()
-        self.closing = True
-        if self.transport is not None:
-            self.transport.close()
-
-    def _call(self, call: Call) -> None:
-        server = self.server
-        server.stats.calls += 1
-        rid, verb, args = call.request_id, call.verb, call.args
-        if verb == "ping":
-            stats = getattr(server.qm.store, "stats", None)
-            self.reply(
-                rid,
-                {
-                    "qmgr": server.qm.name,
-                    "state": server.state,
-                    "sessions": server.stats.sessions,
-                    "calls": server.stats.calls,
-                    "store": stats() if stats is not None else {},
-                },
-            )
-            return
-        if verb == "endmqm":
-            self._endmqm(rid, args[0])
-            return
-        if self.control:
-            self.fill_bad(rid, "a control session accepts ping and endmqm only")
-            return
-        conn = self.conn
-        if conn is None or server.state == STOPPED:
-            if verb == "disconnect":
-                self.reply(rid, None)
-                self._close_after_replies()
-                return
-            self.reply_error(rid, MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_STOPPING, "the queue manager is ending"))
-            return
-        try:
-            handler = VERBS.get(verb)
-            if handler is not None:
-                result, pending = handler(server.qm, conn, args)
-                self._reply_when_durable(rid, result, pending)
-            elif verb == "get":
-                self._get(rid, conn, args)
-            elif verb == "disconnect":
-                self.conn = None
-                qm = server.qm
-                _, pending = qm.run(qm.engine.disconnect, conn, bool(args[0]))
-                self._reply_when_durable(rid, None, pending)
-                self._close_when_flushed()
-                server._check_controlled_end()
-            else:  # pragma: no cover - VERBS and this dispatch are kept together
-                self.reply_error(rid, MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, verb))
-        except MQMIError as e:
-            self.reply_error(rid, e)
-        except Exception as e:  # a defect must not take the server down: the caller learns, the log tells
-            log.exception("unexpected error in %s from %s", verb, self.peer)
-            self.reply_error(rid, MQMIError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, f"{type(e).__name__}: {e}"))
-
-    def _close_when_flushed(self) -> None:
-        self.closing = True
-        self.inbox.clear()
-        if not self.outbox and self.transport is not None:
-            self.transport.close()
-        else:
-            # close once the last reply has been written
-            def check() -> None:
-                if self.outbox:
-                    asyncio.get_running_loop().call_later(0.001, check)
-                elif self.transport is not None:
-                    self.transport.close()
-
-            check()
-
-    def _endmqm(self, rid: int, mode: Any) -> None:
-        if not self.local:
-            self.reply_error(
-                rid, MQMIError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, "endmqm is accepted only from this machine")
-            )
-            return
-        if mode not in ("c", "i", "p"):
-            self.fill_bad(rid, "endmqm takes c, i or p")
-            return
-        self.reply(rid, self.server.end(mode))
-
-    def fill_bad(self, rid: int, detail: str) -> None:
-        self._fill(self._slot(rid), encode_bad_request(rid, detail))
-
-    # -- MQGET with waiting ---------------------------------------------------------------------------
-    def _get(self, rid: int, conn: Connection, args: list[Any]) -> None:
-        hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
-        md, gmo = struct(MQMD, args[1]), struct(MQGMO, args[2])
-        buflen = args[3]
-        if buflen is not None:
-            buflen = integer(buflen, C.MQRC_BUFFER_LENGTH_ERROR, "BufferLength")
-        qm = self.server.qm
-        deadline = qm.waiters.deadline_of(gmo)
-        if self._try_get(rid, conn, hobj, md, gmo, buflen, deadline is not None):
-            return
-        h = conn.handles.get(hobj)
-        if h is None or h.queue is None:
-            raise MQMIError(C.MQCC_FAILED, C.MQRC_HOBJ_ERROR, "the handle is not open")
-        assert deadline is not None
-        w = _Waiter(h.queue.name, deadline, bool(gmo.Options & C.MQGMO_FAIL_IF_QUIESCING))
-        w.session, w.request_id, w.hobj, w.md, w.gmo, w.buflen = self, rid, hobj, md, gmo, buflen
-        self.blocked = True
-        self.waiter = w
-        self.server.park(w)
-
-    def _try_get(
-        self, rid: int, conn: Connection, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None, wait: bool
-    ) -> bool:
-        """One attempt. True when the call ended (replied); False when it should wait."""
-        qm = self.server.qm
-        try:
-            result, pending = qm.run(qm.engine.get, conn, hobj, md, gmo, buflen)
-        except MQMIError as e:
-            if wait and e.reason == C.MQRC_NO_MSG_AVAILABLE:
-                return False
-            self.reply_error(rid, e)
-            return True
-        self._reply_when_durable(
-            rid, [result.data, result.data_length, result.comp, result.reason, md.pack(), gmo.pack()], pending
-        )
-        return True
-
-    def retry_get(self, w: _Waiter) -> None:
-        """A parked get was woken (or its timer fired): try again; if nothing came, the host's waiters say
-        whether the wait ends (deadline, closed handle, quiescing, stopped) or goes on."""
-        if w.done:
-            return
-        server = self.server
-        conn = self.conn
-        if conn is None:
-            server._end_wait(w, MQMIError(C.MQCC_FAILED, C.MQRC_CONNECTION_BROKEN, "the connection ended"))
-            return
-        assert w.md is not None and w.gmo is not None
-        try:
-            if not self._try_get(w.request_id, conn, w.hobj, w.md, w.gmo, w.buflen, wait=True):
-                h = conn.handles.get(w.hobj)
-                ended = server.qm.waiters.end_of_wait(w, h is not None and h.queue is not None)
-                if ended is None:
-                    if w.timer is None:
-                        server._arm(w)
-                    return
-                self.reply_error(w.request_id, ended)
-        except Exception as e:
-            log.exception("unexpected error in a waiting get")
-            server._end_wait(w, MQMIError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, str(e)))
-            return
-        server.unpark(w)
-        self.unblock()
+        assert self.syncer is not None
+        self.syncer.hand_over(items, heard)
