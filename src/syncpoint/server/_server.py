@@ -36,9 +36,7 @@ from collections.abc import Callable
 from syncpoint.host import QueueManagerHost, Waiter, Waiters
 from syncpoint.mqi import MQMIError
 from syncpoint.store import Pending
-from syncpoint.wire import (
-    DEFAULT_MAX_FRAME,
-)
+from syncpoint.wire import DEFAULT_MAX_FRAME
 
 from ._auth import Users
 from ._session import ParkedGet, ServerStats, Session
