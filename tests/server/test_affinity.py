@@ -1,4 +1,4 @@
-"""strmqm --cpus: which CPUs the server process runs on (src/syncpoint/server/_affinity.py; the measurements
+"""strmqm --cpus: which CPUs the server process runs on (src/syncpoint/host/_affinity.py; the measurements
 behind the default are in docs/benchmarks.md)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from test_processes import home, run  # noqa: F401  (the fixture and the command runner of the process tests)
 
-from syncpoint.server import _affinity
-from syncpoint.server._affinity import choose_cpus, disk_interrupts_per_cpu, format_cpu_list, parse_cpu_list
+from syncpoint.host import _affinity
+from syncpoint.host._affinity import choose_cpus, disk_interrupts_per_cpu, format_cpu_list, parse_cpu_list
 
 linux_affinity = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs sched_setaffinity")
 

@@ -20,7 +20,7 @@ import pytest
 import syncpoint
 from syncpoint.client import EmbeddedQueueManager
 from syncpoint.mqi import constants as C
-from syncpoint.server._server import _Syncer
+from syncpoint.server._syncer import Syncer
 
 Serve = Callable[..., Any]
 
@@ -29,8 +29,8 @@ def test_a_producer_and_a_consumer_in_step_share_one_sync_per_message(
     sqlite_qm: EmbeddedQueueManager, serve: Serve
 ) -> None:
     srv = serve(sqlite_qm)
-    assert srv._syncer is not None
-    srv._syncer.delay = srv._syncer.max_delay = 30.0  # wait for expected sessions as long as it takes
+    assert srv.syncer is not None
+    srv.syncer.delay = srv.syncer.max_delay = 30.0  # wait for expected sessions as long as it takes
     setup = syncpoint.connect("QMS", embedded=sqlite_qm)  # in-process: the sync thread never waits for it
     setup.admin("define", "QLOCAL", "GQ", {"DEFPSIST": C.MQPER_PERSISTENT})
     producer = syncpoint.connect("QMS", unix_path=srv.unix_path).open("GQ")
@@ -85,7 +85,7 @@ class _Session:
 
 
 def test_the_sync_thread_waits_for_a_session_its_last_group_answered(loop: asyncio.AbstractEventLoop) -> None:
-    syncer = _Syncer(loop, max_delay=30.0)
+    syncer = Syncer(loop, max_delay=30.0)
     syncer.delay = 30.0  # bounded only by the sessions: the test does not depend on timing
     log: list[str] = []
     delivered: list[list[str]] = []
@@ -117,7 +117,7 @@ def test_the_sync_thread_waits_for_a_session_its_last_group_answered(loop: async
 
 
 def test_the_wait_for_a_silent_session_is_bounded_and_lasts_one_group(loop: asyncio.AbstractEventLoop) -> None:
-    syncer = _Syncer(loop, max_delay=0.05)
+    syncer = Syncer(loop, max_delay=0.05)
     log: list[str] = []
     done = threading.Event()
     silent, writer = _Session(), _Session()

@@ -1,4 +1,4 @@
-"""The host's lock (src/syncpoint/server/_host.py, HostLock): mutual exclusion, no convoy between busy threads,
+"""The host's lock (src/syncpoint/host/_lock.py, HostLock): mutual exclusion, no convoy between busy threads,
 no waiter passed over for long, and Condition on top of it."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ import itertools
 import os
 import sys
 import threading
-import time
 
 import pytest
 
-from syncpoint.server._host import HostLock
+from syncpoint.host import HostLock
+from waiting import wait_until
 
 
 def _run_two_busy_threads(lock: object, calls: int) -> tuple[int, int]:
@@ -117,7 +117,7 @@ def test_condition_wait_and_notify_work_on_the_host_lock() -> None:
 
     t = threading.Thread(target=consumer)
     t.start()
-    time.sleep(0.01)
+    wait_until(lambda: cond._waiters, "the consumer waiting", timeout=10, interval=0.001)  # type: ignore[attr-defined]
     with cond:
         items.append(7)
         cond.notify()

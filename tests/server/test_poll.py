@@ -1,4 +1,4 @@
-"""Busy polling (src/syncpoint/server/_poll.py): while the queue manager is busy, the one CPU it runs on polls
+"""Busy polling (src/syncpoint/host/_poll.py): while the queue manager is busy, the one CPU it runs on polls
 instead of going idle; the measurements behind it are in docs/benchmarks.md. The window is measured with a fake
 clock here, so no test waits for it to pass in real time."""
 
@@ -15,8 +15,8 @@ import pytest
 from test_processes import home, run  # noqa: F401  (the fixture and the command runner of the process tests)
 
 import syncpoint
-from syncpoint.server import _poll
-from syncpoint.server._poll import BusyPoller, can_poll, cpu_quota
+from syncpoint.host import _poll
+from syncpoint.host._poll import BusyPoller, can_poll, cpu_quota
 from waiting import wait_until
 
 linux_only = pytest.mark.skipif(
@@ -132,9 +132,9 @@ def test_the_poller_runs_under_sched_idle_and_sleeps_once_the_window_has_passed(
         assert not poller.sleeping
         clock.now += 0.2  # past the window
         _eventually(lambda: poller.sleeping, "the poller went to sleep")
-        time.sleep(0.01)  # let it reach its wait
+        time.sleep(0.01)  # let it reach its wait (a few instructions after the flag: nothing shows that)
         asleep = _cpu_time(thread)
-        time.sleep(0.05)
+        time.sleep(0.05)  # time passing, to show it uses no CPU
         assert _cpu_time(thread) == asleep  # asleep: no CPU at all
         poller.touch()  # work again: the same thread polls again
         assert poller.thread is thread and not poller.sleeping

@@ -10,12 +10,14 @@ import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import syncpoint
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
+from waiting import wait_until
 
 SYNCPOINT = str(Path(sys.executable).parent / "syncpoint")
 
@@ -68,13 +70,9 @@ def test_endmqm_controlled_waits_for_applications_then_ended_normally(home: Path
     qm = syncpoint.connect("QM1")
     r = run(home, "endmqm", "-c", "QM1")
     assert r.returncode == 0 and "Quiesce request accepted" in r.stdout
-    time.sleep(0.3)
-    assert dspmq_status(home, "QM1") == "Quiescing"
+    wait_until(lambda: dspmq_status(home, "QM1") == "Quiescing", "dspmq showing Quiescing", timeout=30)
     qm.disconnect()
-    deadline = time.monotonic() + 30
-    while dspmq_status(home, "QM1") != "Ended normally" and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert dspmq_status(home, "QM1") == "Ended normally"
+    wait_until(lambda: dspmq_status(home, "QM1") == "Ended normally", "dspmq showing Ended normally", timeout=30)
 
 
 def test_endmqm_immediate_then_status_ended_immediately_and_nothing_lost(home: Path, started: str) -> None:
@@ -88,10 +86,7 @@ def test_endmqm_immediate_then_status_ended_immediately_and_nothing_lost(home: P
     with pytest.raises(MQMIError) as e:
         q.put(b"two")
     assert e.value.reason in (C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_BROKEN)
-    deadline = time.monotonic() + 30
-    while dspmq_status(home, "QM1") != "Ended immediately" and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert dspmq_status(home, "QM1") == "Ended immediately"
+    wait_until(lambda: dspmq_status(home, "QM1") == "Ended immediately", "dspmq showing Ended immediately", 30)
     again = syncpoint.connect("QM1")  # embedded now: the server has ended
     m = again.open("Q1").get()
     assert (m.data, m.backout_count) == (b"one", 1)
@@ -122,8 +117,7 @@ def test_killed_server_shows_ended_unexpectedly_and_restart_recovers(home: Path,
     qm.commit()
     pid = json.loads((home / "qmgrs/QM1/server.json").read_text())["pid"]
     os.kill(pid, signal.SIGKILL)
-    time.sleep(0.3)
-    assert dspmq_status(home, "QM1") == "Ended unexpectedly"
+    wait_until(lambda: dspmq_status(home, "QM1") == "Ended unexpectedly", "dspmq showing Ended unexpectedly", 30)
     assert run(home, "strmqm", "QM1", "--port", "0").returncode == 0
     assert [m.data for m in syncpoint.connect("QM1").open("Q1").messages()] == [b"x", b"y"]
     run(home, "endmqm", "-i", "QM1")
@@ -170,9 +164,7 @@ def test_sigkilled_client_holding_uncommitted_gets_has_them_backed_out(home: Pat
     assert (status["UNCOM"], status["IPPROCS"]) == (2, 1)  # the client's input handle
     proc.kill()
     proc.wait()
-    deadline = time.monotonic() + 10
-    while qm.admin("queue_status", "Q1")["UNCOM"] and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: not qm.admin("queue_status", "Q1")["UNCOM"], "the backout", timeout=10, interval=0.05)
     status = qm.admin("queue_status", "Q1")
     assert (status["UNCOM"], status["IPPROCS"], status["CURDEPTH"]) == (0, 0, 3)
     got = [(m.data, m.backout_count) for m in q.messages()]
@@ -213,12 +205,14 @@ def test_sigkilled_client_holding_reservations_has_them_released(home: Path, sta
     assert q.get_or_none() is None and q.depth == 2  # reserved by the other process
     proc.kill()
     proc.wait()
-    deadline = time.monotonic() + 10
-    got = q.get_or_none()
-    while got is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-        got = q.get_or_none()
-    assert got is not None and got.data == b"m1"
+    got: list[Any] = [None]
+
+    def released() -> bool:  # the reservations of the killed process end with its connection
+        got[0] = q.get_or_none()
+        return got[0] is not None
+
+    wait_until(released, "the release of the reservations", timeout=10, interval=0.05)
+    assert got[0].data == b"m1"
     assert q.get().data == b"m2"
     qm.disconnect()
     run(home, "endmqm", "-i", "QM1")
@@ -237,9 +231,7 @@ def test_get_waiting_in_one_process_is_woken_by_a_put_from_another(home: Path, s
     qm = syncpoint.connect("QM1")
     qm.admin("define", "QLOCAL", "Q1", {})
     proc = subprocess.Popen([sys.executable, "-c", WAITER], stdout=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 20
-    while qm.admin("queue_status", "Q1")["IPPROCS"] == 0 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: qm.admin("queue_status", "Q1")["IPPROCS"], "the waiter's open", timeout=20, interval=0.05)
     start = time.monotonic()
     qm.open("Q1").put("across processes")
     out, _ = proc.communicate(timeout=30)
@@ -290,13 +282,11 @@ def test_signal_during_a_waiting_get_ends_the_connection_at_once_and_backs_out(h
     qm.open("Q1").put(b"held")
     proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "waiting"
-    time.sleep(0.3)
+    time.sleep(0.3)  # the get(wait=600) reaching the server: nothing outside the client shows that it has
     proc.send_signal(signal.SIGTERM)
     out, _ = proc.communicate(timeout=20)  # not the 600 s of the wait
     assert out.strip() == str(C.MQRC_CONNECTION_BROKEN)
-    deadline = time.monotonic() + 10
-    while qm.admin("queue_status", "Q1")["UNCOM"] and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: not qm.admin("queue_status", "Q1")["UNCOM"], "the backout", timeout=10, interval=0.05)
     m = qm.open("Q1").get()
     assert (m.data, m.backout_count) == (b"held", 1)
     qm.disconnect()
@@ -311,7 +301,4 @@ def test_endmqm_immediate_falls_back_to_a_signal_when_the_socket_does_not_answer
     r = run(home, "endmqm", "-i", "QM1")
     assert r.returncode == 0, r.stderr
     assert "signalling process" in r.stderr
-    deadline = time.monotonic() + 30
-    while dspmq_status(home, "QM1") != "Ended immediately" and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert dspmq_status(home, "QM1") == "Ended immediately"
+    wait_until(lambda: dspmq_status(home, "QM1") == "Ended immediately", "dspmq showing Ended immediately", 30)

@@ -26,6 +26,7 @@ from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.server._auth import Users
 from syncpoint.wire import FATAL, MQ_ERROR, OK, FrameDecoder, encode_request, parse_reply
+from waiting import wait_until
 
 Serve = Callable[..., Any]
 
@@ -215,9 +216,7 @@ def test_dropped_connection_backs_out_with_backout_count_and_closes_handles(live
     q.get(syncpoint=True, mark_skip_backout=True)  # the mark is not honoured when the connection is lost
     assert real.engine.queue_status("Q1")["IPPROCS"] == 1
     app.transport._sock.close()  # the network drops: no MQDISC
-    deadline = time.monotonic() + 10
-    while real.engine.queue_status("Q1")["IPPROCS"] and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_until(lambda: not real.engine.queue_status("Q1")["IPPROCS"], "the session's end", timeout=10, interval=0.01)
     status = real.engine.queue_status("Q1")
     assert (status["IPPROCS"], status["UNCOM"], status["CURDEPTH"]) == (0, 0, 1)
     assert remote(live).open("Q1").get().backout_count == 1
@@ -244,9 +243,9 @@ def test_waiting_get_is_woken_by_a_commit_of_another_connection(live: Any) -> No
     got: list[Any] = []
     t = threading.Thread(target=lambda: got.append(getter.open("Q1").get(wait=30)))
     t.start()
-    time.sleep(0.2)
+    wait_until(lambda: live.qm.waiters.parked("Q1"), "the get parking", timeout=10, interval=0.01)
     putter.open("Q1").put(b"wake", syncpoint=True)
-    time.sleep(0.2)
+    time.sleep(0.2)  # time for a wrong wake to show: nothing may arrive before the commit
     assert not got  # uncommitted: not yet
     start = time.monotonic()
     putter.commit()
@@ -268,7 +267,7 @@ def test_many_waiters_on_one_queue_each_get_a_different_message(live: Any) -> No
     threads = [threading.Thread(target=wait_one) for _ in range(n)]
     for t in threads:
         t.start()
-    time.sleep(0.3)
+    wait_until(lambda: len(live.qm.waiters.parked("Q1")) == n, "every get parking", timeout=10, interval=0.01)
     remote(live).open("Q1").put_many([f"m{i}".encode() for i in range(n)])
     for t in threads:
         t.join(10)
@@ -381,7 +380,7 @@ def test_endmqm_immediate_fails_waiting_gets_and_next_calls_and_backs_out(live: 
 
     t = threading.Thread(target=wait)
     t.start()
-    time.sleep(0.2)
+    wait_until(lambda: live.qm.waiters.parked("Q1"), "the get parking", timeout=10, interval=0.01)
     control = RemoteTransport("QM1", unix_path=live.unix_path, control=True)
     assert control.endmqm("i") == "immediate"
     t.join(10)
@@ -397,15 +396,13 @@ def test_endmqm_controlled_waits_for_applications_to_disconnect(live: Any, serve
     app = remote(live)
     control = RemoteTransport("QM1", unix_path=live.unix_path, control=True)
     assert control.endmqm("c") == "quiescing"
-    time.sleep(0.1)
+    time.sleep(0.1)  # time for a wrong end to show: the application is still connected
     assert not live.ended.done()
     with pytest.raises(MQMIError) as e:  # new connections are refused while quiescing
         remote(live)
     assert e.value.reason == C.MQRC_Q_MGR_QUIESCING
     app.disconnect()
-    deadline = time.monotonic() + 5
-    while not live.ended.done() and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_until(live.ended.done, "the controlled end", timeout=5, interval=0.01)
     assert live.ended.result() == "controlled"
 
 

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import syncpoint.store
-from syncpoint.store import Batch, MemoryStore, SQLiteStore, StoredMessage, StoreError, _sqlite
+from syncpoint.store import Batch, MemoryStore, SQLiteStore, StoredMessage, StoreError, _sqlite_marks
 from syncpoint.store._sqlite import MARKER_MAGIC
 
 SRC = str(Path(syncpoint.store.__file__).resolve().parents[2])
@@ -288,7 +288,7 @@ def test_a_damaged_marker_file_is_refused_and_nothing_is_changed(store, store_pa
 def test_the_marker_file_is_emptied_once_no_get_is_in_flight_and_the_commit_is_synced(
     store, store_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    monkeypatch.setattr(_sqlite, "_MARKS_TRUNCATE", 0)  # (by default only once it is over 64 KiB)
+    monkeypatch.setattr(_sqlite_marks, "_MARKS_TRUNCATE", 0)  # (by default only once it is over 64 KiB)
     path = marker_path(store_path)
     store.write(Batch(put_messages=[message(seq) for seq in (1, 2, 3)]))
     store.write(Batch(inflight_add=[1], durable=False))
@@ -306,7 +306,7 @@ def test_the_marker_file_is_emptied_once_no_get_is_in_flight_and_the_commit_is_s
 def test_a_large_marker_file_is_rewritten_with_only_the_gets_in_flight(
     store_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    monkeypatch.setattr(_sqlite, "_MARKS_REWRITE", 40 * RECORD)
+    monkeypatch.setattr(_sqlite_marks, "_MARKS_REWRITE", 40 * RECORD)
     store = SQLiteStore(store_path, create=True)
     store.open()
     try:
@@ -327,8 +327,8 @@ def test_a_rewritten_marker_file_still_backs_out_after_a_crash(store_path: Path)
     crash_after(
         store_path,
         """
-        from syncpoint.store import _sqlite
-        _sqlite._MARKS_REWRITE = 10 * 20
+        from syncpoint.store import _sqlite_marks
+        _sqlite_marks._MARKS_REWRITE = 10 * 20
         store.write(Batch(put_messages=[message(seq) for seq in range(1, 31)]))
         store.write(Batch(inflight_add=[30], durable=False))
         for seq in range(1, 21):

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ import pytest
 import syncpoint.store
 from syncpoint.store import Batch, SQLiteStore, StoredMessage, StoreError
 from syncpoint.store._sqlite import APPLICATION_ID, SCHEMA_VERSION
+from waiting import wait_until
 
 SRC = str(Path(syncpoint.store.__file__).resolve().parents[2])
 
@@ -231,10 +231,7 @@ def test_a_batch_nobody_waits_for_is_committed_soon(store_path: Path, journal: b
     store.open()
     try:
         store.submit(Batch(put_messages=[message(1)], durable=False))
-        deadline = time.monotonic() + 10
-        while store.stats()["batches"] != 1:
-            assert time.monotonic() < deadline, "the submitted batch was never committed"
-            time.sleep(0.01)
+        wait_until(lambda: store.stats()["batches"] == 1, "the submitted batch's commit", timeout=10, interval=0.01)
         assert store.stats()["transactions"] == 1
         if not journal:  # then it is in the database file, for any reader
             reader = sqlite3.connect(f"file:{store_path}?mode=ro", uri=True)

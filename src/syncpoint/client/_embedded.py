@@ -1,5 +1,5 @@
 """The in-process transport: the queue manager's host (engine, store, lock) in this process, shared by every
-connection made here. See :mod:`syncpoint.server._host` for how calls, durability and waits work.
+connection made here. See :mod:`syncpoint.host` for how calls, durability and waits work.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 
 from syncpoint import _home
 from syncpoint.engine import Clock, GetResult, QueueManager, SystemClock
+from syncpoint.host import ADMIN_VERBS, QueueManagerHost
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.server._host import ADMIN_VERBS, QueueManagerHost
 from syncpoint.store import MemoryStore, SQLiteStore, Store, StoreError
 
 EmbeddedQueueManager = QueueManagerHost  # the in-process face of the host
@@ -36,7 +36,7 @@ class EmbeddedConnection:
 
     def __init__(self, qm: EmbeddedQueueManager, appl_name: str, appl_type: int, user: str) -> None:
         self.qm = qm
-        self.conn = qm.call(qm.engine.connect, appl_name, appl_type, user, os.getpid())
+        self.conn = qm.connect(appl_name, appl_type, user)
 
     @property
     def qmgr_name(self) -> str:

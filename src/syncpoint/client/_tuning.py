@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 
 from syncpoint import _home
-from syncpoint.server import _affinity
-from syncpoint.server._poll import POLLER
+from syncpoint.host import POLLER, pin
 
 
 def pin_cpus(
@@ -27,11 +26,11 @@ def pin_cpus(
 
     With ``busy_poll`` (the default) and the process on one CPU, the queue manager keeps that CPU polling while
     a durable write is in flight and for a millisecond after, instead of letting it go idle (see
-    ``syncpoint.server._poll``: a thread that the kernel runs only when nothing else wants the CPU;
+    ``syncpoint.host.BusyPoller``: a thread that the kernel runs only when nothing else wants the CPU;
     docs/benchmarks.md: a commit per message 10-30 % faster). Its polled time shows as the process's CPU time
     while the queue manager is busy.
     """
     where = _home.home(home)
-    pinned = _affinity.pin(cpus, where if where.exists() else os.getcwd())
+    pinned = pin(cpus, where if where.exists() else os.getcwd())
     POLLER.enabled = busy_poll
     return pinned

@@ -1,4 +1,9 @@
-"""Time as a parameter: the engine reads the clock it is given; tests give it a :class:`FakeClock`."""
+"""Time as a parameter: the engine reads the clock it is given; tests give it a :class:`FakeClock`.
+
+The clock also decides how long a waiter sleeps (``deadline_to_sleep_time``, the shape of trio's
+``Clock.deadline_to_sleep_time``): whoever waits for a deadline asks its clock how many real seconds to sleep,
+so a fake clock needs no special case in the code that waits.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +21,10 @@ class Clock(Protocol):
         """Seconds from an arbitrary origin that never goes back (wait intervals, trigger intervals)."""
         ...
 
+    def deadline_to_sleep_time(self, deadline: float) -> float:
+        """The real seconds to sleep until ``monotonic()`` reaches ``deadline``; 0 when it has."""
+        ...
+
     def wait(self, cond: threading.Condition, timeout: float | None) -> None:
         """Block on ``cond`` (held by the caller) for at most ``timeout`` seconds, or until notified."""
         ...
@@ -26,15 +35,20 @@ class SystemClock:
     time = staticmethod(_time.time)
     monotonic = staticmethod(_time.monotonic)
 
+    def deadline_to_sleep_time(self, deadline: float) -> float:
+        return max(0.0, deadline - _time.monotonic())
+
     def wait(self, cond: threading.Condition, timeout: float | None) -> None:
         cond.wait(timeout)
 
 
 class FakeClock:
-    """A clock that moves only when told to (``advance``), or when a waiter's timeout elapses.
+    """A clock that moves only when told to (``advance``), or when a waiter sleeps until a deadline.
 
-    A wait with a timeout does not sleep: it lets other threads run once and then advances the clock by the
-    timeout, as if nothing had happened in that interval. A wait without a timeout blocks until notified.
+    A sleep does not take real time: :meth:`deadline_to_sleep_time` moves the clock to the deadline at once and
+    answers 0 (trio's ``MockClock`` with ``autojump_threshold=0``), so a waiter lets other threads run once and
+    then finds its deadline passed, as if nothing had happened in that interval. A wait without a timeout blocks
+    until notified.
     """
 
     def __init__(self, start: float = 1_767_225_600.0) -> None:  # 2026-01-01T00:00:00Z
@@ -53,9 +67,16 @@ class FakeClock:
             self._wall += seconds
             self._mono += seconds
 
+    def deadline_to_sleep_time(self, deadline: float) -> float:
+        with self._lock:
+            ahead = deadline - self._mono
+            if ahead > 0:
+                self._wall += ahead
+                self._mono += ahead
+        return 0.0
+
     def wait(self, cond: threading.Condition, timeout: float | None) -> None:
         if timeout is None:
             cond.wait()
             return
-        cond.wait(0)
-        self.advance(max(timeout, 0.0))
+        cond.wait(self.deadline_to_sleep_time(self._mono + max(timeout, 0.0)))

@@ -1,11 +1,53 @@
 """The queue manager server: syncpoint's own protocol (docs/protocol.md) over TCP and a Unix socket.
 
-The protocol module is sans-I/O and shared with the remote client; the asyncio server and the process
-lifecycle (strmqm / endmqm) are imported on demand.
+The protocol module is sans-I/O and shared with the remote client (``syncpoint.wire``); the host the server
+serves is ``syncpoint.host`` (re-exported here: ``QueueManagerHost``, ``ADMIN_VERBS``). The asyncio server and
+the process lifecycle (strmqm / endmqm) are imported on demand: ``syncpoint.server._server`` /
+``syncpoint.server._lifecycle`` through the names below.
 """
 
+from typing import Any
+
+from syncpoint.host import ADMIN_VERBS, QueueManagerHost, available_cpus, check_spec
 from syncpoint.wire import DEFAULT_MAX_FRAME, PROTOCOL_VERSIONS, ProtocolError
 
-from ._host import ADMIN_VERBS, QueueManagerHost
+from ._auth import Users
 
-__all__ = ["ADMIN_VERBS", "DEFAULT_MAX_FRAME", "PROTOCOL_VERSIONS", "ProtocolError", "QueueManagerHost"]
+_LAZY = {
+    "Server": "._server",
+    "ServerStats": "._server",
+    "run_server": "._lifecycle",
+    "server_info": "._lifecycle",
+    "status": "._lifecycle",
+    "pid_alive": "._lifecycle",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The asyncio server and the process lifecycle, loaded on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), "_pid_alive" if name == "pid_alive" else name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "ADMIN_VERBS",
+    "DEFAULT_MAX_FRAME",
+    "PROTOCOL_VERSIONS",
+    "ProtocolError",
+    "QueueManagerHost",
+    "Server",
+    "ServerStats",
+    "Users",
+    "available_cpus",
+    "check_spec",
+    "pid_alive",
+    "run_server",
+    "server_info",
+    "status",
+]

@@ -27,9 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from syncpoint import _home
-
-from . import _affinity
-from ._poll import POLLER, can_poll
+from syncpoint.host import POLLER, can_poll, format_cpu_list, parse_cpu_list, pin
 
 log = logging.getLogger("syncpoint.server")
 
@@ -99,7 +97,7 @@ def _cpus_of_other_servers(name: str, home: str | os.PathLike[str] | None) -> di
     for path in (_home.home(home) / "qmgrs").glob("*/server.json"):
         info = server_info(path.parent.name, home) if path.parent.name != name else None
         try:
-            cpus = _affinity.parse_cpu_list(info["cpus"]) if info and isinstance(info.get("cpus"), str) else ()
+            cpus = parse_cpu_list(info["cpus"]) if info and isinstance(info.get("cpus"), str) else ()
         except ValueError:
             continue
         for cpu in cpus:
@@ -130,10 +128,10 @@ def run_server(
 
     ``start_tools(server, host, users)`` starts the tools that live in the server's process (the PCF command
     server, from the layer above) and returns what stops them; the process entry point supplies it."""
+    from syncpoint.host import QueueManagerHost
     from syncpoint.store import SQLiteStore, StoreError
 
     from ._auth import Users
-    from ._host import QueueManagerHost
     from ._server import Server
 
     qdir = _home.qmgr_dir(name, home)
@@ -145,12 +143,12 @@ def run_server(
         print(f"AMQ5051E: queue manager {name} is already running.", file=sys.stderr)
         return 5
     try:
-        pinned = _affinity.pin(cpus, qdir, _cpus_of_other_servers(name, home))
+        pinned = pin(cpus, qdir, _cpus_of_other_servers(name, home))
     except (ValueError, OSError) as e:
         print(f"AMQ8101E: queue manager {name} cannot start: --cpus {cpus}: {e}", file=sys.stderr)
         return 20
     if pinned is not None:
-        log.info("queue manager %s runs on CPU %s (--cpus %s)", name, _affinity.format_cpu_list(pinned), cpus)
+        log.info("queue manager %s runs on CPU %s (--cpus %s)", name, format_cpu_list(pinned), cpus)
     POLLER.enabled = busy_poll
     polls = busy_poll and can_poll()
     log.info("busy polling: %s", "on" if polls else "off" if not busy_poll else "off (not one CPU, or a CPU quota)")
@@ -196,7 +194,7 @@ def run_server(
             "unix": sock_path,
             "tls": ctx is not None,
             "auth": users.required,
-            "cpus": _affinity.format_cpu_list(pinned) if pinned is not None else None,
+            "cpus": format_cpu_list(pinned) if pinned is not None else None,
             "busy_poll": polls,
             "state": "running",
             "started": time.time(),

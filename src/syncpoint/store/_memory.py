@@ -14,7 +14,7 @@ given and hands out fresh copies in snapshots, so a caller mutating a :class:`St
 cannot change what is "on disk" — exactly as with a real store.
 
 The changes of one batch are applied in the same order as :class:`~syncpoint.store.SQLiteStore` applies them
-(see ``APPLY_ORDER`` in ``syncpoint.store._sqlite``)::
+(see ``APPLY_ORDER`` in ``syncpoint.store._sqlite_base``)::
 
     put_objects, delete_objects, put_messages, delete_queue_messages, backout_updates, delete_messages,
     inflight_add, inflight_remove, counters

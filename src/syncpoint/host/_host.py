@@ -7,17 +7,24 @@ call runs the engine verb under the lock, takes the effects it left, submits the
 holding the lock* (so the store sees changes in engine order), releases the lock, and only then waits for the
 batch to be written — so the durable writes of many connections are grouped into one transaction and one sync.
 The in-process client (``syncpoint.client``) waits in the calling thread (:meth:`call`); the server hands the
-pending write to its sync thread (:meth:`run`) and answers when it is durable. Getters that wait (MQGMO_WAIT)
-are woken by the effects of puts, commits and backouts of other connections: threads sleep on a condition of
-their queue, the server registers a wake listener. Time comes from the injected clock, so waits and expiry are
-testable with a fake clock.
+pending write to its sync thread (:meth:`run`) and answers when it is durable.
+
+Getters that wait (MQGMO_WAIT) park in the host's :class:`~syncpoint.host.Waiters`, where their deadlines, the
+wake rule and the queue manager's lifecycle (running, quiescing, stopped) are decided once for every kind of
+caller. The effects of puts, commits and backouts name the queues to wake: a thread of this process sleeping
+in :meth:`get` is notified on its condition; a session of the server has registered a waiter whose wake
+schedules a retry on the event loop. Time comes from the injected clock, which also says how long to sleep, so
+waits and expiry are testable with a fake clock.
+
+The engine does not read the OS: the host gives every connection the user and process id of its application,
+this process's own when the caller gave none (:func:`identity`).
 """
 
 from __future__ import annotations
 
-import _thread
+import functools
+import os
 import threading
-import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -26,77 +33,29 @@ from syncpoint.mqi import MQGMO, MQMD, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.store import Pending, Store, StoreError
 
+from ._lock import HostLock
 from ._poll import POLLER
+from ._waiting import ALL_QUEUES, STOPPED, Waiter, Waiters
 
 T = TypeVar("T")
 
+HOUSEKEEPING_PERIOD = 1.0  # real seconds between two looks at the periodic duties of an idle queue manager
 
-class HostLock:
-    """The host's lock: a thread that releases it and calls in again takes it again at once.
 
-    A plain lock belongs, the moment it is released, to a thread sleeping in ``acquire()``: that thread wakes on
-    another CPU and takes it while the releasing thread (which still holds the GIL) is on its way to its next
-    call, which then blocks. Two busy threads so alternate at every call, each call costing two thread switches
-    (a lock convoy). Here a waiter does not sleep in the lock: it sleeps on a signal that every release gives,
-    and on waking tries the lock without blocking. The running thread therefore keeps calling in until the GIL
-    passes to a waiter between two of its calls, as it does when the running thread blocks or its switch
-    interval ends. So that a waiter is not passed over for long (the running thread may give the GIL up only
-    inside its calls, e.g. in a write(2)), a waiter that has waited :data:`PATIENCE` seconds waits in the lock
-    itself, as with a plain lock: it then has it at the next release.
-    """
+@functools.cache
+def os_user() -> str:
+    """This process's user name as MQ records it (UserIdentifier: at most 12 characters)."""
+    try:
+        import pwd
 
-    PATIENCE = 0.005  # CPython's switch interval: a waiter has had one turn of the GIL by then
+        return pwd.getpwuid(os.getuid()).pw_name[:12]
+    except Exception:  # no passwd entry (a container running as an unnamed uid)
+        return os.environ.get("USER", "")[:12]
 
-    __slots__ = ("_lock", "_signal", "no_signal", "release_lock", "try_acquire")
 
-    def __init__(self) -> None:
-        self._lock = _thread.allocate_lock()
-        self._signal = _thread.allocate_lock()  # held: no signal pending; released: a release happened
-        self._signal.acquire()
-        # The uncontended path as C calls, for the host's hot paths (a ``with`` on this class costs two Python
-        # calls): ``if not try_acquire(False): acquire()`` … ``release_lock(); if no_signal(): give_signal()``.
-        self.try_acquire = self._lock.acquire
-        self.release_lock = self._lock.release
-        self.no_signal = self._signal.locked
-
-    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
-        lock = self._lock
-        if lock.acquire(False):
-            return True
-        if not blocking:
-            return False
-        signal = self._signal
-        now = time.monotonic()
-        patience = now + self.PATIENCE
-        deadline = now + timeout if timeout >= 0 else None  # the host never times out; Condition may
-        while True:
-            wait = patience - now if deadline is None else min(patience, deadline) - now
-            if wait > 0 and signal.acquire(True, wait) and lock.acquire(False):
-                return True
-            now = time.monotonic()
-            if deadline is not None and now >= deadline:
-                return lock.acquire(False)
-            if now >= patience:
-                return lock.acquire() if deadline is None else lock.acquire(True, deadline - now)
-
-    def release(self) -> None:
-        self._lock.release()
-        if self._signal.locked():
-            self.give_signal()
-
-    def give_signal(self) -> None:
-        try:
-            self._signal.release()
-        except RuntimeError:  # another release gave the signal meanwhile
-            pass
-
-    def locked(self) -> bool:
-        return self._lock.locked()
-
-    __enter__ = acquire
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
+def identity(user: str = "", pid: int = 0) -> tuple[str, int]:
+    """The user and process id of a connection: the caller's, else this process's."""
+    return user or os_user(), pid or os.getpid()
 
 
 class QueueManagerHost:
@@ -105,7 +64,7 @@ class QueueManagerHost:
     def __init__(self, name: str, store: Store, clock: Clock | None = None, key: str | None = None) -> None:
         self.name = name
         self.store = store
-        self.clock = clock or SystemClock()
+        self.clock: Clock = clock or SystemClock()
         self.key = key
         try:
             snapshot = store.open()
@@ -117,26 +76,33 @@ class QueueManagerHost:
             store.close()
             raise
         self.lock = HostLock()
-        self._conds: dict[str, threading.Condition] = {}
-        self._all = threading.Condition(self.lock)  # type: ignore[arg-type]
+        self.waiters = Waiters(self.clock)
         self.on_end: list[Callable[[QueueManagerHost], None]] = []
         self.broken: str | None = None
         self.closed = False
-        # called under the lock with the names of the queues whose waiters may now succeed (the server's hook)
-        self.wake_listeners: list[Callable[[set[str]], None]] = []
-        if isinstance(self.clock, SystemClock):
-            threading.Thread(target=self._housekeeper, name=f"syncpoint-{name}-housekeeping", daemon=True).start()
+        self._ended = threading.Event()
+        threading.Thread(target=self._housekeeper, name=f"syncpoint-{name}-housekeeping", daemon=True).start()
+
+    @property
+    def state(self) -> str:
+        """The lifecycle: ``running``, ``quiescing`` or ``stopped`` (also once the host is closed)."""
+        return STOPPED if self.closed else self.waiters.state
 
     def _housekeeper(self) -> None:
-        """Runs the periodic duties (EXPRYINT scans) while no application calls in; a fake clock has none."""
-        import time
-
-        while not self.closed and self.broken is None:
-            time.sleep(1.0)
+        """Looks at the periodic duties (EXPRYINT scans) while no application calls in (every call looks at them
+        first anyway). The engine decides by its clock whether one is due; a clock that has not moved since the
+        last look (a fake clock nobody advanced) cannot have made one due, so then nothing is called."""
+        clock = self.clock
+        last = clock.monotonic()
+        while not self._ended.wait(HOUSEKEEPING_PERIOD):
             if self.closed or self.broken is not None:
                 return
+            now = clock.monotonic()
+            if now == last:
+                continue
+            last = now
             try:
-                self.call(lambda: None)
+                self.call(_nothing)
             except Exception:  # the queue manager is ending or broken: the loop ends on its own
                 pass
 
@@ -168,6 +134,11 @@ class QueueManagerHost:
                 lock.give_signal()
         return result, pending
 
+    def connect(self, appl_name: str = "", appl_type: int = C.MQAT_UNIX, user: str = "", pid: int = 0) -> Connection:
+        """MQCONN for an application of this process (the user and pid default to this process's)."""
+        user, pid = identity(user, pid)
+        return self.call(self.engine.connect, appl_name, appl_type, user, pid)
+
     def _check(self) -> None:
         if self.broken is not None:
             raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE, self.broken)
@@ -181,14 +152,7 @@ class QueueManagerHost:
             return None
         batch, wake = effects.batch, effects.wake
         if wake:
-            conds = self._conds
-            if conds:
-                for qname in wake:
-                    cond = conds.get(qname)
-                    if cond is not None:
-                        cond.notify_all()
-            for listener in self.wake_listeners:
-                listener(wake)
+            self.waiters.wake(wake)
         if batch is None or batch.is_empty():
             return None
         try:
@@ -208,29 +172,27 @@ class QueueManagerHost:
                 self._break(e)
             raise MQMIError(C.MQCC_FAILED, C.MQRC_RESOURCE_PROBLEM, str(e)) from None
 
+    def storage_failed(self, error: BaseException) -> MQMIError:
+        """A write waited for off the lock failed (the server's sync thread): stop serving; the caller's error."""
+        if isinstance(error, StoreError) and self.broken is None:
+            with self.lock:
+                self._break(error)
+        return MQMIError(C.MQCC_FAILED, C.MQRC_RESOURCE_PROBLEM, str(error))
+
     def _break(self, e: Exception) -> None:
         """The store failed: memory and disk may now differ, so the queue manager stops serving."""
         self.broken = f"queue manager {self.name} stopped after a storage failure: {e}"
-        for cond in self._conds.values():
-            cond.notify_all()
-        for listener in self.wake_listeners:
-            listener(set(self._conds) | {"*"})
+        self.waiters.wake(ALL_QUEUES)
 
-    def cond_for(self, qname: str) -> threading.Condition:
-        cond = self._conds.get(qname)
-        if cond is None:
-            cond = self._conds[qname] = threading.Condition(self.lock)  # type: ignore[arg-type]
-        return cond
-
+    # -- MQGET with waiting: the thread adapter of Waiters --------------------------------------------
     def get(self, conn: Connection, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> GetResult:
-        """MQGET with MQGMO_WAIT honoured: sleep on the queue's condition until a put, commit or backout of
-        another connection wakes us, the wait interval passes, or the queue manager quiesces."""
+        """MQGET with MQGMO_WAIT honoured: sleep on a condition until a put, commit or backout of another
+        connection wakes us, the wait interval passes by the clock, or the queue manager quiesces."""
         engine = self.engine
-        wait = bool(gmo.Options & C.MQGMO_WAIT) and gmo.WaitInterval != 0
-        deadline: float | None = None
-        if wait and gmo.WaitInterval != C.MQWI_UNLIMITED:
-            deadline = self.clock.monotonic() + gmo.WaitInterval / 1000.0
-        pending: Pending | None = None
+        waiters = self.waiters
+        deadline = waiters.deadline_of(gmo)
+        waiter: Waiter | None = None
+        cond: threading.Condition | None = None
         lock = self.lock
         if not lock.try_acquire(False):
             lock.acquire()
@@ -242,7 +204,7 @@ class QueueManagerHost:
                     try:
                         return engine.get(conn, hobj, md, gmo, buflen)
                     except MQMIError as e:
-                        if e.reason != C.MQRC_NO_MSG_AVAILABLE or not wait:
+                        if e.reason != C.MQRC_NO_MSG_AVAILABLE or deadline is None:
                             raise
                     # nothing yet: hand over what the failed attempt discarded (expired messages), then sleep
                     p = self._flush()
@@ -252,16 +214,26 @@ class QueueManagerHost:
                             self._wait(p)
                         finally:
                             self.lock.acquire()
-                    if engine.quiescing and gmo.Options & C.MQGMO_FAIL_IF_QUIESCING:
-                        raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_QUIESCING, "the queue manager is ending")
                     h = conn.handles.get(hobj)
-                    if h is None or h.queue is None:
-                        raise MQMIError(C.MQCC_FAILED, C.MQRC_HOBJ_ERROR, "the handle was closed while waiting")
-                    remaining = None if deadline is None else deadline - self.clock.monotonic()
-                    if remaining is not None and remaining <= 0:
-                        raise MQMIError(C.MQCC_FAILED, C.MQRC_NO_MSG_AVAILABLE)
-                    self.clock.wait(self.cond_for(h.queue.name), remaining)
+                    if waiter is None:
+                        cond = threading.Condition(self.lock)  # type: ignore[arg-type]
+                        waiter = Waiter(
+                            "" if h is None or h.queue is None else h.queue.name,
+                            deadline,
+                            bool(gmo.Options & C.MQGMO_FAIL_IF_QUIESCING),
+                            cond.notify,
+                            done=True,
+                        )
+                    ended = waiters.end_of_wait(waiter, h is not None and h.queue is not None)
+                    if ended is not None:
+                        raise ended
+                    if waiter.done:
+                        waiters.park(waiter)
+                    assert cond is not None
+                    cond.wait(waiters.sleep_time(deadline))
             finally:
+                if waiter is not None:
+                    waiters.unpark(waiter)
                 pending = self._flush()
                 if pending is not None:
                     self._settle(pending)
@@ -285,15 +257,26 @@ class QueueManagerHost:
             finally:
                 self.lock.acquire()
 
-    def quiesce(self) -> None:
+    # -- lifecycle ------------------------------------------------------------------------------------
+    def quiesce(self) -> bool:
+        """running -> quiescing (endmqm -c): FAIL_IF_QUIESCING calls and new connections are refused, and the
+        waiting gets that asked for it end with MQRC_Q_MGR_QUIESCING. True if the state changed."""
         with self.lock:
+            changed = self.waiters.quiesce()
             self.engine.quiesce()
-            for cond in self._conds.values():
-                cond.notify_all()
-            for listener in self.wake_listeners:
-                listener({"*"})
+            self.waiters.wake(ALL_QUEUES)
+            return changed
 
-    # -- lifetime -------------------------------------------------------------------------------------
+    def stop(self) -> list[Waiter]:
+        """-> stopped (endmqm -i / -p): no call is served any more. Returns the waiters that were parked (the
+        threads of this process among them wake and end by themselves; the caller ends the others with
+        :meth:`Waiters.stopped_error`)."""
+        with self.lock:
+            ended = self.waiters.stop()
+            for w in ended:
+                w.wake()
+            return ended
+
     def close(self, abnormal: bool = True) -> None:
         """End every connection (backing out their units of work when ``abnormal``) and close the store."""
         with self.lock:
@@ -316,11 +299,15 @@ class QueueManagerHost:
     def _end(self) -> None:
         with self.lock:
             self.closed = True
-            for cond in self._conds.values():
-                cond.notify_all()
+            self._ended.set()
+            self.waiters.wake(ALL_QUEUES)
         self.store.close()
         for fn in self.on_end:
             fn(self)
+
+
+def _nothing() -> None:
+    pass
 
 
 ADMIN_VERBS = frozenset(
@@ -339,3 +326,4 @@ ADMIN_VERBS = frozenset(
         "refresh_expiry",
     }
 )
+"""The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""

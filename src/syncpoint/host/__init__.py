@@ -1,0 +1,35 @@
+"""The queue-manager host: the engine, its store and its lock, shared by every connection of a process.
+
+Used by the in-process client and by the server alike: running engine verbs and making their effects durable
+(:class:`QueueManagerHost`), parking and waking MQGMO_WAIT gets with their deadlines and the queue manager's
+lifecycle (:class:`Waiters`), and the process tuning both use (CPU affinity, the busy poller).
+"""
+
+from ._affinity import available_cpus, check_spec, format_cpu_list, no_wakeup_preemption, parse_cpu_list, pin
+from ._host import ADMIN_VERBS, QueueManagerHost, identity, os_user
+from ._lock import HostLock
+from ._poll import POLLER, BusyPoller, can_poll
+from ._waiting import ALL_QUEUES, QUIESCING, RUNNING, STOPPED, Waiter, Waiters
+
+__all__ = [
+    "ADMIN_VERBS",
+    "ALL_QUEUES",
+    "POLLER",
+    "QUIESCING",
+    "RUNNING",
+    "STOPPED",
+    "BusyPoller",
+    "HostLock",
+    "QueueManagerHost",
+    "Waiter",
+    "Waiters",
+    "available_cpus",
+    "can_poll",
+    "check_spec",
+    "format_cpu_list",
+    "identity",
+    "no_wakeup_preemption",
+    "os_user",
+    "parse_cpu_list",
+    "pin",
+]

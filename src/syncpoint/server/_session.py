@@ -1,0 +1,491 @@
+"""One connection of the server: one MQI session (docs/protocol.md), its requests run in order.
+
+A session decodes requests with the sans-I/O :class:`~syncpoint.wire.ServerProtocol` and runs them strictly in
+order (the verbs themselves: ``_verbs.py``); replies leave in request order, written together at the end of a
+turn of the loop, so clients may pipeline. A reply whose write must be durable waits for the server's sync
+thread. An MQGET with MQGMO_WAIT that finds nothing parks the session (its later requests wait, as MQI calls on
+one connection do) until the server wakes or times it out.
+
+A connection's end is its session's end: when the socket closes or breaks without MQDISC, the engine backs out
+the unit of work (an abnormal end: MARK_SKIP_BACKOUT is not honoured, BackoutCount is incremented) and closes
+the handles. A malformed request gets an error reply; a broken byte stream gets a FATAL frame and the
+connection is closed; neither affects any other session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from syncpoint import __version__
+from syncpoint.engine import Connection
+from syncpoint.host import POLLER, STOPPED, QueueManagerHost, Waiter, identity
+from syncpoint.mqi import MQGMO, MQMD, MQMIError
+from syncpoint.mqi import constants as C
+from syncpoint.store import Pending
+from syncpoint.wire import (
+    Bad,
+    Call,
+    Hello,
+    ProtocolError,
+    ServerProtocol,
+    encode_bad_request,
+    encode_fatal,
+    encode_mq_error,
+    encode_reply,
+)
+
+from ._auth import Users
+from ._syncer import Syncer
+from ._verbs import VERBS, integer, struct
+
+log = logging.getLogger("syncpoint.server")
+
+
+class Hub(Protocol):
+    """What a session needs of its server (``_server.Server``)."""
+
+    qm: QueueManagerHost
+    max_frame: int
+    sessions: set[Session]
+    stats: ServerStats
+    users: Users | None
+    loop: asyncio.AbstractEventLoop | None
+    syncer: Syncer | None
+
+    @property
+    def state(self) -> str: ...
+
+    def end(self, mode: str) -> str: ...
+
+    def check_controlled_end(self) -> None: ...
+
+    def park(self, w: ParkedGet) -> None: ...
+
+    def arm(self, w: ParkedGet) -> None: ...
+
+    def unpark(self, w: ParkedGet) -> None: ...
+
+    def end_wait(self, w: ParkedGet, error: MQMIError) -> None: ...
+
+    def after_durable(
+        self, pending: Pending, done: Callable[[BaseException | None], None], session: Session | None = None
+    ) -> None: ...
+
+    def heard_from(self, session: Session) -> None: ...
+
+
+@dataclass(slots=True, eq=False)
+class ParkedGet(Waiter):
+    """A parked MQGET with MQGMO_WAIT: the host's waiter and the request it answers."""
+
+    session: Session | None = None
+    request_id: int = 0
+    hobj: int = 0
+    md: MQMD | None = None
+    gmo: MQGMO | None = None
+    buflen: int | None = None
+    timer: asyncio.TimerHandle | None = None
+
+
+@dataclass(slots=True)
+class ServerStats:
+    sessions: int = 0
+    calls: int = 0
+    bad_requests: int = 0
+    fatal: int = 0
+    sessions_total: int = 0
+
+
+class Session(asyncio.Protocol):
+    """One connection: one MQI session with its requests run in order."""
+
+    def __init__(self, server: Hub, local: bool) -> None:
+        self.server = server
+        self.local = local
+        self.proto = ServerProtocol(server.max_frame)
+        self.transport: asyncio.Transport | None = None
+        self.conn: Connection | None = None
+        self.inbox: collections.deque[Hello | Call | Bad] = collections.deque()
+        self.outbox: collections.deque[list[Any]] = collections.deque()  # [request id, frame or None]
+        self.blocked = False
+        self.closing = False
+        self.reading_paused = False
+        self.waiter: ParkedGet | None = None
+        self._flush_scheduled = False
+        self.control = False
+        self.peer = ""
+
+    # -- transport events -----------------------------------------------------------------------------
+    def connection_made(self, transport: Any) -> None:  # uvloop's transports are not asyncio's classes
+        self.transport = transport
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.peer = str(transport.get_extra_info("peername") or "local")
+        transport.set_write_buffer_limits(high=4 * 1024 * 1024)
+        self.server.sessions.add(self)
+        self.server.stats.sessions += 1
+        self.server.stats.sessions_total += 1
+
+    def data_received(self, data: bytes) -> None:
+        if self.closing:
+            return
+        POLLER.touch()  # requests are coming: keep the CPU polling for the next (_poll.py)
+        try:
+            events = self.proto.receive(data)
+        except ProtocolError as e:
+            self.fatal(e.detail)
+            return
+        self.inbox.extend(events)
+        self._pump()
+        syncer = self.server.syncer
+        if syncer is not None and self in syncer.expected:  # after the requests ran (and woke parked gets)
+            self.server.heard_from(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closing = True
+        self.server.sessions.discard(self)
+        self.server.stats.sessions -= 1
+        if self.waiter is not None:
+            self.server.unpark(self.waiter)
+            self.waiter = None
+        self.end_connection(abnormal=True)
+        self.server.check_controlled_end()
+
+    def pause_writing(self) -> None:  # the client does not read its replies: stop reading its requests
+        if self.transport is not None and not self.reading_paused:
+            self.reading_paused = True
+            self.transport.pause_reading()
+
+    def resume_writing(self) -> None:
+        if self.transport is not None and self.reading_paused:
+            self.reading_paused = False
+            self.transport.resume_reading()
+
+    # -- ending ---------------------------------------------------------------------------------------
+    def end_connection(self, abnormal: bool) -> None:
+        """End the engine connection: an abnormal end backs out the unit of work and closes the handles."""
+        conn, self.conn = self.conn, None
+        if conn is None or not conn.alive:
+            return
+        qm = self.server.qm
+        if qm.closed or qm.broken is not None:
+            return
+        try:
+            _, pending = qm.run(qm.engine.disconnect, conn, abnormal)
+        except MQMIError as e:
+            log.warning("ending the connection of %s: %s", self.peer, e)
+            return
+        if pending is not None:
+            self.server.after_durable(pending, lambda err: None)  # not waited for: no session expects it
+
+    def fatal(self, detail: str) -> None:
+        self.server.stats.fatal += 1
+        log.warning("closing the connection from %s: %s", self.peer, detail)
+        self._flush_out()
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.write(encode_fatal(detail))
+            self.transport.close()
+        self.closing = True
+
+    # -- replies in order -----------------------------------------------------------------------------
+    def _slot(self, request_id: int) -> list[Any]:
+        slot: list[Any] = [request_id, None]
+        self.outbox.append(slot)
+        return slot
+
+    def _fill(self, slot: list[Any], frame: bytes) -> None:
+        """Record a reply; replies ready in order are written together once this turn of the loop ends, so a
+        pipelined batch (or a group commit's many answers) costs one write, not one per reply."""
+        slot[1] = frame
+        if self.outbox[0][1] is not None and not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush_out)
+
+    def _flush_out(self) -> None:
+        self._flush_scheduled = False
+        out = self.outbox
+        if not out or out[0][1] is None:
+            return  # an earlier reply is still waiting for its write to be durable
+        chunks = []
+        while out and out[0][1] is not None:
+            chunks.append(out.popleft()[1])
+        transport = self.transport
+        if transport is not None and not transport.is_closing():
+            transport.write(b"".join(chunks) if len(chunks) > 1 else chunks[0])
+
+    def reply(self, request_id: int, result: Any) -> None:
+        self._fill(self._slot(request_id), encode_reply(request_id, result))
+
+    def reply_error(self, request_id: int, error: MQMIError) -> None:
+        self._fill(self._slot(request_id), encode_mq_error(request_id, error))
+
+    def _reply_when_durable(self, request_id: int, result: Any, pending: Pending | None) -> None:
+        if pending is not None and pending.done:  # nothing to wait for (e.g. a get in syncpoint): answer now
+            try:
+                pending.wait()
+            except Exception as e:
+                self.reply_error(request_id, self._storage_failed(e))
+                return
+            pending = None
+        if pending is None:
+            self.reply(request_id, result)
+            return
+        slot = self._slot(request_id)
+
+        def done(error: BaseException | None) -> None:
+            if error is None:
+                self._fill(slot, encode_reply(request_id, result))
+            else:
+                self._fill(slot, encode_mq_error(request_id, self._storage_failed(error)))
+
+        self.server.after_durable(pending, done, self)
+
+    def _storage_failed(self, error: BaseException) -> MQMIError:
+        return self.server.qm.storage_failed(error)
+
+    # -- running requests -----------------------------------------------------------------------------
+    def _pump(self) -> None:
+        while self.inbox and not self.blocked and not self.closing:
+            event = self.inbox.popleft()
+            if isinstance(event, Call):
+                self._call(event)
+            elif isinstance(event, Hello):
+                self._hello(event)
+            else:
+                self.server.stats.bad_requests += 1
+                self.fill_bad(event.request_id, event.detail)
+
+    def unblock(self) -> None:
+        self.blocked = False
+        self.waiter = None
+        self._pump()
+
+    def _hello(self, hello: Hello) -> None:
+        server = self.server
+        if hello.qmgr not in ("", "*") and hello.qmgr != server.qm.name:
+            self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NAME_ERROR, f"this is {server.qm.name}"))
+            return
+        if hello.control:
+            if not self.local:
+                self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, "control sessions are local only"))
+                return
+            self.control = True
+            self.proto.greeted = True
+            self.reply(
+                hello.request_id,
+                {
+                    "version": hello.version,
+                    "qmgr": server.qm.name,
+                    "server": __version__,
+                    "hconn": 0,
+                    "state": server.state,
+                },
+            )
+            return
+        users = server.users
+        must_check = users is not None and (hello.password is not None or (users.required and not self.local))
+        if not must_check:
+            self._connect(hello)
+            return
+        assert users is not None and server.loop is not None
+        self.blocked = True  # scrypt takes tens of milliseconds: off the loop, the session waits for it
+        future = server.loop.run_in_executor(None, users.check, hello.user, hello.password)
+
+        def checked(f: asyncio.Future[bool]) -> None:
+            if self.closing:
+                return
+            if f.exception() is not None or not f.result():
+                log.warning("connection from %s: authentication failed for user %r", self.peer, hello.user)
+                self._refuse(
+                    hello, MQMIError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, "the user or password is not valid")
+                )
+                return
+            self._connect(hello)
+            self.unblock()
+
+        future.add_done_callback(checked)
+
+    def _connect(self, hello: Hello) -> None:
+        server = self.server
+        if server.state == STOPPED:
+            self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_STOPPING, "the queue manager is ending"))
+            return
+        qm = server.qm
+        user, pid = identity(hello.user, hello.pid)  # a client that did not say: this process's, as IBM's bindings
+        try:
+            conn, pending = qm.run(qm.engine.connect, hello.appl_name, hello.appl_type or C.MQAT_UNIX, user, pid)
+        except MQMIError as e:
+            self._refuse(hello, e)
+            return
+        self.conn = conn
+        self.proto.greeted = True
+        self._reply_when_durable(
+            hello.request_id,
+            {"version": hello.version, "qmgr": qm.name, "server": __version__, "hconn": conn.hconn},
+            pending,
+        )
+
+    def _refuse(self, hello: Hello, error: MQMIError) -> None:
+        """Answer the hello with ``error`` and close the connection."""
+        self.reply_error(hello.request_id, error)
+        self._close_after_replies()
+
+    def _close_after_replies(self) -> None:
+        self._flush_out()
+        self.closing = True
+        if self.transport is not None:
+            self.transport.close()
+
+    def _call(self, call: Call) -> None:
+        server = self.server
+        server.stats.calls += 1
+        rid, verb, args = call.request_id, call.verb, call.args
+        if verb == "ping":
+            stats = getattr(server.qm.store, "stats", None)
+            self.reply(
+                rid,
+                {
+                    "qmgr": server.qm.name,
+                    "state": server.state,
+                    "sessions": server.stats.sessions,
+                    "calls": server.stats.calls,
+                    "store": stats() if stats is not None else {},
+                },
+            )
+            return
+        if verb == "endmqm":
+            self._endmqm(rid, args[0])
+            return
+        if self.control:
+            self.fill_bad(rid, "a control session accepts ping and endmqm only")
+            return
+        conn = self.conn
+        if conn is None or server.state == STOPPED:
+            if verb == "disconnect":
+                self.reply(rid, None)
+                self._close_after_replies()
+                return
+            self.reply_error(rid, MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_STOPPING, "the queue manager is ending"))
+            return
+        try:
+            handler = VERBS.get(verb)
+            if handler is not None:
+                result, pending = handler(server.qm, conn, args)
+                self._reply_when_durable(rid, result, pending)
+            elif verb == "get":
+                self._get(rid, conn, args)
+            elif verb == "disconnect":
+                self.conn = None
+                qm = server.qm
+                _, pending = qm.run(qm.engine.disconnect, conn, bool(args[0]))
+                self._reply_when_durable(rid, None, pending)
+                self._close_when_flushed()
+                server.check_controlled_end()
+            else:  # pragma: no cover - VERBS and this dispatch are kept together
+                self.reply_error(rid, MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, verb))
+        except MQMIError as e:
+            self.reply_error(rid, e)
+        except Exception as e:  # a defect must not take the server down: the caller learns, the log tells
+            log.exception("unexpected error in %s from %s", verb, self.peer)
+            self.reply_error(rid, MQMIError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, f"{type(e).__name__}: {e}"))
+
+    def _close_when_flushed(self) -> None:
+        self.closing = True
+        self.inbox.clear()
+        if not self.outbox and self.transport is not None:
+            self.transport.close()
+        else:
+            # close once the last reply has been written
+            def check() -> None:
+                if self.outbox:
+                    asyncio.get_running_loop().call_later(0.001, check)
+                elif self.transport is not None:
+                    self.transport.close()
+
+            check()
+
+    def _endmqm(self, rid: int, mode: Any) -> None:
+        if not self.local:
+            self.reply_error(
+                rid, MQMIError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, "endmqm is accepted only from this machine")
+            )
+            return
+        if mode not in ("c", "i", "p"):
+            self.fill_bad(rid, "endmqm takes c, i or p")
+            return
+        self.reply(rid, self.server.end(mode))
+
+    def fill_bad(self, rid: int, detail: str) -> None:
+        self._fill(self._slot(rid), encode_bad_request(rid, detail))
+
+    # -- MQGET with waiting ---------------------------------------------------------------------------
+    def _get(self, rid: int, conn: Connection, args: list[Any]) -> None:
+        hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
+        md, gmo = struct(MQMD, args[1]), struct(MQGMO, args[2])
+        buflen = args[3]
+        if buflen is not None:
+            buflen = integer(buflen, C.MQRC_BUFFER_LENGTH_ERROR, "BufferLength")
+        qm = self.server.qm
+        deadline = qm.waiters.deadline_of(gmo)
+        if self._try_get(rid, conn, hobj, md, gmo, buflen, deadline is not None):
+            return
+        h = conn.handles.get(hobj)
+        if h is None or h.queue is None:
+            raise MQMIError(C.MQCC_FAILED, C.MQRC_HOBJ_ERROR, "the handle is not open")
+        assert deadline is not None
+        w = ParkedGet(h.queue.name, deadline, bool(gmo.Options & C.MQGMO_FAIL_IF_QUIESCING))
+        w.session, w.request_id, w.hobj, w.md, w.gmo, w.buflen = self, rid, hobj, md, gmo, buflen
+        self.blocked = True
+        self.waiter = w
+        self.server.park(w)
+
+    def _try_get(
+        self, rid: int, conn: Connection, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None, wait: bool
+    ) -> bool:
+        """One attempt. True when the call ended (replied); False when it should wait."""
+        qm = self.server.qm
+        try:
+            result, pending = qm.run(qm.engine.get, conn, hobj, md, gmo, buflen)
+        except MQMIError as e:
+            if wait and e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                return False
+            self.reply_error(rid, e)
+            return True
+        self._reply_when_durable(
+            rid, [result.data, result.data_length, result.comp, result.reason, md.pack(), gmo.pack()], pending
+        )
+        return True
+
+    def retry_get(self, w: ParkedGet) -> None:
+        """A parked get was woken (or its timer fired): try again; if nothing came, the host's waiters say
+        whether the wait ends (deadline, closed handle, quiescing, stopped) or goes on."""
+        if w.done:
+            return
+        server = self.server
+        conn = self.conn
+        if conn is None:
+            server.end_wait(w, MQMIError(C.MQCC_FAILED, C.MQRC_CONNECTION_BROKEN, "the connection ended"))
+            return
+        assert w.md is not None and w.gmo is not None
+        try:
+            if not self._try_get(w.request_id, conn, w.hobj, w.md, w.gmo, w.buflen, wait=True):
+                h = conn.handles.get(w.hobj)
+                ended = server.qm.waiters.end_of_wait(w, h is not None and h.queue is not None)
+                if ended is None:
+                    if w.timer is None:
+                        server.arm(w)
+                    return
+                self.reply_error(w.request_id, ended)
+        except Exception as e:
+            log.exception("unexpected error in a waiting get")
+            server.end_wait(w, MQMIError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, str(e)))
+            return
+        server.unpark(w)
+        self.unblock()

@@ -1,0 +1,284 @@
+"""The MQI verbs of a request, decoded and run on the host: bytes and lists in, a reply and a pending write out.
+
+Sans-I/O: each handler takes the host, the session's engine connection and the request's arguments (as the
+wire protocol decoded them, docs/protocol.md), runs the engine verb under the host's lock and returns the
+reply's payload with the store write that must be durable before the reply leaves (None when nothing was
+written). The session (``_session.py``) sends the reply; the waiting MQGET, MQCONN / MQDISC and endmqm are its
+own, because they park, open or end the session. A malformed argument is the MQRC IBM gives for that
+structure or field (MQRC_MD_ERROR for an MQMD that does not unpack, MQRC_HOBJ_ERROR for a Hobj that is not a
+32-bit integer, …).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from syncpoint.engine import Connection
+from syncpoint.host import ADMIN_VERBS, QueueManagerHost
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
+from syncpoint.mqi import constants as C
+from syncpoint.store import Pending
+
+Handler = Callable[[QueueManagerHost, Connection, list[Any]], tuple[Any, Pending | None]]
+
+_STRUCT_ERRORS = {MQMD: C.MQRC_MD_ERROR, MQGMO: C.MQRC_GMO_ERROR, MQPMO: C.MQRC_PMO_ERROR, MQOD: C.MQRC_OD_ERROR}
+_PUTM_OPTIONS = {"commit": False}
+_GETM_OPTIONS = {"commit_first": False, "gmo": True}
+MAX_TOKENS = 10_000
+
+
+# -- decoding arguments -----------------------------------------------------------------------------------
+def struct(cls: Any, raw: Any) -> Any:
+    """An IBM structure from the bytes a client sent; a wrong type or length is that structure's MQRC."""
+    reason = _STRUCT_ERRORS[cls]
+    if not isinstance(raw, bytes):
+        raise MQMIError(C.MQCC_FAILED, reason, f"{cls.__name__} must be sent as bytes")
+    try:
+        return cls.unpack(raw)
+    except Exception as e:
+        raise MQMIError(C.MQCC_FAILED, reason, f"{cls.__name__} is not valid: {e}") from None
+
+
+def integer(value: Any, reason: int, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not -(2**31) <= value < 2**31:
+        raise MQMIError(C.MQCC_FAILED, reason, f"{what} must be a 32-bit integer")
+    return value
+
+
+def _options(args: list[Any], index: int, known: dict[str, bool]) -> dict[str, bool]:
+    """The optional map of boolean options at ``index`` (protocol version 2), over the ``known`` defaults;
+    absent or nil: the defaults. Anything else, an unknown key or a value that is not a bool: MQRC_OPTIONS_ERROR."""
+    if len(args) <= index or args[index] is None:
+        return known
+    given = args[index]
+    if not isinstance(given, dict):
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR, "the options must be a map")
+    unknown = set(given) - set(known)
+    if unknown:
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR, f"unknown options {sorted(map(str, unknown))}")
+    if not all(isinstance(v, bool) for v in given.values()):
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR, "an option must be true or false")
+    return {**known, **given}
+
+
+def _md_of(m: Any) -> bytes:
+    md = MQMD()
+    for k, v in m.md.items():
+        setattr(md, k, v)
+    return md.pack()
+
+
+def _data(value: Any) -> bytes:
+    if not isinstance(value, bytes):
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_DATA_LENGTH_ERROR, "message data must be sent as bytes")
+    return value
+
+
+def _list(value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_SELECTOR_COUNT_ERROR, "a list was expected")
+    return value
+
+
+def _chars(value: Any) -> bytes:
+    if not isinstance(value, bytes):
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_CHAR_ATTRS_ERROR, "character attributes must be sent as bytes")
+    return value
+
+
+# -- one verb, one call -------------------------------------------------------------------------------------
+def _put(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+    hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
+    md, pmo = struct(MQMD, args[1]), struct(MQPMO, args[2])
+    data = _data(args[3])
+    reason, pending = qm.run(qm.engine.put, conn, hobj, md, pmo, data)
+    return [reason, md.pack(), pmo.pack()], pending
+
+
+def _put1(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+    od, md, pmo = struct(MQOD, args[0]), struct(MQMD, args[1]), struct(MQPMO, args[2])
+    data = _data(args[3])
+    reason, pending = qm.run(qm.engine.put1, conn, od, md, pmo, data)
+    return [reason, od.pack(), md.pack(), pmo.pack()], pending
+
+
+def _commit(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+    _, pending = qm.run(qm.engine.commit, conn)
+    return None, pending
+
+
+def _backout(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+    _, pending = qm.run(qm.engine.backout, conn)
+    return None, pending
+
+
+def _open(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+    od = struct(MQOD, args[0])
+    options = integer(args[1], C.MQRC_OPTIONS_ERROR, "Options")
+    handle, pending = qm.run(qm.engine.open, conn, od, options)
+    return [handle.hobj, od.pack()], pending
+
+
+def _close(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+    hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
+    options = integer(args[1], C.MQRC_OPTIONS_ERROR, "Options")
+    _, pending = qm.run(qm.engine.close, conn, hobj, options)
+    return None, pending
+
+
+def _inq(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+    hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
+    selectors = [integer(s, C.MQRC_SELECTOR_ERROR, "a selector") for s in _list(args[1])]
+    (ints, chars, reason), pending = qm.run(qm.engine.inq, conn, hobj, selectors)
+    return [ints, chars, reason], pending
+
+
+def _set(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+    hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
+    selectors = [integer(s, C.MQRC_SELECTOR_ERROR, "a selector") for s in _list(args[1])]
+    ints = [integer(s, C.MQRC_INT_ATTRS_ARRAY_ERROR, "an integer attribute") for s in _list(args[2])]
+    chars = [_chars(c) for c in _list(args[3])]
+    _, pending = qm.run(qm.engine.set, conn, hobj, selectors, ints, chars)
+    return None, pending
+
+
+def _admin(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+    verb, pargs, kwargs = args
+    if not isinstance(verb, str) or verb not in ADMIN_VERBS or not isinstance(pargs, list):
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, f"unknown administrative verb {verb!r}")
+    if not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, "keyword arguments must be a map")
+    fn = getattr(qm.engine, verb)
+    try:
+        result, pending = qm.run(lambda: fn(*pargs, **kwargs))
+    except TypeError as e:
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, f"{verb}: {e}") from None
+    if verb == "messages":
+        result = [[_md_of(m), m.data] for m in result]
+    return result, pending
+
+
+# -- batches in one request ---------------------------------------------------------------------------------
+def _putm(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+    """One MQPUT per data item, each with a copy of the request's MQMD and MQPMO: the same as that many put
+    requests, in one frame. A failed put does not stop the others (each answer says how its put went); the
+    reply waits until every put that must be durable is. With the option ``commit`` (the optional fifth
+    argument, a map), MQCMIT follows when every put succeeded, as an application checking each put would
+    then commit: the reply's third element says how (true: committed, false: not tried, else its error)."""
+    hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
+    md0, pmo0 = struct(MQMD, args[1]), struct(MQPMO, args[2])
+    datas = [_data(d) for d in _list(args[3])]
+    then_commit = _options(args, 4, _PUTM_OPTIONS)["commit"]
+    engine = qm.engine
+    put = engine.put
+    out: list[Any] = []
+    last_pmo = [pmo0]
+    committed: list[Any] = [False]
+
+    def puts() -> None:  # every put under one hold of the lock: their store writes go as one batch
+        failed = False
+        for data in datas:
+            md, pmo = md0.copy(), pmo0.copy()
+            try:
+                reason = put(conn, hobj, md, pmo, data)
+            except MQMIError as e:
+                out.append([e.comp, e.reason, e.detail])
+                failed = True
+                continue
+            last_pmo[0] = pmo
+            out.append([reason, md.pack()])
+        if then_commit and not failed:
+            try:
+                engine.commit(conn)
+                committed[0] = True
+            except MQMIError as e:
+                committed[0] = [e.comp, e.reason, e.detail]
+
+    _, pending = qm.run(puts)
+    reply = [out, last_pmo[0].pack()]
+    if then_commit:
+        reply.append(committed[0])
+    return reply, pending
+
+
+def _getm(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+    """Up to n MQGETs without waiting, each with a copy of the request's MQMD and MQGMO: the same as that many
+    get requests, in one frame. Ends at the first failure (NO_MSG_AVAILABLE when the queue runs dry), which is
+    returned after the results. Options (the optional sixth argument, a map): ``commit_first``, MQCMIT before
+    the gets (a consumer ending the unit of work of the batch it has processed and asking for the next; if it
+    fails, its error is the reply and no get is tried); ``gmo`` false, answers without the MQGMO."""
+    hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
+    md0, gmo0 = struct(MQMD, args[1]), struct(MQGMO, args[2])
+    if gmo0.Options & C.MQGMO_WAIT:
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR, "getm does not wait: send get with MQGMO_WAIT")
+    buflen = None if args[3] is None else integer(args[3], C.MQRC_BUFFER_LENGTH_ERROR, "BufferLength")
+    n = integer(args[4], C.MQRC_OPTIONS_ERROR, "the number of gets")
+    options = _options(args, 5, _GETM_OPTIONS)
+    commit_first, with_gmo = options["commit_first"], options["gmo"]
+    engine = qm.engine
+    get = engine.get
+    out: list[Any] = []
+
+    def gets() -> list[Any] | None:  # under one hold of the lock: their store writes go as one batch
+        if commit_first:
+            engine.commit(conn)  # its error is the reply's; the commit's writes and the gets' go as one batch
+        for _ in range(max(0, min(n, 10_000))):
+            md, gmo = md0.copy(), gmo0.copy()
+            try:
+                result = get(conn, hobj, md, gmo, buflen)
+            except MQMIError as e:
+                return [e.comp, e.reason, e.detail]
+            answer = [result.data, result.data_length, result.comp, result.reason, md.pack()]
+            if with_gmo:
+                answer.append(gmo.pack())
+            out.append(answer)
+        return None
+
+    error, pending = qm.run(gets)
+    return [out, error], pending
+
+
+# -- reservations and gets by MsgToken (Spark's in-flight batches) ------------------------------------------
+def _reserve(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+    hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
+    return qm.run(qm.engine.reserve, conn, hobj, args[1])
+
+
+def _release(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+    hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
+    return qm.run(qm.engine.release, conn, hobj, args[1])
+
+
+def _gettokens(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+    """One MQGET per MsgToken (a browse with MQGMO_BROWSE_FIRST), like that many get requests in one frame; nil
+    where the message is gone, ending at the first other failure, returned after the results."""
+    hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
+    gmo = struct(MQGMO, args[1])
+    buflen = None if args[2] is None else integer(args[2], C.MQRC_BUFFER_LENGTH_ERROR, "BufferLength")
+    tokens = args[3]
+    if isinstance(tokens, list) and len(tokens) > MAX_TOKENS:
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_MSG_TOKEN_ERROR, f"at most {MAX_TOKENS} MsgTokens per request")
+    (results, error), pending = qm.run(qm.engine.get_tokens, conn, hobj, tokens, gmo, buflen)
+    out = [None if r is None else [r[1].data, r[1].data_length, r[1].comp, r[1].reason, r[0].pack()] for r in results]
+    err = None if error is None else [error.comp, error.reason, error.detail]
+    return [out, err], pending
+
+
+VERBS: dict[str, Handler] = {
+    "put": _put,
+    "put1": _put1,
+    "commit": _commit,
+    "backout": _backout,
+    "open": _open,
+    "close": _close,
+    "inq": _inq,
+    "set": _set,
+    "admin": _admin,
+    "putm": _putm,
+    "getm": _getm,
+    "reserve": _reserve,
+    "release": _release,
+    "gettokens": _gettokens,
+}
+"""The verbs a connected session runs here (``get``, ``disconnect``, ``ping`` and ``endmqm`` are the session's)."""
