@@ -4,6 +4,15 @@
 standing in for its C extension, so unmodified programs run against a syncpoint queue manager.
 """
 
+from ._backend import serve_commands_with
 from ._install import DEFAULT_VERSIONS, InstallError, InstallReport, download_sdist, extract_sdist, install
 
-__all__ = ["DEFAULT_VERSIONS", "InstallError", "InstallReport", "download_sdist", "extract_sdist", "install"]
+__all__ = [
+    "DEFAULT_VERSIONS",
+    "InstallError",
+    "InstallReport",
+    "download_sdist",
+    "extract_sdist",
+    "install",
+    "serve_commands_with",
+]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from syncpoint.mqi import MQMIError
+from syncpoint.mqi import MQMIError, SyncpointError
 from syncpoint.mqi import constants as C
 
 from ._backend import BACKEND, char_length
@@ -54,7 +54,7 @@ __strucversions__: dict[str, int] = {
 }
 
 
-class error(Exception):  # noqa: N801, N818 - the extension's name for its own errors
+class error(SyncpointError):  # noqa: N801, N818 - the extension's name for its own errors
     """Raised for misuse of the extension's arguments (not for MQI failures, which are return codes)."""
 
 

@@ -22,11 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from syncpoint.spark._commit import query_key
-from syncpoint.spark._qm import Target
+from syncpoint.spark import DISPOSITION_SCHEMA, PROGRESS_QUEUE, Target, ensure_progress_queue, query_key
 
 from ._node import CatchFn, FailureFn, Handlers, OutFn, TransactionMode
-from ._spark import DISPOSITION_SCHEMA, PROGRESS_QUEUE, ensure_progress_queue, node_partition
+from ._spark import node_partition
 
 _PARSERS = ("none", "text", "json")
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from syncpoint import _home
 from syncpoint.client import QueueManager
-from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, blank_strip, matches_generic, mqsc_date_time
+from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, SyncpointError, blank_strip, matches_generic, mqsc_date_time
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import ATTRIBUTES, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, Attribute, attributes_for
 from syncpoint.server._auth import Users
@@ -63,7 +63,7 @@ _REASON_MAP = {
 }
 
 
-class CommandFailedError(Exception):
+class CommandFailedError(SyncpointError):
     """A command failed: reply with ``reason`` (and ``parameter`` as MQIACF_PARAMETER_ID when not 0)."""
 
     def __init__(self, reason: int, message: str, parameter: int = 0) -> None:

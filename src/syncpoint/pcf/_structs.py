@@ -14,6 +14,8 @@ import struct
 from dataclasses import dataclass, field
 from typing import Union
 
+from syncpoint.mqi import SyncpointError
+
 from . import _constants as K
 
 _L = struct.Struct("=i")
@@ -30,7 +32,7 @@ _SF = struct.Struct("=6i")
 _BF = struct.Struct("=5i")
 
 
-class PCFError(Exception):
+class PCFError(SyncpointError):
     """A PCF message or parameter is not valid: ``reason`` is the MQRCCF_* (or MQRC_*) code to reply with,
     ``parameter`` the parameter it concerns (0: none)."""
 

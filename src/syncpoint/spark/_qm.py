@@ -232,18 +232,3 @@ class QueueAccess:
 
 def visible_of(md: MQMD, token: int) -> Visible:
     return Visible(token, int(md.BackoutCount), bytes(md.GroupId), int(md.MsgSeqNumber), int(md.MsgFlags))
-
-
-def dead_letter_queue(qm: QueueManager) -> str:
-    """The queue manager's DEADQ ('' when none or unreadable)."""
-    try:
-        h = qm.mqopen(MQOD(ObjectType=C.MQOT_Q_MGR), C.MQOO_INQUIRE)
-    except MQMIError:
-        return ""
-    try:
-        _, chars = qm.mqinq(h, [C.MQCA_DEAD_LETTER_Q_NAME])
-        return blank_strip(chars[0])
-    except MQMIError:
-        return ""
-    finally:
-        qm.mqclose(h)
