@@ -23,8 +23,7 @@ def start_tools(server: Any, host_qm: Any, users: Any, command_server: bool = Tr
     stoppers: list[Any] = []
     if command_server:
         import syncpoint
-        from syncpoint.pcf import CommandServer
-        from syncpoint.pcf._server import chckclnt
+        from syncpoint.pcf import CommandServer, chckclnt
 
         stop = threading.Event()
 
@@ -34,7 +33,7 @@ def start_tools(server: Any, host_qm: Any, users: Any, command_server: bool = Tr
             return qm
 
         thread = threading.Thread(
-            target=CommandServer(connect, client_check=lambda _qmgr: chckclnt(users)).run,
+            target=CommandServer(connect, client_check=lambda _qmgr: chckclnt(users.required)).run,
             args=(stop,),
             name="syncpoint-command-server",
             daemon=True,

@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 
 from syncpoint import _home
-from syncpoint.client._remote import RemoteTransport
+from syncpoint.client import RemoteTransport
 from syncpoint.mqi import MQMIError
 from syncpoint.server._affinity import available_cpus, check_spec
 from syncpoint.server._auth import Users

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._api import Queue, QueueManager, Transport, connect
 from ._deadletter import dead_letter, dead_letter_header, dead_letter_queue
+from ._local import local_server, passwords_required
 from ._message import Message
 
 if TYPE_CHECKING:
@@ -37,8 +38,10 @@ __all__ = [
     "dead_letter",
     "dead_letter_header",
     "dead_letter_queue",
+    "local_server",
     "memory_queue_manager",
     "open_embedded",
+    "passwords_required",
     "pin_cpus",
 ]
 

@@ -697,9 +697,8 @@ def connect(
                 name, address=address, unix_path=unix_path, appl_name=appl, user=user, password=password, tls=tls
             )
         )
-    from syncpoint.server._lifecycle import server_info
-
     from ._embedded import EmbeddedConnection, open_embedded
+    from ._local import local_server as server_info
 
     if embedded is None and store is None:
         info = server_info(name, home)

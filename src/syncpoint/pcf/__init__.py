@@ -1,7 +1,7 @@
 """syncpoint.pcf: PCF structures (byte-exact, IBM's names) and the command server on SYSTEM.ADMIN.COMMAND.QUEUE."""
 
 from . import _constants as constants
-from ._server import COMMAND_QUEUE, CommandFailedError, CommandServer
+from ._server import COMMAND_QUEUE, CommandFailedError, CommandServer, chckclnt
 from ._structs import (
     MQCFBF,
     MQCFBS,
@@ -40,6 +40,7 @@ __all__ = [
     "PCFError",
     "Param",
     "build",
+    "chckclnt",
     "constants",
     "parse",
 ]

@@ -20,12 +20,10 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from syncpoint import _home
-from syncpoint.client import QueueManager
+from syncpoint.client import QueueManager, passwords_required
 from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, SyncpointError, blank_strip, matches_generic, mqsc_date_time
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import ATTRIBUTES, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, Attribute, attributes_for
-from syncpoint.server._auth import Users
 
 from . import _constants as K
 from ._structs import (
@@ -249,18 +247,15 @@ _AUTH_OBJECT_TYPES = frozenset(
 )  # 6 channel, 8 topic
 
 
-def chckclnt(users: Users) -> int:
+def chckclnt(required: bool) -> int:
     """CHCKCLNT of a queue manager: REQUIRED once its password file names a user (or cannot be read), else
     OPTIONAL."""
-    return K.MQCHK_REQUIRED if users.required else K.MQCHK_OPTIONAL
+    return K.MQCHK_REQUIRED if required else K.MQCHK_OPTIONAL
 
 
 def users_required(qmgr: str) -> int:
     """CHCKCLNT of queue manager ``qmgr`` under ``$SYNCPOINT_HOME``."""
-    try:
-        return chckclnt(Users(_home.qmgr_dir(qmgr) / "users.json"))
-    except ValueError:
-        return K.MQCHK_REQUIRED
+    return chckclnt(passwords_required(qmgr))
 
 
 # ------------------------------------------------------------------------------------------------------
