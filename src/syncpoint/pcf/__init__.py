@@ -1,7 +1,8 @@
 """syncpoint.pcf: PCF structures (byte-exact, IBM's names) and the command server on SYSTEM.ADMIN.COMMAND.QUEUE."""
 
 from . import _constants as constants
-from ._server import COMMAND_QUEUE, CommandFailedError, CommandServer, chckclnt
+from ._request import CommandFailedError
+from ._server import COMMAND_QUEUE, CommandServer, chckclnt
 from ._structs import (
     MQCFBF,
     MQCFBS,
