@@ -15,10 +15,11 @@ from rich.console import Console
 
 from syncpoint import _home
 from syncpoint.client import RemoteTransport
+from syncpoint.client import local_server as server_info
 from syncpoint.mqi import MQMIError
 from syncpoint.server._affinity import available_cpus, check_spec
 from syncpoint.server._auth import Users
-from syncpoint.server._lifecycle import _pid_alive, server_info
+from syncpoint.server._lifecycle import _pid_alive
 
 console = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False)
