@@ -8,6 +8,8 @@ print(q.get(wait=2.0).data)
 
 The names below are the client's (``syncpoint.client``) and the MQI's; they load on first use, so that importing
 a lower package (``import syncpoint.engine``, ``import syncpoint.mqi``) loads nothing above it.
+
+Implements: DESIGN.md (the package map); see each package for its seeds and reference pages.
 """
 
 from __future__ import annotations

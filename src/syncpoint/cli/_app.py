@@ -1,4 +1,7 @@
-"""``syncpoint <verb>``: the control commands MQ users know (crtmqm, dltmqm, dspmq …) and ``demo``."""
+"""``syncpoint <verb>``: the control commands MQ users know (crtmqm, dltmqm, dspmq …) and ``demo``.
+
+Implements: IBM's control commands crtmqm, dltmqm, dspmq (their AMQ messages).
+"""
 
 from __future__ import annotations
 

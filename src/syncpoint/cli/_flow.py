@@ -1,6 +1,8 @@
 """``syncpoint flow run FILE --qmgr QM1`` and ``syncpoint flow demo``: message flows on Spark with a progress display.
 
 ``register(app)`` adds the ``flow`` command group to the ``syncpoint`` application.
+
+Implements: reference/mqinput-node.md, reference/spark.md.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 It lives at the top layer because it puts the pieces together: the server (``syncpoint.server``) and the tools
 that run inside its process (the PCF command server, ``syncpoint.pcf``, over an in-process client connection).
+
+Implements: docs/protocol.md; the server's process, as strmqm starts it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""strmqm, endmqm and passwd: starting and ending a queue manager's server, and its users' passwords."""
+"""strmqm, endmqm and passwd: starting and ending a queue manager's server, and its users' passwords.
+
+Implements: IBM's strmqm / endmqm and their AMQ messages; docs/protocol.md.
+"""
 
 from __future__ import annotations
 

@@ -3,16 +3,19 @@
 Importing this package loads the API, the remote transport's vocabulary and nothing of the queue manager itself:
 the embedded transport (the host, the engine, the store) loads on first embedded use, so a program that only
 connects over the network (a Spark executor) never imports them.
+
+Implements: DESIGN.md "api"; reference/structures.md and reference/constants.md (the MQI it speaks).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._api import Queue, QueueManager, Transport, connect
+from ._api import Queue, QueueManager, connect
 from ._deadletter import dead_letter, dead_letter_header, dead_letter_queue
 from ._local import local_server, passwords_required
 from ._message import Message
+from ._transport import Transport
 
 if TYPE_CHECKING:
     from ._embedded import (

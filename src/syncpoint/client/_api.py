@@ -11,6 +11,9 @@ output handle for ``put``, an input handle (MQOO_INPUT_AS_Q_DEF) for ``get``, a 
 So a producer never counts as an input opener (IPPROCS, which triggering reads). Explicit ``options`` give
 one handle with exactly those options, as the MQI does. The raw MQI form (``mqopen``, ``mqput``, ``mqget`` …)
 takes and fills IBM's structures.
+
+Implements: reference/structures.md (the MQMD, MQGMO, MQPMO, MQOD it fills), reference/constants.md; seed 000
+(``mark_skip_backout`` is MQGMO_MARK_SKIP_BACKOUT).
 """
 
 from __future__ import annotations
@@ -21,42 +24,19 @@ import os
 import ssl
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, GetResult, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 
 from ._message import Message
+from ._transport import Transport
 
 if TYPE_CHECKING:  # the embedded transport's types; its modules load on first embedded use
     from syncpoint.engine import Clock
     from syncpoint.store import Store
 
     from ._embedded import EmbeddedQueueManager
-
-
-class Transport(Protocol):
-    """What a connection's transport offers: the MQI verbs with IBM's structures, and admin verbs."""
-
-    @property
-    def qmgr_name(self) -> str: ...
-
-    def open(self, od: MQOD, options: int) -> int: ...
-    def close(self, hobj: int, options: int = ...) -> None: ...
-    def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> int: ...
-    def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> int: ...
-    def get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> GetResult: ...
-    def inq(self, hobj: int, selectors: Sequence[int]) -> tuple[list[int], list[bytes], int]: ...
-    def reserve(self, hobj: int, tokens: Sequence[int]) -> list[int]: ...
-    def release(self, hobj: int, tokens: Sequence[int] | None) -> list[int]: ...
-    def get_tokens(
-        self, hobj: int, gmo: MQGMO, buflen: int | None, tokens: Sequence[int]
-    ) -> tuple[list[tuple[MQMD, GetResult] | None], MQMIError | None]: ...
-    def set(self, hobj: int, selectors: Sequence[int], ints: Sequence[int], chars: Sequence[bytes]) -> None: ...
-    def commit(self) -> None: ...
-    def backout(self) -> None: ...
-    def disconnect(self, abnormal: bool = False) -> None: ...
-    def admin(self, verb: str, *args: Any, **kwargs: Any) -> Any: ...
 
 
 def _wait_ms(wait: float | None) -> tuple[int, int]:

@@ -4,6 +4,8 @@ user and password of client connections (``users.json``: the CHCKCLNT a command 
 
 The files are the server's (``syncpoint.server`` writes and reads them); the client reads them through the
 server's functions, loaded only when asked — a connection with a ``host`` never reads them.
+
+Implements: docs/protocol.md (the Unix socket), reference/ibmmq-compat.md (client connections and passwords).
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""A message as got or browsed: its data and its message descriptor (shared by both transports and the API)."""
+"""A message as got or browsed: its data and its message descriptor (shared by both transports and the API).
+
+Implements: reference/structures.md (the MQMD fields it names).
+"""
 
 from __future__ import annotations
 

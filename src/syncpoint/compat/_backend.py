@@ -13,6 +13,8 @@ pads with NULs) are blank-padded before they reach the queue manager, so they co
 Connections are numbered per process (the hconn); object handles are the queue manager's own. In bindings
 mode with no server running, the queue manager is embedded in this process, and so a PCF command server is
 started beside it (set SYNCPOINT_CMDSERVER=0 to not start one), as ``strmqm`` would run one.
+
+Implements: reference/ibmmq-compat.md, reference/structures.md.
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ place a small module named as the extension (``ibmmq/ibmmqc.py``, ``pymqi/pymqe.
 :mod:`syncpoint.compat.ibmmqc` / :mod:`syncpoint.compat.pymqe` with the installed version, and a
 ``<name>-<version>.dist-info`` (METADATA, INSTALLER, RECORD, top_level.txt) makes ``importlib.metadata`` and
 ``pip uninstall <name>`` see the package as installed. Nothing of those libraries is part of syncpoint.
+
+Implements: reference/ibmmq-compat.md ("Obtaining the libraries without IBM's C client").
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ completion code and reason last in every tuple), backed by :mod:`syncpoint.compa
 ``syncpoint compat install ibmmq`` installs ibmmq's Python files with a ``ibmmq/ibmmqc.py`` that re-exports
 this module under the installed version. Publish/subscribe, message properties and asynchronous consume are
 not offered by syncpoint: those calls return MQCC_FAILED with MQRC_FUNCTION_NOT_SUPPORTED (2298).
+
+Implements: reference/ibmmq-compat.md.
 """
 
 from __future__ import annotations

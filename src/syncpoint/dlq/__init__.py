@@ -1,6 +1,9 @@
 """syncpoint.dlq: the dead-letter queue handler (runmqdlq) — rules tables, matching, the handler loop — and
 dead-lettering by applications (``dead_letter`` and ``dead_letter_header`` live in the client layer,
-``syncpoint.client``, and are named here too)."""
+``syncpoint.client``, and are named here too).
+
+Implements: seed 003 (how the rules table is processed), reference/dlq-handler.md.
+"""
 
 from syncpoint.client import dead_letter, dead_letter_header
 

@@ -3,6 +3,8 @@
 The node (pure) imports nothing of pyspark; Flow, MQInput and the runners load on first use. A flow sits on top
 of the "syncpoint" data source (``syncpoint.spark``): the dispositions the node decides (Action, Disposition,
 Put …) are the sink's vocabulary, imported from there and named here too.
+
+Implements: seed 004 (MQInput error handling), reference/mqinput-node.md, reference/spark.md.
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@
     flow = Flow(MQInput("ORDERS", parse="json"), out=enrich, output="ORDERS.ENRICHED")
 
 ``syncpoint flow run FILE --qmgr QM1`` loads FILE, takes its ``flow`` and runs it (see run_flow).
+
+Implements: seed 004, reference/mqinput-node.md, reference/spark.md (where code runs).
 """
 
 from __future__ import annotations

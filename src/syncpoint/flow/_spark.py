@@ -5,6 +5,8 @@ one partition); ``node_partition`` runs the MQInput node over them (pure: _node)
 message; the "syncpoint" stream sink in ``mode=flow`` commits them in one unit of work (_commit) and puts a
 non-persistent progress message on SYSTEM.SYNCPOINT.SPARK.PROGRESS for the driver's display. No per-message error
 reaches Spark: the node turns each into a disposition, so a poison message never fails the batch.
+
+Implements: seed 004, reference/mqinput-node.md, reference/spark.md (where code runs).
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""syncpoint.pcf: PCF structures (byte-exact, IBM's names) and the command server on SYSTEM.ADMIN.COMMAND.QUEUE."""
+"""syncpoint.pcf: PCF structures (byte-exact, IBM's names) and the command server on SYSTEM.ADMIN.COMMAND.QUEUE.
+
+Implements: reference/ibmmq-compat.md (PCF through ibmmq / pymqi), reference/constants.md.
+"""
 
 from . import _constants as constants
 from ._request import CommandFailedError

@@ -11,6 +11,8 @@ every reply but the last has Control MQCFC_NOT_LAST. A failed command gets one r
 MQCC_FAILED, the reason (MQRCCF_* or MQRC_*) and, where it concerns one parameter, MQIACF_PARAMETER_ID.
 A request that cannot be read as PCF gets the same kind of error reply. Requests without a ReplyToQ are run
 and not answered (IBM does the same).
+
+Implements: reference/ibmmq-compat.md (the commands its suites send), reference/constants.md.
 """
 
 from __future__ import annotations

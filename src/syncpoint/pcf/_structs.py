@@ -6,6 +6,8 @@ without knowing every type. A group (MQCFGR) counts as one parameter of its leve
 ``ParameterCount`` parameters. :func:`parse` turns bytes into an :class:`MQCFH` and a list of parameter objects
 (groups hold their members); :func:`build` does the reverse. A malformed message raises :class:`PCFError`
 carrying the MQRCCF_* reason IBM's command server gives for it.
+
+Implements: reference/structures.md, reference/constants.md (MQCFH and the MQCF* parameter structures).
 """
 
 from __future__ import annotations

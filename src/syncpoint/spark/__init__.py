@@ -4,6 +4,8 @@
 (planning, rows, the sink's commit protocol) work without Spark. A message flow (``syncpoint.flow``) runs on
 this data source: its node decides the dispositions (``Disposition``) the sink's commit carries out; the data
 source imports nothing of the flow.
+
+Implements: reference/spark.md.
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ starts, so a redo is needed only for failures seen at put time (queue full, mess
 After the commit, the messages to back out (a flow's BACKOUT, and a REQUEUE that stays) are got under syncpoint
 and backed out in a second unit of work: MQ raises their BackoutCount, the next batch retries them. The record
 lists them with the BackoutCount they had, so a replayed commit finishes an interrupted backout exactly once.
+
+Implements: reference/spark.md (order of events for micro-batch N), seed 004 (REQUEUE: BOQNAME, else DEADQ),
+reference/structures.md (MQDLH).
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Each micro-batch the sink's writers collect the disposition rows the flow's node
 (``collect_dispositions``); the sink's commit on the driver carries them out in one unit of work
 (``Sink.commit_flow``) and puts a non-persistent progress message on SYSTEM.SYNCPOINT.SPARK.PROGRESS for the
 driver's display (``syncpoint flow run``). The rows' schema is ``DISPOSITION_SCHEMA``.
+
+Implements: reference/spark.md, seed 004, reference/mqinput-node.md.
 """
 
 from __future__ import annotations

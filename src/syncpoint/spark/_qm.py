@@ -5,6 +5,8 @@ Spark's Python workers are separate processes, so they connect with ``syncpoint.
 (MQGMO version 3, MQMO_MATCH_MSG_TOKEN): the driver browses tokens without data and reserves each batch's
 messages against other consumers and expiry; executors browse a partition's messages with their data, and the
 sink gets the batch's messages under syncpoint — each of those a batch of tokens per request (``chunk``).
+
+Implements: reference/spark.md (where code runs: executors use the remote client).
 """
 
 from __future__ import annotations
