@@ -27,7 +27,15 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 
 # ------------------------------------------------------------------------------------------------------
 # The layer table: (layer, packages), from the top down. A module may import its own package and packages of
-# the layers below its own; never a package of a layer above.
+# the layers below its own; never a package of a layer above. DESIGN.md, "Layers (imports only point down)":
+#   cli / tools  syncpoint.cli, mqsc, dlq, trigger, pcf, flow, spark, compat
+#   api          syncpoint.client    ONE connection API, two transports: in-process and remote
+#   transport    syncpoint.server    network server exposing the engine
+#   engine       syncpoint.engine    the queue manager itself: pure logic, no sockets, no threads, injected clock
+#   storage      syncpoint.store     durable state behind a narrow interface
+#   vocabulary   syncpoint.mqi       constants, structures, the error type
+# Issue 19 adds syncpoint.host (the queue manager's host: engine + store + lock, waiting gets, lifecycle) between
+# the server and the engine, and syncpoint.wire (the wire protocol) beside the MQI.
 # ------------------------------------------------------------------------------------------------------
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("cli", ("syncpoint.cli",)),
