@@ -5,17 +5,16 @@ qm = syncpoint.connect("QM1")
 q = qm.open("ORDERS")
 q.put(b"hello", persistent=True)
 print(q.get(wait=2.0).data)
+
+The names below are the client's (``syncpoint.client``) and the MQI's; they load on first use, so that importing
+a lower package (``import syncpoint.engine``, ``import syncpoint.mqi``) loads nothing above it.
+
+Implements: DESIGN.md (the package map); see each package for its seeds and reference pages.
 """
 
-from syncpoint.client import (
-    Message,
-    Queue,
-    QueueManager,
-    connect,
-    create_queue_manager,
-    memory_queue_manager,
-)
-from syncpoint.mqi import MQMIError
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
@@ -29,3 +28,30 @@ __all__ = [
     "create_queue_manager",
     "memory_queue_manager",
 ]
+
+if TYPE_CHECKING:
+    from syncpoint.client import (
+        Message,
+        Queue,
+        QueueManager,
+        connect,
+        create_queue_manager,
+        memory_queue_manager,
+    )
+    from syncpoint.mqi import MQMIError
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MQMIError":
+        from syncpoint.mqi import MQMIError
+
+        return MQMIError
+    if name in __all__:
+        import syncpoint.client
+
+        return getattr(syncpoint.client, name)
+    raise AttributeError(f"module 'syncpoint' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,4 +1,8 @@
-"""The ``syncpoint`` command: IBM's control-command verbs, and ``demo``."""
+"""The ``syncpoint`` command: IBM's control-command verbs, and ``demo``.
+
+Implements: reference/mqsc.md, reference/dlq-handler.md, reference/triggering.md (IBM's control commands and their
+messages).
+"""
 
 from ._app import app, main
 

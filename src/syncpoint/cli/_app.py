@@ -1,4 +1,7 @@
-"""``syncpoint <verb>``: the control commands MQ users know (crtmqm, dltmqm, dspmq …) and ``demo``."""
+"""``syncpoint <verb>``: the control commands MQ users know (crtmqm, dltmqm, dspmq …) and ``demo``.
+
+Implements: IBM's control commands crtmqm, dltmqm, dspmq (their AMQ messages).
+"""
 
 from __future__ import annotations
 
@@ -67,7 +70,8 @@ def dspmq(
     x: Annotated[bool, typer.Option("-x", help="also show the server's process and addresses")] = False,
 ) -> None:
     """List queue managers and their status (Running, Ended normally, Ended immediately, …)."""
-    from syncpoint.server._lifecycle import server_info, status
+    from syncpoint.client import local_server as server_info
+    from syncpoint.server._lifecycle import status
 
     root = _home.home() / "qmgrs"
     names = sorted(p.name for p in root.iterdir() if (p / "qm.db").exists()) if root.exists() else []

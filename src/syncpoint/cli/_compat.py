@@ -1,4 +1,7 @@
-"""``syncpoint compat install ibmmq|pymqi``: run unmodified ibmmq / pymqi programs on syncpoint."""
+"""``syncpoint compat install ibmmq|pymqi``: run unmodified ibmmq / pymqi programs on syncpoint.
+
+Implements: reference/ibmmq-compat.md.
+"""
 
 from __future__ import annotations
 

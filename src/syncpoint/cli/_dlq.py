@@ -5,6 +5,8 @@ with its line number and class, and a table with errors ends the command with ex
 nothing. Reports go to standard output. Positional QName / QMgrName override the table's INPUTQ / INPUTQM; a blank
 queue name means the queue manager's DEADQ. Started by a trigger monitor, the first argument is the MQTMC2
 trigger message: the queue and queue manager named in it are processed.
+
+Implements: seed 003, reference/dlq-handler.md (runmqdlq's invocation).
 """
 
 from __future__ import annotations

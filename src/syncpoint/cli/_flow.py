@@ -1,6 +1,8 @@
 """``syncpoint flow run FILE --qmgr QM1`` and ``syncpoint flow demo``: message flows on Spark with a progress display.
 
 ``register(app)`` adds the ``flow`` command group to the ``syncpoint`` application.
+
+Implements: reference/mqinput-node.md, reference/spark.md.
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ class ProgressTable:
 
 
 def _ensure_server(qmgr: str, home: str | None, *, start: bool) -> None:
-    from syncpoint.server._lifecycle import server_info
+    from syncpoint.client import local_server as server_info
 
     if server_info(qmgr, home) is not None:
         return
@@ -87,7 +89,7 @@ def _ensure_server(qmgr: str, home: str | None, *, start: bool) -> None:
 
 def start_server(qmgr: str, home: str | None, timeout: float = 60.0) -> None:
     """Start the queue manager's server in the background (what strmqm does, Unix socket only)."""
-    from syncpoint.server._lifecycle import server_info
+    from syncpoint.client import local_server as server_info
 
     qdir = _home.qmgr_dir(qmgr, home)
     logdir = qdir / "errors"

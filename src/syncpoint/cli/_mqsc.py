@@ -4,6 +4,8 @@ All four talk to the queue manager through ``syncpoint.connect``: the running se
 embedded queue manager otherwise. They read standard input and write standard output, so they fit in shell
 pipelines: the samples' progress lines (IBM's "Sample AMQSPUT0 start" …) go to standard error, the messages
 themselves to standard output.
+
+Implements: reference/mqsc.md (runmqsc's invocation and report).
 """
 
 from __future__ import annotations

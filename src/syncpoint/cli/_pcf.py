@@ -2,6 +2,8 @@
 
 Runs in the foreground until interrupted (SIGINT / SIGTERM) or the queue manager ends. A queue manager started
 with ``syncpoint strmqm`` runs its own command server; this command is for embedded queue managers and tests.
+
+Implements: reference/ibmmq-compat.md (strmqcsv).
 """
 
 from __future__ import annotations

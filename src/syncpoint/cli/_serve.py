@@ -2,6 +2,8 @@
 
 It lives at the top layer because it puts the pieces together: the server (``syncpoint.server``) and the tools
 that run inside its process (the PCF command server, ``syncpoint.pcf``, over an in-process client connection).
+
+Implements: docs/protocol.md; the server's process, as strmqm starts it.
 """
 
 from __future__ import annotations
@@ -23,8 +25,7 @@ def start_tools(server: Any, host_qm: Any, users: Any, command_server: bool = Tr
     stoppers: list[Any] = []
     if command_server:
         import syncpoint
-        from syncpoint.pcf import CommandServer
-        from syncpoint.pcf._server import chckclnt
+        from syncpoint.pcf import CommandServer, chckclnt
 
         stop = threading.Event()
 
@@ -34,7 +35,7 @@ def start_tools(server: Any, host_qm: Any, users: Any, command_server: bool = Tr
             return qm
 
         thread = threading.Thread(
-            target=CommandServer(connect, client_check=lambda _qmgr: chckclnt(users)).run,
+            target=CommandServer(connect, client_check=lambda _qmgr: chckclnt(users.required)).run,
             args=(stop,),
             name="syncpoint-command-server",
             daemon=True,

@@ -1,4 +1,7 @@
-"""strmqm, endmqm and passwd: starting and ending a queue manager's server, and its users' passwords."""
+"""strmqm, endmqm and passwd: starting and ending a queue manager's server, and its users' passwords.
+
+Implements: IBM's strmqm / endmqm and their AMQ messages; docs/protocol.md.
+"""
 
 from __future__ import annotations
 
@@ -14,11 +17,12 @@ import typer
 from rich.console import Console
 
 from syncpoint import _home
-from syncpoint.client._remote import RemoteTransport
+from syncpoint.client import RemoteTransport
+from syncpoint.client import local_server as server_info
 from syncpoint.mqi import MQMIError
 from syncpoint.server._affinity import available_cpus, check_spec
 from syncpoint.server._auth import Users
-from syncpoint.server._lifecycle import _pid_alive, server_info
+from syncpoint.server._lifecycle import _pid_alive
 
 console = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False)

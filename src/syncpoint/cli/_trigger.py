@@ -4,6 +4,8 @@ It connects to the queue manager (the running server when there is one, else the
 holds the initiation queue open for input and starts the application of each trigger message. Reports go to
 standard output. Exit codes: 0 the queue manager ended (or SIGTERM / Ctrl-C), 10 interrupted by an error,
 20 could not run.
+
+Implements: seed 001, reference/triggering.md (runmqtrm's invocation).
 """
 
 from __future__ import annotations

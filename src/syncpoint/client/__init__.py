@@ -1,14 +1,32 @@
-"""syncpoint.client: one connection API, two transports (in-process now; remote with the server)."""
+"""syncpoint.client: one connection API, two transports — remote (over syncpoint's wire protocol) and in-process.
 
-from ._api import Message, Queue, QueueManager, Transport, connect
-from ._embedded import (
-    EmbeddedConnection,
-    EmbeddedQueueManager,
-    create_queue_manager,
-    memory_queue_manager,
-    open_embedded,
-)
-from ._tuning import pin_cpus
+Importing this package loads the API, the remote transport's vocabulary and nothing of the queue manager itself:
+the embedded transport (the host, the engine, the store) loads on first embedded use, so a program that only
+connects over the network (a Spark executor) never imports them.
+
+Implements: DESIGN.md "api"; reference/structures.md and reference/constants.md (the MQI it speaks).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._api import Queue, QueueManager, connect
+from ._deadletter import dead_letter, dead_letter_header, dead_letter_queue
+from ._local import local_server, passwords_required
+from ._message import Message
+from ._transport import Transport
+
+if TYPE_CHECKING:
+    from ._embedded import (
+        EmbeddedConnection,
+        EmbeddedQueueManager,
+        create_queue_manager,
+        memory_queue_manager,
+        open_embedded,
+    )
+    from ._remote import RemoteTransport
+    from ._tuning import pin_cpus
 
 __all__ = [
     "EmbeddedConnection",
@@ -16,10 +34,45 @@ __all__ = [
     "Message",
     "Queue",
     "QueueManager",
+    "RemoteTransport",
     "Transport",
     "connect",
     "create_queue_manager",
+    "dead_letter",
+    "dead_letter_header",
+    "dead_letter_queue",
+    "local_server",
     "memory_queue_manager",
     "open_embedded",
+    "passwords_required",
     "pin_cpus",
 ]
+
+_EMBEDDED = (
+    "EmbeddedConnection",
+    "EmbeddedQueueManager",
+    "create_queue_manager",
+    "memory_queue_manager",
+    "open_embedded",
+)
+
+
+def __getattr__(name: str) -> Any:
+    """The embedded transport's names and the remote transport's class, loaded on first use."""
+    if name in _EMBEDDED:
+        from . import _embedded
+
+        return getattr(_embedded, name)
+    if name == "pin_cpus":
+        from ._tuning import pin_cpus
+
+        return pin_cpus
+    if name == "RemoteTransport":
+        from ._remote import RemoteTransport
+
+        return RemoteTransport
+    raise AttributeError(f"module 'syncpoint.client' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -11,6 +11,9 @@ output handle for ``put``, an input handle (MQOO_INPUT_AS_Q_DEF) for ``get``, a 
 So a producer never counts as an input opener (IPPROCS, which triggering reads). Explicit ``options`` give
 one handle with exactly those options, as the MQI does. The raw MQI form (``mqopen``, ``mqput``, ``mqget`` …)
 takes and fills IBM's structures.
+
+Implements: reference/structures.md (the MQMD, MQGMO, MQPMO, MQOD it fills), reference/constants.md; seed 000
+(``mark_skip_backout`` is MQGMO_MARK_SKIP_BACKOUT).
 """
 
 from __future__ import annotations
@@ -21,123 +24,19 @@ import os
 import ssl
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from syncpoint.engine import Clock
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, GetResult, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
-from syncpoint.store import Store
 
-from ._embedded import EmbeddedConnection, EmbeddedQueueManager, open_embedded
+from ._message import Message
+from ._transport import Transport
 
+if TYPE_CHECKING:  # the embedded transport's types; its modules load on first embedded use
+    from syncpoint.engine import Clock
+    from syncpoint.store import Store
 
-class Transport(Protocol):
-    """What a connection's transport offers: the MQI verbs with IBM's structures, and admin verbs."""
-
-    @property
-    def qmgr_name(self) -> str: ...
-
-    def open(self, od: MQOD, options: int) -> int: ...
-    def close(self, hobj: int, options: int = ...) -> None: ...
-    def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> int: ...
-    def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> int: ...
-    def get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> GetResult: ...
-    def inq(self, hobj: int, selectors: Sequence[int]) -> tuple[list[int], list[bytes], int]: ...
-    def reserve(self, hobj: int, tokens: Sequence[int]) -> list[int]: ...
-    def release(self, hobj: int, tokens: Sequence[int] | None) -> list[int]: ...
-    def get_tokens(
-        self, hobj: int, gmo: MQGMO, buflen: int | None, tokens: Sequence[int]
-    ) -> tuple[list[tuple[MQMD, GetResult] | None], MQMIError | None]: ...
-    def set(self, hobj: int, selectors: Sequence[int], ints: Sequence[int], chars: Sequence[bytes]) -> None: ...
-    def commit(self) -> None: ...
-    def backout(self) -> None: ...
-    def disconnect(self, abnormal: bool = False) -> None: ...
-    def admin(self, verb: str, *args: Any, **kwargs: Any) -> Any: ...
-
-
-class Message:
-    """A message as got or browsed: its data and its message descriptor."""
-
-    __slots__ = ("_md", "_raw", "data")
-
-    def __init__(self, data: bytes, md: MQMD) -> None:
-        self.data = data
-        self._md: MQMD | None = md
-        self._raw: bytes | None = None
-
-    @classmethod
-    def _packed(cls, data: bytes, raw: bytes) -> Message:
-        """A message whose MQMD arrived packed: it is unpacked when first asked for (a batch of gets whose
-        program reads only the data never pays for it)."""
-        m = cls.__new__(cls)
-        m.data = data
-        m._md = None
-        m._raw = raw
-        return m
-
-    @property
-    def md(self) -> MQMD:
-        md = self._md
-        if md is None:
-            assert self._raw is not None
-            md = self._md = MQMD.unpack(self._raw)
-            self._raw = None
-        return md
-
-    @md.setter
-    def md(self, value: MQMD) -> None:
-        self._md = value
-        self._raw = None
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Message):
-            return NotImplemented
-        return self.data == other.data and self.md == other.md
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it replaced
-
-    def __repr__(self) -> str:
-        return f"Message(data={self.data!r}, md={self.md!r})"
-
-    @property
-    def text(self) -> str:
-        return self.data.decode("utf-8")
-
-    @property
-    def msg_id(self) -> bytes:
-        return bytes(self.md.MsgId)
-
-    @property
-    def correl_id(self) -> bytes:
-        return bytes(self.md.CorrelId)
-
-    @property
-    def group_id(self) -> bytes:
-        return bytes(self.md.GroupId)
-
-    @property
-    def backout_count(self) -> int:
-        return int(self.md.BackoutCount)
-
-    @property
-    def priority(self) -> int:
-        return int(self.md.Priority)
-
-    @property
-    def persistent(self) -> bool:
-        return bool(self.md.Persistence == C.MQPER_PERSISTENT)
-
-    @property
-    def expiry(self) -> int:
-        return int(self.md.Expiry)
-
-    @property
-    def reply_to(self) -> str:
-        return blank_strip(self.md.ReplyToQ)
-
-    @property
-    def format(self) -> str:
-        return blank_strip(self.md.Format)
+    from ._embedded import EmbeddedQueueManager
 
 
 def _wait_ms(wait: float | None) -> tuple[int, int]:
@@ -768,8 +667,6 @@ def connect(
       (or ``home``). ``embedded=`` connects to an already opened in-process queue manager (e.g.
       :func:`memory_queue_manager`), ``store=`` opens one over the given store.
     """
-    from syncpoint.server._lifecycle import server_info
-
     from ._remote import RemoteTransport, parse_conname
 
     appl = appl_name or os.path.basename(sys.argv[0] or "python")[-28:]
@@ -780,6 +677,9 @@ def connect(
                 name, address=address, unix_path=unix_path, appl_name=appl, user=user, password=password, tls=tls
             )
         )
+    from ._embedded import EmbeddedConnection, open_embedded
+    from ._local import local_server as server_info
+
     if embedded is None and store is None:
         info = server_info(name, home)
         if info is not None:

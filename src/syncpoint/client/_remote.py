@@ -33,6 +33,8 @@ from syncpoint.wire import (
     parse_reply,
 )
 
+from ._message import Message
+
 _CONNAME = re.compile(r"^\s*(?P<host>[^()\s]+)\s*(?:\(\s*(?P<port>\d+)\s*\))?\s*$")
 
 
@@ -371,8 +373,6 @@ class RemoteTransport:
     def admin(self, verb: str, *args: Any, **kwargs: Any) -> Any:
         result = self._call("admin", [verb, list(args), kwargs])
         if verb == "messages":
-            from ._api import Message
-
             return [Message(data, MQMD.unpack(md)) for md, data in result]
         return result
 

@@ -13,6 +13,8 @@ pads with NULs) are blank-padded before they reach the queue manager, so they co
 Connections are numbered per process (the hconn); object handles are the queue manager's own. In bindings
 mode with no server running, the queue manager is embedded in this process, and so a PCF command server is
 started beside it (set SYNCPOINT_CMDSERVER=0 to not start one), as ``strmqm`` would run one.
+
+Implements: reference/ibmmq-compat.md, reference/structures.md.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 import syncpoint
-from syncpoint.client import EmbeddedConnection, QueueManager
+from syncpoint.client import QueueManager
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError, Structure
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import char_attr_length
@@ -129,11 +131,23 @@ def default_qmgr_name() -> str:
 # ------------------------------------------------------------------------------------------------------
 _cmdservers: dict[int, threading.Event] = {}
 _cmdservers_lock = threading.Lock()
+_command_server: Callable[..., Any] | None = None
+
+
+def serve_commands_with(command_server: Callable[..., Any] | None) -> None:
+    """Serve PCF commands beside each embedded queue manager this process connects to, as IBM's queue manager
+    runs its command server (amqpcsea): ``command_server(connect)`` is ``syncpoint.pcf.CommandServer`` (or None:
+    no command server). The modules standing in for the C extensions (``syncpoint compat install``) name it, as
+    the program's entry into syncpoint: a tool does not import another tool."""
+    global _command_server
+    _command_server = command_server
 
 
 def _ensure_command_server(conn: QueueManager) -> None:
+    from syncpoint.client import EmbeddedConnection  # this connection is embedded: its transport is loaded
+
     transport = conn.transport
-    if not isinstance(transport, EmbeddedConnection):
+    if _command_server is None or not isinstance(transport, EmbeddedConnection):
         return
     if os.environ.get("SYNCPOINT_CMDSERVER", "1").lower() in ("0", "no", "false", "off"):
         return
@@ -141,14 +155,12 @@ def _ensure_command_server(conn: QueueManager) -> None:
     with _cmdservers_lock:
         if id(embedded) in _cmdservers and not embedded.closed:
             return
-        from syncpoint.pcf import CommandServer
-
         name = embedded.name
 
         def connect() -> QueueManager:
             return syncpoint.connect(name, embedded=embedded, appl_name="amqpcsea")
 
-        _, stop = CommandServer(connect).start(name=f"syncpoint-{name}-command-server")
+        _, stop = _command_server(connect).start(name=f"syncpoint-{name}-command-server")
         _cmdservers[id(embedded)] = stop
 
 

@@ -7,6 +7,8 @@ place a small module named as the extension (``ibmmq/ibmmqc.py``, ``pymqi/pymqe.
 :mod:`syncpoint.compat.ibmmqc` / :mod:`syncpoint.compat.pymqe` with the installed version, and a
 ``<name>-<version>.dist-info`` (METADATA, INSTALLER, RECORD, top_level.txt) makes ``importlib.metadata`` and
 ``pip uninstall <name>`` see the package as installed. Nothing of those libraries is part of syncpoint.
+
+Implements: reference/ibmmq-compat.md ("Obtaining the libraries without IBM's C client").
 """
 
 from __future__ import annotations
@@ -23,12 +25,14 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from syncpoint.mqi import SyncpointError
+
 DEFAULT_VERSIONS = {"ibmmq": "2.1.2", "pymqi": "1.12.13"}
 _EXTENSION = {"ibmmq": "ibmmqc", "pymqi": "pymqe"}
 _INSTALLER = "syncpoint-compat"
 
 
-class InstallError(Exception):
+class InstallError(SyncpointError):
     """The install cannot be done; the message says why and what to do."""
 
 
@@ -112,10 +116,15 @@ def _shim(package: str, version: str) -> str:
     return (
         f'"""{package}\'s extension module {ext}, provided by syncpoint (installed by syncpoint compat install)."""\n'
         f"\n"
+        f"from syncpoint.compat import serve_commands_with\n"
         f"from syncpoint.compat.{ext} import *  # noqa: F403\n"
         f"from syncpoint.compat.{ext} import {extra}  # noqa: F401\n"
+        f"from syncpoint.pcf import CommandServer\n"
         f"\n"
         f'__version__ = "{version}"\n'
+        f"\n"
+        f"# PCF commands (PCFExecute) are served beside an embedded queue manager, as its amqpcsea would\n"
+        f"serve_commands_with(CommandServer)\n"
     )
 
 

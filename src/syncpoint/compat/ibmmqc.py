@@ -5,6 +5,8 @@ completion code and reason last in every tuple), backed by :mod:`syncpoint.compa
 ``syncpoint compat install ibmmq`` installs ibmmq's Python files with a ``ibmmq/ibmmqc.py`` that re-exports
 this module under the installed version. Publish/subscribe, message properties and asynchronous consume are
 not offered by syncpoint: those calls return MQCC_FAILED with MQRC_FUNCTION_NOT_SUPPORTED (2298).
+
+Implements: reference/ibmmq-compat.md.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from syncpoint.mqi import MQMIError
+from syncpoint.mqi import MQMIError, SyncpointError
 from syncpoint.mqi import constants as C
 
 from ._backend import BACKEND, char_length
@@ -54,7 +56,7 @@ __strucversions__: dict[str, int] = {
 }
 
 
-class error(Exception):  # noqa: N801, N818 - the extension's name for its own errors
+class error(SyncpointError):  # noqa: N801, N818 - the extension's name for its own errors
     """Raised for misuse of the extension's arguments (not for MQI failures, which are return codes)."""
 
 

@@ -3,6 +3,8 @@
 Same functions, argument orders and return tuples as pymqi 1.12's extension, backed by
 :mod:`syncpoint.compat._backend` (the put/get/open family is shared with :mod:`syncpoint.compat.ibmmqc`).
 MQINQ and MQSET take one selector, as pymqe's do.
+
+Implements: reference/ibmmq-compat.md.
 """
 
 from __future__ import annotations

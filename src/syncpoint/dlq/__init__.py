@@ -1,7 +1,12 @@
 """syncpoint.dlq: the dead-letter queue handler (runmqdlq) — rules tables, matching, the handler loop — and
-dead-lettering by applications."""
+dead-lettering by applications (``dead_letter`` and ``dead_letter_header`` live in the client layer,
+``syncpoint.client``, and are named here too).
 
-from ._deadletter import dead_letter, dead_letter_header
+Implements: seed 003 (how the rules table is processed), reference/dlq-handler.md.
+"""
+
+from syncpoint.client import dead_letter, dead_letter_header
+
 from ._handler import DeadLetterHandler, Statistics, resolve_queue_name
 from ._match import DeadLetter, char_matches, choose_rule, read_dlh, rule_matches
 from ._rules import ControlData, ErrorClass, Rule, RulesTable, RulesTableError, TableError, parse_rules

@@ -1,27 +1,26 @@
 """syncpoint.flow: message flows with IBM's MQInput-node error handling, run on Spark Structured Streaming.
 
-The node (pure) imports nothing of Spark; Flow, MQInput and the runners load on first use (they sit on top of
-syncpoint.spark, which itself uses the node).
+The node (pure) imports nothing of pyspark; Flow, MQInput and the runners load on first use. A flow sits on top
+of the "syncpoint" data source (``syncpoint.spark``): the dispositions the node decides (Action, Disposition,
+Put …) are the sink's vocabulary, imported from there and named here too.
+
+Implements: seed 004 (MQInput error handling), reference/mqinput-node.md, reference/spark.md.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from syncpoint.spark import Action, Disposition, Put, Terminal, effective_threshold, requeue_order
+
 from ._node import (
-    Action,
-    Disposition,
     FlowMessage,
     Handlers,
     InternalError,
     Output,
-    Put,
-    Terminal,
     TransactionMode,
-    effective_threshold,
     process_group,
     process_message,
-    requeue_order,
 )
 
 __all__ = [

@@ -9,6 +9,8 @@
     flow = Flow(MQInput("ORDERS", parse="json"), out=enrich, output="ORDERS.ENRICHED")
 
 ``syncpoint flow run FILE --qmgr QM1`` loads FILE, takes its ``flow`` and runs it (see run_flow).
+
+Implements: seed 004, reference/mqinput-node.md, reference/spark.md (where code runs).
 """
 
 from __future__ import annotations
@@ -22,11 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from syncpoint.spark._commit import query_key
-from syncpoint.spark._qm import Target
+from syncpoint.spark import DISPOSITION_SCHEMA, PROGRESS_QUEUE, Target, ensure_progress_queue, query_key
 
 from ._node import CatchFn, FailureFn, Handlers, OutFn, TransactionMode
-from ._spark import DISPOSITION_SCHEMA, PROGRESS_QUEUE, ensure_progress_queue, node_partition
+from ._spark import node_partition
 
 _PARSERS = ("none", "text", "json")
 

@@ -40,24 +40,24 @@ import enum
 import json
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from syncpoint.mqi import SyncpointError
 from syncpoint.mqi import constants as C
+from syncpoint.spark import (
+    Action,
+    Disposition,
+    Put,
+    Terminal,
+    effective_threshold,
+)
 
 # IBM broker message numbers for the ladder (mqinput-node.md): kept in the log lines and in the dispositions.
 BIP_FAILURE = "BIP2631"  # BackoutCount >= threshold: propagated to Failure
 BIP_REQUEUE = "BIP2648"  # no Failure terminal, BackoutCount = threshold: to BOQNAME or the DLQ
 BIP_FAILURE_FAILED = "BIP2649"  # the Failure path failed
 BIP_BOTH_FAILED = "BIP2650"  # Failure path failed and BackoutCount reached twice the threshold
-BIP_NO_QUEUE = "BIP2630"  # neither BOQNAME nor the DLQ could take the message: it stays and blocks
-
-
-class Action(enum.StrEnum):
-    COMMIT = "commit"
-    BACKOUT = "backout"
-    REQUEUE = "requeue"
-    DISCARD = "discard"
 
 
 class TransactionMode(enum.StrEnum):
@@ -68,21 +68,7 @@ class TransactionMode(enum.StrEnum):
     AUTOMATIC = "automatic"
 
 
-class Terminal(enum.StrEnum):
-    OUT = "out"
-    CATCH = "catch"
-    FAILURE = "failure"
-    NONE = "none"
-
-
-def effective_threshold(bothresh: int | None) -> int:
-    """BOTHRESH as the node uses it: 0 (the default) or an unreadable value means 1 (seed 004)."""
-    if bothresh is None or not isinstance(bothresh, int) or bothresh <= 0:
-        return 1
-    return bothresh
-
-
-class InternalError(Exception):
+class InternalError(SyncpointError):
     """An error the input node detects itself (the message cannot be parsed or got): the Failure path."""
 
 
@@ -103,28 +89,6 @@ class Output:
     format: str | None = None
     msg_type: int | None = None
     feedback: int | None = None
-
-
-@dataclass(slots=True)
-class Put:
-    """A resolved output: a queue, its data and the MQMD fields to set (IBM names)."""
-
-    queue: str
-    qmgr: str
-    data: bytes
-    md: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        md = {k: (v.hex() if isinstance(v, bytes) else v) for k, v in self.md.items()}
-        return {"queue": self.queue, "qmgr": self.qmgr, "data": self.data.hex(), "md": md}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Put:
-        md = {k: (bytes.fromhex(v) if k in _BINARY_MD and isinstance(v, str) else v) for k, v in d["md"].items()}
-        return cls(d["queue"], d["qmgr"], bytes.fromhex(d["data"]), md)
-
-
-_BINARY_MD = frozenset({"MsgId", "CorrelId", "GroupId", "AccountingToken"})
 
 
 @dataclass(slots=True)
@@ -189,47 +153,6 @@ class Handlers:
     default_queue: str | None = None
     parse: str = "none"  # the input node's parser: none, text or json (a parse failure is an internal error)
     mode: TransactionMode = TransactionMode.YES
-
-
-@dataclass(slots=True)
-class Disposition:
-    """The node's decision for one message."""
-
-    token: int
-    action: Action
-    terminal: Terminal
-    backout_count: int
-    puts: list[Put] = field(default_factory=list)
-    error: str | None = None
-    bip: str | None = None
-    group_id: bytes | None = None
-    msg_seq_number: int = 1
-    reason: int = C.MQRC_BACKOUT_THRESHOLD_REACHED  # MQDLH.Reason if it ends on the dead-letter queue
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "token": self.token,
-            "action": self.action.value,
-            "terminal": self.terminal.value,
-            "backout_count": self.backout_count,
-            "puts": [p.to_json() for p in self.puts],
-            "error": self.error,
-            "bip": self.bip,
-            "reason": self.reason,
-        }
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Disposition:
-        return cls(
-            token=int(d["token"]),
-            action=Action(d["action"]),
-            terminal=Terminal(d["terminal"]),
-            backout_count=int(d["backout_count"]),
-            puts=[Put.from_json(p) for p in d["puts"]],
-            error=d.get("error"),
-            bip=d.get("bip"),
-            reason=int(d.get("reason") or C.MQRC_BACKOUT_THRESHOLD_REACHED),
-        )
 
 
 def _error_text(e: BaseException) -> str:
@@ -445,13 +368,3 @@ def _group_fate(ds: Sequence[Disposition]) -> tuple[Action, str] | None:
         if d.action is Action.BACKOUT:
             return Action.BACKOUT, f"message {d.msg_seq_number} of the group failed"
     return None
-
-
-def requeue_order(boqname: str | None, deadq: str | None) -> list[tuple[str, bool]]:
-    """Where a REQUEUE goes, in order of preference: (queue, with an MQDLH). Empty: it stays (BIP2630)."""
-    order: list[tuple[str, bool]] = []
-    if boqname and boqname.strip():
-        order.append((boqname.strip(), False))
-    if deadq and deadq.strip():
-        order.append((deadq.strip(), True))
-    return order

@@ -7,6 +7,8 @@ Input queue DEMO.ORDERS (define it with BOTHRESH(2): a failing message gets one 
 message as JSON: a message that is not JSON is an internal error of the node, so it goes to the Failure terminal
 (not connected here), hence to BOQNAME or the dead-letter queue. An order the Out flow cannot process (an
 exception) is backed out and retried in a later batch; at the threshold it goes to BOQNAME or the DLQ too.
+
+Implements: reference/mqinput-node.md (a flow with Out, Catch and Failure).
 """
 
 from __future__ import annotations

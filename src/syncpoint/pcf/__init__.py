@@ -1,7 +1,11 @@
-"""syncpoint.pcf: PCF structures (byte-exact, IBM's names) and the command server on SYSTEM.ADMIN.COMMAND.QUEUE."""
+"""syncpoint.pcf: PCF structures (byte-exact, IBM's names) and the command server on SYSTEM.ADMIN.COMMAND.QUEUE.
+
+Implements: reference/ibmmq-compat.md (PCF through ibmmq / pymqi), reference/constants.md.
+"""
 
 from . import _constants as constants
-from ._server import COMMAND_QUEUE, CommandFailedError, CommandServer
+from ._request import CommandFailedError
+from ._server import COMMAND_QUEUE, CommandServer, chckclnt
 from ._structs import (
     MQCFBF,
     MQCFBS,
@@ -40,6 +44,7 @@ __all__ = [
     "PCFError",
     "Param",
     "build",
+    "chckclnt",
     "constants",
     "parse",
 ]

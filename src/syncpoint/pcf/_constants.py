@@ -1,6 +1,8 @@
 """PCF constants (IBM's names and values, from cmqcfc.h) that syncpoint.mqi.constants does not carry.
 
 Only what the command server and its clients use; values are IBM's so PCF messages interoperate byte for byte.
+
+Implements: reference/constants.md (IBM's PCF values).
 """
 
 from __future__ import annotations

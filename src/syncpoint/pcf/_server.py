@@ -11,6 +11,8 @@ every reply but the last has Control MQCFC_NOT_LAST. A failed command gets one r
 MQCC_FAILED, the reason (MQRCCF_* or MQRC_*) and, where it concerns one parameter, MQIACF_PARAMETER_ID.
 A request that cannot be read as PCF gets the same kind of error reply. Requests without a ReplyToQ are run
 and not answered (IBM does the same).
+
+Implements: reference/ibmmq-compat.md (the commands its suites send), reference/constants.md.
 """
 
 from __future__ import annotations
@@ -20,23 +22,18 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from syncpoint import _home
-from syncpoint.client import QueueManager
+from syncpoint.client import QueueManager, passwords_required
 from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, blank_strip, matches_generic, mqsc_date_time
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import ATTRIBUTES, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, Attribute, attributes_for
-from syncpoint.server._auth import Users
+from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, attributes_for
 
 from . import _constants as K
+from ._request import CommandFailedError, Request, attr_value_to_pcf, passes_filter
 from ._structs import (
-    MQCFBF,
     MQCFBS,
     MQCFH,
-    MQCFIF,
     MQCFIL,
     MQCFIN,
-    MQCFIN64,
-    MQCFSF,
     MQCFSL,
     MQCFST,
     Param,
@@ -63,183 +60,6 @@ _REASON_MAP = {
 }
 
 
-class CommandFailedError(Exception):
-    """A command failed: reply with ``reason`` (and ``parameter`` as MQIACF_PARAMETER_ID when not 0)."""
-
-    def __init__(self, reason: int, message: str, parameter: int = 0) -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.parameter = parameter
-
-
-# ------------------------------------------------------------------------------------------------------
-# attribute conversion (PCF parameter <-> the engine's attribute table)
-# ------------------------------------------------------------------------------------------------------
-def selector_map(otype: str) -> dict[int, Attribute]:
-    """The attributes of an object type by MQIA_*/MQCA_* selector (PCF parameter id)."""
-    return {a.selector: a for a in attributes_for(otype) if a.selector}
-
-
-def attr_value_from_pcf(attr: Attribute, p: Param) -> Any:
-    """A PCF parameter's value as the engine keeps it (str unpadded, int). Raises CommandFailed."""
-    if attr.is_char:
-        if not isinstance(p, MQCFST):
-            raise CommandFailedError(K.MQRCCF_CFST_PARM_ID_ERROR, f"{attr.keyword} takes an MQCFST", p.Parameter)
-        text = p.String.decode("utf-8", "replace").rstrip(" \0")
-        if len(text.encode()) > attr.length:
-            raise CommandFailedError(
-                K.MQRCCF_CFST_STRING_LENGTH_ERR, f"{attr.keyword} is at most {attr.length} characters", p.Parameter
-            )
-        return text
-    if not isinstance(p, (MQCFIN, MQCFIN64)):
-        raise CommandFailedError(K.MQRCCF_CFIN_PARM_ID_ERROR, f"{attr.keyword} takes an MQCFIN", p.Parameter)
-    v = int(p.Value)
-    if attr.kind in ("enum", "flag"):
-        if v not in attr.values.values():
-            raise CommandFailedError(K.MQRCCF_ATTR_VALUE_ERROR, f"{attr.keyword} value {v} is not allowed", p.Parameter)
-    elif not attr.low <= v <= attr.high:
-        raise CommandFailedError(
-            K.MQRCCF_ATTR_VALUE_ERROR, f"{attr.keyword} must be from {attr.low} to {attr.high}", p.Parameter
-        )
-    return v
-
-
-def attr_value_to_pcf(selector: int, value: Any, length: int) -> Param:
-    """An attribute value as a PCF response parameter: MQCFST blank-padded to IBM's length, or MQCFIN."""
-    if C.MQCA_FIRST <= selector <= C.MQCA_LAST or K.MQCACF_FROM_Q_NAME <= selector <= 3999:
-        raw = str(value).encode("utf-8")[:length] if length else str(value).encode("utf-8")
-        return MQCFST(selector, raw.ljust(length, b" ") if length else raw)
-    return MQCFIN(selector, int(value))
-
-
-# ------------------------------------------------------------------------------------------------------
-# requests
-# ------------------------------------------------------------------------------------------------------
-class Request:
-    """A parsed command's parameters by id, with typed accessors that fail as IBM's command server does."""
-
-    def __init__(self, params: list[Param]) -> None:
-        self.params: dict[int, Param] = {}
-        # a filter (MQCFIF / MQCFSF / MQCFBF) may name the same parameter as a selection parameter
-        self.filters: list[MQCFIF | MQCFSF | MQCFBF] = [p for p in params if isinstance(p, (MQCFIF, MQCFSF, MQCFBF))]
-        self.filter_used = False
-        if len(self.filters) > 1:
-            raise CommandFailedError(K.MQRCCF_FILTER_ERROR, "only one filter is allowed", self.filters[1].Parameter)
-        for p in params:
-            if isinstance(p, (MQCFIF, MQCFSF, MQCFBF)):
-                continue
-            if p.Parameter in self.params:
-                reason = K.MQRCCF_CFST_DUPLICATE_PARM if isinstance(p, MQCFST) else K.MQRCCF_CFIN_DUPLICATE_PARM
-                raise CommandFailedError(reason, f"parameter {p.Parameter} appears twice", p.Parameter)
-            self.params[p.Parameter] = p
-        self.used: set[int] = set()
-
-    def string(self, pid: int, required: bool = True) -> str | None:
-        p = self.params.get(pid)
-        if p is None:
-            if required:
-                raise CommandFailedError(K.MQRCCF_PARM_MISSING, f"parameter {pid} is required", pid)
-            return None
-        if not isinstance(p, MQCFST):
-            raise CommandFailedError(K.MQRCCF_CFST_PARM_ID_ERROR, f"parameter {pid} must be an MQCFST", pid)
-        self.used.add(pid)
-        text = p.String.decode("utf-8", "replace").rstrip(" \0")
-        if not text:
-            raise CommandFailedError(K.MQRCCF_CFST_STRING_LENGTH_ERR, f"parameter {pid} is empty", pid)
-        return text
-
-    def integer(self, pid: int, default: int | None = None, required: bool = False) -> int | None:
-        p = self.params.get(pid)
-        if p is None:
-            if required:
-                raise CommandFailedError(K.MQRCCF_PARM_MISSING, f"parameter {pid} is required", pid)
-            return default
-        if not isinstance(p, (MQCFIN, MQCFIN64)):
-            raise CommandFailedError(K.MQRCCF_CFIN_PARM_ID_ERROR, f"parameter {pid} must be an MQCFIN", pid)
-        self.used.add(pid)
-        return int(p.Value)
-
-    def int_list(self, pid: int) -> list[int] | None:
-        p = self.params.get(pid)
-        if p is None:
-            return None
-        self.used.add(pid)
-        if isinstance(p, MQCFIL):
-            return list(p.Values)
-        if isinstance(p, MQCFIN):
-            return [p.Value]
-        raise CommandFailedError(K.MQRCCF_CFIL_PARM_ID_ERROR, f"parameter {pid} must be an MQCFIL", pid)
-
-    def attributes(self, otype: str) -> dict[str, Any]:
-        """The remaining parameters as object attributes (MQSC keyword -> value) for ``otype``."""
-        table = selector_map(otype)
-        out: dict[str, Any] = {}
-        for pid, p in self.params.items():
-            if pid in self.used:
-                continue
-            attr = table.get(pid)
-            if attr is None:
-                known = ATTRIBUTES.get(_keyword_of(pid))
-                if known is not None:  # an attribute, of another object type
-                    raise CommandFailedError(
-                        K.MQRCCF_ATTR_VALUE_ERROR, f"{known.keyword} is not valid for {otype}", pid
-                    )
-                reason = K.MQRCCF_CFST_PARM_ID_ERROR if isinstance(p, MQCFST) else K.MQRCCF_CFIN_PARM_ID_ERROR
-                raise CommandFailedError(reason, f"parameter {pid} is not valid for this command", pid)
-            if attr.readonly:
-                raise CommandFailedError(K.MQRCCF_ATTR_VALUE_FIXED, f"{attr.keyword} cannot be changed", pid)
-            keyword = "MAXMSGL" if otype == QMGR and attr.keyword == "QMMAXMSGL" else attr.keyword
-            out[keyword] = attr_value_from_pcf(attr, p)
-        return out
-
-
-def _compare(op: int, left: Any, right: Any) -> bool:
-    if op == K.MQCFOP_EQUAL:
-        return bool(left == right)
-    if op == K.MQCFOP_NOT_EQUAL:
-        return bool(left != right)
-    if op == K.MQCFOP_LESS:
-        return bool(left < right)
-    if op == K.MQCFOP_NOT_LESS:
-        return bool(left >= right)
-    if op == K.MQCFOP_GREATER:
-        return bool(left > right)
-    if op == K.MQCFOP_NOT_GREATER:
-        return bool(left <= right)
-    raise CommandFailedError(K.MQRCCF_FILTER_ERROR, f"filter operator {op} does not apply here")
-
-
-def passes_filter(body: list[Param], f: MQCFIF | MQCFSF | MQCFBF) -> bool:
-    """Whether a response (all of an object's attributes) satisfies an MQCFIF / MQCFSF filter (IBM's operators;
-    LIKE / NOT_LIKE take a generic value ending in '*'; CONTAINS / EXCLUDES test a list attribute)."""
-    found = next((p for p in body if p.Parameter == f.Parameter), None)
-    if found is None:  # an object without that attribute (an alias queue's depth) does not match
-        return False
-    if isinstance(f, MQCFIF):
-        if isinstance(found, MQCFIL):
-            if f.Operator in (K.MQCFOP_CONTAINS, K.MQCFOP_EXCLUDES):
-                return (f.FilterValue in found.Values) == (f.Operator == K.MQCFOP_CONTAINS)
-            raise CommandFailedError(K.MQRCCF_CFIF_OPERATOR_ERROR, "use CONTAINS or EXCLUDES on a list", f.Parameter)
-        if not isinstance(found, (MQCFIN, MQCFIN64)):
-            raise CommandFailedError(K.MQRCCF_FILTER_ERROR, "an integer filter on a string attribute", f.Parameter)
-        return _compare(f.Operator, found.Value, f.FilterValue)
-    if isinstance(f, MQCFSF) and isinstance(found, MQCFST):
-        value = found.String.rstrip(b" \0")
-        want = f.FilterValue.rstrip(b" \0")
-        if f.Operator in (K.MQCFOP_LIKE, K.MQCFOP_NOT_LIKE):
-            hit = value.startswith(want[:-1]) if want.endswith(b"*") else value == want
-            return hit == (f.Operator == K.MQCFOP_LIKE)
-        return _compare(f.Operator, value, want)
-    raise CommandFailedError(K.MQRCCF_FILTER_ERROR, "the filter does not match the attribute's type", f.Parameter)
-
-
-def _keyword_of(selector: int) -> str:
-    for a in ATTRIBUTES.values():
-        if a.selector == selector:
-            return a.keyword
-    return ""
-
-
 Reply = list[list[Param]]  # one parameter list per response message
 
 # IBM's default CONNAUTH object name: here, user/password checking against the queue manager's password file
@@ -249,18 +69,15 @@ _AUTH_OBJECT_TYPES = frozenset(
 )  # 6 channel, 8 topic
 
 
-def chckclnt(users: Users) -> int:
+def chckclnt(required: bool) -> int:
     """CHCKCLNT of a queue manager: REQUIRED once its password file names a user (or cannot be read), else
     OPTIONAL."""
-    return K.MQCHK_REQUIRED if users.required else K.MQCHK_OPTIONAL
+    return K.MQCHK_REQUIRED if required else K.MQCHK_OPTIONAL
 
 
 def users_required(qmgr: str) -> int:
     """CHCKCLNT of queue manager ``qmgr`` under ``$SYNCPOINT_HOME``."""
-    try:
-        return chckclnt(Users(_home.qmgr_dir(qmgr) / "users.json"))
-    except ValueError:
-        return K.MQCHK_REQUIRED
+    return chckclnt(passwords_required(qmgr))
 
 
 # ------------------------------------------------------------------------------------------------------

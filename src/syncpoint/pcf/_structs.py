@@ -6,6 +6,8 @@ without knowing every type. A group (MQCFGR) counts as one parameter of its leve
 ``ParameterCount`` parameters. :func:`parse` turns bytes into an :class:`MQCFH` and a list of parameter objects
 (groups hold their members); :func:`build` does the reverse. A malformed message raises :class:`PCFError`
 carrying the MQRCCF_* reason IBM's command server gives for it.
+
+Implements: reference/structures.md, reference/constants.md (MQCFH and the MQCF* parameter structures).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 from typing import Union
+
+from syncpoint.mqi import SyncpointError
 
 from . import _constants as K
 
@@ -30,7 +34,7 @@ _SF = struct.Struct("=6i")
 _BF = struct.Struct("=5i")
 
 
-class PCFError(Exception):
+class PCFError(SyncpointError):
     """A PCF message or parameter is not valid: ``reason`` is the MQRCCF_* (or MQRC_*) code to reply with,
     ``parameter`` the parameter it concerns (0: none)."""
 

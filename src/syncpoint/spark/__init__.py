@@ -1,32 +1,50 @@
 """syncpoint.spark: the "syncpoint" Spark data source (batch and streaming read / write, exactly-once sink).
 
 ``SyncpointDataSource`` needs pyspark (the ``spark`` extra); it is imported on first use so that the pure parts
-(planning, rows, the sink's commit protocol) work without Spark.
+(planning, rows, the sink's commit protocol) work without Spark. A message flow (``syncpoint.flow``) runs on
+this data source: its node decides the dispositions (``Disposition``) the sink's commit carries out; the data
+source imports nothing of the flow.
+
+Implements: reference/spark.md.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._commit import COMMITS_QUEUE, Sink, Summary, read_record
+from ._commit import COMMITS_QUEUE, Sink, Summary, query_key, read_record
+from ._dispositions import BIP_NO_QUEUE, Action, Disposition, Put, Terminal, effective_threshold, requeue_order
+from ._flowsink import DISPOSITION_SCHEMA, PROGRESS_QUEUE, ensure_progress_queue
 from ._plan import Offset, Planner, Visible
 from ._qm import QueueAccess, Target
-from ._rows import COLUMN_NAMES, SCHEMA, message_to_row, row_to_message
+from ._rows import COLUMN_NAMES, MD_COLUMNS, SCHEMA, message_to_row, row_to_message
 
 __all__ = [
+    "BIP_NO_QUEUE",
     "COLUMN_NAMES",
     "COMMITS_QUEUE",
+    "DISPOSITION_SCHEMA",
+    "MD_COLUMNS",
+    "PROGRESS_QUEUE",
     "SCHEMA",
+    "Action",
+    "Disposition",
     "Offset",
     "Planner",
+    "Put",
     "QueueAccess",
     "Sink",
     "Summary",
     "SyncpointDataSource",
     "Target",
+    "Terminal",
     "Visible",
+    "effective_threshold",
+    "ensure_progress_queue",
     "message_to_row",
+    "query_key",
     "read_record",
+    "requeue_order",
     "row_to_message",
 ]
 

@@ -18,6 +18,9 @@ starts, so a redo is needed only for failures seen at put time (queue full, mess
 After the commit, the messages to back out (a flow's BACKOUT, and a REQUEUE that stays) are got under syncpoint
 and backed out in a second unit of work: MQ raises their BackoutCount, the next batch retries them. The record
 lists them with the BackoutCount they had, so a replayed commit finishes an interrupted backout exactly once.
+
+Implements: reference/spark.md (order of events for micro-batch N), seed 004 (REQUEUE: BOQNAME, else DEADQ),
+reference/structures.md (MQDLH).
 """
 
 from __future__ import annotations
@@ -30,12 +33,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from syncpoint.client import QueueManager
-from syncpoint.flow._node import Action, Disposition, Put, requeue_order
-from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, dead_letter_message
+from syncpoint.client import QueueManager, dead_letter_queue
+from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, SyncpointError, dead_letter_message
 from syncpoint.mqi import constants as C
 
-from ._qm import CHUNK, QueueAccess, dead_letter_queue
+from ._dispositions import BIP_NO_QUEUE, Action, Disposition, Put, requeue_order
+from ._qm import CHUNK, QueueAccess
 from ._rows import md_from_fields
 
 COMMITS_QUEUE = "SYSTEM.SYNCPOINT.SPARK.COMMITS"
@@ -121,7 +124,7 @@ def _replace_record(qm: QueueManager, query_id: str, batch_id: int, backouts: li
         q.close()
 
 
-class _RedoError(Exception):
+class _RedoError(SyncpointError):
     def __init__(self, token: int, queue: str, error: str) -> None:
         self.token = token
         self.queue = queue
@@ -246,7 +249,7 @@ class Sink:
                     return
                 if it.action is Action.REQUEUE:
                     it.action = Action.BACKOUT
-                    it.bip = "BIP2630"
+                    it.bip = BIP_NO_QUEUE
                     it.error = f"{it.error}; {r.error}"
                     it.terminal = "stay"
                 elif not it.consume:  # plain rows without an input: a put failure fails the batch
@@ -295,7 +298,7 @@ class Sink:
                 assert md_in is not None
                 dest = self._requeue(it, md_in, data_in)
                 if dest is None:  # neither BOQNAME nor the DLQ took it: it stays (backed out, logged)
-                    it.action, it.bip, it.terminal = Action.BACKOUT, "BIP2630", "stay"
+                    it.action, it.bip, it.terminal = Action.BACKOUT, BIP_NO_QUEUE, "stay"
                     backouts.append([it.queue, it.token, it.backout_count, it.error, it.bip, it.terminal])
                     continue
                 counts.to_dlq += dest[1]
@@ -402,7 +405,10 @@ class Sink:
         """BOQNAME, else DEADQ with an MQDLH; raises _Redo when neither takes the message (it then stays)."""
         _, boqname = self.attributes(it.queue)
         if self._deadq is None:
-            self._deadq = dead_letter_queue(self.qm)
+            try:
+                self._deadq = dead_letter_queue(self.qm)
+            except MQMIError:
+                self._deadq = ""  # unreadable: as if there were none
         errors = []
         for queue, dlh in requeue_order(boqname, self._deadq):
             why = self._cannot_put(queue)

@@ -16,6 +16,8 @@ into units (one message, or every visible message of a group in MsgSeqNumber ord
 and units are admitted while the batch stays within ``max_messages`` (a unit larger than the limit makes a batch on
 its own). A group is a unit only once its last message (MQMF_LAST_MSG_IN_GROUP) is on the queue, or when some of
 its messages were backed out (the rest of a group whose other part committed).
+
+Implements: reference/spark.md (deterministic batches by sequence number).
 """
 
 from __future__ import annotations

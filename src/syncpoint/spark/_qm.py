@@ -5,6 +5,8 @@ Spark's Python workers are separate processes, so they connect with ``syncpoint.
 (MQGMO version 3, MQMO_MATCH_MSG_TOKEN): the driver browses tokens without data and reserves each batch's
 messages against other consumers and expiry; executors browse a partition's messages with their data, and the
 sink gets the batch's messages under syncpoint — each of those a batch of tokens per request (``chunk``).
+
+Implements: reference/spark.md (where code runs: executors use the remote client).
 """
 
 from __future__ import annotations
@@ -232,18 +234,3 @@ class QueueAccess:
 
 def visible_of(md: MQMD, token: int) -> Visible:
     return Visible(token, int(md.BackoutCount), bytes(md.GroupId), int(md.MsgSeqNumber), int(md.MsgFlags))
-
-
-def dead_letter_queue(qm: QueueManager) -> str:
-    """The queue manager's DEADQ ('' when none or unreadable)."""
-    try:
-        h = qm.mqopen(MQOD(ObjectType=C.MQOT_Q_MGR), C.MQOO_INQUIRE)
-    except MQMIError:
-        return ""
-    try:
-        _, chars = qm.mqinq(h, [C.MQCA_DEAD_LETTER_Q_NAME])
-        return blank_strip(chars[0])
-    except MQMIError:
-        return ""
-    finally:
-        qm.mqclose(h)

@@ -8,6 +8,8 @@ type, ``PutTimestamp`` (PutDate + PutTime as a timestamp, UTC) and, for a body t
 
 A row written to a queue needs ``data`` (binary or string); any MQMD column present and not null is set on the
 message (context fields with MQPMO_SET_ALL_CONTEXT); an optional ``queue`` column routes the row.
+
+Implements: reference/structures.md (MQMD and MQDLH fields as columns), reference/spark.md.
 """
 
 from __future__ import annotations

@@ -116,7 +116,7 @@ class SyncpointDataSource(DataSource):
     def schema(self) -> str:
         mode = _opt(self.options, "mode", "rows")
         if mode == "flow":
-            from syncpoint.flow._spark import DISPOSITION_SCHEMA
+            from ._flowsink import DISPOSITION_SCHEMA
 
             return DISPOSITION_SCHEMA
         return SCHEMA
@@ -364,7 +364,7 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         return ReadMaxRows(self.max_messages) if ReadMaxRows is not None else None
 
     def prepareForTriggerAvailableNow(self) -> None:
-        from syncpoint.flow._node import effective_threshold
+        from ._dispositions import effective_threshold
 
         st = self._state()
         st.full_scan()
@@ -467,7 +467,7 @@ class StreamWriter(DataSourceStreamWriter):
     def write(self, iterator: Iterator[Any]) -> WriterCommitMessage:
         qid = _query_id()
         if self.mode == "flow":
-            from syncpoint.flow._spark import collect_dispositions
+            from ._flowsink import collect_dispositions
 
             return _Rows(pickle.dumps(collect_dispositions(iterator)), qid)
         consumed: dict[str, set[int]] = {}
@@ -486,9 +486,8 @@ class StreamWriter(DataSourceStreamWriter):
         return _Rows(pickle.dumps((consumed, rows)), qid)
 
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
-        from syncpoint.flow._node import Put
-
         from ._commit import Sink
+        from ._dispositions import Put
 
         msgs = [m for m in messages if isinstance(m, _Rows)]
         if not msgs:
@@ -498,7 +497,7 @@ class StreamWriter(DataSourceStreamWriter):
         try:
             sink = Sink(qm)
             if self.mode == "flow":
-                from syncpoint.flow._spark import commit_flow_batch
+                from ._flowsink import commit_flow_batch
 
                 commit_flow_batch(sink, qid, batchId, [pickle.loads(m.payload) for m in msgs], self.options)
                 return

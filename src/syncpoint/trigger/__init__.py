@@ -1,5 +1,8 @@
 """syncpoint.trigger: the trigger monitor (runmqtrm) — reads trigger messages from an initiation queue and starts
-the applications they name, as IBM MQ's Unix trigger monitor does."""
+the applications they name, as IBM MQ's Unix trigger monitor does.
+
+Implements: seed 001 (conditions for a trigger event), reference/triggering.md.
+"""
 
 from ._monitor import (
     DEFAULT_INITQ,

@@ -38,9 +38,8 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from syncpoint.client import Message, Queue, QueueManager
-from syncpoint.dlq import dead_letter
-from syncpoint.mqi import MQTM, MQTMC2, MQMIError, blank_strip
+from syncpoint.client import Message, Queue, QueueManager, dead_letter
+from syncpoint.mqi import MQTM, MQTMC2, MQMIError, SyncpointError, blank_strip
 from syncpoint.mqi import constants as C
 
 DEFAULT_INITQ = "SYSTEM.DEFAULT.INITIATION.QUEUE"
@@ -58,7 +57,7 @@ _MQTM_LENGTH = MQTM.size()
 _OPEN_OPTIONS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING
 
 
-class TriggerMessageError(ValueError):
+class TriggerMessageError(SyncpointError, ValueError):
     """A trigger message the monitor cannot act on; ``feedback`` is the MQFB_* Reason for its MQDLH."""
 
     def __init__(self, feedback: int, text: str) -> None:

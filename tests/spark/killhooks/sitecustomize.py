@@ -47,8 +47,7 @@ if _spec:
             _kill_session()
 
     try:
-        from syncpoint.flow import _spark as _flow_spark
-        from syncpoint.spark import _commit, _source
+        from syncpoint.spark import _commit, _flowsink, _source
     except Exception:  # not this application's process
         pass
     else:
@@ -79,12 +78,12 @@ if _spec:
 
         _commit._replace_record = _replace_record
 
-        _orig_commit_flow = _flow_spark.commit_flow_batch
+        _orig_commit_flow = _flowsink.commit_flow_batch
 
         def _commit_flow_batch(*a, **k):  # type: ignore[no-untyped-def]
             result = _orig_commit_flow(*a, **k)
             _maybe_die("after_commit")
             return result
 
-        _flow_spark.commit_flow_batch = _commit_flow_batch
+        _flowsink.commit_flow_batch = _commit_flow_batch
         _source.__dict__.setdefault("_killhooks", True)

@@ -8,12 +8,16 @@
     qm.commit()            # the get and the dead-letter put succeed or fail together
 
 The message goes to the queue manager's DEADQ with an MQDLH in front of its data, built as IBM MQ builds it
-(structures.md, dlq-handler.md "The MQDLH on messages the queue manager itself dead-letters"): Reason says why,
-DestQName / DestQMgrName where the message was going, Format / Encoding / CodedCharSetId the original values of
-the data, PutApplType / PutApplName / PutDate / PutTime who dead-lettered it and when (UTC). The message
-descriptor is the original's — MsgId, CorrelId, context, priority, persistence and the remaining Expiry — with
-Format MQDEAD and the Encoding and CCSID of the header. The put is in the caller's unit of work by default
-(MQPMO_SYNCPOINT), with MQPMO_SET_ALL_CONTEXT so the original context travels with it.
+(structures.md, dlq-handler.md "The MQDLH on messages the queue manager itself dead-letters"; the one builder is
+``syncpoint.mqi.dead_letter_message``): Reason says why, DestQName / DestQMgrName where the message was going,
+Format / Encoding / CodedCharSetId the original values of the data, PutApplType / PutApplName / PutDate / PutTime
+who dead-lettered it and when (UTC). The message descriptor is the original's — MsgId, CorrelId, context,
+priority, persistence and the remaining Expiry — with Format MQDEAD and the Encoding and CCSID of the header.
+The put is in the caller's unit of work by default (MQPMO_SYNCPOINT), with MQPMO_SET_ALL_CONTEXT so the
+original context travels with it.
+
+Here too is the one lookup of the queue manager's dead-letter queue (MQCA_DEAD_LETTER_Q_NAME, DEADQ), used by
+the tools (the trigger monitor, the DLQ handler, a message flow's sink) through this package.
 """
 
 from __future__ import annotations
@@ -22,10 +26,11 @@ import os
 import sys
 import time
 
-from syncpoint.client import QueueManager
 from syncpoint.mqi import MQDLH, MQMD, MQOD, MQPMO, MQMIError, blank_strip, dead_letter_message
 from syncpoint.mqi import constants as C
 from syncpoint.mqi import dead_letter_header as _mqi_dead_letter_header
+
+from ._api import QueueManager
 
 
 def _program_name() -> str:
@@ -33,7 +38,7 @@ def _program_name() -> str:
 
 
 def _qmgr_attrs(qm: QueueManager) -> tuple[str, int]:
-    """The queue manager's DEADQ and CCSID."""
+    """The queue manager's DEADQ (blank-stripped, '' when none) and CCSID."""
     od = MQOD(ObjectType=C.MQOT_Q_MGR)
     h = qm.mqopen(od, C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING)
     try:
@@ -41,6 +46,12 @@ def _qmgr_attrs(qm: QueueManager) -> tuple[str, int]:
     finally:
         qm.mqclose(h)
     return blank_strip(chars[0]), int(ints[0])
+
+
+def dead_letter_queue(qm: QueueManager) -> str:
+    """The queue manager's dead-letter queue (DEADQ), '' when it has none. Raises MQMIError when the queue
+    manager cannot be inquired."""
+    return _qmgr_attrs(qm)[0]
 
 
 def dead_letter_header(

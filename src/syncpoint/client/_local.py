@@ -1,0 +1,34 @@
+"""What a program on this machine reads of a queue manager's folder (``$SYNCPOINT_HOME/qmgrs/NAME``): whether
+its server is running (``server.json``: then connections go over its Unix socket) and whether it requires a
+user and password of client connections (``users.json``: the CHCKCLNT a command server reports).
+
+The files are the server's (``syncpoint.server`` writes and reads them); the client reads them through the
+server's functions, loaded only when asked — a connection with a ``host`` never reads them.
+
+Implements: docs/protocol.md (the Unix socket), reference/ibmmq-compat.md (client connections and passwords).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+
+def local_server(name: str, home: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
+    """What ``server.json`` says of a live server of queue manager ``name`` (its pid, Unix socket, …); None
+    when none is running."""
+    from syncpoint.server._lifecycle import server_info
+
+    return server_info(name, home)
+
+
+def passwords_required(name: str, home: str | os.PathLike[str] | None = None) -> bool:
+    """Whether queue manager ``name`` requires a user and password of client connections: its password file
+    names a user, or cannot be read (a damaged file never opens the door)."""
+    from syncpoint import _home
+    from syncpoint.server._auth import Users
+
+    try:
+        return Users(_home.qmgr_dir(name, home) / "users.json").required
+    except ValueError:
+        return True

@@ -1,0 +1,94 @@
+"""A message as got or browsed: its data and its message descriptor (shared by both transports and the API).
+
+Implements: reference/structures.md (the MQMD fields it names).
+"""
+
+from __future__ import annotations
+
+from syncpoint.mqi import MQMD, blank_strip
+from syncpoint.mqi import constants as C
+
+
+class Message:
+    """A message as got or browsed: its data and its message descriptor."""
+
+    __slots__ = ("_md", "_raw", "data")
+
+    def __init__(self, data: bytes, md: MQMD) -> None:
+        self.data = data
+        self._md: MQMD | None = md
+        self._raw: bytes | None = None
+
+    @classmethod
+    def _packed(cls, data: bytes, raw: bytes) -> Message:
+        """A message whose MQMD arrived packed: it is unpacked when first asked for (a batch of gets whose
+        program reads only the data never pays for it)."""
+        m = cls.__new__(cls)
+        m.data = data
+        m._md = None
+        m._raw = raw
+        return m
+
+    @property
+    def md(self) -> MQMD:
+        md = self._md
+        if md is None:
+            assert self._raw is not None
+            md = self._md = MQMD.unpack(self._raw)
+            self._raw = None
+        return md
+
+    @md.setter
+    def md(self, value: MQMD) -> None:
+        self._md = value
+        self._raw = None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Message):
+            return NotImplemented
+        return self.data == other.data and self.md == other.md
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it replaced
+
+    def __repr__(self) -> str:
+        return f"Message(data={self.data!r}, md={self.md!r})"
+
+    @property
+    def text(self) -> str:
+        return self.data.decode("utf-8")
+
+    @property
+    def msg_id(self) -> bytes:
+        return bytes(self.md.MsgId)
+
+    @property
+    def correl_id(self) -> bytes:
+        return bytes(self.md.CorrelId)
+
+    @property
+    def group_id(self) -> bytes:
+        return bytes(self.md.GroupId)
+
+    @property
+    def backout_count(self) -> int:
+        return int(self.md.BackoutCount)
+
+    @property
+    def priority(self) -> int:
+        return int(self.md.Priority)
+
+    @property
+    def persistent(self) -> bool:
+        return bool(self.md.Persistence == C.MQPER_PERSISTENT)
+
+    @property
+    def expiry(self) -> int:
+        return int(self.md.Expiry)
+
+    @property
+    def reply_to(self) -> str:
+        return blank_strip(self.md.ReplyToQ)
+
+    @property
+    def format(self) -> str:
+        return blank_strip(self.md.Format)
