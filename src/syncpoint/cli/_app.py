@@ -71,7 +71,7 @@ def dspmq(
 ) -> None:
     """List queue managers and their status (Running, Ended normally, Ended immediately, …)."""
     from syncpoint.client import local_server as server_info
-    from syncpoint.server._lifecycle import status
+    from syncpoint.server import status
 
     root = _home.home() / "qmgrs"
     names = sorted(p.name for p in root.iterdir() if (p / "qm.db").exists()) if root.exists() else []

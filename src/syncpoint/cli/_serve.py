@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from syncpoint.server._lifecycle import run_server
+from syncpoint.server import run_server
 
 log = logging.getLogger("syncpoint.server")
 
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-busy-poll", action="store_true")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    return run_server(
+    code: int = run_server(
         a.qmgr,
         home=a.home,
         host=None if a.no_tcp else a.host,
@@ -86,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         cpus=a.cpus,
         busy_poll=not a.no_busy_poll,
     )
+    return code
 
 
 if __name__ == "__main__":

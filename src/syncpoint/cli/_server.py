@@ -20,9 +20,7 @@ from syncpoint import _home
 from syncpoint.client import RemoteTransport
 from syncpoint.client import local_server as server_info
 from syncpoint.mqi import MQMIError
-from syncpoint.server._affinity import available_cpus, check_spec
-from syncpoint.server._auth import Users
-from syncpoint.server._lifecycle import _pid_alive
+from syncpoint.server import Users, available_cpus, check_spec, pid_alive
 
 console = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False)
@@ -167,7 +165,7 @@ def endmqm(
         console.print(f"syncpoint queue manager '{qmgr}' ending.")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not _pid_alive(pid) or (mode == "i" and not (qdir / "server.json").exists()):
+        if not pid_alive(pid) or (mode == "i" and not (qdir / "server.json").exists()):
             console.print(f"syncpoint queue manager '{qmgr}' ended.")
             return
         if mode == "i" and server_info(qmgr) is not None and _ended_immediately(qdir):

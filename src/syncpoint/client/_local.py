@@ -3,7 +3,7 @@ its server is running (``server.json``: then connections go over its Unix socket
 user and password of client connections (``users.json``: the CHCKCLNT a command server reports).
 
 The files are the server's (``syncpoint.server`` writes and reads them); the client reads them through the
-server's functions, loaded only when asked — a connection with a ``host`` never reads them.
+server's public face, loaded only when asked — a connection with a ``host`` never reads them.
 
 Implements: docs/protocol.md (the Unix socket), reference/ibmmq-compat.md (client connections and passwords).
 """
@@ -17,16 +17,17 @@ from typing import Any
 def local_server(name: str, home: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
     """What ``server.json`` says of a live server of queue manager ``name`` (its pid, Unix socket, …); None
     when none is running."""
-    from syncpoint.server._lifecycle import server_info
+    from syncpoint.server import server_info
 
-    return server_info(name, home)
+    info: dict[str, Any] | None = server_info(name, home)
+    return info
 
 
 def passwords_required(name: str, home: str | os.PathLike[str] | None = None) -> bool:
     """Whether queue manager ``name`` requires a user and password of client connections: its password file
     names a user, or cannot be read (a damaged file never opens the door)."""
     from syncpoint import _home
-    from syncpoint.server._auth import Users
+    from syncpoint.server import Users
 
     try:
         return Users(_home.qmgr_dir(name, home) / "users.json").required
