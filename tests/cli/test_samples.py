@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from waiting import wait_until
+
 SYNCPOINT = str(Path(sys.executable).with_name("syncpoint"))
 
 
@@ -97,8 +99,13 @@ def test_amqsget_prints_a_message_put_while_it_waits(home: Path, running: object
         env=env_for(home),
     )
     try:
-        time.sleep(1.0)  # a real process waiting on a real server: nothing to inject a clock into
-        handles = sp(["runmqsc", "QM1"], home, b"DIS QSTATUS(APP.IN) TYPE(HANDLE) APPLTAG INPUT\n").stdout
+        show = b"DIS QSTATUS(APP.IN) TYPE(HANDLE) APPLTAG INPUT\n"
+        wait_until(
+            lambda: b"APPLTAG(amqsget)" in sp(["runmqsc", "QM1"], home, show).stdout,
+            "amqsget opening APP.IN",
+            process=getter,
+        )
+        handles = sp(["runmqsc", "QM1"], home, show).stdout
         assert b"APPLTAG(amqsget)" in handles and b"INPUT(SHARED)" in handles
         assert sp(["amqsput", "APP.IN", "QM1"], home, b"late arrival\n").returncode == 0
         assert getter.stdout is not None
