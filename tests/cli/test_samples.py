@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import syncpoint
 from waiting import wait_until
 
 SYNCPOINT = str(Path(sys.executable).with_name("syncpoint"))
@@ -99,13 +100,11 @@ def test_amqsget_prints_a_message_put_while_it_waits(home: Path, running: object
         env=env_for(home),
     )
     try:
-        show = b"DIS QSTATUS(APP.IN) TYPE(HANDLE) APPLTAG INPUT\n"
-        wait_until(
-            lambda: b"APPLTAG(amqsget)" in sp(["runmqsc", "QM1"], home, show).stdout,
-            "amqsget opening APP.IN",
-            process=getter,
-        )
-        handles = sp(["runmqsc", "QM1"], home, show).stdout
+        with syncpoint.connect("QM1", home=home) as qm:  # asking in this process: cheaper than a runmqsc each time
+            wait_until(
+                lambda: qm.admin("queue_status", "APP.IN")["IPPROCS"] > 0, "amqsget opening APP.IN", process=getter
+            )
+        handles = sp(["runmqsc", "QM1"], home, b"DIS QSTATUS(APP.IN) TYPE(HANDLE) APPLTAG INPUT\n").stdout
         assert b"APPLTAG(amqsget)" in handles and b"INPUT(SHARED)" in handles
         assert sp(["amqsput", "APP.IN", "QM1"], home, b"late arrival\n").returncode == 0
         assert getter.stdout is not None
