@@ -259,7 +259,7 @@ def test_kill_9_loses_no_committed_message_and_shows_no_uncommitted_one(tmp_path
                 process=worker,
                 detail=err_path.read_text,
             )
-            time.sleep(rng.uniform(0.05, 0.5))
+            time.sleep(rng.uniform(0.05, 0.5))  # the moment of the kill, at random: the test's input, not a wait
             assert worker.poll() is None, f"worker {life} ended by itself (seed {seed}): {err_path.read_text()}"
             worker.send_signal(signal.SIGKILL)
             worker.wait(timeout=30)

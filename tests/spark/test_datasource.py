@@ -207,7 +207,7 @@ def test_an_expiring_message_of_an_in_flight_batch_is_still_processed(
     q.put("keep", persistent=True)
     query, _, go = _gated_stream(spark, server, src, dst, tmp_path)
     try:
-        while time.monotonic() < expires + 1.0:
+        while time.monotonic() < expires + 1.0:  # real time: the expiry runs on the server's clock, not one to fake
             time.sleep(0.1)
         assert qm.admin("refresh_expiry", src) == 0  # reserved: the expiry scan leaves it
         assert depth(qm, src) == 2
