@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+import syncpoint
+from waiting import wait_until
+
 SYNCPOINT = str(Path(sys.executable).with_name("syncpoint"))
 
 
@@ -97,7 +100,10 @@ def test_amqsget_prints_a_message_put_while_it_waits(home: Path, running: object
         env=env_for(home),
     )
     try:
-        time.sleep(1.0)  # a real process waiting on a real server: nothing to inject a clock into
+        with syncpoint.connect("QM1", home=home) as qm:  # asking in this process: cheaper than a runmqsc each time
+            wait_until(
+                lambda: qm.admin("queue_status", "APP.IN")["IPPROCS"] > 0, "amqsget opening APP.IN", process=getter
+            )
         handles = sp(["runmqsc", "QM1"], home, b"DIS QSTATUS(APP.IN) TYPE(HANDLE) APPLTAG INPUT\n").stdout
         assert b"APPLTAG(amqsget)" in handles and b"INPUT(SHARED)" in handles
         assert sp(["amqsput", "APP.IN", "QM1"], home, b"late arrival\n").returncode == 0

@@ -49,7 +49,7 @@ def main() -> None:
             say(f"BEGIN {a} {b}")
             for n in range(a, b + 1):
                 qin.put(str(n).encode(), persistent=True, syncpoint=True)
-            time.sleep(rng.uniform(0, 0.004))
+            time.sleep(rng.uniform(0, 0.004))  # widen the window a kill lands in with a unit of work in flight
             qm.commit()
             say(f"PUT {a} {b}")
         else:

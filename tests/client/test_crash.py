@@ -38,6 +38,7 @@ from pathlib import Path
 
 import syncpoint
 from syncpoint.client import create_queue_manager, open_embedded
+from waiting import wait_until
 
 WORKER = Path(__file__).with_name("_crash_worker.py")
 QMGR = "CRASHQM"
@@ -250,12 +251,15 @@ def test_kill_9_loses_no_committed_message_and_shows_no_uncommitted_one(tmp_path
                 env=env,
             )
         try:
-            deadline = time.monotonic() + 30
-            while not out_path.read_text().startswith("READY\n"):
-                assert worker.poll() is None, f"worker {life} ended before it was ready: {err_path.read_text()}"
-                assert time.monotonic() < deadline, f"worker {life} did not get ready: {err_path.read_text()}"
-                time.sleep(0.01)
-            time.sleep(rng.uniform(0.05, 0.5))
+            wait_until(
+                lambda: out_path.read_text().startswith("READY\n"),  # noqa: B023
+                f"worker {life} getting ready",
+                30,
+                0.01,
+                process=worker,
+                detail=err_path.read_text,
+            )
+            time.sleep(rng.uniform(0.05, 0.5))  # the moment of the kill, at random: the test's input, not a wait
             assert worker.poll() is None, f"worker {life} ended by itself (seed {seed}): {err_path.read_text()}"
             worker.send_signal(signal.SIGKILL)
             worker.wait(timeout=30)

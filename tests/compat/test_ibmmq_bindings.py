@@ -118,7 +118,7 @@ qmgr.commit()
 q.get(None, mq.MD())
 # a waiting get is satisfied by a put from another connection
 def later():
-    time.sleep(0.3)
+    time.sleep(0.3)  # real time passes: the get below is waiting when the put comes (the test asserts it waited)
     other = mq.connect("QM1")
     mq.Queue(other, "SYSTEM.DEFAULT.LOCAL.QUEUE").put(b"late")
     other.disconnect()

@@ -139,7 +139,7 @@ def test_wait_yes_keeps_running_until_stopped(home: Path) -> None:
     p.stdin.write("RETRYINT(1) WAIT(YES)\nACTION(DISCARD)\n")
     p.stdin.close()
     assert "AMQ8708I" in p.stdout.readline()
-    time.sleep(3)
+    time.sleep(3)  # "it does not end by itself" needs real time to pass (3 RETRYINTs): there is no event to wait for
     assert p.poll() is None  # still waiting for work
     p.send_signal(signal.SIGTERM)
     rest = p.stdout.read()

@@ -10,7 +10,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -83,7 +82,10 @@ def test_three_handlers_on_one_queue_process_each_message_exactly_once(server: P
             ids = [bytes(put_dead_letter(qm, b"%05d" % i).MsgId) for i in range(MESSAGES)]
             fwd = qm.open("FWD.A")
             wait_until(lambda: fwd.depth == MESSAGES, "forwarding every message")
-            time.sleep(1.0)  # nothing more arrives: no message was forwarded twice
+            for p in handlers:  # once every handler has ended nothing more arrives: a message forwarded twice shows
+                p.send_signal(signal.SIGTERM)
+            for p in handlers:
+                p.wait(60)
             forwarded = [m.msg_id for m in fwd.browse_all()]
             assert qm.open(DLQ).depth == 0
     finally:

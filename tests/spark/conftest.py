@@ -12,7 +12,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +22,7 @@ import pytest
 import syncpoint
 from syncpoint.client import QueueManager, create_queue_manager
 from syncpoint.spark import Target
+from waiting import wait_until
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 
@@ -51,18 +51,17 @@ class Server:
         cmd += ["--port", str(self.port), "--no-command-server"]
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the server ended at start: {self.log.read_text()[-2000:]}")
-            if server_info(self.name, self.home) is not None:
-                try:
-                    self.connect().disconnect()
-                    return
-                except Exception:
-                    pass
-            time.sleep(0.1)
-        raise RuntimeError("the server did not start within 60 s")
+
+        def accepting() -> bool:
+            if server_info(self.name, self.home) is None:
+                return False
+            try:
+                self.connect().disconnect()
+            except Exception:
+                return False
+            return True
+
+        wait_until(accepting, "the server starting", 60, process=self.proc, detail=lambda: self.log.read_text()[-2000:])
 
     def kill(self) -> None:
         """SIGKILL: the queue manager's restart backs out what was in flight."""

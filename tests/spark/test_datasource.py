@@ -12,6 +12,7 @@ import pytest
 from syncpoint.client import QueueManager
 from syncpoint.mqi import MQDLH
 from syncpoint.mqi import constants as C
+from waiting import wait_for_value, wait_until
 
 Server = Any
 
@@ -169,11 +170,8 @@ def _gated_stream(spark: Any, server: Server, src: str, dst: str, tmp_path: Path
     out = df.select("queue", "token", held("text").alias("data"), "Priority")
     w = out.writeStream.format("syncpoint").options(**opts(server, dst))
     query = w.option("checkpointLocation", str(tmp_path / "ckpt")).trigger(availableNow=True).start()
-    deadline = time.monotonic() + 180
-    while not started.exists():
-        assert time.monotonic() < deadline, "the batch did not start"
-        assert query.exception() is None
-        time.sleep(0.1)
+    wait_until(lambda: started.exists() or query.exception() is not None, "the batch starting", 180)
+    assert query.exception() is None
     return query, started, go
 
 
@@ -209,7 +207,7 @@ def test_an_expiring_message_of_an_in_flight_batch_is_still_processed(
     q.put("keep", persistent=True)
     query, _, go = _gated_stream(spark, server, src, dst, tmp_path)
     try:
-        while time.monotonic() < expires + 1.0:
+        while time.monotonic() < expires + 1.0:  # real time: the expiry runs on the server's clock, not one to fake
             time.sleep(0.1)
         assert qm.admin("refresh_expiry", src) == 0  # reserved: the expiry scan leaves it
         assert depth(qm, src) == 2
@@ -232,15 +230,10 @@ def test_the_sources_commit_releases_what_a_batch_left_on_the_queue(
     query = w.option("checkpointLocation", str(tmp_path / "ckpt")).trigger(processingTime="1 second").start()
     competitor = server.connect()
     try:
-        deadline = time.monotonic() + 180
-        while depth(qm, dst) < 2:
-            assert time.monotonic() < deadline and query.exception() is None
-            time.sleep(0.2)
+        wait_until(lambda: depth(qm, dst) >= 2 or query.exception() is not None, "two rows written", 180, 0.2)
+        assert query.exception() is None
         cq = competitor.open(src)
-        got = cq.get_or_none()
-        while got is None and time.monotonic() < deadline:  # the query still runs: the batch was released
-            time.sleep(0.2)
-            got = cq.get_or_none()
+        got = wait_for_value(cq.get_or_none, "the batch's message released", 180, 0.2)  # while the query runs
         assert got is not None and got.data == b"skip"
     finally:
         query.stop()

@@ -10,6 +10,7 @@ from syncpoint.client import QueueManager
 from syncpoint.flow import Flow, FlowMessage, MQInput, Output, run_flow
 from syncpoint.mqi import MQDLH, MQMD
 from syncpoint.mqi import constants as C
+from waiting import wait_until
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 
@@ -149,8 +150,6 @@ def test_a_dataframe_stage_adds_columns_the_functions_see_as_msg_row(
 def test_continuous_query_processes_messages_that_arrive_while_it_runs(
     spark: Any, server: Any, qm: QueueManager, names: Any, tmp_path: Path
 ) -> None:
-    import time
-
     from syncpoint.flow import build_query
 
     src, dst = names.pair(qm, "CT")
@@ -158,12 +157,9 @@ def test_continuous_query_processes_messages_that_arrive_while_it_runs(
     query = build_query(spark, flow, server.target, tmp_path / "ckpt", trigger_interval="200 milliseconds")
     try:
         qm.open(src).put_many(["a", "b"], persistent=True)
-        deadline = time.monotonic() + 120
-        while qm.open(dst).depth < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
+        wait_until(lambda: qm.open(dst).depth >= 2, "the query processing a and b", 120, 0.2)
         qm.open(src).put("c", persistent=True)
-        while qm.open(dst).depth < 3 and time.monotonic() < deadline:
-            time.sleep(0.2)
+        wait_until(lambda: qm.open(dst).depth >= 3, "the query processing c", 120, 0.2)
         assert query.exception() is None
     finally:
         query.stop()

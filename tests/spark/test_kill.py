@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from syncpoint.client import QueueManager
+from waiting import wait_until
 
 HERE = Path(__file__).parent
 N = int(os.environ.get("SYNCPOINT_KILL_MESSAGES", "10000"))
@@ -137,9 +138,12 @@ def test_exactly_once_when_the_queue_manager_server_is_killed_and_restarted(
         if kills < 3:
             # wait for the flow to commit a batch, then kill the server at a random moment of the next ones
             before = output_depth(server, dst)
-            deadline = time.monotonic() + 600
-            while p.poll() is None and time.monotonic() < deadline and output_depth(server, dst) == before:
-                time.sleep(0.3)
+            wait_until(
+                lambda: p.poll() is not None or output_depth(server, dst) != before,  # noqa: B023
+                "the flow committing a batch (or ending)",
+                600,
+                0.3,
+            )
             # within the next batch or so: a batch of 1,000 takes well under a second now, and a kill after the
             # flow has drained the queue would leave fewer than three kills
             time.sleep(rng.uniform(0.0, 0.5))

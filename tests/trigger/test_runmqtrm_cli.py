@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import syncpoint
 from syncpoint.client import create_queue_manager
 from syncpoint.mqi import MQTMC2
 from syncpoint.mqi import constants as C
+from waiting import wait_for_file, wait_for_value, wait_until
 
 BIN = Path(sys.executable).parent / "syncpoint"
 INITQ = "SYSTEM.DEFAULT.INITIATION.QUEUE"
@@ -54,15 +54,20 @@ def recorder(home: Path) -> Path:
 
 
 def wait_for(path: Path, proc: subprocess.Popen[str] | None = None, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        if proc is not None and proc.poll() is not None:
-            raise AssertionError(
-                f"runmqtrm ended early ({proc.returncode}): {proc.stdout.read() if proc.stdout else ''}"
-            )
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{path} was not written within {timeout} s")
-        time.sleep(0.05)
+    """Wait for ``path``; if runmqtrm (``proc``) ends first, fail with what it wrote."""
+
+    def output() -> str:
+        ended = proc is not None and proc.poll() is not None and proc.stdout is not None
+        return proc.stdout.read() if ended else ""  # type: ignore[union-attr]
+
+    wait_for_file(path, timeout, process=proc, detail=output)
+
+
+def wait_for_monitor(qm: syncpoint.QueueManager, monitor: subprocess.Popen[str]) -> None:
+    """Wait for runmqtrm to hold the initiation queue open (so a trigger message now reaches it)."""
+    wait_until(
+        lambda: qm.admin("queue_status", INITQ)["IPPROCS"] > 0, "runmqtrm opening its queue", 60, process=monitor
+    )
 
 
 def start_monitor(home: Path, *args: str) -> subprocess.Popen[str]:
@@ -148,11 +153,8 @@ def test_end_to_end_runmqtrm_starts_the_program_with_the_mqtmc2(home: Path, defi
             )
     monitor = start_monitor(home, "-m", "QM1")
     try:
-        deadline = time.monotonic() + 60
         with syncpoint.connect("QM1", home=home) as qm:
-            while qm.admin("queue_status", INITQ)["IPPROCS"] == 0:  # the monitor holds the initiation queue
-                assert time.monotonic() < deadline and monitor.poll() is None, "runmqtrm did not open its queue"
-                time.sleep(0.05)
+            wait_for_monitor(qm, monitor)
             qm.open("APPQ").put(b"work for the server")
         wait_for(home / "tmc.out", monitor)
         check_tmc(home, app)
@@ -220,11 +222,8 @@ def test_runmqtrm_exits_10_when_an_error_interrupts_it(home: Path) -> None:
         pytest.skip("`syncpoint strmqm` (the server issue) is not on main yet")
     assert syncpoint_cmd(home, "strmqm", "QM1", "--no-tcp").returncode == 0
     monitor = start_monitor(home, "-m", "QM1")
-    deadline = time.monotonic() + 60
     with syncpoint.connect("QM1", home=home) as qm:
-        while qm.admin("queue_status", INITQ)["IPPROCS"] == 0:
-            assert time.monotonic() < deadline and monitor.poll() is None
-            time.sleep(0.05)
+        wait_for_monitor(qm, monitor)
     syncpoint_cmd(home, "endmqm", "-p", "QM1")  # the server is gone at once: the connection breaks
     code, out = stop(monitor)
     assert code == 10, out  # "10 error": the queue manager did not end in order, the connection broke
@@ -276,23 +275,16 @@ def test_a_dead_letter_queue_handler_started_by_triggering_processes_the_dlq(hom
             qm.admin("alter_qmgr", {"DEADQ": "MY.DLQ"})
     monitor = start_monitor(home, "-m", "QM1")
     try:
-        deadline = time.monotonic() + 60
         with syncpoint.connect("QM1", home=home) as qm:
-            while qm.admin("queue_status", INITQ)["IPPROCS"] == 0:
-                assert time.monotonic() < deadline and monitor.poll() is None, "runmqtrm did not open its queue"
-                time.sleep(0.05)
+            wait_for_monitor(qm, monitor)
             from syncpoint.dlq import dead_letter
             from syncpoint.mqi import MQMD
 
             dead_letter(qm, MQMD(), b"undeliverable", C.MQRC_Q_FULL, dest_q="SOMEWHERE", syncpoint=False)
             target = qm.open("TARGET")
-            while (m := target.get_or_none()) is None:
-                assert time.monotonic() < deadline, "the triggered dead-letter queue handler did not forward"
-                time.sleep(0.1)
+            m = wait_for_value(target.get_or_none, "the triggered dead-letter queue handler forwarding", 60)
             assert m.data == b"undeliverable"
-            while qm.admin("queue_status", "MY.DLQ")["CURDEPTH"] != 0:
-                assert time.monotonic() < deadline
-                time.sleep(0.1)
+            wait_until(lambda: qm.admin("queue_status", "MY.DLQ")["CURDEPTH"] == 0, "the DLQ emptied", 60)
     finally:
         syncpoint_cmd(home, "endmqm", "-i", "QM1")
     code, out = stop(monitor)

@@ -6,7 +6,6 @@ scripts run by the real shell; they write what they received to files the tests 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from syncpoint.client import EmbeddedQueueManager, QueueManager
 from syncpoint.mqi import MQDLH, MQMD, MQTM, MQTMC2
 from syncpoint.mqi import constants as C
 from syncpoint.trigger import EXIT_ERROR, EXIT_NORMAL, EXIT_NOT_RUN, TriggerMonitor, command_for
+from waiting import wait_for_file
 
 Connect = Callable[..., QueueManager]
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
@@ -35,14 +35,6 @@ def script(path: Path, body: str, executable: bool = True) -> Path:
     if executable:
         path.chmod(0o755)
     return path
-
-
-def wait_for(path: Path, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{path} was not written within {timeout} s")
-        time.sleep(0.02)
 
 
 @pytest.fixture
@@ -149,7 +141,7 @@ def test_runs_the_application_in_the_background_when_envdata_ends_with_an_ampers
     assert monitor.process_one(None)  # returns although the program waits for "go"
     assert not done.exists()
     go.touch()
-    wait_for(done)
+    wait_for_file(done)
 
 
 def test_command_for_builds_ibms_unix_command_line() -> None:
