@@ -40,7 +40,7 @@ import syncpoint
 from syncpoint.client import create_queue_manager, pin_cpus
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.server._affinity import format_cpu_list
+from syncpoint.host import format_cpu_list
 
 try:  # the Python peer (pip install 'syncpoint[bench]')
     import persistqueue
@@ -733,7 +733,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     pinned = pin_cpus(args.cpus, TMP_ROOT, busy_poll=not args.no_busy_poll)
-    from syncpoint.server._poll import can_poll
+    from syncpoint.host import can_poll
 
     polling = not args.no_busy_poll and can_poll()
 

@@ -111,7 +111,7 @@ def main() -> int:
     )
     rows: list[tuple[str, float, str]] = []
     try:
-        from syncpoint.server._lifecycle import server_info
+        from syncpoint.server import server_info
 
         while server_info(QM, home) is None:
             time.sleep(0.1)

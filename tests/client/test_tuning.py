@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from syncpoint.client import pin_cpus
-from syncpoint.server._affinity import available_cpus, parse_cpu_list
+from syncpoint.host import available_cpus, parse_cpu_list
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs sched_setaffinity")
 

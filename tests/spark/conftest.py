@@ -44,7 +44,7 @@ class Server:
         self.log = home / f"{name}-server.log"
 
     def start(self) -> None:
-        from syncpoint.server._lifecycle import server_info
+        from syncpoint.server import server_info
 
         self.port = _free_port()
         cmd = [sys.executable, "-m", "syncpoint.cli._serve", self.name, "--home", str(self.home)]

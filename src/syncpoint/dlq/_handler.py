@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from syncpoint.client import Message, Queue, QueueManager
+from syncpoint.client import Message, Queue, QueueManager, dead_letter_queue
 from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, blank_strip, reason_name
 from syncpoint.mqi import constants as C
 
@@ -86,13 +86,7 @@ def resolve_queue_name(qm: QueueManager, name: str) -> str:
     """``name``, or the queue manager's dead-letter queue (DEADQ) when it is blank."""
     if name.strip():
         return name.strip()
-    od = MQOD(ObjectType=C.MQOT_Q_MGR)
-    h = qm.mqopen(od, C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING)
-    try:
-        _, chars = qm.mqinq(h, [C.MQCA_DEAD_LETTER_Q_NAME])
-    finally:
-        qm.mqclose(h)
-    dlq = blank_strip(chars[0])
+    dlq = dead_letter_queue(qm)
     if not dlq:
         raise MQMIError(
             C.MQCC_FAILED,

@@ -136,7 +136,7 @@ class Session(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.closing:
             return
-        POLLER.touch()  # requests are coming: keep the CPU polling for the next (_poll.py)
+        POLLER.touch()  # requests are coming: keep the CPU polling for the next (syncpoint.host, the busy poller)
         try:
             events = self.proto.receive(data)
         except ProtocolError as e:
