@@ -116,8 +116,8 @@ def _session(address: Any, family: int, rng: random.Random, hello: bool, statuse
                 s.sendall(_garbage(rng, rid))
             except OSError:
                 return  # the server closed the connection, as it may after a fatal frame
-        s.shutdown(socket.SHUT_WR)
         try:
+            s.shutdown(socket.SHUT_WR)
             while chunk := s.recv(65536):
                 for frame in dec.feed(chunk):
                     statuses.append(parse_reply(frame).status)
