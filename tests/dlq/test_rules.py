@@ -306,3 +306,10 @@ def test_a_rules_table_error_is_a_syncpoint_error_and_still_a_value_error() -> N
     for base in (SyncpointError, ValueError):
         with pytest.raises(base):
             parse_rules("ACTION(RETRY) RETRIES(3)\n")
+
+
+def test_a_lone_surrogate_from_an_undecodable_byte_is_an_invalid_value_of_its_line() -> None:
+    # seed 003: the rules table is validated when the handler starts; bytes read with surrogateescape
+    with pytest.raises(RulesTableError) as e:
+        parse_rules("ACTION(DISCARD)\nACTION(DISCARD) APPLNAME('x\udcff')\n")
+    assert [(err.line, err.cls) for err in e.value.errors] == [(2, ErrorClass.INVALID_VALUE)]

@@ -239,3 +239,22 @@ def test_sigkill_at_any_point_leaves_each_message_on_the_dlq_or_at_its_destinati
             break
     assert finished and kills >= 3, (finished, kills)
     assert len(at_dest) == MESSAGES
+
+
+@pytest.mark.parametrize("locale", ["C.UTF-8", "C"])
+def test_a_byte_that_is_not_utf8_in_the_rules_table_is_a_table_error_naming_its_line(home: Path, locale: str) -> None:
+    # seed 003: "The rules table is validated when the DLQ handler starts" — a non-UTF-8 byte once crashed the
+    # handler with a UnicodeEncodeError traceback when it matched the first message.
+    with queue_manager(home) as qm:
+        put_dead_letter(qm)
+    r = subprocess.run(
+        [str(SYNCPOINT), "runmqdlq"],
+        input=b"INPUTQ(' ')\nACTION(DISCARD) APPLNAME('x\xff')\n",
+        capture_output=True,
+        env=dict(env(home), LC_ALL=locale),
+        timeout=120,
+    )
+    out = r.stdout.decode()
+    assert r.returncode == 20, (out, r.stderr)
+    assert "line 2" in out and "0xFF" in out and "Traceback" not in r.stderr.decode()
+    assert depths(home, DLQ) == [1]  # nothing processed

@@ -67,7 +67,8 @@ def register(app: typer.Typer) -> None:
         qmgr: Annotated[str | None, typer.Argument(help="queue manager (blank: the default one)")] = None,
     ) -> None:
         """Dead-letter queue handler: process a queue with the rules table read from standard input."""
-        text = sys.stdin.read()
+        # bytes, decoded here: a byte that is not UTF-8 becomes a rules-table error of its line, whatever the locale
+        text = sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
         try:
             table = parse_rules(text)
         except RulesTableError as e:

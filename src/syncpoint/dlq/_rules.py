@@ -451,11 +451,26 @@ def _rule(first: int, items: dict[str, _Item], errors: list[TableError]) -> Rule
     return Rule(line=first, action=action, **values)  # type: ignore[arg-type]
 
 
+def _check_text(text: str, errors: list[TableError]) -> None:
+    """Every line must be text: a byte that is not UTF-8 (read as a lone surrogate, as Python's surrogateescape
+    decodes it) would match nothing a queue manager writes and cannot be encoded again; it is an error of its
+    line, found when the table is validated at start-up (seed 003: "The rules table is validated when the DLQ
+    handler starts")."""
+    for number, line in enumerate(text.splitlines(), 1):
+        bad = [ch for ch in line if "\ud800" <= ch <= "\udfff"]
+        if bad:
+            shown = ", ".join(f"0x{ord(ch) & 0xFF:02X}" for ch in bad[:3])
+            errors.append(
+                TableError(number, ErrorClass.INVALID_VALUE, f"the line has bytes that are not UTF-8 text ({shown})")
+            )
+
+
 def parse_rules(text: str) -> RulesTable:
     """Parse and validate a whole rules table. Raises :class:`RulesTableError` listing every error."""
     errors: list[TableError] = []
     control = ControlData()
     rules: list[Rule] = []
+    _check_text(text, errors)
     entries = join_lines(text.splitlines(), RULES_TABLE)
     for index, entry in enumerate(entries):
         items = _items(entry, errors)
