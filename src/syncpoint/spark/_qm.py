@@ -18,7 +18,7 @@ from typing import Any
 
 import syncpoint
 from syncpoint.client import Queue, QueueManager
-from syncpoint.mqi import MQGMO, MQMD, MQOD, MQMIError, blank_strip
+from syncpoint.mqi import MQGMO, MQMD, MQOD, GetResult, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 
 from ._plan import Visible
@@ -81,6 +81,16 @@ class QueueAccess:
     def _open(self, options: int) -> int:
         return self.qm.mqopen(MQOD(ObjectName=self.queue.encode()), options | C.MQOO_FAIL_IF_QUIESCING)
 
+    def _get_or_none(self, h: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> GetResult | None:
+        """One MQGET; None when there is no such message (MQRC_NO_MSG_AVAILABLE, raised or returned)."""
+        try:
+            result = self.qm.transport.get(h, md, gmo, buflen)
+        except MQMIError as e:
+            if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                return None
+            raise
+        return None if result.reason == C.MQRC_NO_MSG_AVAILABLE else result
+
     # -- browsing ---------------------------------------------------------------------------------------
     def _browse(self, h: int, options: int, token: int | None, with_data: bool) -> tuple[MQMD, MQGMO, bytes] | None:
         md = MQMD()
@@ -93,13 +103,8 @@ class QueueAccess:
             gmo.MsgToken = token_bytes(token)
         else:
             gmo.MatchOptions = C.MQMO_NONE
-        try:
-            result = self.qm.transport.get(h, md, gmo, None if with_data else 0)
-        except MQMIError as e:
-            if e.reason == C.MQRC_NO_MSG_AVAILABLE:
-                return None
-            raise
-        if result.reason == C.MQRC_NO_MSG_AVAILABLE:
+        result = self._get_or_none(h, md, gmo, None if with_data else 0)
+        if result is None:
             return None
         if result.reason not in _OK_READS:
             raise MQMIError(result.comp, result.reason, f"browsing queue {self.queue}")
@@ -170,13 +175,8 @@ class QueueAccess:
         gmo.Options |= C.MQGMO_FAIL_IF_QUIESCING
         gmo.MatchOptions = C.MQMO_MATCH_MSG_TOKEN
         gmo.MsgToken = token_bytes(token)
-        try:
-            result = self.qm.transport.get(self._input, md, gmo, None)
-        except MQMIError as e:
-            if e.reason == C.MQRC_NO_MSG_AVAILABLE:
-                return None
-            raise
-        if result.reason == C.MQRC_NO_MSG_AVAILABLE:
+        result = self._get_or_none(self._input, md, gmo, None)
+        if result is None:
             return None
         if result.reason != C.MQRC_NONE:
             raise MQMIError(result.comp, result.reason, f"getting a message from queue {self.queue}")
