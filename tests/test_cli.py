@@ -36,3 +36,12 @@ def test_crtmqm_dspmq_dltmqm(tmp_path: Path) -> None:
     assert "QMNAME(QMX)" in run(["dspmq"], tmp_path).stdout
     assert run(["dltmqm", "QMX"], tmp_path).returncode == 0
     assert "QMX" not in run(["dspmq"], tmp_path).stdout
+
+
+def test_crtmqm_of_an_existing_queue_manager_is_amq8110e_with_exit_8_and_a_bad_name_exit_72(tmp_path: Path) -> None:
+    # IBM's crtmqm return codes: 8 "queue manager exists", 72 "queue manager name error"
+    assert run(["crtmqm", "QMX"], tmp_path).returncode == 0
+    dup = run(["crtmqm", "QMX"], tmp_path)
+    assert dup.returncode == 8 and "AMQ8110E" in dup.stderr
+    bad = run(["crtmqm", "BAD NAME!"], tmp_path)
+    assert bad.returncode == 72 and "AMQ8110E" not in bad.stderr

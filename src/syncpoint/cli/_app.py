@@ -25,6 +25,11 @@ console = Console(soft_wrap=True)
 err = Console(stderr=True)
 
 
+_CRTMQM_EXISTS = 8  # IBM's crtmqm return codes
+_CRTMQM_NAME_ERROR = 72
+_CRTMQM_UNEXPECTED = 71
+
+
 def _fail(message: str, code: int = 20) -> None:
     err.print(f"[red]{message}[/red]")
     raise typer.Exit(code)
@@ -39,7 +44,12 @@ def crtmqm(
     try:
         path = create_queue_manager(qmgr, dlq=u)
     except MQMIError as e:
-        _fail(f"AMQ8110E: queue manager {qmgr} could not be created: {e}")
+        # IBM's crtmqm: AMQ8110E and exit 8 when the queue manager exists; 72 for a name that is not valid
+        if e.reason == C.MQRC_OBJECT_ALREADY_EXISTS:
+            _fail("AMQ8110E: syncpoint queue manager already exists.", _CRTMQM_EXISTS)
+        if e.reason == C.MQRC_Q_MGR_NAME_ERROR:
+            _fail(f"Queue manager name {qmgr!r} is not valid: 1 to 48 of A-Z a-z 0-9 . / _ %.", _CRTMQM_NAME_ERROR)
+        _fail(f"Queue manager {qmgr} could not be created: {e}", _CRTMQM_UNEXPECTED)
     console.print(f"syncpoint queue manager created.\nDirectory '{path}' created.")
     console.print(f"syncpoint queue manager '{qmgr}' created.")
 

@@ -68,15 +68,21 @@ class Queue:
         self.name = name
         self._fixed = options
         self._handles: dict[str, int] = {}
+        self._closed = False
         if options is not None:
             self._handles["all"] = qm._open_handle(name, options)
 
     # -- handles --------------------------------------------------------------------------------------
     def _h(self, purpose: str) -> int:
         if self._fixed is not None:
-            return self._handles["all"]
+            try:
+                return self._handles["all"]
+            except KeyError:
+                raise self._closed_error() from None
         h = self._handles.get(purpose)
         if h is None:
+            if self._closed:
+                raise self._closed_error()
             opts = {
                 "put": C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING,
                 "get": C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING,
@@ -407,7 +413,12 @@ class Queue:
         return int(self.inquire(C.MQIA_CURRENT_Q_DEPTH))
 
     # -- end ------------------------------------------------------------------------------------------
+    def _closed_error(self) -> MQMIError:
+        """MQRC_HOBJ_ERROR, as IBM answers a call on a closed object handle."""
+        return MQMIError(C.MQCC_FAILED, C.MQRC_HOBJ_ERROR, f"queue {self.name} was closed; open it again")
+
     def close(self, options: int = C.MQCO_NONE) -> None:
+        self._closed = True
         handles = list(self._handles.values())
         self._handles.clear()
         for h in handles:
@@ -444,6 +455,19 @@ def _get_warning(result: GetResult, md: MQMD) -> MQMIError:
     return MQMIError(result.comp, result.reason, message=Message(result.data, md), original_length=result.data_length)
 
 
+def _expiry_tenths(expiry: float) -> int:
+    """MQMD.Expiry (tenths of a second) for ``expiry`` seconds: -1 or infinity is MQEI_UNLIMITED; 0 and other
+    negative values pass through as they are, so the put fails with MQRC_EXPIRY_ERROR (2013) as seed 002 says;
+    a positive time shorter than a tenth is one tenth."""
+    if (math.isinf(expiry) and expiry > 0) or expiry == -1:
+        return C.MQEI_UNLIMITED
+    if math.isnan(expiry) or math.isinf(expiry):
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_EXPIRY_ERROR, f"expiry {expiry} is not a number of seconds")
+    if expiry > 0:
+        return min(max(1, round(expiry * 10)), 2**31 - 1)
+    return 0 if expiry == 0 else min(round(expiry * 10), -2)
+
+
 def _build_md(
     md: MQMD | None,
     priority: int | None,
@@ -462,7 +486,7 @@ def _build_md(
     if persistent is not None:
         md.Persistence = C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT
     if expiry is not None:
-        md.Expiry = C.MQEI_UNLIMITED if math.isinf(expiry) else max(1, round(expiry * 10))
+        md.Expiry = _expiry_tenths(expiry)
     if msg_id is not None:
         md.MsgId = _id(msg_id)
     if correl_id is not None:

@@ -5,6 +5,8 @@ Implements: reference/structures.md (the MQMD fields it names).
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from syncpoint.mqi import MQMD, blank_strip
 from syncpoint.mqi import constants as C
 
@@ -51,7 +53,38 @@ class Message:
     __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it replaced
 
     def __repr__(self) -> str:
-        return f"Message(data={self.data!r}, md={self.md!r})"
+        """The fields a reader looks for first, not the whole padded MQMD (``.md`` has every field)."""
+        data = self.data if len(self.data) <= 60 else self.data[:60] + b"..."
+        md = self.md
+        parts = [
+            f"data={data!r}",
+            f"length={len(self.data)}",
+            f"msg_id={bytes(md.MsgId).hex()}",
+        ]
+        if bytes(md.CorrelId).strip(b"\0"):
+            parts.append(f"correl_id={bytes(md.CorrelId).hex()}")
+        parts += [f"priority={md.Priority}", f"persistent={self.persistent}", f"backout_count={md.BackoutCount}"]
+        if self.format:
+            parts.append(f"format={self.format!r}")
+        if self.reply_to:
+            parts.append(f"reply_to={self.reply_to!r}")
+        put = self.put_time
+        if put is not None:
+            parts.append(f"put_time={put.isoformat()}")
+        return f"Message({', '.join(parts)})"
+
+    @property
+    def put_time(self) -> datetime | None:
+        """PutDate and PutTime (GMT, to the hundredth) as an aware UTC datetime; None when they are blank or
+        not a date."""
+        date = bytes(self.md.PutDate).strip()
+        time_ = bytes(self.md.PutTime).strip()
+        try:
+            moment = datetime.strptime((date + time_[:6]).decode("ascii"), "%Y%m%d%H%M%S")
+            hundredths = int(time_[6:8] or b"0")
+        except (ValueError, UnicodeDecodeError):
+            return None
+        return moment.replace(microsecond=hundredths * 10_000, tzinfo=UTC)
 
     @property
     def text(self) -> str:
