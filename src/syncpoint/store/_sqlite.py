@@ -96,7 +96,7 @@ import threading
 import weakref
 
 from ._base import Batch, Snapshot, StoreError
-from ._journal import Journal, JournalState
+from ._journal import Journal, JournalFile, JournalState
 from ._sqlite_base import (
     _DONE,
     APPLICATION_ID,
@@ -144,17 +144,17 @@ class SQLiteStore(Writer):
                 is_new = self._check_header()  # again, now that no other syncpoint can change it
                 marks = self._read_marks()  # refuses a foreign or damaged marker file
                 journal = Journal(self._path + ".journal", self._path)
-                epoch, records = self._read_journal(journal)  # refuses a foreign or damaged journal
+                found = journal.load()  # refuses a foreign journal
                 if is_new:
                     marks = {}  # left behind by a deleted store: they do not belong to this one
-                    records = []  # likewise: the journal is removed below
+                    found = JournalFile(journal.path)  # likewise: the journal is removed below
                     journal.discard()
+                else:
+                    self._check_wal()  # refuses a write-ahead log that lost committed transactions
                 connection = self._connect(is_new)
                 try:
-                    epoch = self._replay_journal(connection, epoch, records)
+                    self._recover_journal(connection, journal, found)  # refuses a damaged journal
                     snapshot = self._recover(connection, marks)
-                    if self._use_journal:
-                        journal.start(epoch)
                     connection.execute("PRAGMA mmap_size = 0")  # reads at open only: see _connect
                 except BaseException:
                     connection.close()
