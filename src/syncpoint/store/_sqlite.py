@@ -142,6 +142,7 @@ class SQLiteStore(Writer):
             self._acquire_lock()
             try:
                 is_new = self._check_header()  # again, now that no other syncpoint can change it
+                self._make_private()
                 marks = self._read_marks()  # refuses a foreign or damaged marker file
                 journal = Journal(self._path + ".journal", self._path)
                 found = journal.load()  # refuses a foreign journal

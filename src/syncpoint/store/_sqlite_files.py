@@ -12,6 +12,7 @@ import gc
 import logging
 import os
 import sqlite3
+import stat
 import weakref
 from itertools import starmap
 from pathlib import Path
@@ -101,7 +102,7 @@ class Files(Markers):
     def _acquire_lock(self) -> None:
         lock_path = self._path + ".lock"
         try:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:
             raise StoreError(
                 f"The lock file {lock_path} of the store {self._path} cannot be opened ({exc.strerror}). "
@@ -141,6 +142,28 @@ class Files(Markers):
         if self._lock_release is not None:
             self._lock_release()
             self._lock_release = None
+
+    def _make_private(self) -> None:
+        """Create the database file 0600 if it is new (SQLite gives its ``-wal`` and ``-shm`` the database's mode),
+        and take group and other permissions away from the store's files where an older syncpoint (or an
+        operator) left them: they hold message bodies. Logged as a warning, once per file changed."""
+        path = self._path
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        except OSError:
+            pass  # _connect reports what is wrong with the file
+        for name in (path, path + "-wal", path + "-shm", path + ".journal", self._marks_path, path + ".lock"):
+            try:
+                mode = os.stat(name).st_mode
+                if mode & 0o077:
+                    os.chmod(name, 0o600)
+                    log.warning(
+                        "%s was readable by other users (mode %04o); it is now 0600: it holds the store's messages",
+                        name,
+                        stat.S_IMODE(mode),
+                    )
+            except OSError:
+                continue
 
     def _connect(self, is_new: bool) -> sqlite3.Connection:
         uri = Path(self._path).absolute().as_uri() + ("?mode=rwc" if is_new else "?mode=rw")
