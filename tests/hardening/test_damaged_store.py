@@ -253,3 +253,16 @@ def test_strmqm_refuses_a_damaged_store_naming_the_file_and_salvmqm_reports_and_
     assert fixed.returncode == 0, fixed.stderr
     assert "LOST, number not known" in fixed.stdout and "Q.A: 250" in fixed.stdout
     assert depths(home) == {"Q.A": 250, "Q.B": 250}
+
+
+def test_a_journal_truncated_inside_a_record_refuses_the_start_and_salvage_keeps_the_records_before(home):
+    # The journal only grows by whole MiB, written before a record is: a record cut by the end of a file of
+    # another size was cut by a truncation, not by a crash.
+    offset, _length = records(home)[UNITS // 2]
+    with open(journal(home), "r+b") as file:
+        file.truncate(offset + RECORD + 5)
+    error = refused(home, "qm.db.journal")
+    assert "truncated" in str(error)
+    report = salvage(qdir(home) / "qm.db")
+    assert sum(report.recovered.values()) == 250 and report.uncounted  # records 0 to 24: units 50 to 74
+    assert depths(home) == {"Q.A": 380, "Q.B": 370}

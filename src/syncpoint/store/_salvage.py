@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ._base import StoreError
-from ._journal import IDENT_COUNTER, Entry, Journal, JournalFile, decode, journal_state
+from ._journal import GROW, IDENT_COUNTER, Entry, Journal, JournalFile, cut_by_end, decode, journal_state
 from ._sqlite import SQLiteStore
 from ._sqlite_base import _fsync_directory, _transaction
 from ._wal import wal_shortfall
@@ -89,7 +89,7 @@ def salvage(path: str | os.PathLike[str]) -> SalvageReport:
         finally:
             connection.close()
         if found.present or os.path.exists(journal.path):
-            if report.damage:
+            if any(damage.startswith(journal.path) for damage in report.damage):
                 _set_aside(journal.path, report)
             else:
                 os.unlink(journal.path)
@@ -126,6 +126,11 @@ def _salvage_journal(
             f"{path}: {len(scan.bad)} damaged stretch(es), the first at byte {scan.bad[0][0]}; "
             f"{len(scan.later)} valid record(s) after it are recovered"
         )
+    if scan.torn >= 0 and found.size % GROW and cut_by_end(found.data, scan.torn):
+        report.damage.append(
+            f"{path}: the file was truncated ({found.size} bytes), inside the record at byte {scan.torn}"
+        )
+        report.uncounted.append(f"the messages committed after byte {scan.torn} of {path} (truncated)")
     lost: Counter[str] = Counter()
     got: set[int] = set()  # messages whose get is in a damaged record
     for start, end in scan.bad:
