@@ -21,6 +21,17 @@ refused without being opened by SQLite, so a foreign file is never changed (not 
 the header always identifies it. Opening an existing store then checks ``user_version``
 (:data:`SCHEMA_VERSION`), the tables, and ``PRAGMA quick_check``.
 
+*Damage.* Before SQLite opens an existing file, ``-shm`` (SQLite's index of its write-ahead log, left by a
+crash) is compared with ``-wal``: a log missing or shorter than the committed frames the index records has lost
+transactions SQLite would drop without a word (see ``_wal``). Then the journal is told from a torn tail (see
+``_journal``). Both refuse the open with :class:`~syncpoint.store.StoreDamagedError` naming the file, changing
+nothing; :func:`~syncpoint.store.salvage` keeps what is valid and reports what was lost.
+
+*Permissions.* The store's files hold message bodies: the database is created 0600 before SQLite opens it (SQLite
+gives ``-wal`` and ``-shm`` the database's mode), the journal, marker and lock files 0600, all with explicit
+modes; ``open()`` takes group and other permissions away from any of them that has them, with a warning on the
+``syncpoint.store`` logger.
+
 *Group commit, led by the callers.* ``submit()`` only appends the batch to a queue (the engine calls it while
 holding its own lock) and returns a pending result. ``wait()`` on it makes the calling thread the *leader* if
 nobody is committing: the leader takes every batch queued at that moment (a group), applies them in
