@@ -1,9 +1,18 @@
-"""Where queue managers live: ``$SYNCPOINT_HOME`` (default ``~/.syncpoint``), one folder per queue manager."""
+"""Where queue managers live: ``$SYNCPOINT_HOME`` (default ``~/.syncpoint``), one folder per queue manager.
+
+Everything under it is private to its owner, as IBM MQ's data directories are to mqm: the home, ``qmgrs/`` and
+each queue manager's folder (with every folder in it) are 0700, every file 0600. The files hold message bodies and
+password hashes, and the folders' names say which queue managers exist.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
+
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
 
 
 def home(override: str | os.PathLike[str] | None = None) -> Path:
@@ -19,3 +28,65 @@ def qmgr_dir(name: str, override: str | os.PathLike[str] | None = None) -> Path:
 
 def qmgr_db(name: str, override: str | os.PathLike[str] | None = None) -> Path:
     return qmgr_dir(name, override) / "qm.db"
+
+
+def make_private_dirs(path: Path) -> None:
+    """Create ``path`` and its missing parents 0700 (an explicit mode: the umask can only make it narrower, and
+    the process's umask is left alone)."""
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        if path.parent == path:
+            break
+        path = path.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, PRIVATE_DIR)
+        except FileExistsError:
+            continue
+        os.chmod(folder, PRIVATE_DIR)
+
+
+def create_qmgr_dir(name: str, override: str | os.PathLike[str] | None = None) -> Path:
+    """crtmqm: the queue manager's folder (and the home and ``qmgrs/`` when missing), each 0700."""
+    folder = qmgr_dir(name, override)
+    make_private_dirs(folder)
+    return folder
+
+
+def make_private(name: str, override: str | os.PathLike[str] | None = None) -> list[str]:
+    """At the start of a queue manager: take group and other permissions away from the home, ``qmgrs/`` and every
+    folder and file under the queue manager's folder (folders 0700, files 0600; symbolic links are not followed).
+    Returns one notice per path changed, "path: 0755 -> 0700"."""
+    root = home(override)
+    folder = qmgr_dir(name, override)
+    paths = [root, root / "qmgrs", folder]
+    for parent, dirs, files in os.walk(folder):
+        paths.extend(Path(parent, entry) for entry in dirs + files)
+    notices = []
+    for path in paths:
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(mode) or not mode & 0o077:
+            continue
+        wanted = PRIVATE_DIR if stat.S_ISDIR(mode) else PRIVATE_FILE
+        try:
+            os.chmod(path, wanted)
+        except OSError as exc:
+            notices.append(f"{path}: {stat.S_IMODE(mode):04o} could not be made {wanted:04o} ({exc.strerror})")
+            continue
+        notices.append(f"{path}: {stat.S_IMODE(mode):04o} -> {wanted:04o}")
+    return notices
+
+
+def private_notice(name: str, notices: list[str]) -> str:
+    """The notice shown when :func:`make_private` changed something: a sentence, then one line per path."""
+    return "\n".join(
+        [
+            f"The files of queue manager {name} were readable by other users; they are now private to their "
+            "owner, as crtmqm creates them:",
+            *(f"  {notice}" for notice in notices),
+        ]
+    )

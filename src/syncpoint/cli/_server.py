@@ -80,8 +80,11 @@ def strmqm(
         check_spec(cpus, available_cpus())
     except ValueError as e:
         _fail(f"AMQ8101E: --cpus {cpus}: {e}.", 20)
+    notices = _home.make_private(qmgr)
+    if notices:
+        print(_home.private_notice(qmgr, notices), file=sys.stderr)  # one line per path: no wrapping
     logdir = qdir / "errors"
-    logdir.mkdir(exist_ok=True)
+    _home.make_private_dirs(logdir)
     log_path = logdir / "server.log"
     since = log_path.stat().st_size if log_path.exists() else 0
     cmd = [sys.executable, "-m", "syncpoint.cli._serve", qmgr, "--home", str(_home.home())]
@@ -96,9 +99,10 @@ def strmqm(
     cmd += ["--cpus", cpus]
     if not busy_poll:
         cmd.append("--no-busy-poll")
-    with open(log_path, "ab") as log:
+    with open(os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab") as log:
+        # The server process creates its files (server.json, status, the socket) private to the owner.
         proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True
+            cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True, umask=0o077
         )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

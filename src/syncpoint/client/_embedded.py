@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import logging
 import os
 import threading
 from collections.abc import Sequence
@@ -20,6 +21,8 @@ from syncpoint.mqi import constants as C
 from syncpoint.store import MemoryStore, SQLiteStore, Store, StoreError
 
 EmbeddedQueueManager = QueueManagerHost  # the in-process face of the host
+
+log = logging.getLogger("syncpoint.client")
 
 _registry: dict[str, QueueManagerHost] = {}
 _registry_lock = threading.Lock()
@@ -122,6 +125,9 @@ def open_embedded(
                 f"queue manager {name} does not exist under {path.parent.parent}; create it with "
                 f"'syncpoint crtmqm {name}'",
             )
+        notices = _home.make_private(name, home)
+        if notices:
+            log.warning("%s", _home.private_notice(name, notices))
         try:
             sqlite_store = SQLiteStore(path)
         except StoreError as e:
@@ -147,7 +153,7 @@ def create_queue_manager(
     path = _home.qmgr_db(name, home)
     if path.exists():
         raise MQMIError(C.MQCC_FAILED, C.MQRC_OBJECT_ALREADY_EXISTS, f"queue manager {name} already exists")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _home.create_qmgr_dir(name, home)  # 0700, as the home and qmgrs/ when they are created; the store's files 0600
     store = SQLiteStore(path, create=True)
     try:
         store.open()

@@ -4,8 +4,9 @@
 keeps the same contract in memory, and its ``open()`` may be called again to simulate a restart.
 """
 
-from ._base import Batch, Pending, Snapshot, Store, StoredMessage, StoreError
+from ._base import Batch, Pending, Snapshot, Store, StoreDamagedError, StoredMessage, StoreError
 from ._memory import MemoryStore
+from ._salvage import SalvageReport, salvage
 from ._sqlite import SQLiteStore
 
 __all__ = [
@@ -13,8 +14,11 @@ __all__ = [
     "MemoryStore",
     "Pending",
     "SQLiteStore",
+    "SalvageReport",
     "Snapshot",
     "Store",
+    "StoreDamagedError",
     "StoreError",
     "StoredMessage",
+    "salvage",
 ]

@@ -26,12 +26,28 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from syncpoint.mqi import SyncpointError
 
-class StoreError(Exception):
+
+class StoreError(SyncpointError):
     """The store cannot be used: unreadable, corrupt, foreign, locked by another process, or an I/O error.
 
     ``str()`` is a sentence saying what is wrong and what to do.
     """
+
+
+class StoreDamagedError(StoreError):
+    """A file of the store is damaged in a way a crash cannot explain, so starting would lose committed data
+    without a word: a bad journal record followed by valid ones that were synced, a journal missing (or with
+    another header) where the store records one, a database older than its journal or missing the part of its
+    write-ahead log that SQLite's shared-memory index says it has. Nothing was changed. ``path`` is the damaged
+    file; ``str()`` (an ``AMQ7017E`` message, IBM's "log not available") says what to do: salvage the store
+    (:func:`syncpoint.store.salvage`, ``syncpoint salvmqm``) or restore it from a backup.
+    """
+
+    def __init__(self, message: str, path: str) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 @dataclass(slots=True)

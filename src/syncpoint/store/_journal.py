@@ -15,20 +15,25 @@ has grown past a limit, before any group that must go through SQLite (object def
 a batch the journal cannot take), and at ``close()``. The same transaction records the journal's *epoch* in the
 ``counters`` table; only then is the journal started again with the next epoch, written over the old records.
 
-*The file.* A 32-byte header (:data:`JOURNAL_MAGIC` and reserved zeros, written once), then records: payload
-length, CRC-32 of the epoch and payload, epoch, payload (msgpack). The file is grown with written zeros, a MiB at
-a time, so that appends overwrite allocated blocks and a sync changes no file-system metadata; it keeps its size
-across checkpoints and is written over from its first record on. Starting again after a checkpoint writes
-nothing: the next record, of the next epoch, goes first, so the first record always carries the newest epoch.
+*The file.* A 32-byte header (:data:`JOURNAL_MAGIC`, the journal's identity, 8 reserved zeros; written once,
+synced, and only then recorded by the store in its ``counters`` table), then records: payload length (its top bit,
+:data:`DURABLE`, set when the record was synced as it was written), CRC-32 of the epoch and payload, epoch, payload
+(msgpack). The file is grown with written zeros, a MiB at a time, so that appends overwrite allocated blocks and a
+sync changes no file-system metadata; it keeps its size across checkpoints and is written over from its first
+record on. Starting again after a checkpoint writes nothing: the next record, of the next epoch, goes first, so
+the first record always carries the newest epoch.
 
-*Recovery.* At ``open()``: the journal's epoch is its first record's. A journal whose epoch is not newer than
-the epoch SQLite recorded was checkpointed already (a crash came after the checkpoint, before the next record) and
-is ignored. Otherwise its records are read up to the first that is cut short, fails its CRC or carries another
-epoch (the torn end of the last append, zeros, or an older epoch's records beyond it) and applied in one durable
-transaction, before the in-flight markers are recovered. The journal then goes on at an epoch above both the
-file's and one more than SQLite's, which is above that of any record the file can hold. A file that does not start
-with the magic is refused with :class:`StoreError` and nothing is changed; so is a record that passes its CRC but
-cannot be decoded. A new store removes a journal left by a deleted one.
+*Recovery.* At ``open()`` the records that can hold what SQLite lacks are those of the epoch one above the epoch
+SQLite recorded; they are read from the first record on up to the first that is cut short, fails its CRC or
+carries another epoch, and applied in one durable transaction, before the in-flight markers are recovered. The
+journal then goes on at an epoch one above that, above every epoch a record in the file can have. Then a torn
+tail is told from damage (see ``Files._recover_journal``): only the last record of an epoch can be cut by a crash,
+so a bad record followed by a valid one that was synced is damage, and so are a journal missing (or with another
+identity) where the store records one, and a record of an epoch SQLite has not reached (SQLite lost part of its
+write-ahead log). Damage is refused with :class:`~syncpoint.store.StoreDamagedError` and nothing is changed;
+:func:`~syncpoint.store.salvage` keeps what is valid. A file that does not start with the magic is refused with
+:class:`StoreError`; so is a record that passes its CRC but cannot be decoded. A new store removes a journal left
+by a deleted one. Format 1 files (no identity, no durable flag) are still read.
 """
 
 from __future__ import annotations
@@ -42,13 +47,23 @@ import msgpack
 
 from ._base import StoredMessage, StoreError
 
-JOURNAL_MAGIC = b"syncpoint-journ\x01"  # 16 bytes; the last is the format version
-HEADER = JOURNAL_MAGIC + bytes(16)  # written once, when the file is created; 16 bytes reserved
-_RECORD = struct.Struct("<IIQ")  # payload length, crc32(epoch + payload), epoch: 16 bytes
+JOURNAL_MAGIC = b"syncpoint-journ\x02"  # 16 bytes; the last is the format version
+OLD_MAGIC = b"syncpoint-journ\x01"  # format 1: no identity in the header, no durable flag in the records
+_IDENT = struct.Struct("<Q")
+HEADER_SIZE = 32  # the magic, the journal's identity (8 bytes), 8 bytes reserved
+_RECORD = struct.Struct("<IIQ")  # payload length (| DURABLE), crc32(epoch + payload), epoch: 16 bytes
 _EPOCH = struct.Struct("<Q")
-HEADER_SIZE = len(HEADER)
+DURABLE = 0x8000_0000  # in a record's length word: the record was synced (with all before it) when written
+_LENGTH = 0x7FFF_FFFF
 GROW = 1 << 20  # the file grows by written zeros, this many bytes at a time
 EPOCH_COUNTER = "syncpoint.store.journal-epoch"  # the counters row a checkpoint records its epoch in
+IDENT_COUNTER = "syncpoint.store.journal-id"  # the counters row naming the journal the store has (its header's)
+
+
+def header(ident: int) -> bytes:
+    """The journal's header: the magic and the identity the store records in its ``counters`` table."""
+    return JOURNAL_MAGIC + _IDENT.pack(ident) + bytes(8)
+
 
 _ZEROS = bytes(GROW)
 
@@ -124,6 +139,127 @@ def decode(payload: bytes) -> tuple[list[Entry], list[int], list[int]]:
     return entries, list(added), list(removed)
 
 
+@dataclass(slots=True)
+class Scan:
+    """The records of one epoch in a journal file, as :meth:`JournalFile.scan` found them."""
+
+    records: list[bytes] = field(default_factory=list)  # valid, from the first record on, up to the first bad one
+    torn: int = -1  # the offset of a record of the epoch, cut short or garbled, where they end (-1: none)
+    bad: list[tuple[int, int]] = field(default_factory=list)  # damaged stretches (start, end) before valid records
+    later: list[tuple[int, bytes, bool]] = field(default_factory=list)  # beyond the first bad one: offset, payload,
+    # and whether the record was synced (and every record before it with it) when it was written
+
+    @property
+    def damaged(self) -> bool:
+        """A bad record is followed by a valid one that was synced: not a torn tail, but damage."""
+        return any(durable for _offset, _payload, durable in self.later)
+
+
+@dataclass(slots=True)
+class JournalFile:
+    """A journal file as read at open, before anything is changed."""
+
+    path: str
+    present: bool = False
+    blank: bool = False  # no header yet: created, and the machine crashed before the header reached the disk
+    ident: int = 0  # the identity in its header (0 in format 1)
+    flags: bool = True  # format 2: records say whether they were synced
+    data: bytes = b""
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+    def first_epoch(self) -> int:
+        """The epoch of the record at the first position if it is valid (of any epoch), else 0: the newest epoch
+        the file holds, since every start writes from the first position on."""
+        data = self.data
+        if len(data) < HEADER_SIZE + _RECORD.size:
+            return 0
+        epoch = _RECORD.unpack_from(data, HEADER_SIZE)[2]
+        return epoch if epoch and _record_at(data, HEADER_SIZE, epoch) is not None else 0
+
+    def scan(self, epoch: int) -> Scan:
+        """The records of ``epoch``: from the first position on while they are valid; then, beyond the first bad
+        one, every valid record of the epoch a search finds (there should be none: the records of an epoch are
+        appended one after another, so only the last can be cut by a crash)."""
+        data = self.data
+        found = Scan()
+        if not self.present or self.blank or epoch <= 0:
+            return found
+        needle = _EPOCH.pack(epoch)
+        offset = HEADER_SIZE
+        end = len(data)
+        size = _RECORD.size
+        first_bad = -1
+        while True:
+            record = _record_at(data, offset, epoch)
+            if record is not None:
+                payload, durable = record
+                if first_bad < 0:
+                    found.records.append(payload)
+                else:
+                    found.later.append((offset, payload, durable or not self.flags))
+                offset += size + len(payload)
+                continue
+            if offset + size > end or not any(data[offset : offset + size]):
+                pass  # the end of the file, or zeros: nothing was written here
+            else:
+                other = _RECORD.unpack_from(data, offset)[2]
+                if other != epoch and other and _record_at(data, offset, other) is not None:
+                    break  # an older epoch's record: the records of this one end here, as they should
+                if other == epoch and found.torn < 0 and first_bad < 0:
+                    found.torn = offset
+            # Find the next valid record of the epoch, if any: its epoch field is 8 bytes into its header.
+            search = offset + 1 + 8
+            following = -1
+            while following < 0:
+                hit = data.find(needle, search)
+                if hit < 0:
+                    break
+                if _record_at(data, hit - 8, epoch) is not None:
+                    following = hit - 8
+                search = hit + 1
+            if following < 0:
+                break
+            if first_bad < 0:
+                first_bad = offset
+            found.bad.append((offset, following))
+            offset = following
+        return found
+
+
+def _record_at(data: bytes, offset: int, epoch: int) -> tuple[bytes, bool] | None:
+    """The payload and durable flag of a valid record of ``epoch`` at ``offset``, else None."""
+    start = offset + _RECORD.size
+    if start > len(data):
+        return None
+    word, crc, record_epoch = _RECORD.unpack_from(data, offset)
+    length = word & _LENGTH
+    if record_epoch != epoch or not 0 < length <= len(data) - start:
+        return None
+    payload = data[start : start + length]
+    if zlib.crc32(payload, zlib.crc32(_EPOCH.pack(epoch))) != crc:
+        return None
+    return payload, bool(word & DURABLE)
+
+
+def cut_by_end(data: bytes, offset: int) -> bool:
+    """Whether the record at ``offset`` says it is longer than what the file holds after it."""
+    word: int = _RECORD.unpack_from(data, offset)[0]
+    return (word & _LENGTH) > len(data) - offset - _RECORD.size
+
+
+def journal_state(records: list[tuple[list[Entry], list[int], list[int]]]) -> JournalState:
+    """The net effect of decoded records, in order."""
+    state = JournalState()
+    for entries, added, removed in records:
+        for entry in entries:
+            state.apply(entry)
+        state.harden(added, removed)
+    return state
+
+
 class Journal:
     """The journal file of one store. Used by the store's leader only (one thread at a time)."""
 
@@ -140,57 +276,46 @@ class Journal:
         """Bytes of records since the journal was last started."""
         return self.offset - HEADER_SIZE
 
-    def read(self) -> tuple[int, list[bytes]]:
-        """The epoch and the payloads of the valid records, in order; (0, []) when there is none. Raises
-        StoreError for a file that is not a syncpoint journal, changing nothing.
-
-        The journal's epoch is the first record's: every start writes from the first record on, so the first
-        record is the newest epoch's, and the records of that epoch follow it up to the first that is cut short,
-        fails its CRC or is older (what an earlier epoch left beyond the end)."""
+    def load(self) -> JournalFile:
+        """The file as it is, for recovery. Raises StoreError for a file that is not a syncpoint journal (or of a
+        format this syncpoint does not know), changing nothing."""
+        found = JournalFile(self.path)
         try:
             with open(self.path, "rb") as file:
                 data = file.read()
         except FileNotFoundError:
-            return 0, []
+            return found
         except OSError as exc:
             raise StoreError(
                 f"The journal {self.path} of the store {self._store_path} cannot be read ({exc.strerror}). "
                 "Check its permissions."
             ) from exc
+        found.present = True
+        found.data = data
         if not any(data[:HEADER_SIZE]) or (len(data) < HEADER_SIZE and JOURNAL_MAGIC.startswith(data[:16])):
             # created (or grown), and the machine crashed before the header reached the disk: records are only
-            # appended after it is synced, so there is nothing to recover
-            return 0, []
-        if not data.startswith(JOURNAL_MAGIC):
+            # appended after it is synced, so there is nothing in it (unless the store says otherwise: see
+            # Files._load_journal)
+            found.blank = True
+            return found
+        if data.startswith(OLD_MAGIC):
+            found.flags = False
+        elif not data.startswith(JOURNAL_MAGIC):
             raise StoreError(
                 f"{self.path} is not a syncpoint journal (it holds the latest committed messages of the store "
                 f"{self._store_path}). Move it back where it came from, or restore it from a backup; syncpoint "
                 "has not changed it."
             )
-        payloads: list[bytes] = []
-        epoch = 0
-        offset = HEADER_SIZE
-        end = len(data)
-        size = _RECORD.size
-        while offset + size <= end:
-            length, crc, record_epoch = _RECORD.unpack_from(data, offset)
-            start = offset + size
-            if (payloads and record_epoch != epoch) or record_epoch == 0 or length > end - start:
-                break
-            payload = data[start : start + length]
-            if zlib.crc32(payload, zlib.crc32(_EPOCH.pack(record_epoch))) != crc:
-                break  # the torn end of the last append
-            epoch = record_epoch
-            payloads.append(payload)
-            offset = start + length
-        return epoch, payloads
+        else:
+            found.ident = _IDENT.unpack_from(data, 16)[0] if len(data) >= 24 else 0
+        return found
 
-    def start(self, epoch: int) -> None:
-        """Open the file (creating it with its header, synced) and start it at ``epoch``: records go from the
-        start of the file again, over older ones."""
+    def start(self, epoch: int, ident: int) -> None:
+        """Open the file (creating it with the header of ``ident``, synced, its directory too) and start it at
+        ``epoch``: records go from the start of the file again, over older ones."""
         if self._fd is None:
             try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
             except OSError as exc:
                 raise StoreError(
                     f"The journal {self.path} of the store {self._store_path} cannot be opened ({exc.strerror}). "
@@ -199,10 +324,18 @@ class Journal:
             self._fd = fd
             self._size = os.fstat(fd).st_size
             try:
-                if self._size < HEADER_SIZE or os.pread(fd, HEADER_SIZE, 0) != HEADER:
+                wanted = header(ident)
+                if self._size < HEADER_SIZE or os.pread(fd, HEADER_SIZE, 0) != wanted:
+                    created = self._size == 0
                     self._grow(HEADER_SIZE)
-                    os.pwrite(fd, HEADER, 0)
+                    os.pwrite(fd, wanted, 0)
                     os.fdatasync(fd)
+                    if created:  # the store records that it has a journal only once the file is sure to exist
+                        directory = os.open(os.path.dirname(os.path.abspath(self.path)), os.O_RDONLY)
+                        try:
+                            os.fsync(directory)
+                        finally:
+                            os.close(directory)
             except OSError as exc:
                 raise StoreError(
                     f"The journal {self.path} of the store {self._store_path} cannot be written ({exc.strerror}). "
@@ -233,8 +366,11 @@ class Journal:
         """Append one record; with ``sync`` return once it is on stable storage. Raises OSError."""
         fd = self._fd
         assert fd is not None
+        if len(payload) > _LENGTH:
+            raise OSError(f"a journal record of {len(payload)} bytes is too big")
         epoch = _EPOCH.pack(self.epoch)
-        record = _RECORD.pack(len(payload), zlib.crc32(payload, zlib.crc32(epoch)), self.epoch) + payload
+        word = len(payload) | DURABLE if sync else len(payload)
+        record = _RECORD.pack(word, zlib.crc32(payload, zlib.crc32(epoch)), self.epoch) + payload
         end = self.offset + len(record)
         if end > self._size:
             self._grow(end)

@@ -21,6 +21,17 @@ refused without being opened by SQLite, so a foreign file is never changed (not 
 the header always identifies it. Opening an existing store then checks ``user_version``
 (:data:`SCHEMA_VERSION`), the tables, and ``PRAGMA quick_check``.
 
+*Damage.* Before SQLite opens an existing file, ``-shm`` (SQLite's index of its write-ahead log, left by a
+crash) is compared with ``-wal``: a log missing or shorter than the committed frames the index records has lost
+transactions SQLite would drop without a word (see ``_wal``). Then the journal is told from a torn tail (see
+``_journal``). Both refuse the open with :class:`~syncpoint.store.StoreDamagedError` naming the file, changing
+nothing; :func:`~syncpoint.store.salvage` keeps what is valid and reports what was lost.
+
+*Permissions.* The store's files hold message bodies: the database is created 0600 before SQLite opens it (SQLite
+gives ``-wal`` and ``-shm`` the database's mode), the journal, marker and lock files 0600, all with explicit
+modes; ``open()`` takes group and other permissions away from any of them that has them, with a warning on the
+``syncpoint.store`` logger.
+
 *Group commit, led by the callers.* ``submit()`` only appends the batch to a queue (the engine calls it while
 holding its own lock) and returns a pending result. ``wait()`` on it makes the calling thread the *leader* if
 nobody is committing: the leader takes every batch queued at that moment (a group), applies them in
@@ -96,7 +107,7 @@ import threading
 import weakref
 
 from ._base import Batch, Snapshot, StoreError
-from ._journal import Journal, JournalState
+from ._journal import Journal, JournalFile, JournalState
 from ._sqlite_base import (
     _DONE,
     APPLICATION_ID,
@@ -142,19 +153,20 @@ class SQLiteStore(Writer):
             self._acquire_lock()
             try:
                 is_new = self._check_header()  # again, now that no other syncpoint can change it
+                self._make_private()
                 marks = self._read_marks()  # refuses a foreign or damaged marker file
                 journal = Journal(self._path + ".journal", self._path)
-                epoch, records = self._read_journal(journal)  # refuses a foreign or damaged journal
+                found = journal.load()  # refuses a foreign journal
                 if is_new:
                     marks = {}  # left behind by a deleted store: they do not belong to this one
-                    records = []  # likewise: the journal is removed below
+                    found = JournalFile(journal.path)  # likewise: the journal is removed below
                     journal.discard()
+                else:
+                    self._check_wal()  # refuses a write-ahead log that lost committed transactions
                 connection = self._connect(is_new)
                 try:
-                    epoch = self._replay_journal(connection, epoch, records)
+                    self._recover_journal(connection, journal, found)  # refuses a damaged journal
                     snapshot = self._recover(connection, marks)
-                    if self._use_journal:
-                        journal.start(epoch)
                     connection.execute("PRAGMA mmap_size = 0")  # reads at open only: see _connect
                 except BaseException:
                     connection.close()

@@ -9,14 +9,27 @@ from __future__ import annotations
 
 import fcntl
 import gc
+import logging
 import os
 import sqlite3
+import stat
 import weakref
 from itertools import starmap
 from pathlib import Path
 
-from ._base import Snapshot, StoredMessage, StoreError
-from ._journal import EPOCH_COUNTER, Entry, Journal, JournalState, decode
+from ._base import Snapshot, StoreDamagedError, StoredMessage, StoreError
+from ._journal import (
+    EPOCH_COUNTER,
+    GROW,
+    IDENT_COUNTER,
+    Entry,
+    Journal,
+    JournalFile,
+    JournalState,
+    cut_by_end,
+    decode,
+    journal_state,
+)
 from ._sqlite_base import (
     _SCHEMA,
     _SQL_BACKOUT,
@@ -37,6 +50,9 @@ from ._sqlite_base import (
 from ._sqlite_marks import (
     Markers,
 )
+from ._wal import wal_shortfall
+
+log = logging.getLogger("syncpoint.store")
 
 
 class Files(Markers):
@@ -86,7 +102,7 @@ class Files(Markers):
     def _acquire_lock(self) -> None:
         lock_path = self._path + ".lock"
         try:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:
             raise StoreError(
                 f"The lock file {lock_path} of the store {self._path} cannot be opened ({exc.strerror}). "
@@ -126,6 +142,28 @@ class Files(Markers):
         if self._lock_release is not None:
             self._lock_release()
             self._lock_release = None
+
+    def _make_private(self) -> None:
+        """Create the database file 0600 if it is new (SQLite gives its ``-wal`` and ``-shm`` the database's mode),
+        and take group and other permissions away from the store's files where an older syncpoint (or an
+        operator) left them: they hold message bodies. Logged as a warning, once per file changed."""
+        path = self._path
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        except OSError:
+            pass  # _connect reports what is wrong with the file
+        for name in (path, path + "-wal", path + "-shm", path + ".journal", self._marks_path, path + ".lock"):
+            try:
+                mode = os.stat(name).st_mode
+                if mode & 0o077:
+                    os.chmod(name, 0o600)
+                    log.warning(
+                        "%s was readable by other users (mode %04o); it is now 0600: it holds the store's messages",
+                        name,
+                        stat.S_IMODE(mode),
+                    )
+            except OSError:
+                continue
 
     def _connect(self, is_new: bool) -> sqlite3.Connection:
         uri = Path(self._path).absolute().as_uri() + ("?mode=rwc" if is_new else "?mode=rw")
@@ -235,6 +273,7 @@ class Files(Markers):
                 objects.setdefault(kind, {})[name] = definition
             counters = dict(connection.execute("SELECT name, value FROM counters"))
             counters.pop(EPOCH_COUNTER, None)
+            counters.pop(IDENT_COUNTER, None)
             cursor = connection.execute(_SQL_READ_MESSAGES)
             # A million new objects would trigger a hundred needless garbage collections: pause it meanwhile.
             collecting = gc.isenabled()
@@ -254,43 +293,138 @@ class Files(Markers):
                 self._stats["syncs"] += 1
         return Snapshot(objects=objects, messages=messages, counters=counters, recovered_inflight=recovered)
 
-    def _read_journal(self, journal: Journal) -> tuple[int, list[tuple[list[Entry], list[int], list[int]]]]:
-        epoch, payloads = journal.read()
-        try:
-            return epoch, [decode(payload) for payload in payloads]
-        except Exception as exc:
-            raise StoreError(
-                f"The journal {journal.path} of the store {self._path} is damaged (a record passes its checksum "
-                f"but cannot be read: {exc}). Restore it from a backup; syncpoint has not changed it."
-            ) from exc
+    # -- the journal and the write-ahead log at open --------------------------------------------------------
 
-    def _replay_journal(
-        self,
-        connection: sqlite3.Connection,
-        epoch: int,
-        records: list[tuple[list[Entry], list[int], list[int]]],
-    ) -> int:
-        """At open: apply the journal's records unless SQLite has them already, and return the epoch to go on at.
+    def _damaged(self, damaged: str, what: str) -> StoreDamagedError:
+        """The error that stops the open: the damaged file, what is wrong, and what to do."""
+        folder, name = os.path.split(os.path.abspath(self._path))
+        command = (
+            f"'syncpoint salvmqm {os.path.basename(folder)}'"
+            if name == "qm.db"
+            else f"syncpoint.store.salvage({self._path!r})"
+        )
+        return StoreDamagedError(
+            f"AMQ7017E: {damaged} is damaged: {what}. Starting would lose committed messages without a word, so "
+            f"the store {self._path} is not opened; syncpoint has not changed any file. Run {command} to recover "
+            "every message that is still valid and list what is lost, or restore the queue manager's folder "
+            "from a backup (see docs/security.md, 'A damaged store').",
+            damaged,
+        )
 
-        Every record the file can hold is of an epoch at most one above the one SQLite records: that epoch is
-        moved up here, durably, before any record of the new one is written. The new epoch is above the file's and
-        above that bound, so no record left in the file (behind a torn first record, say) can pass for a new one.
-        """
-        row = connection.execute("SELECT value FROM counters WHERE name = ?", (EPOCH_COUNTER,)).fetchone()
-        applied = int(row[0]) if row is not None else 0
-        if epoch > applied and records:
-            state = JournalState()
-            for entries, added, removed in records:
-                for entry in entries:
-                    state.apply(entry)
-                state.harden(added, removed)
-            self._write_state(connection, state, epoch)
+    def _check_wal(self) -> None:
+        """Before SQLite opens the file: refuse a write-ahead log shorter than SQLite's shared-memory index says
+        it is. After a crash (not a clean close, which empties the log into the database and removes both files)
+        ``-shm`` holds the index of the log's committed frames: ``mxFrame`` frames, the first ``nBackfill`` of
+        them already copied into the database. If the log (with the same salt) is missing or holds fewer, SQLite
+        would open the database without the transactions in them, and say nothing. A log removed together with
+        its index cannot be noticed here (see _recover_journal for what the journal tells)."""
+        missing = wal_shortfall(self._path)
+        if missing is not None:
+            raise self._damaged(self._path + "-wal", missing)
+
+    def _journal_counters(self, connection: sqlite3.Connection) -> tuple[int, int]:
+        """The journal epoch SQLite holds (every record of a later epoch is not in SQLite yet) and the identity
+        of the journal the store has (0: none recorded, as in a store of an older syncpoint)."""
+        values = dict(
+            connection.execute(
+                "SELECT name, value FROM counters WHERE name IN (?, ?)", (EPOCH_COUNTER, IDENT_COUNTER)
+            ).fetchall()
+        )
+        return int(values.get(EPOCH_COUNTER, 0)), int(values.get(IDENT_COUNTER, 0))
+
+    def _recover_journal(self, connection: sqlite3.Connection, journal: Journal, found: JournalFile) -> None:
+        """At open: refuse a damaged journal (:class:`StoreDamagedError`, nothing changed); apply its valid records
+        unless SQLite has them already (a torn last record is dropped: that write was never acknowledged); start
+        it again at a new epoch.
+
+        The records that can hold what SQLite lacks are those of the epoch just above the one SQLite records:
+        every start (an open, a checkpoint) moves SQLite's epoch up durably before any record of the next is
+        written, and the records of one epoch are appended one after another from the file's first record on,
+        so only the last can be cut by a crash. Hence: a bad record followed by a valid one that was synced is
+        damage; a record of a later epoch means SQLite lost transactions it had committed (its write-ahead log
+        was deleted or truncated); and since the store records the identity of its journal (the header's) once
+        the file exists, a missing journal or another header is damage too. The new epoch is above every epoch a
+        record in the file can have, so nothing left in it can pass for a new record."""
+        applied, ident = self._journal_counters(connection)
+        epoch = applied + 1
+        newest = found.first_epoch()
+        path = journal.path
+        if ident:
+            if not found.present:
+                raise self._damaged(
+                    path,
+                    "the journal is missing, but the store records that it has one (it holds the messages "
+                    "committed since the last checkpoint)",
+                )
+            if found.blank or found.ident != ident:
+                raise self._damaged(
+                    path,
+                    "its header does not match the store (it was zeroed or truncated, or it is another store's "
+                    "journal)",
+                )
+        if newest > epoch:
+            raise self._damaged(
+                self._path + "-wal",
+                f"the database is older than its journal (records of epoch {newest}, the database has only seen "
+                f"epoch {applied}): transactions SQLite had committed are missing from {self._path}-wal "
+                "(it was deleted, truncated or replaced)",
+            )
+        scan = found.scan(epoch)
+        if scan.damaged:
+            start, end = scan.bad[0]
+            raise self._damaged(
+                path,
+                f"the record at byte {start} is unreadable (bytes {start} to {end}) and is followed by "
+                f"{len(scan.later)} valid records that were synced after it, so it is not a write cut short by a "
+                "crash",
+            )
+        if scan.torn >= 0 and ident and found.size % GROW and cut_by_end(found.data, scan.torn):
+            raise self._damaged(
+                path,
+                f"the file was truncated ({found.size} bytes; the journal only grows by whole MiB): its last "
+                f"record, at byte {scan.torn}, is cut short",
+            )
+        if scan.later:
+            log.warning(
+                "the journal %s of the store %s: the record at byte %d is unreadable; the %d records after it were "
+                "never synced (a machine crash can leave them so) and are dropped with it",
+                path,
+                self._path,
+                scan.bad[0][0],
+                len(scan.later),
+            )
+        elif scan.torn >= 0:
+            log.info(
+                "the journal %s of the store %s ends in a record cut short by the crash, at byte %d: it is dropped "
+                "(that write was never acknowledged as durable)",
+                path,
+                self._path,
+                scan.torn,
+            )
+        if scan.records:
+            self._write_state(connection, journal_state(self._decode(path, scan.records)), epoch)
             applied = epoch
-        start = max(epoch, applied + 1) + 1
+        start = applied + 2  # above every epoch a record in the file can have (at most applied + 1)
+        counters = [(EPOCH_COUNTER, start - 1)]
+        if self._use_journal:
+            ident = ident or int.from_bytes(os.urandom(8), "big") >> 1 or 1
+            journal.start(start, ident)  # the header is on disk before the store records its identity
+            counters.append((IDENT_COUNTER, ident))
         self._set_synchronous(connection, "FULL")
         with _transaction(connection):
-            connection.execute(_SQL_COUNTER, (EPOCH_COUNTER, start - 1))
-        return start
+            connection.executemany(_SQL_COUNTER, counters)
+            if not self._use_journal:
+                connection.execute("DELETE FROM counters WHERE name = ?", (IDENT_COUNTER,))
+        if self._use_journal:
+            journal.restart(start)
+
+    def _decode(self, path: str, payloads: list[bytes]) -> list[tuple[list[Entry], list[int], list[int]]]:
+        try:
+            return [decode(payload) for payload in payloads]
+        except Exception as exc:
+            raise self._damaged(
+                path, f"a record passes its checksum but cannot be read ({type(exc).__name__}: {exc})"
+            ) from exc
 
     def _write_state(self, connection: sqlite3.Connection, state: JournalState, epoch: int) -> None:
         """One durable transaction (a checkpoint): the state's changes, and ``epoch`` as the journal epoch SQLite

@@ -173,7 +173,7 @@ class Markers(StoreState):
         temporary = self._marks_path + ".new"
         data = MARKER_MAGIC + b"".join(_pack_mark(seq, _IN_FLIGHT) for seq in live)
         try:
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
             try:
                 os.write(fd, data)
                 os.fsync(fd)
@@ -239,7 +239,7 @@ class Markers(StoreState):
         """Open (creating it with its header if needed) the marker file, emptied of records."""
         path = self._marks_path
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
         except OSError as exc:
             raise StoreError(
                 f"The marker file {path} of the store {self._path} cannot be opened ({exc.strerror}). "
