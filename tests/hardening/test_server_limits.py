@@ -268,42 +268,56 @@ def test_failed_passwords_slow_that_source_down_but_not_other_clients(
 
 
 # -- back-pressure: a client that never reads its replies ------------------------------------------------------
-def test_a_client_that_never_reads_replies_cannot_grow_the_servers_memory_without_bound(
-    start: Callable[..., dict[str, Any]],
-) -> None:
-    # Issue "Hardening", beyond the defects: "a client that sends requests and never reads replies cannot grow
-    # the server's memory without bound (back-pressure: stop reading from that client; it earlier grew the
-    # server from 41 to 175 MB)".
-    info = start()
-    qm = syncpoint.connect("QML")
-    qm.admin("define", "QLOCAL", "Q", {"MAXDEPTH": 1000})
-    raw = Raw(info["port"])
-    assert raw.hello().status == OK
-    hobj = raw.call(2, "open", [MQOD(ObjectName="Q").pack(), C.MQOO_OUTPUT | C.MQOO_INQUIRE]).body[0]
-    before = rss(info["pid"])
-    md, pmo = MQMD().pack(), MQPMO(Options=C.MQPMO_NO_SYNCPOINT).pack()
-    batch = b"".join(
-        encode_request(10 + i, "put", [hobj, md, pmo, b"p" * 100])
-        if i % 2
-        else encode_request(10 + i, "inq", [hobj, [C.MQIA_CURRENT_Q_DEPTH, C.MQCA_Q_NAME]])
-        for i in range(2000)
-    )
+def _flood(raw: Raw, batch: bytes) -> tuple[bool, int]:
+    """Send ``batch`` again and again until the server stops reading (True) or far more than it may hold
+    has gone (False); the bytes sent."""
     raw.sock.settimeout(2.0)
     sent = 0
-    stalled = False
-    while sent < 400 * MiB:  # far more than the server may hold; it must stop reading long before
+    while sent < 400 * MiB:
         try:
             raw.sock.sendall(batch)
         except TimeoutError:
-            stalled = True  # the server stopped reading: the socket's buffers are full
-            break
+            return True, sent  # the server stopped reading: the socket's buffers are full
         sent += len(batch)
+    return False, sent
+
+
+@pytest.mark.parametrize("waiting", [False, True], ids=["flood", "behind-a-waiting-get"])
+def test_a_client_that_never_reads_replies_cannot_grow_the_servers_memory_without_bound(
+    start: Callable[..., dict[str, Any]], waiting: bool
+) -> None:
+    # Issue "Hardening", beyond the defects: "a client that sends requests and never reads replies cannot grow
+    # the server's memory without bound (back-pressure: stop reading from that client; it earlier grew the
+    # server from 41 to 175 MB)". Its requests pile up as unsent replies, or (behind an MQGET that waits, as
+    # later calls on a connection wait for it) as requests not yet run: the server stops reading either way.
+    info = start()
+    qm = syncpoint.connect("QML")
+    qm.admin("define", "QLOCAL", "Q", {"MAXDEPTH": 1000})
+    qm.admin("define", "QLOCAL", "EMPTY")
+    raw = Raw(info["port"])
+    assert raw.hello().status == OK
+    hobj = raw.call(2, "open", [MQOD(ObjectName="Q").pack(), C.MQOO_OUTPUT | C.MQOO_INQUIRE]).body[0]
+    md, pmo = MQMD().pack(), MQPMO(Options=C.MQPMO_NO_SYNCPOINT).pack()
+    inq = [hobj, [C.MQIA_CURRENT_Q_DEPTH, C.MQCA_Q_NAME]]
+    if waiting:
+        empty = raw.call(3, "open", [MQOD(ObjectName="EMPTY").pack(), C.MQOO_INPUT_SHARED]).body[0]
+        gmo = MQGMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=C.MQWI_UNLIMITED)
+        raw.send(encode_request(4, "get", [empty, MQMD().pack(), gmo.pack(), None]))
+        batch = b"".join(encode_request(10 + i, "inq", inq) for i in range(2000))
+    else:
+        batch = b"".join(
+            encode_request(10 + i, "put", [hobj, md, pmo, b"p" * 100]) if i % 2 else encode_request(10 + i, "inq", inq)
+            for i in range(2000)
+        )
+    before = rss(info["pid"])
+    stalled, sent = _flood(raw, batch)
     grown = rss(info["pid"]) - before
     assert stalled, f"the server read all {sent // MiB} MiB of requests without their replies being read"
     assert grown < 96 * MiB, f"the server grew by {grown // MiB} MiB"
-    # the server still serves others, and this client once it reads
-    syncpoint.connect("QML").disconnect()
+    syncpoint.connect("QML").disconnect()  # the server still serves others
+    if waiting:
+        qm.open("EMPTY").put(b"wake")
     raw.sock.settimeout(60)
-    assert raw.read() is not None
+    assert raw.read() is not None  # and this client once it reads
     raw.close()
     qm.disconnect()
