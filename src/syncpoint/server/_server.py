@@ -119,7 +119,7 @@ class Server:
         for srv in self._servers:
             srv.close()
         for s in list(self.sessions):
-            s.fatal("the queue manager server is stopping")
+            s.fatal("the queue manager server is stopping", linger=False)
         for srv in self._servers:
             await srv.wait_closed()
         self._servers.clear()

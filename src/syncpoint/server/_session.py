@@ -118,6 +118,7 @@ class _Broken:
 
 
 _last_warning: dict[str, float] = {}
+LINGER = 2.0  # seconds a connection ended by the server reads and drops what its client still sends
 
 
 def _warn_now(what: str) -> bool:
@@ -268,14 +269,18 @@ class Session(asyncio.Protocol):
         if pending is not None:
             self.server.after_durable(pending, lambda err: None)  # not waited for: no session expects it
 
-    def fatal(self, detail: str, quiet: bool = False) -> None:
+    def fatal(self, detail: str, quiet: bool = False, linger: bool = True) -> None:
+        """Send a FATAL frame and close: lingering (``_linger``) unless the server itself is closing."""
         self.server.stats.fatal += 1
         if not quiet:
             log.warning("closing the connection from %s: %s", self.peer, detail)
         self._flush_out()
         if self.transport is not None and not self.transport.is_closing():
             self.transport.write(encode_fatal(detail))
-            self.transport.close()
+            if linger:
+                self._linger(self.transport)
+            else:
+                self.transport.close()
         self.closing = True
 
     # -- replies in order -----------------------------------------------------------------------------
@@ -315,7 +320,7 @@ class Session(asyncio.Protocol):
         if transport is not None and not transport.is_closing():
             transport.write(b"".join(chunks) if len(chunks) > 1 else chunks[0])
             if last is self._fatal_slot:  # the stream broke after these replies: the FATAL frame was the last
-                transport.close()
+                self._linger(transport)
                 return
         if self.reading_paused:
             self._update_reading()
@@ -370,6 +375,22 @@ class Session(asyncio.Protocol):
         self._pump()
         if self.reading_paused:
             self._update_reading()
+
+    def _linger(self, transport: asyncio.Transport) -> None:
+        """Close after the last frame without losing it: closing a socket with unread bytes in it resets the
+        connection, which can destroy the replies still in flight. So the sending side ends (EOF), what the
+        client still sends is read and dropped, and the connection closes when the client closes it, or in
+        at most LINGER seconds."""
+        if not transport.can_write_eof():
+            transport.close()
+            return
+        transport.write_eof()
+        if self.reading_paused:
+            self.reading_paused = False
+            transport.resume_reading()
+        loop = self.server.loop
+        if loop is not None:
+            loop.call_later(LINGER, transport.close)
 
     def _broken(self, detail: str) -> None:
         """The FATAL reply after the replies to every request before the break; then the connection closes."""

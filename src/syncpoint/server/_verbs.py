@@ -253,10 +253,13 @@ def _getm(
                 if i == 0:
                     return [C.MQCC_FAILED, C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, _too_big(limit)]
                 return None
-            answer = [result.data, result.data_length, result.comp, result.reason, md.pack()]
+            md_b = md.pack()
+            answer = [result.data, result.data_length, result.comp, result.reason, md_b]
+            room -= len(result.data) + len(md_b) + 64
             if with_gmo:
-                answer.append(gmo.pack())
-            room -= _size_of(answer)
+                gmo_b = gmo.pack()
+                answer.append(gmo_b)
+                room -= len(gmo_b)
             out.append(answer)
         return None
 
@@ -264,6 +267,10 @@ def _getm(
     return [out, error], pending
 
 
+_SLOW_OPTIONS = (
+    C.MQGMO_ACCEPT_TRUNCATED_MSG | C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+)
+MQRC_TRUNCATED_MSG_FAILED = C.MQRC_TRUNCATED_MSG_FAILED
 _REPLY_ROOM = 4096  # a reply's frame beyond its get results: the envelope, the error's detail
 _ANSWER_ROOM = 1024  # one get result beyond its data: the MQMD, the MQGMO, the numbers, msgpack's headers
 
@@ -289,6 +296,11 @@ def _get_within(
     if room < 0:
         return None
     options = gmo.Options
+    if not options & _SLOW_OPTIONS:  # a plain get: nothing to put back
+        result = get(conn, hobj, md, gmo, room)
+        if result.reason == MQRC_TRUNCATED_MSG_FAILED and result.data_length > room:
+            return None
+        return result
     browse = options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
     h = conn.handles.get(hobj) if browse else None
     cursor = None if h is None else (h.browse_key, h.cursor)
@@ -333,6 +345,13 @@ def _gettokens(
     def gets() -> tuple[list[Any], list[Any] | None]:
         out: list[Any] = []
         room = limit - _REPLY_ROOM
+        if buflen is not None and len(tokens) * (buflen + _ANSWER_ROOM) <= room:  # all surely fit: one batch
+            results, error = engine.get_tokens(conn, hobj, tokens, gmo, buflen)
+            out = [
+                None if r is None else [r[1].data, r[1].data_length, r[1].comp, r[1].reason, r[0].pack()]
+                for r in results
+            ]
+            return out, None if error is None else [error.comp, error.reason, error.detail]
         for i, token in enumerate(tokens):
             if buflen is not None and buflen <= room - _ANSWER_ROOM:
                 results, error = engine.get_tokens(conn, hobj, [token], gmo, buflen)
