@@ -17,20 +17,11 @@ from typing import Any
 import pytest
 
 import syncpoint
+from syncpoint import wire
 from syncpoint.client import EmbeddedQueueManager, memory_queue_manager
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.wire import (
-    BAD_REQUEST,
-    DEFAULT_MAX_FRAME,
-    FATAL,
-    MAX_GETM,
-    MQ_ERROR,
-    OK,
-    FrameDecoder,
-    encode_request,
-    parse_reply,
-)
+from syncpoint.wire import FrameDecoder, encode_request, parse_reply
 
 SYNCPOINT = str(Path(sys.executable).parent / "syncpoint")
 MiB = 1024 * 1024
@@ -70,7 +61,7 @@ class Raw:
 
     def __init__(self, port: int) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=60)
-        self.dec = FrameDecoder(2 * DEFAULT_MAX_FRAME)  # to see a reply beyond the limit, were one sent
+        self.dec = FrameDecoder(2 * wire.DEFAULT_MAX_FRAME)  # to see a reply beyond the limit, were one sent
         self.frames: list[Any] = []
         self.sizes: list[int] = []
 
@@ -114,7 +105,7 @@ def test_getm_browse_first_of_a_large_message_500_times_returns_it_once_within_t
     qm.admin("define", "QLOCAL", "BIG", {"MAXMSGL": 4 * MiB})
     qm.open("BIG").put(b"x" * MiB)
     raw = Raw(info["port"])
-    assert raw.hello().status == OK
+    assert raw.hello().status == wire.OK
     hobj = raw.call(2, "open", [MQOD(ObjectName="BIG").pack(), C.MQOO_BROWSE]).body[0]
     before = rss(info["pid"])
     gmo = MQGMO(Options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_WAIT)
@@ -123,12 +114,12 @@ def test_getm_browse_first_of_a_large_message_500_times_returns_it_once_within_t
     results, error = reply.body
     assert len(results) == 1 and results[0][0] == b"x" * MiB  # once, not 500 times
     assert error[1] == C.MQRC_NO_MSG_AVAILABLE  # the browse went on past the only message
-    assert raw.sizes[-1] < DEFAULT_MAX_FRAME
+    assert raw.sizes[-1] < wire.DEFAULT_MAX_FRAME
     assert grown < 64 * MiB, f"the server grew by {grown // MiB} MiB for one getm"  # it grew by 1 GB before
-    # a count beyond the bound is a BAD_REQUEST, and the session goes on
-    too_many = raw.call(4, "getm", [hobj, MQMD().pack(), gmo.pack(), None, MAX_GETM + 1])
-    assert too_many.status == BAD_REQUEST and str(MAX_GETM) in too_many.body
-    assert raw.call(5, "ping", []).status == OK
+    # a count beyond the bound is a wire.BAD_REQUEST, and the session goes on
+    too_many = raw.call(4, "getm", [hobj, MQMD().pack(), gmo.pack(), None, wire.MAX_GETM + 1])
+    assert too_many.status == wire.BAD_REQUEST and str(wire.MAX_GETM) in too_many.body
+    assert raw.call(5, "ping", []).status == wire.OK
     raw.close()
     qm.disconnect()
 
@@ -152,7 +143,7 @@ def test_a_getm_whose_messages_exceed_a_frame_stops_early_and_the_client_gets_th
     # "Every reply must respect the frame limit" (defect 1): the reply stops where the next message might not fit;
     # that message stays on the queue, and the client's get_many asks again for the rest: nothing lost or doubled.
     raw = Raw(small_frames.bound_port)
-    assert raw.hello().status == OK
+    assert raw.hello().status == wire.OK
     hobj = raw.call(2, "open", [MQOD(ObjectName="Q").pack(), C.MQOO_INPUT_SHARED | C.MQOO_BROWSE]).body[0]
     gmo = MQGMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_NO_SYNCPOINT)
     results, error = raw.call(3, "getm", [hobj, MQMD().pack(), gmo.pack(), None, 10]).body
@@ -180,16 +171,16 @@ def test_idle_connections_reach_the_limit_then_2025_local_admin_still_gets_in_an
     idle = [socket.create_connection(("127.0.0.1", info["port"]), timeout=60) for _ in range(8)]
     extra = Raw(info["port"])  # accepted after the eight idle ones: beyond the limit
     reply = extra.hello()
-    assert reply.status == MQ_ERROR and reply.body[1] == C.MQRC_MAX_CONNS_LIMIT_REACHED
+    assert reply.status == wire.MQ_ERROR and reply.body[1] == C.MQRC_MAX_CONNS_LIMIT_REACHED
     assert extra.read() is None  # and closed
     local = syncpoint.connect("QML")  # the Unix socket is not counted: local administration gets in
     local.admin("define", "QLOCAL", "Q")
-    for s in idle:  # the handshake deadline ends the idle connections: each gets FATAL, then end of stream
+    for s in idle:  # the handshake deadline ends the idle connections: each gets wire.FATAL, then end of stream
         dec = FrameDecoder()
         frames: list[Any] = []
         while (chunk := s.recv(65536)) != b"":
             frames += dec.feed(chunk)
-        assert [parse_reply(f).status for f in frames] == [FATAL]
+        assert [parse_reply(f).status for f in frames] == [wire.FATAL]
         s.close()
     remote = syncpoint.connect("QML", host=f"127.0.0.1({info['port']})")  # room again
     remote.open("Q").put(b"in")
@@ -229,7 +220,8 @@ def test_requests_before_a_malformed_frame_are_answered_in_order_however_tcp_spl
     )
     together = _replies_to(info["port"], data, one_segment=True)
     byte_by_byte = _replies_to(info["port"], data, one_segment=False)
-    assert together == byte_by_byte == [(1, OK), (2, OK), (3, BAD_REQUEST), (4, OK), (0, FATAL)]
+    expected = [(1, wire.OK), (2, wire.OK), (3, wire.BAD_REQUEST), (4, wire.OK), (0, wire.FATAL)]
+    assert together == byte_by_byte == expected
 
 
 # -- defect 8: password guessing ----------------------------------------------------------------------------
@@ -295,7 +287,7 @@ def test_a_client_that_never_reads_replies_cannot_grow_the_servers_memory_withou
     qm.admin("define", "QLOCAL", "Q", {"MAXDEPTH": 1000})
     qm.admin("define", "QLOCAL", "EMPTY")
     raw = Raw(info["port"])
-    assert raw.hello().status == OK
+    assert raw.hello().status == wire.OK
     hobj = raw.call(2, "open", [MQOD(ObjectName="Q").pack(), C.MQOO_OUTPUT | C.MQOO_INQUIRE]).body[0]
     md, pmo = MQMD().pack(), MQPMO(Options=C.MQPMO_NO_SYNCPOINT).pack()
     inq = [hobj, [C.MQIA_CURRENT_Q_DEPTH, C.MQCA_Q_NAME]]
