@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from syncpoint.server import run_server
+from syncpoint.server import Limits, run_server
 
 log = logging.getLogger("syncpoint.server")
 
@@ -73,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-command-server", action="store_true")
     p.add_argument("--cpus", default="auto")
     p.add_argument("--no-busy-poll", action="store_true")
+    p.add_argument("--limit", action="append", default=[])
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     code: int = run_server(
@@ -85,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         start_tools=lambda server, host_qm, users: start_tools(server, host_qm, users, not a.no_command_server),
         cpus=a.cpus,
         busy_poll=not a.no_busy_poll,
+        limits=Limits.parse(a.limit),
     )
     return code
 

@@ -20,7 +20,7 @@ from syncpoint import _home
 from syncpoint.client import RemoteTransport
 from syncpoint.client import local_server as server_info
 from syncpoint.mqi import MQMIError
-from syncpoint.server import Users, available_cpus, check_spec, pid_alive
+from syncpoint.server import Limits, Users, available_cpus, check_spec, pid_alive
 
 console = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False)
@@ -67,6 +67,13 @@ def strmqm(
             help="while busy, keep the server's CPU polling instead of idle (when it runs on one CPU)",
         ),
     ] = True,
+    limit: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="a server limit NAME=VALUE (repeatable): max-connections, handshake-timeout, auth-delay-max, "
+            "reply-backlog (docs/protocol.md)"
+        ),
+    ] = None,
 ) -> None:
     """Start a queue manager: its server runs in the background and this returns when it accepts connections."""
     qdir = _home.qmgr_dir(qmgr)
@@ -80,6 +87,10 @@ def strmqm(
         check_spec(cpus, available_cpus())
     except ValueError as e:
         _fail(f"AMQ8101E: --cpus {cpus}: {e}.", 20)
+    try:
+        Limits.parse(limit)
+    except ValueError as e:
+        _fail(f"AMQ8101E: {e}.", 20)
     notices = _home.make_private(qmgr)
     if notices:
         print(_home.private_notice(qmgr, notices), file=sys.stderr)  # one line per path: no wrapping
@@ -99,6 +110,8 @@ def strmqm(
     cmd += ["--cpus", cpus]
     if not busy_poll:
         cmd.append("--no-busy-poll")
+    for setting in limit or []:
+        cmd += ["--limit", setting]
     with open(os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab") as log:
         # The server process creates its files (server.json, status, the socket) private to the owner.
         proc = subprocess.Popen(

@@ -24,6 +24,7 @@ from syncpoint.wire import (
     BAD_REQUEST,
     DEFAULT_MAX_FRAME,
     FATAL,
+    MAX_GETM,
     MQ_ERROR,
     OK,
     PROTOCOL_VERSIONS,
@@ -293,14 +294,21 @@ class RemoteTransport:
         out: list[GetResult | MQMIError] = []
         if _alike(items) and not items[0][1].Options & C.MQGMO_WAIT:
             md0, gmo0, buflen0 = items[0]
-            results, error = self._call("getm", [hobj, md0.pack(), gmo0.pack(), buflen0, len(items)])
-            for (md, gmo, _), r in zip(items, results, strict=False):
-                data, length, comp, reason, md_b, gmo_b = r
-                md.unpack_into(md_b)
-                gmo.unpack_into(gmo_b)
-                out.append(GetResult(data, length, comp, reason))
-            if error is not None:
-                out.append(MQMIError(error[0], error[1], error[2]))
+            md_b0, gmo_b0 = md0.pack(), gmo0.pack()
+            while len(out) < len(items):  # a reply stops where the next message might not fit in a frame
+                n = min(len(items) - len(out), MAX_GETM)
+                results, error = self._call("getm", [hobj, md_b0, gmo_b0, buflen0, n])
+                for (md, gmo, _), r in zip(items[len(out) :], results, strict=False):
+                    data, length, comp, reason, md_b, gmo_b = r
+                    md.unpack_into(md_b)
+                    gmo.unpack_into(gmo_b)
+                    out.append(GetResult(data, length, comp, reason))
+                if error is not None:
+                    out.append(MQMIError(error[0], error[1], error[2]))
+                    return out
+                if not results:
+                    break
+                gmo_b0 = _browse_on(gmo0).pack()  # the server browsed on after the first: so does the rest
             return out
         packed = [(md.pack(), gmo.pack(), buflen) for md, gmo, buflen in items]
         results = self.pipeline([("get", [hobj, mdb, gmob, buflen]) for mdb, gmob, buflen in packed])
@@ -320,14 +328,23 @@ class RemoteTransport:
         """Up to ``n`` MQGETs without waiting in one ``getm`` request, from packed structures, for callers that
         need no MQGMO back and can keep each MQMD packed: ``([(data, DataLength, CompCode, Reason, MQMD bytes),
         ...], the failure that ended the batch or None)``. ``commit_first``: MQCMIT first (raised if it fails)."""
-        args: list[Any] = [hobj, md, gmo, buflen, n]
-        if self.protocol_version >= 2:
-            args.append({"commit_first": True, "gmo": False} if commit_first else {"gmo": False})
-        elif commit_first:
+        if commit_first and self.protocol_version < 2:
             self.commit()
-        answers, error = self._call("getm", args)
-        failure = None if error is None else MQMIError(error[0], error[1], error[2])
-        return [(a[0], a[1], a[2], a[3], a[4]) for a in answers], failure
+            commit_first = False
+        out: list[tuple[bytes, int, int, int, bytes]] = []
+        while len(out) < n:  # a reply stops where the next message might not fit in a frame: ask for the rest
+            args: list[Any] = [hobj, md, gmo, buflen, min(n - len(out), MAX_GETM)]
+            if self.protocol_version >= 2:
+                args.append({"commit_first": True, "gmo": False} if commit_first else {"gmo": False})
+            commit_first = False
+            answers, error = self._call("getm", args)
+            out += [(a[0], a[1], a[2], a[3], a[4]) for a in answers]
+            if error is not None:
+                return out, MQMIError(error[0], error[1], error[2])
+            if not answers:
+                break
+            gmo = _browse_on(MQGMO.unpack(gmo)).pack()
+        return out, None
 
     def reserve(self, hobj: int, tokens: Sequence[int]) -> list[int]:
         return [int(t) for t in self._call("reserve", [hobj, tokens])]
@@ -339,15 +356,18 @@ class RemoteTransport:
         self, hobj: int, gmo: MQGMO, buflen: int | None, tokens: Sequence[int]
     ) -> tuple[list[tuple[MQMD, GetResult] | None], MQMIError | None]:
         """One ``gettokens`` request: a get (or browse) per MsgToken; None where the message is gone."""
-        results, error = self._call("gettokens", [hobj, gmo.pack(), buflen, tokens])
         out: list[tuple[MQMD, GetResult] | None] = []
-        for r in results:
-            if r is None:
-                out.append(None)
-                continue
-            data, length, comp, reason, md_b = r
-            out.append((MQMD.unpack(md_b), GetResult(data, length, comp, reason)))
-        return out, None if error is None else MQMIError(error[0], error[1], error[2])
+        gmo_b = gmo.pack()
+        while True:  # a reply stops where the next message might not fit in a frame: ask for the rest
+            results, error = self._call("gettokens", [hobj, gmo_b, buflen, list(tokens[len(out) :])])
+            for r in results:
+                if r is None:
+                    out.append(None)
+                    continue
+                data, length, comp, reason, md_b = r
+                out.append((MQMD.unpack(md_b), GetResult(data, length, comp, reason)))
+            if error is not None or not results or len(out) >= len(tokens):
+                return out, None if error is None else MQMIError(error[0], error[1], error[2])
 
     def inq(self, hobj: int, selectors: Sequence[int]) -> tuple[list[int], list[bytes], int]:
         ints, chars, reason = self._call("inq", [hobj, list(selectors)])
@@ -400,3 +420,14 @@ def _alike(items: Sequence[tuple[Any, Any, Any]], third: bool = True) -> bool:
     a0, b0, c0 = items[0]
     d0, e0 = a0.__dict__, b0.__dict__
     return all(a.__dict__ == d0 and b.__dict__ == e0 and (not third or c == c0) for a, b, c in items)
+
+
+def _browse_on(gmo: MQGMO) -> MQGMO:
+    """The MQGMO for the gets after a batch's first: a browse of the first message (or the one under the cursor)
+    goes on with MQGMO_BROWSE_NEXT, as the server does within one getm."""
+    starts = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+    if not gmo.Options & starts:
+        return gmo
+    g = gmo.copy()
+    g.Options = g.Options & ~starts | C.MQGMO_BROWSE_NEXT
+    return g

@@ -12,6 +12,7 @@ from syncpoint.host import ADMIN_VERBS, QueueManagerHost, available_cpus, check_
 from syncpoint.wire import DEFAULT_MAX_FRAME, PROTOCOL_VERSIONS, ProtocolError
 
 from ._auth import Users
+from ._limits import Limits
 
 _LAZY = {
     "Server": "._server",
@@ -39,6 +40,7 @@ __all__ = [
     "ADMIN_VERBS",
     "DEFAULT_MAX_FRAME",
     "PROTOCOL_VERSIONS",
+    "Limits",
     "ProtocolError",
     "QueueManagerHost",
     "Server",

@@ -13,6 +13,8 @@ import hmac
 import json
 import os
 import secrets
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 _N, _R, _P = 2**14, 8, 1
@@ -93,3 +95,51 @@ class Users:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.path)
+
+
+class Throttle:
+    """A growing delay after failed authentications, per source: an address and the user it tried.
+
+    After a failure, the next attempt for that source waits its turn: 0.1 s after the first failure, doubling
+    with each further one up to ``cap``; attempts of one source made at once queue one behind another, so opening
+    more connections does not guess faster. Other sources are not slowed (the wait is a timer, not a thread). A
+    success, or a minute without a failure, forgets the source."""
+
+    FIRST = 0.1
+    FORGET = 60.0
+    MAX_SOURCES = 10_000  # beyond this, sources quiet for a minute are forgotten
+
+    def __init__(self, cap: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.cap = cap
+        self.clock = clock
+        self._sources: dict[tuple[str, str], list[float]] = {}  # source -> [failures, next turn, last failure]
+
+    def _delay(self, failures: float) -> float:
+        return min(self.cap, self.FIRST * 2 ** min(failures - 1, 60))
+
+    def wait(self, source: tuple[str, str]) -> float:
+        """Seconds the attempt of ``source`` starting now waits for its turn (0: none)."""
+        state = self._sources.get(source)
+        if state is None:
+            return 0.0
+        now = self.clock()
+        if now - state[2] > self.FORGET and now >= state[1]:
+            del self._sources[source]
+            return 0.0
+        start = max(now, state[1])
+        state[1] = start + self._delay(state[0])
+        return start - now
+
+    def failed(self, source: tuple[str, str]) -> None:
+        now = self.clock()
+        if len(self._sources) >= self.MAX_SOURCES:
+            for key, (_, turn, last) in list(self._sources.items()):
+                if now - last > self.FORGET and now >= turn:
+                    del self._sources[key]
+        state = self._sources.setdefault(source, [0, now, now])
+        state[0] += 1
+        state[2] = now
+        state[1] = max(state[1], now + self._delay(state[0]))
+
+    def succeeded(self, source: tuple[str, str]) -> None:
+        self._sources.pop(source, None)

@@ -29,6 +29,8 @@ from typing import Any
 from syncpoint import _home
 from syncpoint.host import POLLER, can_poll, format_cpu_list, parse_cpu_list, pin
 
+from ._limits import FD_RESERVE, OVERFLOW, Limits
+
 log = logging.getLogger("syncpoint.server")
 
 STATUS_RUNNING = "Running"
@@ -123,6 +125,7 @@ def run_server(
     grace: float = 5.0,
     cpus: str = "auto",
     busy_poll: bool = True,
+    limits: Limits | None = None,
 ) -> int:
     """Run the server of queue manager ``name`` in this process until endmqm; returns the exit code.
 
@@ -171,7 +174,9 @@ def run_server(
         print(f"AMQ8101E: queue manager {name} cannot start: {e}", file=sys.stderr)
         return 20
     sock_path = unix_socket_path(qdir)
-    server = Server(host_qm, host=host, port=port, unix_path=sock_path, ssl_context=ctx, users=users)
+    limits = _room_for(limits if limits is not None else Limits())
+    log.info("limits: %s", limits.describe())
+    server = Server(host_qm, host=host, port=port, unix_path=sock_path, ssl_context=ctx, users=users, limits=limits)
     info_path = qdir / "server.json"
     with contextlib.suppress(OSError):
         (qdir / "status").unlink()
@@ -241,3 +246,30 @@ def run_server(
     with contextlib.suppress(OSError):
         info_path.unlink()
     return 0 if how != "failed" else 20
+
+
+def _room_for(limits: Limits) -> Limits:
+    """``limits`` with file descriptors to spare: the open-files limit is raised (up to the hard one) to hold
+    max-connections, the connections refused beyond it and a reserve for the Unix socket and the files; where it
+    cannot be, max-connections is lowered, with a warning (issue "Hardening", defect 5: idle connections under
+    the open-files limit locked everyone out, the Unix socket too)."""
+    import dataclasses
+    import resource
+
+    need = limits.max_connections + OVERFLOW + FD_RESERVE
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < need:
+        target = need if hard == resource.RLIM_INFINITY else min(need, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        if soft < need:
+            fitting = max(1, soft - OVERFLOW - FD_RESERVE)
+            log.warning(
+                "max-connections %d lowered to %d: the open-files limit is %d (ulimit -n)",
+                limits.max_connections,
+                fitting,
+                soft,
+            )
+            return dataclasses.replace(limits, max_connections=fitting)
+    return limits

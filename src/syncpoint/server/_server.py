@@ -38,7 +38,8 @@ from syncpoint.mqi import MQMIError
 from syncpoint.store import Pending
 from syncpoint.wire import DEFAULT_MAX_FRAME
 
-from ._auth import Users
+from ._auth import Throttle, Users
+from ._limits import Limits
 from ._session import ParkedGet, ServerStats, Session
 from ._syncer import Durable, Syncer
 
@@ -58,6 +59,7 @@ class Server:
         ssl_context: ssl.SSLContext | None = None,
         users: Users | None = None,
         max_frame: int = DEFAULT_MAX_FRAME,
+        limits: Limits | None = None,
     ) -> None:
         self.qm = host_qm
         self.host = host
@@ -66,6 +68,9 @@ class Server:
         self.ssl_context = ssl_context
         self.users = users
         self.max_frame = max_frame
+        self.limits = limits if limits is not None else Limits()
+        self.throttle = Throttle(self.limits.auth_delay_max)
+        self.tcp_sessions = 0  # TCP connections open now, counted against limits.max_connections
         self.on_state: Callable[[str], None] | None = None  # told "quiescing" / "stopping" as ending begins
         self.sessions: set[Session] = set()
         self.stats = ServerStats()
@@ -114,7 +119,7 @@ class Server:
         for srv in self._servers:
             srv.close()
         for s in list(self.sessions):
-            s.fatal("the queue manager server is stopping")
+            s.fatal("the queue manager server is stopping", linger=False)
         for srv in self._servers:
             await srv.wait_closed()
         self._servers.clear()

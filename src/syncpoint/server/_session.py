@@ -18,6 +18,7 @@ import asyncio
 import collections
 import logging
 import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -40,9 +41,10 @@ from syncpoint.wire import (
     encode_reply,
 )
 
-from ._auth import Users
+from ._auth import Throttle, Users
+from ._limits import MAX_BACKLOG, OVERFLOW, Limits
 from ._syncer import Syncer
-from ._verbs import VERBS, integer, struct
+from ._verbs import SIZED_VERBS, VERBS, integer, struct
 
 log = logging.getLogger("syncpoint.server")
 
@@ -57,6 +59,9 @@ class Hub(Protocol):
     users: Users | None
     loop: asyncio.AbstractEventLoop | None
     syncer: Syncer | None
+    limits: Limits
+    throttle: Throttle
+    tcp_sessions: int
 
     @property
     def state(self) -> str: ...
@@ -100,6 +105,29 @@ class ServerStats:
     bad_requests: int = 0
     fatal: int = 0
     sessions_total: int = 0
+    refused_limit: int = 0  # hellos answered MQRC_MAX_CONNS_LIMIT_REACHED, or connections closed unanswered
+    handshake_timeouts: int = 0
+    auth_failures: int = 0
+
+
+@dataclass(slots=True)
+class _Broken:
+    """The byte stream broke after the requests before it: answered in order, then the FATAL reply."""
+
+    detail: str
+
+
+_last_warning: dict[str, float] = {}
+LINGER = 2.0  # seconds a connection ended by the server reads and drops what its client still sends
+
+
+def _warn_now(what: str) -> bool:
+    """Whether to log ``what`` now: a warning an attacker can cause repeats at most once a minute."""
+    now = time.monotonic()
+    if now - _last_warning.get(what, -120.0) < 60.0:
+        return False
+    _last_warning[what] = now
+    return True
 
 
 class Session(asyncio.Protocol):
@@ -111,7 +139,7 @@ class Session(asyncio.Protocol):
         self.proto = ServerProtocol(server.max_frame)
         self.transport: asyncio.Transport | None = None
         self.conn: Connection | None = None
-        self.inbox: collections.deque[Hello | Call | Bad] = collections.deque()
+        self.inbox: collections.deque[Hello | Call | Bad | _Broken] = collections.deque()
         self.outbox: collections.deque[list[Any]] = collections.deque()  # [request id, frame or None]
         self.blocked = False
         self.closing = False
@@ -120,6 +148,12 @@ class Session(asyncio.Protocol):
         self._flush_scheduled = False
         self.control = False
         self.peer = ""
+        self.address = "local"  # the source for the password throttle: the peer's address
+        self.counted = False  # a TCP connection: counted against max-connections
+        self.over_limit = False
+        self.write_full = False
+        self._handshake: asyncio.TimerHandle | None = None
+        self._fatal_slot: list[Any] | None = None
 
     # -- transport events -----------------------------------------------------------------------------
     def connection_made(self, transport: Any) -> None:  # uvloop's transports are not asyncio's classes
@@ -127,29 +161,67 @@ class Session(asyncio.Protocol):
         sock = transport.get_extra_info("socket")
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.peer = str(transport.get_extra_info("peername") or "local")
-        transport.set_write_buffer_limits(high=4 * 1024 * 1024)
-        self.server.sessions.add(self)
-        self.server.stats.sessions += 1
-        self.server.stats.sessions_total += 1
+        peername = transport.get_extra_info("peername")
+        self.peer = str(peername or "local")
+        server = self.server
+        limits = server.limits
+        transport.set_write_buffer_limits(high=limits.reply_backlog)
+        server.sessions.add(self)
+        server.stats.sessions += 1
+        server.stats.sessions_total += 1
+        if not self.local:
+            if isinstance(peername, tuple) and peername:
+                self.address = str(peername[0])
+            self.counted = True
+            server.tcp_sessions += 1
+            if server.tcp_sessions > limits.max_connections:
+                self.over_limit = True  # its hello is answered MQRC_MAX_CONNS_LIMIT_REACHED
+                if server.tcp_sessions > limits.max_connections + OVERFLOW:
+                    server.stats.refused_limit += 1
+                    self.closing = True
+                    transport.abort()  # too many beyond the limit to answer: closed at once
+                    return
+        if server.loop is not None:
+            self._handshake = server.loop.call_later(limits.handshake_timeout, self._handshake_expired)
+
+    def _handshake_expired(self) -> None:
+        self._handshake = None
+        if self.closing or self.proto.hello_seen:
+            return
+        self.server.stats.handshake_timeouts += 1
+        if _warn_now("handshake"):
+            log.warning(
+                "closing connections that sent no hello within %g s (strmqm --limit handshake-timeout), e.g. from %s",
+                self.server.limits.handshake_timeout,
+                self.peer,
+            )
+        self.fatal(f"no hello within {self.server.limits.handshake_timeout:g} seconds", quiet=True)
 
     def data_received(self, data: bytes) -> None:
         if self.closing:
             return
         POLLER.touch()  # requests are coming: keep the CPU polling for the next (syncpoint.host, the busy poller)
         try:
-            events = self.proto.receive(data)
+            events: list[Any] = self.proto.receive(data)
         except ProtocolError as e:
-            self.fatal(e.detail)
-            return
+            # the requests that came whole before the break are run and answered first, however TCP split them
+            events = [*e.events, _Broken(e.detail)]
         self.inbox.extend(events)
         self._pump()
+        if len(self.inbox) + len(self.outbox) > MAX_BACKLOG:
+            self._update_reading()
         syncer = self.server.syncer
         if syncer is not None and self in syncer.expected:  # after the requests ran (and woke parked gets)
             self.server.heard_from(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closing = True
+        if self.counted:
+            self.counted = False
+            self.server.tcp_sessions -= 1
+        if self._handshake is not None:
+            self._handshake.cancel()
+            self._handshake = None
         self.server.sessions.discard(self)
         self.server.stats.sessions -= 1
         if self.waiter is not None:
@@ -159,14 +231,26 @@ class Session(asyncio.Protocol):
         self.server.check_controlled_end()
 
     def pause_writing(self) -> None:  # the client does not read its replies: stop reading its requests
-        if self.transport is not None and not self.reading_paused:
-            self.reading_paused = True
-            self.transport.pause_reading()
+        self.write_full = True
+        self._update_reading()
 
     def resume_writing(self) -> None:
-        if self.transport is not None and self.reading_paused:
-            self.reading_paused = False
-            self.transport.resume_reading()
+        self.write_full = False
+        self._update_reading()
+
+    def _update_reading(self) -> None:
+        """Back-pressure: read from the client only while its unsent replies are below the limit
+        (``reply-backlog`` bytes) and its requests not yet answered number at most MAX_BACKLOG."""
+        transport = self.transport
+        if transport is None or self.closing or transport.is_closing():
+            return
+        pause = self.write_full or len(self.inbox) + len(self.outbox) > MAX_BACKLOG
+        if pause != self.reading_paused:
+            self.reading_paused = pause
+            if pause:
+                transport.pause_reading()
+            else:
+                transport.resume_reading()
 
     # -- ending ---------------------------------------------------------------------------------------
     def end_connection(self, abnormal: bool) -> None:
@@ -185,13 +269,18 @@ class Session(asyncio.Protocol):
         if pending is not None:
             self.server.after_durable(pending, lambda err: None)  # not waited for: no session expects it
 
-    def fatal(self, detail: str) -> None:
+    def fatal(self, detail: str, quiet: bool = False, linger: bool = True) -> None:
+        """Send a FATAL frame and close: lingering (``_linger``) unless the server itself is closing."""
         self.server.stats.fatal += 1
-        log.warning("closing the connection from %s: %s", self.peer, detail)
+        if not quiet:
+            log.warning("closing the connection from %s: %s", self.peer, detail)
         self._flush_out()
         if self.transport is not None and not self.transport.is_closing():
             self.transport.write(encode_fatal(detail))
-            self.transport.close()
+            if linger:
+                self._linger(self.transport)
+            else:
+                self.transport.close()
         self.closing = True
 
     # -- replies in order -----------------------------------------------------------------------------
@@ -203,6 +292,15 @@ class Session(asyncio.Protocol):
     def _fill(self, slot: list[Any], frame: bytes) -> None:
         """Record a reply; replies ready in order are written together once this turn of the loop ends, so a
         pipelined batch (or a group commit's many answers) costs one write, not one per reply."""
+        if len(frame) > self.server.max_frame + 4:  # never a frame beyond the limit (docs/protocol.md)
+            frame = encode_mq_error(
+                slot[0],
+                MQMIError(
+                    C.MQCC_FAILED,
+                    C.MQRC_MSG_TOO_BIG_FOR_CHANNEL,
+                    f"the reply would exceed the frame limit of {self.server.max_frame} bytes",
+                ),
+            )
         slot[1] = frame
         if self.outbox[0][1] is not None and not self._flush_scheduled:
             self._flush_scheduled = True
@@ -214,11 +312,18 @@ class Session(asyncio.Protocol):
         if not out or out[0][1] is None:
             return  # an earlier reply is still waiting for its write to be durable
         chunks = []
+        last = None
         while out and out[0][1] is not None:
-            chunks.append(out.popleft()[1])
+            last = out.popleft()
+            chunks.append(last[1])
         transport = self.transport
         if transport is not None and not transport.is_closing():
             transport.write(b"".join(chunks) if len(chunks) > 1 else chunks[0])
+            if last is self._fatal_slot:  # the stream broke after these replies: the FATAL frame was the last
+                self._linger(transport)
+                return
+        if self.reading_paused:
+            self._update_reading()
 
     def reply(self, request_id: int, result: Any) -> None:
         self._fill(self._slot(request_id), encode_reply(request_id, result))
@@ -258,6 +363,8 @@ class Session(asyncio.Protocol):
                 self._call(event)
             elif isinstance(event, Hello):
                 self._hello(event)
+            elif isinstance(event, _Broken):
+                self._broken(event.detail)
             else:
                 self.server.stats.bad_requests += 1
                 self.fill_bad(event.request_id, event.detail)
@@ -266,9 +373,58 @@ class Session(asyncio.Protocol):
         self.blocked = False
         self.waiter = None
         self._pump()
+        if self.reading_paused:
+            self._update_reading()
+
+    def _linger(self, transport: asyncio.Transport) -> None:
+        """Close after the last frame without losing it: closing a socket with unread bytes in it resets the
+        connection, which can destroy the replies still in flight. So the sending side ends (EOF), what the
+        client still sends is read and dropped, and the connection closes when the client closes it, or in
+        at most LINGER seconds."""
+        if not transport.can_write_eof():
+            transport.close()
+            return
+        transport.write_eof()
+        if self.reading_paused:
+            self.reading_paused = False
+            transport.resume_reading()
+        loop = self.server.loop
+        if loop is not None:
+            loop.call_later(LINGER, transport.close)
+
+    def _broken(self, detail: str) -> None:
+        """The FATAL reply after the replies to every request before the break; then the connection closes."""
+        self.server.stats.fatal += 1
+        log.warning("closing the connection from %s: %s", self.peer, detail)
+        slot = self._slot(0)
+        self._fatal_slot = slot
+        self.inbox.clear()
+        self.closing = True  # nothing more is read or run; replies still due are written, then the FATAL frame
+        self._fill(slot, encode_fatal(detail))
 
     def _hello(self, hello: Hello) -> None:
         server = self.server
+        if self._handshake is not None:
+            self._handshake.cancel()
+            self._handshake = None
+        if self.over_limit:
+            server.stats.refused_limit += 1
+            if _warn_now("max-connections"):
+                log.warning(
+                    "refusing connections beyond %d (strmqm --limit max-connections), e.g. from %s",
+                    server.limits.max_connections,
+                    self.peer,
+                )
+            limit = server.limits.max_connections
+            self._refuse(
+                hello,
+                MQMIError(
+                    C.MQCC_FAILED,
+                    C.MQRC_MAX_CONNS_LIMIT_REACHED,
+                    f"the queue manager serves at most {limit} network connections at once",
+                ),
+            )
+            return
         if hello.qmgr not in ("", "*") and hello.qmgr != server.qm.name:
             self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NAME_ERROR, f"this is {server.qm.name}"))
             return
@@ -294,23 +450,36 @@ class Session(asyncio.Protocol):
         if not must_check:
             self._connect(hello)
             return
-        assert users is not None and server.loop is not None
+        loop = server.loop
+        assert users is not None and loop is not None
         self.blocked = True  # scrypt takes tens of milliseconds: off the loop, the session waits for it
-        future = server.loop.run_in_executor(None, users.check, hello.user, hello.password)
+        source = (self.address, hello.user)
+        throttle = server.throttle
 
         def checked(f: asyncio.Future[bool]) -> None:
             if self.closing:
                 return
             if f.exception() is not None or not f.result():
+                throttle.failed(source)
+                server.stats.auth_failures += 1
                 log.warning("connection from %s: authentication failed for user %r", self.peer, hello.user)
                 self._refuse(
                     hello, MQMIError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, "the user or password is not valid")
                 )
                 return
+            throttle.succeeded(source)
             self._connect(hello)
             self.unblock()
 
-        future.add_done_callback(checked)
+        def check() -> None:
+            if not self.closing:
+                loop.run_in_executor(None, users.check, hello.user, hello.password).add_done_callback(checked)
+
+        delay = throttle.wait(source)  # after failures from this address for this user: its turn comes later
+        if delay > 0:
+            loop.call_later(delay, check)
+        else:
+            check()
 
     def _connect(self, hello: Hello) -> None:
         server = self.server
@@ -379,6 +548,9 @@ class Session(asyncio.Protocol):
             if handler is not None:
                 result, pending = handler(server.qm, conn, args)
                 self._reply_when_durable(rid, result, pending)
+            elif (sized := SIZED_VERBS.get(verb)) is not None:
+                result, pending = sized(server.qm, conn, args, server.max_frame)
+                self._reply_when_durable(rid, result, pending)
             elif verb == "get":
                 self._get(rid, conn, args)
             elif verb == "disconnect":
@@ -392,6 +564,9 @@ class Session(asyncio.Protocol):
                 self.reply_error(rid, MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, verb))
         except MQMIError as e:
             self.reply_error(rid, e)
+        except ProtocolError as e:  # well framed but beyond what the protocol allows (a getm count)
+            server.stats.bad_requests += 1
+            self.fill_bad(rid, e.detail)
         except Exception as e:  # a defect must not take the server down: the caller learns, the log tells
             log.exception("unexpected error in %s from %s", verb, self.peer)
             self.reply_error(rid, MQMIError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, f"{type(e).__name__}: {e}"))

@@ -14,11 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from syncpoint.engine import Connection
+from syncpoint.engine import Connection, GetResult
 from syncpoint.host import ADMIN_VERBS, QueueManagerHost
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.store import Pending
+from syncpoint.wire import DEFAULT_MAX_FRAME, MAX_GETM, ProtocolError
 
 Handler = Callable[[QueueManagerHost, Connection, list[Any]], tuple[Any, Pending | None]]
 
@@ -202,41 +203,115 @@ def _putm(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any,
     return reply, pending
 
 
-def _getm(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+def _getm(
+    qm: QueueManagerHost, conn: Connection, args: list[Any], limit: int = DEFAULT_MAX_FRAME
+) -> tuple[Any, Pending | None]:
     """Up to n MQGETs without waiting, each with a copy of the request's MQMD and MQGMO: the same as that many
     get requests, in one frame. Ends at the first failure (NO_MSG_AVAILABLE when the queue runs dry), which is
     returned after the results. Options (the optional sixth argument, a map): ``commit_first``, MQCMIT before
     the gets (a consumer ending the unit of work of the batch it has processed and asking for the next; if it
-    fails, its error is the reply and no get is tried); ``gmo`` false, answers without the MQGMO."""
+    fails, its error is the reply and no get is tried); ``gmo`` false, answers without the MQGMO.
+
+    Bounded (issue "Hardening", defect 1: one small request must not make a reply of n copies of a message):
+    n is at most MAX_GETM (more is BAD_REQUEST); the reply stops early, without an error, where the next
+    message might not fit in a frame of ``limit`` bytes (that message stays where it was: the client asks
+    again); and MQGMO_BROWSE_FIRST or MQGMO_BROWSE_MSG_UNDER_CURSOR applies to the first get only, the others
+    browse on with MQGMO_BROWSE_NEXT (n browses of the first message would be that message n times). A browse
+    with MQGMO_LOCK answers one message per request (each moves the lock)."""
     hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
     md0, gmo0 = struct(MQMD, args[1]), struct(MQGMO, args[2])
     if gmo0.Options & C.MQGMO_WAIT:
         raise MQMIError(C.MQCC_FAILED, C.MQRC_OPTIONS_ERROR, "getm does not wait: send get with MQGMO_WAIT")
     buflen = None if args[3] is None else integer(args[3], C.MQRC_BUFFER_LENGTH_ERROR, "BufferLength")
     n = integer(args[4], C.MQRC_OPTIONS_ERROR, "the number of gets")
+    if n > MAX_GETM:
+        raise ProtocolError(f"getm asks for {n} gets: at most {MAX_GETM} per request")
     options = _options(args, 5, _GETM_OPTIONS)
     commit_first, with_gmo = options["commit_first"], options["gmo"]
     engine = qm.engine
     get = engine.get
     out: list[Any] = []
+    if gmo0.Options & C.MQGMO_LOCK:
+        n = min(n, 1)
+    next_options = gmo0.Options
+    if next_options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+        next_options = next_options & ~(C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_MSG_UNDER_CURSOR) | C.MQGMO_BROWSE_NEXT
 
     def gets() -> list[Any] | None:  # under one hold of the lock: their store writes go as one batch
         if commit_first:
             engine.commit(conn)  # its error is the reply's; the commit's writes and the gets' go as one batch
-        for _ in range(max(0, min(n, 10_000))):
+        room = limit - _REPLY_ROOM
+        for i in range(max(0, n)):
             md, gmo = md0.copy(), gmo0.copy()
+            if i:
+                gmo.Options = next_options
             try:
-                result = get(conn, hobj, md, gmo, buflen)
+                result = _get_within(get, conn, hobj, md, gmo, buflen, room)
             except MQMIError as e:
                 return [e.comp, e.reason, e.detail]
-            answer = [result.data, result.data_length, result.comp, result.reason, md.pack()]
+            if result is None:  # the next message might not fit: the client asks again for the rest
+                if i == 0:
+                    return [C.MQCC_FAILED, C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, _too_big(limit)]
+                return None
+            md_b = md.pack()
+            answer = [result.data, result.data_length, result.comp, result.reason, md_b]
+            room -= len(result.data) + len(md_b) + 64
             if with_gmo:
-                answer.append(gmo.pack())
+                gmo_b = gmo.pack()
+                answer.append(gmo_b)
+                room -= len(gmo_b)
             out.append(answer)
         return None
 
     error, pending = qm.run(gets)
     return [out, error], pending
+
+
+_SLOW_OPTIONS = (
+    C.MQGMO_ACCEPT_TRUNCATED_MSG | C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+)
+MQRC_TRUNCATED_MSG_FAILED = C.MQRC_TRUNCATED_MSG_FAILED
+_REPLY_ROOM = 4096  # a reply's frame beyond its get results: the envelope, the error's detail
+_ANSWER_ROOM = 1024  # one get result beyond its data: the MQMD, the MQGMO, the numbers, msgpack's headers
+
+
+def _size_of(answer: list[Any]) -> int:
+    return sum(len(x) for x in answer if isinstance(x, bytes)) + 64
+
+
+def _too_big(limit: int) -> str:
+    return f"the message does not fit in a reply frame of at most {limit} bytes"
+
+
+def _get_within(
+    get: Callable[..., GetResult], conn: Connection, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None, room: int
+) -> GetResult | None:
+    """One MQGET whose data must fit in ``room`` bytes of the reply (less a result's structures). Asked with a
+    buffer no larger than that and without MQGMO_ACCEPT_TRUNCATED_MSG, a message that does not fit fails with
+    MQRC_TRUNCATED_MSG_FAILED and stays where it was (a browse cursor is put back): None then. A message that
+    fits is answered exactly as the client's own buffer length would have answered it."""
+    room -= _ANSWER_ROOM
+    if buflen is not None and buflen <= room:
+        return get(conn, hobj, md, gmo, buflen)  # whatever comes fits (truncated to buflen at most)
+    if room < 0:
+        return None
+    options = gmo.Options
+    if not options & _SLOW_OPTIONS:  # a plain get: nothing to put back
+        result = get(conn, hobj, md, gmo, room)
+        if result.reason == MQRC_TRUNCATED_MSG_FAILED and result.data_length > room:
+            return None
+        return result
+    browse = options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+    h = conn.handles.get(hobj) if browse else None
+    cursor = None if h is None else (h.browse_key, h.cursor)
+    gmo.Options = options & ~C.MQGMO_ACCEPT_TRUNCATED_MSG
+    result = get(conn, hobj, md, gmo, room)
+    gmo.Options = options
+    if result.reason == C.MQRC_TRUNCATED_MSG_FAILED and result.data_length > room:
+        if h is not None and cursor is not None:
+            h.browse_key, h.cursor = cursor
+        return None
+    return result
 
 
 # -- reservations and gets by MsgToken (Spark's in-flight batches) ------------------------------------------
@@ -250,18 +325,60 @@ def _release(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[A
     return qm.run(qm.engine.release, conn, hobj, args[1])
 
 
-def _gettokens(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+def _gettokens(
+    qm: QueueManagerHost, conn: Connection, args: list[Any], limit: int = DEFAULT_MAX_FRAME
+) -> tuple[Any, Pending | None]:
     """One MQGET per MsgToken (a browse with MQGMO_BROWSE_FIRST), like that many get requests in one frame; nil
-    where the message is gone, ending at the first other failure, returned after the results."""
+    where the message is gone, ending at the first other failure, returned after the results. Like getm's, the
+    reply stops early, without an error, where the next message might not fit in a frame (the client asks
+    again for the tokens not answered)."""
     hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
     gmo = struct(MQGMO, args[1])
     buflen = None if args[2] is None else integer(args[2], C.MQRC_BUFFER_LENGTH_ERROR, "BufferLength")
     tokens = args[3]
     if isinstance(tokens, list) and len(tokens) > MAX_TOKENS:
         raise MQMIError(C.MQCC_FAILED, C.MQRC_MSG_TOKEN_ERROR, f"at most {MAX_TOKENS} MsgTokens per request")
-    (results, error), pending = qm.run(qm.engine.get_tokens, conn, hobj, tokens, gmo, buflen)
-    out = [None if r is None else [r[1].data, r[1].data_length, r[1].comp, r[1].reason, r[0].pack()] for r in results]
-    err = None if error is None else [error.comp, error.reason, error.detail]
+    engine = qm.engine
+    if not isinstance(tokens, list):
+        tokens = [tokens]  # the engine's MQRC_MSG_TOKEN_ERROR
+
+    def gets() -> tuple[list[Any], list[Any] | None]:
+        out: list[Any] = []
+        room = limit - _REPLY_ROOM
+        if buflen is not None and len(tokens) * (buflen + _ANSWER_ROOM) <= room:  # all surely fit: one batch
+            results, error = engine.get_tokens(conn, hobj, tokens, gmo, buflen)
+            out = [
+                None if r is None else [r[1].data, r[1].data_length, r[1].comp, r[1].reason, r[0].pack()]
+                for r in results
+            ]
+            return out, None if error is None else [error.comp, error.reason, error.detail]
+        for i, token in enumerate(tokens):
+            if buflen is not None and buflen <= room - _ANSWER_ROOM:
+                results, error = engine.get_tokens(conn, hobj, [token], gmo, buflen)
+            else:
+                if room < _ANSWER_ROOM:
+                    break
+                g = gmo.copy()
+                g.Options &= ~C.MQGMO_ACCEPT_TRUNCATED_MSG
+                results, error = engine.get_tokens(conn, hobj, [token], g, room - _ANSWER_ROOM)
+                r = results[0][1] if results and results[0] is not None else None
+                if r is not None and r.reason == C.MQRC_TRUNCATED_MSG_FAILED and r.data_length > room - _ANSWER_ROOM:
+                    if i == 0:
+                        return out, [C.MQCC_FAILED, C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, _too_big(limit)]
+                    break  # the message stays: the client asks again
+            if error is not None:
+                return out, [error.comp, error.reason, error.detail]
+            got = results[0]
+            if got is None:
+                out.append(None)
+                continue
+            md, r = got
+            answer = [r.data, r.data_length, r.comp, r.reason, md.pack()]
+            room -= _size_of(answer)
+            out.append(answer)
+        return out, None
+
+    (out, err), pending = qm.run(gets)
     return [out, err], pending
 
 
@@ -276,9 +393,13 @@ VERBS: dict[str, Handler] = {
     "set": _set,
     "admin": _admin,
     "putm": _putm,
-    "getm": _getm,
     "reserve": _reserve,
     "release": _release,
-    "gettokens": _gettokens,
 }
 """The verbs a connected session runs here (``get``, ``disconnect``, ``ping`` and ``endmqm`` are the session's)."""
+
+SIZED_VERBS: dict[str, Callable[[QueueManagerHost, Connection, list[Any], int], tuple[Any, Pending | None]]] = {
+    "getm": _getm,
+    "gettokens": _gettokens,
+}
+"""The verbs whose reply may carry many messages: they take the server's frame limit and stop within it."""

@@ -33,6 +33,9 @@ PROTOCOL_VERSIONS = (1, 2)  # 2: putm and getm take an optional last argument, a
 HEADER = struct.Struct(">I")
 # The largest message a queue manager accepts (MAXMSGL) is 100 MiB; a frame carries it plus its structures.
 DEFAULT_MAX_FRAME = 100 * 1024 * 1024 + 64 * 1024
+# The most gets one ``getm`` request may ask for; a reply also stops early where the next message might not
+# fit in a frame (the client asks again for the rest).
+MAX_GETM = 10_000
 
 REQUEST, REPLY = 0, 1
 OK, MQ_ERROR, BAD_REQUEST, FATAL = 0, 1, 2, 3
@@ -74,6 +77,10 @@ class ProtocolError(SyncpointError):
         self.detail = detail
         self.fatal = fatal
         self.request_id = request_id
+        # what arrived whole before the break, in order: the decoder's frames, the server protocol's events
+        # (a request before a broken frame is run and answered whatever way TCP split the bytes)
+        self.frames: list[Any] = []
+        self.events: list[Any] = []
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -161,8 +168,9 @@ class FrameDecoder:
                 except Exception as e:  # msgpack raises several types for malformed input
                     raise ProtocolError(f"a frame is not valid msgpack: {e}", fatal=True) from None
                 pos = end
-        except ProtocolError:
+        except ProtocolError as e:
             self.failed = True
+            e.frames = out
             raise
         finally:
             if pos:
@@ -217,10 +225,21 @@ class ServerProtocol:
         self.hello_seen = False
 
     def receive(self, data: bytes) -> list[Event]:
-        """Events for the bytes received. A fatal :class:`ProtocolError` means: send ``encode_fatal`` and close."""
+        """Events for the bytes received. A fatal :class:`ProtocolError` means: send ``encode_fatal`` and close;
+        its ``events`` are those of the requests that came whole before the break (to run and answer first)."""
         events: list[Event] = []
-        for frame in self.decoder.feed(data):
-            events.append(self._event(frame))
+        try:
+            for frame in self.decoder.feed(data):
+                events.append(self._event(frame))
+        except ProtocolError as e:
+            for frame in e.frames:  # the frames decoded before a broken one
+                try:
+                    events.append(self._event(frame))
+                except ProtocolError:
+                    break
+            e.frames = []
+            e.events = events
+            raise
         return events
 
     def _event(self, frame: Any) -> Event:
