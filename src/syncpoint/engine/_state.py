@@ -127,6 +127,7 @@ class LocalQueue:
         # messages with a limited Expiry, by deadline (wall-clock seconds): what a scan for expired messages
         # looks at, so it never walks the queue; the queue manager's set names the queues that have any
         self.expiring: list[tuple[float, int, Message]] = []
+        self.watched: set[int] = set()  # the put sequences with an entry in ``expiring``: one entry per message
         self._candidates = expiry_candidates if expiry_candidates is not None else set()
         self.name = definition.name
         self.name48 = definition.name.encode()[:48].ljust(48, b" ")
@@ -199,7 +200,10 @@ class LocalQueue:
 
     def track_expiry(self, m: Message) -> None:
         """Watch an available message's deadline (it became available, or a reservation on it ended)."""
-        if m.expiry != C.MQEI_UNLIMITED:
+        if m.expiry != C.MQEI_UNLIMITED and m.seq not in self.watched:
+            # a message has at most one entry (issue 24: a backed-out get pushed a second one, and the scan
+            # then discarded the message twice); an entry of a message got meanwhile is still there
+            self.watched.add(m.seq)
             heapq.heappush(self.expiring, (m.put_time + m.expiry / 10.0, m.seq, m))
             self._candidates.add(self)
 
@@ -219,12 +223,15 @@ class LocalQueue:
 
         Entries of messages now gone or held by a unit of work are dropped: a reinstated message is pushed
         again when it becomes available, so it is checked then (issue 3, item 11). So are entries of reserved
-        messages: the reservation's end pushes them again.
+        messages: the reservation's end pushes them again. A message has at most one entry (``watched``), so a
+        message is returned at most once (issue 24: a backed-out get had given it a second one).
         """
         out: list[Message] = []
         heap = self.expiring
+        watched = self.watched
         while heap and heap[0][0] <= now:
             m = heapq.heappop(heap)[2]
+            watched.discard(m.seq)
             if m.state == AVAILABLE and m.queue is self and m.reserved_by is None and m.expired(now):
                 out.append(m)
         if not heap:
@@ -265,6 +272,7 @@ class LocalQueue:
         self.index.clear()
         self.by_key.clear()
         self.expiring.clear()
+        self.watched.clear()
         self._candidates.discard(self)
         self.depth -= len(gone)
         return gone
