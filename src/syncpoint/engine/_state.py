@@ -21,8 +21,10 @@ Messages that are put in a unit of work and not yet committed, or got in one, ar
 held by the unit of work. CURDEPTH counts what IBM counts: incremented by MQPUT (in or out of syncpoint) and by
 the backout of an MQGET, decremented by a non-browse MQGET and by the backout of an MQPUT.
 
-A message is in one of four states: AVAILABLE (in its queue's index), PUT_PENDING (put in a unit of work not yet
-committed), GOT_PENDING (got in a unit of work not yet ended), GONE. A :class:`Connection` holds at most one
+A message is in one of five states: AVAILABLE (in its queue's index), PUT_PENDING (put in a unit of work not yet
+committed), GOT_PENDING (got in a unit of work not yet ended), DURABLE_PENDING (a persistent message whose commit,
+or put outside syncpoint, the store has not yet made durable: counted in UNCOM until it has, see ``_effects``),
+GONE. A :class:`Connection` holds at most one
 :class:`UnitOfWork` (the puts and gets pending in it, its one MQGMO_MARK_SKIP_BACKOUT get — seed 000 — and the
 trigger messages its puts created — seed 001) and its open :class:`Handle` objects.
 """
@@ -46,6 +48,7 @@ AVAILABLE = 0  # in the queue's index
 PUT_PENDING = 1  # put inside a unit of work, not yet committed
 GOT_PENDING = 2  # got inside a unit of work, not yet committed
 GONE = 3  # removed for good
+DURABLE_PENDING = 4  # committed (or put outside syncpoint), persistent, waiting for the store to make it durable
 
 PRIO_SHIFT = 52
 INPUT_OPTS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE  # the MQOO_INPUT_* options
