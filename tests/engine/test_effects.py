@@ -270,18 +270,36 @@ def test_a_non_persistent_put_is_gettable_at_its_commit(engine: QueueManager, co
     assert engine.get(other, consumer, MQMD(), MQGMO(Options=C.MQGMO_NO_WAIT)).data == b"n"
 
 
-def test_the_option_visible_at_commit_makes_a_persistent_put_gettable_before_it_is_durable(
-    engine: QueueManager, conn: Connection
-) -> None:
-    # the earlier behaviour, kept as an option: available at the commit in memory
-    engine.visible_at_commit = True
+def test_a_unit_of_work_with_a_persistent_put_becomes_available_whole(engine: QueueManager, conn: Connection) -> None:
+    # issue 24: a unit of work's non-persistent put waits with its persistent one for the sync, so no consumer
+    # sees part of a committed unit of work
     producer = open_q(engine, conn, "Q1", C.MQOO_OUTPUT)
     other = engine.connect("consumer")
     consumer = open_q(engine, other, "Q1", C.MQOO_INPUT_SHARED)
+    put(engine, conn, producer, b"n", MQMD(Persistence=C.MQPER_NOT_PERSISTENT), options=C.MQPMO_SYNCPOINT)
     put(engine, conn, producer, b"p", MQMD(Persistence=C.MQPER_PERSISTENT), options=C.MQPMO_SYNCPOINT)
     engine.commit(conn)
-    assert effects_of(engine).durable_pending is None
-    assert engine.get(other, consumer, MQMD(), MQGMO(Options=C.MQGMO_NO_WAIT)).data == b"p"
+    effects = effects_of(engine)
+    assert effects.durable_pending is not None and sorted(m.data for m in effects.durable_pending) == [b"n", b"p"]
+    with pytest.raises(MQMIError):
+        engine.get(other, consumer, MQMD(), MQGMO(Options=C.MQGMO_NO_WAIT))
+    engine.made_durable(effects.durable_pending)
+    got = [engine.get(other, consumer, MQMD(), MQGMO(Options=C.MQGMO_NO_WAIT)).data for _ in range(2)]
+    assert got == [b"n", b"p"]  # in put order
+
+
+def test_a_trigger_message_waits_for_the_persistent_message_it_announces(
+    engine: QueueManager, conn: Connection
+) -> None:
+    # seed 001: the trigger monitor starts an application to get the message; it must be there by then
+    trigger_monitor(engine)
+    h = open_q(engine, conn, "APPQ", C.MQOO_OUTPUT)
+    put(engine, conn, h, b"work", MQMD(Persistence=C.MQPER_PERSISTENT))
+    effects = effects_of(engine)
+    assert kinds(effects) == [("trigger", "INITQ")]
+    assert engine.queues["INITQ"].index == [] and effects.durable_pending is not None
+    engine.made_durable(effects.durable_pending)
+    assert len(engine.queues["INITQ"].index) == 1 and len(engine.queues["APPQ"].index) == 1
 
 
 # -- no I/O -------------------------------------------------------------------------------------------------

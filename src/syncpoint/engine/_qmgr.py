@@ -21,8 +21,8 @@ Choices where IBM's documentation is silent or platform-specific (Linux behaviou
 * A persistent message becomes available to other connections only once the store has made its commit (or its
   put outside syncpoint) durable, as IBM MQ makes it available once the commit is on the log: the commit leaves
   it DURABLE_PENDING and the host, told by the store, calls :meth:`made_durable` (``_effects``). No consumer
-  ever gets a message that a crash then loses (issue 24). A non-persistent message is available at its commit.
-  The option ``visible_at_commit`` keeps the earlier choice (available at the commit in memory).
+  ever gets a message that a crash then loses (issue 24). A non-persistent message is available at its commit,
+  unless the same call committed a persistent one: then it waits with it (a unit of work becomes available whole).
 
 The map: one module per rule or verb
 ------------------------------------
