@@ -10,10 +10,11 @@ The in-process client (``syncpoint.client``) waits in the calling thread (:meth:
 pending write to its sync thread (:meth:`run`) and answers when it is durable.
 
 A persistent message that a call committed (or put outside syncpoint) becomes available to other connections
-only once the store has made that call's batch durable (the engine's ``Effects.durable_pending``): whoever sees
-the write durable — the calling thread after its wait, the server's sync thread — calls into the engine under the
-lock (:meth:`QueueManagerHost.durable_reached`), which makes the messages available and wakes their getters. A
-get that waits for such a message therefore waits for the sync that carries the put, shared by its group.
+only once the store has made that call's batch durable (the engine's ``Effects.durable_pending``): whoever learns
+the write is durable — the calling thread after its wait, the server's loop when its sync thread reports — calls
+into the engine under the lock (:meth:`QueueManagerHost.durable_reached`), which makes the messages available and
+wakes their getters; every call first makes available what is durable by then. A get that waits for such a message
+therefore waits for the sync that carries the put, shared by its group.
 
 Getters that wait (MQGMO_WAIT) park in the host's :class:`~syncpoint.host.Waiters`, where their deadlines, the
 wake rule and the queue manager's lifecycle (running, quiescing, stopped) are decided once for every kind of
