@@ -68,6 +68,16 @@ def effects_of(engine: QueueManager) -> Effects:
     return effects
 
 
+def written(engine: QueueManager) -> Effects | None:
+    """The host's part after a call: take the effects and, the store having written the batch, tell the engine
+    (the persistent messages the call committed become available)."""
+    effects = engine.take_effects()
+    if effects is not None and effects.durable_pending is not None:
+        engine.made_durable(effects.durable_pending)
+        engine.take_effects()
+    return effects
+
+
 def kinds(effects: Effects) -> list[tuple[str, str]]:
     return [(p.kind, p.queue) for p in effects.system_puts]
 
@@ -148,7 +158,7 @@ def test_expired_message_discarded_by_a_get_returns_its_expiration_report_as_an_
     # if the message specified one of the MQRO_EXPIRATION_* report options."
     h = open_q(engine, conn, "Q1", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
     original = put(engine, conn, h, b"too late", expiring())
-    engine.take_effects()
+    written(engine)
     clock.advance(1.5)
     with pytest.raises(MQMIError) as e:
         engine.get(conn, h, MQMD(), MQGMO(Options=C.MQGMO_NO_WAIT))
@@ -172,7 +182,7 @@ def test_expired_message_discarded_by_the_expryint_scan_returns_its_report_as_an
     # requested, when the message is discarded"
     engine.alter_qmgr({"EXPRYINT": 5})
     put(engine, conn, open_q(engine, conn, "Q1", C.MQOO_OUTPUT), b"x", expiring(C.MQRO_EXPIRATION_WITH_FULL_DATA))
-    engine.take_effects()
+    written(engine)
     clock.advance(6)
     engine.housekeeping()
     effects = effects_of(engine)
@@ -187,7 +197,7 @@ def test_expiration_report_its_reply_to_queue_refuses_is_dead_lettered_as_an_eff
     # never part of the application's unit of work"; the report that cannot reach its ReplyToQ goes to the DLQ
     h = open_q(engine, conn, "Q1", C.MQOO_OUTPUT | C.MQOO_BROWSE)
     put(engine, conn, h, b"x", expiring(reply_to=b"NO.SUCH.QUEUE"))
-    engine.take_effects()
+    written(engine)
     clock.advance(2)
     with pytest.raises(MQMIError):
         engine.get(conn, h, MQMD(), MQGMO(Options=C.MQGMO_BROWSE_FIRST))
@@ -202,16 +212,94 @@ def test_commit_of_a_put_wakes_the_queue_and_puts_nothing_of_the_queue_managers_
     engine: QueueManager, conn: Connection
 ) -> None:
     # DESIGN.md, The engine: "Effects leave the engine as data: … 'these waiters can now be woken'"; a message
-    # put in a unit of work is seen by other connections — and by their waiting gets — at commit
+    # put in a unit of work is seen by other connections — and by their waiting gets — once its commit is
+    # durable (issue 24: "IBM MQ makes committed messages available only once the commit is on the log")
     h = open_q(engine, conn, "Q1", C.MQOO_OUTPUT)
     put(engine, conn, h, b"a", MQMD(Persistence=C.MQPER_PERSISTENT), options=C.MQPMO_SYNCPOINT)
     put_effects = engine.take_effects()
     assert put_effects is None or not put_effects.wake  # uncommitted: no getter can have it yet
     engine.commit(conn)
     effects = effects_of(engine)
-    assert effects.wake == {"Q1"} and effects.system_puts == ()
+    assert effects.wake == set() and effects.system_puts == ()  # committed, not yet durable: nobody to wake
     assert effects.batch is not None and effects.batch.durable and len(effects.batch.put_messages) == 1
+    assert effects.durable_pending is not None and [m.data for m in effects.durable_pending] == [b"a"]
     assert engine.take_effects() is None
+    engine.made_durable(effects.durable_pending)  # the host: the store has synced the batch
+    durable = effects_of(engine)
+    assert durable.wake == {"Q1"} and durable.batch is None and durable.durable_pending is None
+
+
+@pytest.mark.parametrize("syncpoint", [True, False], ids=["committed", "outside-syncpoint"])
+def test_a_persistent_put_is_not_gettable_by_another_connection_until_its_batch_is_durable(
+    engine: QueueManager, conn: Connection, syncpoint: bool
+) -> None:
+    # issue 24, defect 9: "A message is visible before its commit is durable … IBM MQ makes committed messages
+    # available only once the commit is on the log."
+    producer = open_q(engine, conn, "Q1", C.MQOO_OUTPUT)
+    other = engine.connect("consumer")
+    consumer = open_q(engine, other, "Q1", C.MQOO_INPUT_SHARED | C.MQOO_BROWSE)
+    options = C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
+    put(engine, conn, producer, b"p", MQMD(Persistence=C.MQPER_PERSISTENT), options=options)
+    if syncpoint:
+        engine.commit(conn)
+    effects = effects_of(engine)
+    assert effects.durable_pending is not None
+    for options in (C.MQGMO_NO_WAIT, C.MQGMO_BROWSE_FIRST):
+        with pytest.raises(MQMIError) as e:
+            engine.get(other, consumer, MQMD(), MQGMO(Options=options))
+        assert e.value.reason == C.MQRC_NO_MSG_AVAILABLE
+    q = engine.queues["Q1"]
+    assert q.depth == 1 and q.uncommitted == 1  # counted, not yet available: CLEAR and DELETE wait for it
+    with pytest.raises(MQMIError) as e:
+        engine.clear("Q1")
+    assert e.value.reason == C.MQRC_OBJECT_IN_USE
+    engine.made_durable(effects.durable_pending)
+    assert engine.get(other, consumer, MQMD(), MQGMO(Options=C.MQGMO_NO_WAIT)).data == b"p"
+    assert q.depth == 0 and q.uncommitted == 0
+
+
+def test_a_non_persistent_put_is_gettable_at_its_commit(engine: QueueManager, conn: Connection) -> None:
+    # issue 24: "Non-persistent messages are unaffected": they never reach the store
+    producer = open_q(engine, conn, "Q1", C.MQOO_OUTPUT)
+    other = engine.connect("consumer")
+    consumer = open_q(engine, other, "Q1", C.MQOO_INPUT_SHARED)
+    put(engine, conn, producer, b"n", MQMD(Persistence=C.MQPER_NOT_PERSISTENT), options=C.MQPMO_SYNCPOINT)
+    engine.commit(conn)
+    effects = effects_of(engine)
+    assert effects.durable_pending is None and effects.wake == {"Q1"}
+    assert engine.get(other, consumer, MQMD(), MQGMO(Options=C.MQGMO_NO_WAIT)).data == b"n"
+
+
+def test_a_unit_of_work_with_a_persistent_put_becomes_available_whole(engine: QueueManager, conn: Connection) -> None:
+    # issue 24: a unit of work's non-persistent put waits with its persistent one for the sync, so no consumer
+    # sees part of a committed unit of work
+    producer = open_q(engine, conn, "Q1", C.MQOO_OUTPUT)
+    other = engine.connect("consumer")
+    consumer = open_q(engine, other, "Q1", C.MQOO_INPUT_SHARED)
+    put(engine, conn, producer, b"n", MQMD(Persistence=C.MQPER_NOT_PERSISTENT), options=C.MQPMO_SYNCPOINT)
+    put(engine, conn, producer, b"p", MQMD(Persistence=C.MQPER_PERSISTENT), options=C.MQPMO_SYNCPOINT)
+    engine.commit(conn)
+    effects = effects_of(engine)
+    assert effects.durable_pending is not None and sorted(m.data for m in effects.durable_pending) == [b"n", b"p"]
+    with pytest.raises(MQMIError):
+        engine.get(other, consumer, MQMD(), MQGMO(Options=C.MQGMO_NO_WAIT))
+    engine.made_durable(effects.durable_pending)
+    got = [engine.get(other, consumer, MQMD(), MQGMO(Options=C.MQGMO_NO_WAIT)).data for _ in range(2)]
+    assert got == [b"n", b"p"]  # in put order
+
+
+def test_a_trigger_message_waits_for_the_persistent_message_it_announces(
+    engine: QueueManager, conn: Connection
+) -> None:
+    # seed 001: the trigger monitor starts an application to get the message; it must be there by then
+    trigger_monitor(engine)
+    h = open_q(engine, conn, "APPQ", C.MQOO_OUTPUT)
+    put(engine, conn, h, b"work", MQMD(Persistence=C.MQPER_PERSISTENT))
+    effects = effects_of(engine)
+    assert kinds(effects) == [("trigger", "INITQ")]
+    assert engine.queues["INITQ"].index == [] and effects.durable_pending is not None
+    engine.made_durable(effects.durable_pending)
+    assert len(engine.queues["INITQ"].index) == 1 and len(engine.queues["APPQ"].index) == 1
 
 
 # -- no I/O -------------------------------------------------------------------------------------------------

@@ -379,3 +379,32 @@ def test_gmo_returned_for_expiry_uses_mqgmo_version_1_too(qm: QueueManager, cloc
     m = q.get(gmo=MQGMO(Version=1))
     assert m.expiry == 90
     assert struct.unpack_from("=i", m.md.pack(), 16)[0] == 90
+
+
+# issue 24, defect 4 ---------------------------------------------------------------------------------
+def test_a_backed_out_get_leaves_one_expiry_entry_and_the_scan_discards_it_once(
+    qm: QueueManager, clock: FakeClock
+) -> None:
+    # "A get under syncpoint backed out gives the message a second entry in the expiry schedule; REFRESH QMGR
+    # TYPE(EXPIRY) then fails with 2195 … and skips the rest of the scan."
+    q = qm.open("Q1")
+    q.put(b"m", md=MQMD(Expiry=10))
+    q.get(syncpoint=True)
+    qm.backout()
+    q.put(b"after", md=MQMD(Expiry=10))  # a later deadline in the same scan: the rest of the scan must run
+    clock.advance(1.2)
+    assert qm.admin("refresh_expiry", "*") == 2
+    assert q.depth == 0
+    assert qm.admin("refresh_expiry", "*") == 0
+
+
+def test_repeated_backouts_keep_one_expiry_entry_per_message(qm: QueueManager, clock: FakeClock) -> None:
+    q = qm.open("Q1")
+    q.put(b"m", md=MQMD(Expiry=10))
+    for _ in range(5):
+        q.get(syncpoint=True)
+        qm.backout()
+    q.put(b"later", md=MQMD(Expiry=50))
+    clock.advance(1.2)
+    assert qm.admin("refresh_expiry", "*") == 1
+    assert [m.data for m in qm.admin("messages", "Q1")] == [b"later"]

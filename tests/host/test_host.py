@@ -119,3 +119,81 @@ def test_the_host_gives_a_connection_this_processs_user_and_pid(host: QueueManag
     assert 0 < len(os_user()) <= 12
     assert identity("alice", 42) == ("alice", 42)
     assert identity() == (os_user(), os.getpid())
+
+
+# -- issue 24, defect 9: a persistent message is available once its commit is durable ----------------------
+class _GatedPending:
+    """A durable write whose sync the test lets happen (``gate``)."""
+
+    def __init__(self, inner: object, gate: threading.Event) -> None:
+        self.inner = inner
+        self.gate = gate
+
+    @property
+    def done(self) -> bool:
+        return self.gate.is_set()
+
+    def wait(self) -> None:
+        self.gate.wait()
+        self.inner.wait()  # type: ignore[attr-defined]
+
+
+class GatedStore(MemoryStore):
+    """A MemoryStore whose durable writes are synced only when the test opens the gate."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.gate.set()
+        self.held = 0  # durable writes submitted while the gate was shut
+
+    def submit(self, batch):  # type: ignore[no-untyped-def]
+        inner = super().submit(batch)
+        if not batch.durable or self.gate.is_set():
+            return inner
+        self.held += 1
+        return _GatedPending(inner, self.gate)
+
+
+@pytest.mark.parametrize("syncpoint", [True, False], ids=["committed", "outside-syncpoint"])
+def test_a_persistent_message_is_available_to_other_connections_once_its_write_is_durable(
+    clock: FakeClock, syncpoint: bool
+) -> None:
+    # issue 24, defect 9: "IBM MQ makes committed messages available only once the commit is on the log …
+    # group commit keeps the syncs shared: a consumer's get waits for the sync that carries the put"
+    store = GatedStore()
+    store.open()
+    store.write(QueueManager.initial_batch("QM1", clock, None))
+    host = QueueManagerHost("QM1", store, clock)
+    try:
+        host.call(host.engine.define, "QLOCAL", "Q1", {})
+        waiter, got = waiting_get(host, C.MQWI_UNLIMITED)
+        wait_parked(host)
+        consumer = host.connect("consumer")
+        hobj = open_q(host, consumer, C.MQOO_INPUT_AS_Q_DEF)
+        producer = host.connect("producer")
+        out = open_q(host, producer, C.MQOO_OUTPUT)
+        store.gate.clear()
+        options = C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
+
+        def produce() -> None:
+            host.call(
+                host.engine.put, producer, out, MQMD(Persistence=C.MQPER_PERSISTENT), MQPMO(Options=options), b"p"
+            )
+            if syncpoint:
+                host.call(host.engine.commit, producer)
+
+        committer = threading.Thread(target=produce)
+        committer.start()
+        wait_until(lambda: store.held == 1, "the commit's write", timeout=10, interval=0.001)
+        with pytest.raises(MQMIError) as e:  # committed in memory, not yet durable: nobody may have it
+            host.get(consumer, hobj, MQMD(), MQGMO(Options=C.MQGMO_NO_WAIT), None)
+        assert e.value.reason == C.MQRC_NO_MSG_AVAILABLE
+        assert committer.is_alive() and waiter.is_alive() and got == []
+        store.gate.set()  # the sync: the committing call returns, the waiting get has the message
+        committer.join(10)
+        waiter.join(10)
+        assert got == [b"p"] and not committer.is_alive()
+    finally:
+        store.gate.set()
+        host.close()

@@ -19,6 +19,7 @@ from syncpoint.mqi.objects import (
     defaults_for,
 )
 
+from ._admin import MessageView
 from ._effects import Effects, SystemPut
 from ._qmgr import QueueManager
 from ._state import Connection, Handle, LocalQueue, Message, UnitOfWork
@@ -42,6 +43,7 @@ __all__ = [
     "Handle",
     "LocalQueue",
     "Message",
+    "MessageView",
     "QueueManager",
     "SystemClock",
     "SystemPut",

@@ -16,7 +16,7 @@ store batch, so a refused command changes nothing. A temporary dynamic queue is 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from syncpoint.mqi import constants as C
@@ -44,6 +44,37 @@ from ._base import QueueManagerBase
 from ._state import LocalQueue, Message
 from ._util import fail
 from .clock import Clock
+
+
+@dataclass(frozen=True, slots=True)
+class MessageView:
+    """A message as the admin verb ``messages`` shows it: its MQMD fields as a browse returns them, its data."""
+
+    md: dict[str, Any]
+    data: bytes
+    persistent: bool
+    priority: int
+
+    # the names the client's Message has, so a test or tool reads either alike
+    @property
+    def backout_count(self) -> int:
+        return int(self.md["BackoutCount"])
+
+    @property
+    def expiry(self) -> int:
+        return int(self.md["Expiry"])
+
+    @property
+    def msg_id(self) -> bytes:
+        return bytes(self.md["MsgId"])
+
+    @staticmethod
+    def of(m: Message, now: float) -> MessageView:
+        md = dict(m.md)
+        md["BackoutCount"] = m.backout
+        if m.expiry != C.MQEI_UNLIMITED:
+            md["Expiry"] = max(1, m.remaining_expiry(now))
+        return MessageView(md, m.data, m.persistent, m.priority)
 
 
 class AdminMixin(QueueManagerBase):
@@ -260,12 +291,14 @@ class AdminMixin(QueueManagerBase):
             )
         return out
 
-    def messages(self, name: str) -> Iterable[Message]:
-        """The available messages of a queue in delivery order (for tests and tools)."""
+    def messages(self, name: str) -> list[MessageView]:
+        """The available messages of a queue in delivery order (for tests and tools), each with the MQMD a browse
+        would return: the live BackoutCount and the remaining Expiry (issue 24: it showed the MQMD as put)."""
         q = self.queues.get(name)
         if q is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
-        return list(q.iter_from(None))
+        now = self.clock.time()
+        return [MessageView.of(m, now) for m in q.iter_from(None)]
 
     def quiesce(self) -> None:
         self.quiescing = True

@@ -74,8 +74,12 @@ class QueueManagerBase(EffectsRecorder):
         return "Q" if otype in QUEUE_TYPES else otype
 
     def qm_attr(self, keyword: str) -> Any:
-        """An attribute of the queue manager by its MQSC keyword."""
-        return self.qmgr.attrs[QMGR_KEYWORD_ALIASES.get(keyword, keyword)]
+        """An attribute of the queue manager by its MQSC keyword; MQRC_SELECTOR_ERROR (as MQINQ answers for a
+        selector that is not one of the object's) naming the keyword when there is no such attribute."""
+        try:
+            return self.qmgr.attrs[QMGR_KEYWORD_ALIASES.get(keyword, keyword)]
+        except (KeyError, TypeError):
+            raise fail(C.MQRC_SELECTOR_ERROR, f"{keyword!r} is not an attribute of the queue manager") from None
 
     def _check_conn(self, conn: Connection) -> None:
         if not conn.alive:

@@ -25,7 +25,7 @@ from syncpoint.store import Batch
 
 from ._base import QueueManagerBase
 from ._skip_backout import carry_into_new_unit_of_work, skipping_backout
-from ._state import GONE, GOT_PENDING, PUT_PENDING, Connection
+from ._state import GONE, GOT_PENDING, PUT_PENDING, Connection, Message
 from ._util import fail
 
 
@@ -69,7 +69,10 @@ class ConnectionsMixin(QueueManagerBase):
         if uow is None:
             return
         b: Batch | None = None
-        for m in uow.puts:
+        puts = uow.puts
+        if len(puts) > 1:  # persistent first: the others then wait for the same sync (the unit of work is whole)
+            puts = sorted(puts, key=_not_persistent)
+        for m in puts:
             q = m.queue
             q.uncommitted -= 1
             if not q.deleted and m.state == PUT_PENDING:
@@ -123,3 +126,7 @@ class ConnectionsMixin(QueueManagerBase):
             carry_into_new_unit_of_work(conn, marked)  # seed 000, step 7
         if uow.triggers:
             self.triggering.unit_of_work_ended(uow.triggers, committed=False)
+
+
+def _not_persistent(m: Message) -> bool:
+    return not m.persistent

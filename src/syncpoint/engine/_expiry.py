@@ -41,7 +41,7 @@ from syncpoint.mqi import constants as C
 from syncpoint.mqi import matches_generic
 
 from ._base import QueueManagerBase
-from ._state import GONE, LocalQueue, Message
+from ._state import AVAILABLE, GONE, LocalQueue, Message
 from ._util import fail
 
 _XQH_EMBEDDED_EXPIRY = 104 + 16  # MQXQH (104 bytes) + MQMD offset of Expiry
@@ -106,6 +106,8 @@ class ExpiryMixin(QueueManagerBase):
         n = 0
         for q in queues:
             for m in q.pop_expired(now):
+                if m.state != AVAILABLE:  # gone meanwhile (e.g. discarded with the report of another): skip it
+                    continue
                 self._discard_expired(m)
                 n += 1
         return n

@@ -18,9 +18,11 @@ Theory of operation
 
 Choices where IBM's documentation is silent or platform-specific (Linux behaviour is taken):
 * MQPUT / MQGET default to no syncpoint; MQDISC commits; an abnormal end backs out.
-* A message becomes visible to other connections when its unit of work commits in memory; the committing call
-  returns only once the store has made it durable. A consumer that commits a get of that message is written
-  after it, so the store never holds the get without the put.
+* A persistent message becomes available to other connections only once the store has made its commit (or its
+  put outside syncpoint) durable, as IBM MQ makes it available once the commit is on the log: the commit leaves
+  it DURABLE_PENDING and the host, told by the store, calls :meth:`made_durable` (``_effects``). No consumer
+  ever gets a message that a crash then loses (issue 24). A non-persistent message is available at its commit,
+  unless the same call committed a persistent one: then it waits with it (a unit of work becomes available whole).
 
 The map: one module per rule or verb
 ------------------------------------

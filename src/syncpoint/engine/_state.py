@@ -21,8 +21,10 @@ Messages that are put in a unit of work and not yet committed, or got in one, ar
 held by the unit of work. CURDEPTH counts what IBM counts: incremented by MQPUT (in or out of syncpoint) and by
 the backout of an MQGET, decremented by a non-browse MQGET and by the backout of an MQPUT.
 
-A message is in one of four states: AVAILABLE (in its queue's index), PUT_PENDING (put in a unit of work not yet
-committed), GOT_PENDING (got in a unit of work not yet ended), GONE. A :class:`Connection` holds at most one
+A message is in one of five states: AVAILABLE (in its queue's index), PUT_PENDING (put in a unit of work not yet
+committed), GOT_PENDING (got in a unit of work not yet ended), DURABLE_PENDING (a persistent message whose commit,
+or put outside syncpoint, the store has not yet made durable: counted in UNCOM until it has, see ``_effects``),
+GONE. A :class:`Connection` holds at most one
 :class:`UnitOfWork` (the puts and gets pending in it, its one MQGMO_MARK_SKIP_BACKOUT get — seed 000 — and the
 trigger messages its puts created — seed 001) and its open :class:`Handle` objects.
 """
@@ -46,6 +48,7 @@ AVAILABLE = 0  # in the queue's index
 PUT_PENDING = 1  # put inside a unit of work, not yet committed
 GOT_PENDING = 2  # got inside a unit of work, not yet committed
 GONE = 3  # removed for good
+DURABLE_PENDING = 4  # committed (or put outside syncpoint), persistent, waiting for the store to make it durable
 
 PRIO_SHIFT = 52
 INPUT_OPTS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE  # the MQOO_INPUT_* options
@@ -127,6 +130,7 @@ class LocalQueue:
         # messages with a limited Expiry, by deadline (wall-clock seconds): what a scan for expired messages
         # looks at, so it never walks the queue; the queue manager's set names the queues that have any
         self.expiring: list[tuple[float, int, Message]] = []
+        self.watched: set[int] = set()  # the put sequences with an entry in ``expiring``: one entry per message
         self._candidates = expiry_candidates if expiry_candidates is not None else set()
         self.name = definition.name
         self.name48 = definition.name.encode()[:48].ljust(48, b" ")
@@ -199,7 +203,10 @@ class LocalQueue:
 
     def track_expiry(self, m: Message) -> None:
         """Watch an available message's deadline (it became available, or a reservation on it ended)."""
-        if m.expiry != C.MQEI_UNLIMITED:
+        if m.expiry != C.MQEI_UNLIMITED and m.seq not in self.watched:
+            # a message has at most one entry (issue 24: a backed-out get pushed a second one, and the scan
+            # then discarded the message twice); an entry of a message got meanwhile is still there
+            self.watched.add(m.seq)
             heapq.heappush(self.expiring, (m.put_time + m.expiry / 10.0, m.seq, m))
             self._candidates.add(self)
 
@@ -219,12 +226,15 @@ class LocalQueue:
 
         Entries of messages now gone or held by a unit of work are dropped: a reinstated message is pushed
         again when it becomes available, so it is checked then (issue 3, item 11). So are entries of reserved
-        messages: the reservation's end pushes them again.
+        messages: the reservation's end pushes them again. A message has at most one entry (``watched``), so a
+        message is returned at most once (issue 24: a backed-out get had given it a second one).
         """
         out: list[Message] = []
         heap = self.expiring
+        watched = self.watched
         while heap and heap[0][0] <= now:
             m = heapq.heappop(heap)[2]
+            watched.discard(m.seq)
             if m.state == AVAILABLE and m.queue is self and m.reserved_by is None and m.expired(now):
                 out.append(m)
         if not heap:
@@ -265,6 +275,7 @@ class LocalQueue:
         self.index.clear()
         self.by_key.clear()
         self.expiring.clear()
+        self.watched.clear()
         self._candidates.discard(self)
         self.depth -= len(gone)
         return gone

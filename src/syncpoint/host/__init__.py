@@ -6,7 +6,7 @@ lifecycle (:class:`Waiters`), and the process tuning both use (CPU affinity, the
 """
 
 from ._affinity import available_cpus, check_spec, format_cpu_list, no_wakeup_preemption, parse_cpu_list, pin
-from ._host import ADMIN_VERBS, QueueManagerHost, identity, os_user
+from ._host import ADMIN_VERBS, PublishingPending, QueueManagerHost, durable_write, identity, os_user
 from ._lock import HostLock
 from ._poll import POLLER, BusyPoller, can_poll
 from ._waiting import ALL_QUEUES, QUIESCING, RUNNING, STOPPED, Waiter, Waiters
@@ -20,12 +20,14 @@ __all__ = [
     "STOPPED",
     "BusyPoller",
     "HostLock",
+    "PublishingPending",
     "QueueManagerHost",
     "Waiter",
     "Waiters",
     "available_cpus",
     "can_poll",
     "check_spec",
+    "durable_write",
     "format_cpu_list",
     "identity",
     "no_wakeup_preemption",

@@ -9,6 +9,13 @@ batch to be written — so the durable writes of many connections are grouped in
 The in-process client (``syncpoint.client``) waits in the calling thread (:meth:`call`); the server hands the
 pending write to its sync thread (:meth:`run`) and answers when it is durable.
 
+A persistent message that a call committed (or put outside syncpoint) becomes available to other connections
+only once the store has made that call's batch durable (the engine's ``Effects.durable_pending``): whoever learns
+the write is durable — the calling thread after its wait, the server's loop when its sync thread reports — calls
+into the engine under the lock (:meth:`QueueManagerHost.durable_reached`), which makes the messages available and
+wakes their getters; every call first makes available what is durable by then. A get that waits for such a message
+therefore waits for the sync that carries the put, shared by its group.
+
 Getters that wait (MQGMO_WAIT) park in the host's :class:`~syncpoint.host.Waiters`, where their deadlines, the
 wake rule and the queue manager's lifecycle (running, quiescing, stopped) are decided once for every kind of
 caller. The effects of puts, commits and backouts name the queues to wake: a thread of this process sleeping
@@ -22,13 +29,14 @@ this process's own when the caller gave none (:func:`identity`).
 
 from __future__ import annotations
 
+import collections
 import functools
 import os
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from syncpoint.engine import Clock, Connection, GetResult, QueueManager, SystemClock
+from syncpoint.engine import Clock, Connection, GetResult, Message, QueueManager, SystemClock
 from syncpoint.mqi import MQGMO, MQMD, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.store import Pending, Store, StoreError
@@ -81,6 +89,9 @@ class QueueManagerHost:
         self.broken: str | None = None
         self.closed = False
         self._ended = threading.Event()
+        # writes whose durability makes messages available: [pending, messages], in submission order
+        self._undurable: collections.deque[tuple[Pending, list[Message]]] = collections.deque()
+        self.published = 0  # how many times durable writes made messages available (a waiting get's check)
         threading.Thread(target=self._housekeeper, name=f"syncpoint-{name}-housekeeping", daemon=True).start()
 
     @property
@@ -123,6 +134,8 @@ class QueueManagerHost:
             lock.acquire()
         try:
             self._check()
+            if self._undurable:
+                self._publish_durable()
             try:
                 self.engine.housekeeping()
                 result = fn(*args)
@@ -162,7 +175,44 @@ class QueueManagerHost:
             raise MQMIError(C.MQCC_FAILED, C.MQRC_RESOURCE_PROBLEM, str(e)) from None
         if batch.durable and not pending.done:  # a sync in flight: keep the CPU polling while it lasts (_poll.py)
             POLLER.touch()
+        if effects.durable_pending is not None:
+            self._undurable.append((pending, effects.durable_pending))
+            if pending.done:  # a store that writes at once (in memory): available now
+                self._publish_durable()
+            else:
+                pending = PublishingPending(self, pending)
         return pending
+
+    def _publish_durable(self) -> None:
+        """Under the lock: the messages of every write now durable become available, and their getters wake.
+
+        Run by whoever learns a write is durable (:meth:`durable_reached`) and before every call, never between
+        a get that found nothing and the parking of its waiter: a wake then cannot be missed."""
+        undurable = self._undurable
+        messages: list[Message] = []
+        while undurable and undurable[0][0].done:  # the store makes writes durable in submission order
+            messages += undurable.popleft()[1]
+        if messages:
+            self.published += 1
+            engine = self.engine
+            engine.made_durable(messages)
+            effects = engine.take_effects()
+            if effects is not None and effects.wake:
+                self.waiters.wake(effects.wake)
+
+    def durable_reached(self) -> None:
+        """A write returned by :meth:`run` is durable (its ``wait()`` returned): make available what it committed.
+        The pending write :meth:`run` returns calls this itself when waited on; anything else is harmless."""
+        if self._undurable and self.broken is None:
+            lock = self.lock
+            if not lock.try_acquire(False):
+                lock.acquire()
+            try:
+                self._publish_durable()
+            finally:
+                lock.release_lock()
+                if lock.no_signal():
+                    lock.give_signal()
 
     def _wait(self, pending: Pending) -> None:
         try:
@@ -200,6 +250,9 @@ class QueueManagerHost:
             try:
                 while True:
                     self._check()
+                    if self._undurable:
+                        self._publish_durable()
+                    seen = self.published
                     engine.housekeeping()
                     try:
                         return engine.get(conn, hobj, md, gmo, buflen)
@@ -214,6 +267,8 @@ class QueueManagerHost:
                             self._wait(p)
                         finally:
                             self.lock.acquire()
+                        if self.published != seen:  # messages became available meanwhile: try again
+                            continue
                     h = conn.handles.get(hobj)
                     if waiter is None:
                         cond = threading.Condition(self.lock)  # type: ignore[arg-type]
@@ -246,7 +301,11 @@ class QueueManagerHost:
         """Under the lock, after a get: wait for what it wrote (releasing the lock unless already done)."""
         if pending.done:  # e.g. a get in syncpoint: nothing to wait for, keep the lock
             try:
-                pending.wait()
+                if isinstance(pending, PublishingPending):
+                    pending.pending.wait()
+                    self._publish_durable()
+                else:
+                    pending.wait()
             except StoreError as e:
                 self._break(e)
                 raise MQMIError(C.MQCC_FAILED, C.MQRC_RESOURCE_PROBLEM, str(e)) from None
@@ -308,6 +367,35 @@ class QueueManagerHost:
 
 def _nothing() -> None:
     pass
+
+
+class PublishingPending:
+    """A pending write that committed persistent messages: :meth:`wait` waits for it and then makes them available
+    (:meth:`QueueManagerHost.durable_reached`, which takes the host's lock). A caller that must not take the lock
+    where it waits (the server's sync thread: the event loop decides when waiters are parked) waits with
+    ``pending.wait()`` and calls ``host.durable_reached()`` where it may."""
+
+    __slots__ = ("host", "pending")
+
+    def __init__(self, host: QueueManagerHost, pending: Pending) -> None:
+        self.host = host
+        self.pending = pending
+
+    @property
+    def done(self) -> bool:
+        return self.pending.done
+
+    def wait(self) -> None:
+        self.pending.wait()
+        self.host.durable_reached()
+
+
+def durable_write(pending: Pending) -> tuple[Pending, QueueManagerHost | None]:
+    """The store's own pending write behind ``pending``, and the host to tell once it is durable (None if
+    nothing waits for it to become available)."""
+    if isinstance(pending, PublishingPending):
+        return pending.pending, pending.host
+    return pending, None
 
 
 ADMIN_VERBS = frozenset(

@@ -1,6 +1,11 @@
 """The sync thread of the server: it waits for the store's durable writes and hands the answers back to the loop.
 
 Group commit across sessions (DESIGN.md "Storage"; docs/benchmarks.md for the commit delay's measurements).
+
+A write that committed persistent messages makes them available once it is durable (issue 24): the thread only
+waits; the loop, before it answers the group, tells the host (``durable_reached``), so the messages become
+available and their waiting gets wake on the loop, which also parks them — no wake falls between a get that found
+nothing and its parking.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from syncpoint.host import no_wakeup_preemption
+from syncpoint.host import QueueManagerHost, durable_write, no_wakeup_preemption
 from syncpoint.store import Pending
 
 Durable = tuple[Pending, Callable[[BaseException | None], None], Any]  # a write, its callback, its session
@@ -77,21 +82,29 @@ class Syncer:
                 self.expected = set()
             started = clock()
             results: list[tuple[Callable[[BaseException | None], None], BaseException | None]] = []
+            hosts: set[QueueManagerHost] = set()
             for pending, done, _session in items:
+                write, host = durable_write(pending)
                 try:
-                    pending.wait()
+                    write.wait()
                     results.append((done, None))
+                    if host is not None:
+                        hosts.add(host)
                 except BaseException as e:  # a storage failure: every waiter learns of it
                     results.append((done, e))
             self.delay = 0.8 * self.delay + 0.2 * (clock() - started)
             with self._cond:
                 self.expected = {s for _, _, s in items if s is not None and not s.closing}
             try:
-                self.loop.call_soon_threadsafe(_deliver, results)
+                self.loop.call_soon_threadsafe(_deliver, results, hosts)
             except RuntimeError:  # the loop has closed: the server is gone
                 return
 
 
-def _deliver(results: list[tuple[Callable[[BaseException | None], None], BaseException | None]]) -> None:
+def _deliver(
+    results: list[tuple[Callable[[BaseException | None], None], BaseException | None]], hosts: set[QueueManagerHost]
+) -> None:
+    for host in hosts:  # first: an answered commit's messages are available to every connection
+        host.durable_reached()
     for done, error in results:
         done(error)
