@@ -19,7 +19,6 @@ Implements: reference/structures.md (the MQMD, MQGMO, MQPMO, MQOD it fills), ref
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import ssl
 import sys
@@ -29,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, GetResult, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 
+from ._keywords import PUT_KEYWORDS, build_md, msg_id_bytes, wait_ms
 from ._message import Message
 from ._transport import Transport
 
@@ -37,27 +37,6 @@ if TYPE_CHECKING:  # the embedded transport's types; its modules load on first e
     from syncpoint.store import Store
 
     from ._embedded import EmbeddedQueueManager
-
-
-def _wait_ms(wait: float | None) -> tuple[int, int]:
-    """``wait`` in seconds (None: no wait; math.inf: forever) as (MQGMO options, WaitInterval)."""
-    if wait is None or wait == 0:
-        return C.MQGMO_NO_WAIT, 0
-    if math.isinf(wait):
-        return C.MQGMO_WAIT, C.MQWI_UNLIMITED
-    if wait < 0:
-        raise ValueError("wait must be a number of seconds, math.inf, or None")
-    return C.MQGMO_WAIT, max(1, int(wait * 1000))
-
-
-def _id(value: bytes | str | None) -> bytes:
-    if value is None:
-        return b"\0" * 24
-    if isinstance(value, str):
-        value = value.encode()
-    if len(value) > 24:
-        raise ValueError("identifiers are at most 24 bytes")
-    return value.ljust(24, b"\0")
 
 
 class Queue:
@@ -126,7 +105,7 @@ class Queue:
             data = data.encode("utf-8")
             if format is None:
                 format = C.MQFMT_STRING
-        md = _build_md(md, priority, persistent, expiry, msg_id, correl_id, reply_to, format, msg_type, report)
+        md = build_md(md, priority, persistent, expiry, msg_id, correl_id, reply_to, format, msg_type, report)
         if not pmo:
             pmo = MQPMO.with_fields(_PMO_SYNCPOINT if syncpoint else _PMO_NO_SYNCPOINT)
         elif pmo.Options & (C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT) == 0:
@@ -159,7 +138,7 @@ class Queue:
             if commit:
                 self.qm.commit()
             return done
-        unknown = set(kw) - _PUT_KEYWORDS
+        unknown = set(kw) - PUT_KEYWORDS
         if unknown:
             raise TypeError(f"put_many() got unexpected keyword arguments {sorted(unknown)}")
         templates: dict[bool, MQMD] = {}  # one MQMD built per kind of item (text or bytes), copied for each
@@ -168,7 +147,7 @@ class Queue:
             md = templates.get(text)
             if md is None:
                 fmt = kw.get("format")
-                md = templates[text] = _build_md(
+                md = templates[text] = build_md(
                     kw.get("md") and kw["md"].copy(),
                     kw.get("priority"),
                     kw.get("persistent"),
@@ -216,14 +195,14 @@ class Queue:
         (MQRC_NO_MSG_AVAILABLE) when there is none."""
         md = md or MQMD()
         if msg_id is not None:
-            md.MsgId = _id(msg_id)
+            md.MsgId = msg_id_bytes(msg_id)
         if correl_id is not None:
-            md.CorrelId = _id(correl_id)
+            md.CorrelId = msg_id_bytes(correl_id)
         if gmo is None:
             # no wait, FAIL_IF_QUIESCING, the syncpoint option, then the arguments' options
             gmo = MQGMO.with_fields(_GMO_SYNCPOINT if syncpoint else _GMO_NO_SYNCPOINT)
             if wait is not None:
-                w, interval = _wait_ms(wait)
+                w, interval = wait_ms(wait)
                 gmo.Options |= w
                 gmo.WaitInterval = interval
             if mark_skip_backout:
@@ -263,11 +242,11 @@ class Queue:
         """Browse the next message (``first=True``: from the start) without removing it."""
         md = MQMD()
         if msg_id is not None:
-            md.MsgId = _id(msg_id)
+            md.MsgId = msg_id_bytes(msg_id)
         if correl_id is not None:
-            md.CorrelId = _id(correl_id)
+            md.CorrelId = msg_id_bytes(correl_id)
         gmo = MQGMO()
-        w, interval = _wait_ms(wait)
+        w, interval = wait_ms(wait)
         where = (
             C.MQGMO_BROWSE_MSG_UNDER_CURSOR
             if under_cursor
@@ -432,11 +411,6 @@ class Queue:
         self.close()
 
 
-_PUT_KEYWORDS = frozenset(
-    {"md", "priority", "persistent", "expiry", "msg_id", "correl_id", "reply_to", "format", "msg_type", "report"}
-)
-
-
 # the option structures of the Pythonic put and get without extra arguments, prepared once (and packed)
 _MD_FIELDS = MQMD().__dict__
 _MD_PACKED = MQMD().pack()
@@ -453,53 +427,6 @@ _GMO_NO_SYNCPOINT_PACKED = MQGMO.with_fields(_GMO_NO_SYNCPOINT).pack()
 def _get_warning(result: GetResult, md: MQMD) -> MQMIError:
     """The error a get that completed with a warning raises: it carries the message (truncated or not)."""
     return MQMIError(result.comp, result.reason, message=Message(result.data, md), original_length=result.data_length)
-
-
-def _expiry_tenths(expiry: float) -> int:
-    """MQMD.Expiry (tenths of a second) for ``expiry`` seconds: -1 or infinity is MQEI_UNLIMITED; 0 and other
-    negative values pass through as they are, so the put fails with MQRC_EXPIRY_ERROR (2013) as seed 002 says;
-    a positive time shorter than a tenth is one tenth."""
-    if (math.isinf(expiry) and expiry > 0) or expiry == -1:
-        return C.MQEI_UNLIMITED
-    if math.isnan(expiry) or math.isinf(expiry):
-        raise MQMIError(C.MQCC_FAILED, C.MQRC_EXPIRY_ERROR, f"expiry {expiry} is not a number of seconds")
-    if expiry > 0:
-        return min(max(1, round(expiry * 10)), 2**31 - 1)
-    return 0 if expiry == 0 else min(round(expiry * 10), -2)
-
-
-def _build_md(
-    md: MQMD | None,
-    priority: int | None,
-    persistent: bool | None,
-    expiry: float | None,
-    msg_id: bytes | str | None,
-    correl_id: bytes | str | None,
-    reply_to: str | None,
-    format: str | bytes | None,
-    msg_type: int | None,
-    report: int | None,
-) -> MQMD:
-    md = md or MQMD()
-    if priority is not None:
-        md.Priority = priority
-    if persistent is not None:
-        md.Persistence = C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT
-    if expiry is not None:
-        md.Expiry = _expiry_tenths(expiry)
-    if msg_id is not None:
-        md.MsgId = _id(msg_id)
-    if correl_id is not None:
-        md.CorrelId = _id(correl_id)
-    if reply_to is not None:
-        md.ReplyToQ = reply_to.encode().ljust(48)
-    if format is not None:
-        md.Format = (format.encode() if isinstance(format, str) else format).ljust(8)[:8]
-    if msg_type is not None:
-        md.MsgType = msg_type
-    if report is not None:
-        md.Report = report
-    return md
 
 
 class QueueManager:
@@ -523,7 +450,7 @@ class QueueManager:
         syncpoint = kw.pop("syncpoint", False)
         pmo = kw.pop("pmo", None) or MQPMO()
         pmo.Options |= C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
-        md = _build_md(
+        md = build_md(
             kw.pop("md", None),
             kw.pop("priority", None),
             kw.pop("persistent", None),
