@@ -164,3 +164,38 @@ def test_handler_ends_normally_when_the_queue_manager_ends(server: Path) -> None
     rest = p.stdout.read()
     assert p.wait(60) == 0, rest
     assert "is ending" in rest and "Dead-letter queue handler ending" in rest
+
+
+def test_sigterm_while_acting_on_a_message_ends_after_its_unit_of_work_and_counts_it(server: Path) -> None:
+    # A SIGTERM that landed while a forward's commit was in flight ended the handler before it counted the
+    # message: the queue manager had moved it, the handler's statistics (dlq-handler.md, the ending report) did not
+    # say so. Now the handler ends after that message's unit of work, and its report matches the queues. The
+    # moment of the signal is a race, so three handlers are stopped in turn.
+    total = 400
+    with syncpoint.connect(QMGR, home=server) as qm:
+        for round_ in range(3):
+            target = f"FWD.{round_}"
+            qm.admin("define", "QLOCAL", target, {"MAXDEPTH": 100_000})
+            dlq = qm.open(DLQ)
+            for i in range(total - dlq.depth):
+                put_dead_letter(qm, b"%05d" % i)
+            p = subprocess.Popen(
+                [str(BIN), "runmqdlq", DLQ, QMGR],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                env=env_for(server),
+            )
+            assert p.stdin is not None and p.stdout is not None
+            p.stdin.write(f"WAIT(YES)\nACTION(FWD) FWDQ({target}) HEADER(YES)\n")
+            p.stdin.close()
+            assert "AMQ8708I" in p.stdout.readline()
+            fwd = qm.open(target)
+            wait_until(lambda: fwd.depth >= total // 4, "the handler forwarding", process=p)  # noqa: B023
+            p.send_signal(signal.SIGTERM)
+            out = p.stdout.read()
+            assert p.wait(60) == 0, out
+            forwarded = int(re.search(r"(\d+) forwarded", out).group(1))  # type: ignore[union-attr]
+            assert forwarded == fwd.depth, out
+            assert fwd.depth + dlq.depth == total

@@ -55,7 +55,15 @@ def _fail(message: str) -> int:
     return _EXIT_MQ
 
 
+_running: list[DeadLetterHandler] = []  # the handler a SIGTERM ends
+
+
 def _terminate(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM: end at once while the handler waits for messages; while it acts on a message, after that
+    message's unit of work (so the statistics it reports count every message it moved)."""
+    if _running and not _running[0].waiting:
+        _running[0].stop_requested = True
+        return
     raise SystemExit(0)
 
 
@@ -101,6 +109,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(_fail(f"Cannot connect to queue manager {qm_name}: {e}")) from None
         try:
             handler = DeadLetterHandler(qm, table, qname=queue, report=lambda s: print(s, flush=True))
+            _running.append(handler)
             handler.run()
         except MQMIError as e:
             if e.reason in _ENDING:  # the queue manager is ending: a normal end, as for runmqtrm

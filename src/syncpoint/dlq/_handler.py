@@ -126,13 +126,17 @@ class DeadLetterHandler:
         self._order = 0
         self._idle_since: float | None = None
         self._full = False
+        # Ending on a signal (runmqdlq's SIGTERM): while the handler only waits for messages it may end at once;
+        # while it acts on one, it ends after that message's unit of work, so what it did is also what it reports.
+        self.waiting = False
+        self.stop_requested = False
 
     # -- the loop ---------------------------------------------------------------------------------------
     def run(self) -> Statistics:
         self.report(f"AMQ8708I: Dead-letter queue handler started to process INPUTQ({self.qname}).")
         try:
             self.full_scan()
-            while not self._should_end():
+            while not self.stop_requested and not self._should_end():
                 self.step()
         finally:  # also when a signal ends the handler (SIGTERM, Ctrl-C): say what was done
             try:
@@ -165,7 +169,11 @@ class DeadLetterHandler:
             timeout = min(timeout, max(idle + wait - now, 0.0))
         if timeout <= 0:
             return
-        msg = self._browse(first=not self.records, wait=timeout)
+        self.waiting = True
+        try:
+            msg = self._browse(first=not self.records, wait=timeout)
+        finally:
+            self.waiting = False
         if msg is not None:
             self._consider(msg)
             self._walk()
