@@ -55,24 +55,27 @@ def server(tmp_path: Path) -> Iterator[Path]:
 MESSAGES = 600
 
 
+def start_handler(home: Path, table: str) -> subprocess.Popen[str]:
+    """``runmqdlq DLQ QM1`` as a process reading ``table`` from its standard input; its output on a pipe."""
+    p = subprocess.Popen(
+        [str(BIN), "runmqdlq", DLQ, QMGR],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env_for(home),
+    )
+    assert p.stdin is not None
+    p.stdin.write(table)
+    p.stdin.close()
+    return p
+
+
 def test_three_handlers_on_one_queue_process_each_message_exactly_once(server: Path) -> None:
     with syncpoint.connect(QMGR, home=server) as qm:
         qm.admin("define", "QLOCAL", "FWD.A", {"MAXDEPTH": 100_000})
     table = "RETRYINT(2) WAIT(YES)\nACTION(FWD) FWDQ(FWD.A) HEADER(YES)\n"
-    handlers = []
-    for _ in range(3):
-        p = subprocess.Popen(
-            [str(BIN), "runmqdlq", DLQ, QMGR],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=env_for(server),
-        )
-        assert p.stdin is not None and p.stdout is not None
-        p.stdin.write(table)
-        p.stdin.close()
-        handlers.append(p)
+    handlers = [start_handler(server, table) for _ in range(3)]
     try:
         for p in handlers:
             assert p.stdout is not None
@@ -179,18 +182,8 @@ def test_sigterm_while_acting_on_a_message_ends_after_its_unit_of_work_and_count
             dlq = qm.open(DLQ)
             for i in range(total - dlq.depth):
                 put_dead_letter(qm, b"%05d" % i)
-            p = subprocess.Popen(
-                [str(BIN), "runmqdlq", DLQ, QMGR],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-                env=env_for(server),
-            )
-            assert p.stdin is not None and p.stdout is not None
-            p.stdin.write(f"WAIT(YES)\nACTION(FWD) FWDQ({target}) HEADER(YES)\n")
-            p.stdin.close()
-            assert "AMQ8708I" in p.stdout.readline()
+            p = start_handler(server, f"WAIT(YES)\nACTION(FWD) FWDQ({target}) HEADER(YES)\n")
+            assert p.stdout is not None and "AMQ8708I" in p.stdout.readline()
             fwd = qm.open(target)
             wait_until(lambda: fwd.depth >= total // 4, "the handler forwarding", process=p)  # noqa: B023
             p.send_signal(signal.SIGTERM)
