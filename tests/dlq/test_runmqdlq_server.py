@@ -150,18 +150,8 @@ def test_runmqdlq_started_by_triggering_processes_the_dead_letter_queue(server: 
 
 
 def test_handler_ends_normally_when_the_queue_manager_ends(server: Path) -> None:
-    p = subprocess.Popen(
-        [str(BIN), "runmqdlq", DLQ, QMGR],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env_for(server),
-    )
-    assert p.stdin is not None and p.stdout is not None
-    p.stdin.write("WAIT(YES) RETRYINT(600)\nACTION(DISCARD)\n")
-    p.stdin.close()
-    assert "AMQ8708I" in p.stdout.readline()
+    p = start_handler(server, "WAIT(YES) RETRYINT(600)\nACTION(DISCARD)\n")
+    assert p.stdout is not None and "AMQ8708I" in p.stdout.readline()
     ended = cmd(server, "endmqm", "-i", QMGR)
     assert ended.returncode == 0, ended.stdout + ended.stderr
     rest = p.stdout.read()
