@@ -90,3 +90,28 @@ def private_notice(name: str, notices: list[str]) -> str:
             *(f"  {notice}" for notice in notices),
         ]
     )
+
+
+DEFAULT_QMGR_FILE = "default_qmgr"
+
+
+def default_queue_manager(override: str | os.PathLike[str] | None = None) -> str | None:
+    """The default queue manager (IBM keeps it in mqs.ini, set by ``crtmqm -q``): its name, or None when there is
+    none or it no longer exists. Commands that take an optional queue-manager name (runmqsc, the samples) use it."""
+    try:
+        name = (home(override) / DEFAULT_QMGR_FILE).read_text(encoding="utf-8").strip()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return name if name and qmgr_dir(name, override).is_dir() else None
+
+
+def set_default_queue_manager(name: str | None, override: str | os.PathLike[str] | None = None) -> None:
+    """Make ``name`` the default queue manager (``crtmqm -q``), or clear the default (None; dltmqm of the default)."""
+    path = home(override) / DEFAULT_QMGR_FILE
+    if name is None:
+        path.unlink(missing_ok=True)
+        return
+    make_private_dirs(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(name + "\n")
