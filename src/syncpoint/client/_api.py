@@ -44,12 +44,31 @@ class Queue:
 
     def __init__(self, qm: QueueManager, name: str, options: int | None) -> None:
         self.qm = qm
-        self.name = name
+        self.name = name  # a model queue's: the dynamic queue's real name (its MQOD.ObjectName after MQOPEN)
         self._fixed = options
         self._handles: dict[str, int] = {}
         self._closed = False
+        self._cursor: tuple[bytes, bool] | None = None  # the last browsed message's MsgToken, and whether locked
         if options is not None:
-            self._handles["all"] = qm._open_handle(name, options)
+            self._handles["all"], self.name = qm._open_handle(name, options)
+        else:
+            self._open_model()
+
+    def _open_model(self) -> None:
+        """MQOPEN of a model queue creates a dynamic queue (IBM): so a queue opened without options is opened
+        once for inquire first. For a model queue that open made the dynamic queue; it stays open (the handle
+        that created a temporary dynamic queue deletes it when closed, so it is closed last) and every purpose's
+        handle opens the dynamic queue by its real name, which :attr:`name` now holds. Any other queue's
+        inquire handle is closed again; a failure here is left to the first use to report, as before."""
+        try:
+            h, real = self.qm._open_handle(self.name, C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING)
+        except MQMIError:
+            return
+        if real == self.name:
+            self.qm.mqclose(h)
+            return
+        self.name = real
+        self._handles["inquire"] = h
 
     # -- handles --------------------------------------------------------------------------------------
     def _h(self, purpose: str) -> int:
@@ -69,7 +88,7 @@ class Queue:
                 "inquire": C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING,
                 "set": C.MQOO_SET | C.MQOO_FAIL_IF_QUIESCING,
             }[purpose]
-            h = self._handles[purpose] = self.qm._open_handle(self.name, opts)
+            h = self._handles[purpose] = self.qm._open_handle(self.name, opts)[0]
         return h
 
     @property
@@ -398,7 +417,7 @@ class Queue:
 
     def close(self, options: int = C.MQCO_NONE) -> None:
         self._closed = True
-        handles = list(self._handles.values())
+        handles = list(self._handles.values())[::-1]  # the handle that created a dynamic queue last
         self._handles.clear()
         for h in handles:
             self.qm.transport.close(h, options)
@@ -542,9 +561,12 @@ class QueueManager:
         self.transport.backout()
 
     # -- internals ------------------------------------------------------------------------------------
-    def _open_handle(self, name: str, options: int) -> int:
+    def _open_handle(self, name: str, options: int) -> tuple[int, str]:
+        """MQOPEN of queue ``name``: the handle and the queue's name as MQOPEN returned it in MQOD.ObjectName
+        (for a model queue, the dynamic queue it created)."""
         od = MQOD(ObjectName=name.encode())
-        return self.mqopen(od, options)
+        h = self.mqopen(od, options)
+        return h, blank_strip(od.ObjectName)
 
     def _get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> Message:
         result = self.transport.get(hobj, md, gmo, buflen)
