@@ -48,7 +48,8 @@ class Queue:
         self._fixed = options
         self._handles: dict[str, int] = {}
         self._closed = False
-        self._cursor: tuple[bytes, bool] | None = None  # the last browsed message's MsgToken, and whether locked
+        self._cursor: bytes | None = None  # the MsgToken of the last message browsed (where the cursor is)
+        self._locked = False  # a browse with lock=True locked a message on the browse handle, not unlocked since
         if options is not None:
             self._handles["all"], self.name = qm._open_handle(name, options)
         else:
@@ -264,7 +265,7 @@ class Queue:
             md.MsgId = msg_id_bytes(msg_id)
         if correl_id is not None:
             md.CorrelId = msg_id_bytes(correl_id)
-        gmo = MQGMO()
+        gmo = MQGMO(Version=C.MQGMO_VERSION_3)  # version 3 returns the MsgToken get_under_cursor may use
         w, interval = wait_ms(wait)
         where = (
             C.MQGMO_BROWSE_MSG_UNDER_CURSOR
@@ -273,7 +274,10 @@ class Queue:
         )
         gmo.Options = w | where | (C.MQGMO_LOCK if lock else 0) | C.MQGMO_FAIL_IF_QUIESCING
         gmo.WaitInterval = interval
-        return self.qm._get(self._h("browse" if self._fixed is None else "all"), md, gmo, max_length)
+        m = self.qm._get(self._h("browse" if self._fixed is None else "all"), md, gmo, max_length)
+        self._cursor = gmo.MsgToken
+        self._locked = self._locked or lock
+        return m
 
     def browse_all(self, read_ahead: int = 64) -> Iterator[Message]:
         """Every message on the queue, in delivery order, left in place. Over the network, ``read_ahead``
@@ -285,9 +289,12 @@ class Queue:
             items = []
             for i in range(n):
                 where = C.MQGMO_BROWSE_FIRST if first and i == 0 else C.MQGMO_BROWSE_NEXT
-                items.append((MQMD(), MQGMO(Options=C.MQGMO_NO_WAIT | where | C.MQGMO_FAIL_IF_QUIESCING), None))
+                gmo = MQGMO(Version=C.MQGMO_VERSION_3, Options=C.MQGMO_NO_WAIT | where | C.MQGMO_FAIL_IF_QUIESCING)
+                items.append((MQMD(), gmo, None))
             first = False
             got, dry = self.qm._get_many(h, items)
+            if got:  # the browse cursor is on the last message browsed
+                self._cursor = items[len(got) - 1][1].MsgToken
             yield from got
             if dry:
                 return
@@ -334,14 +341,43 @@ class Queue:
     def unlock(self) -> None:
         gmo = MQGMO(Options=C.MQGMO_UNLOCK)
         result = self.qm.transport.get(self._h("browse" if self._fixed is None else "all"), MQMD(), gmo, 0)
+        self._locked = False
         self.qm._raise_warning(result.reason)
 
     def get_under_cursor(self, *, syncpoint: bool = False, max_length: int | None = None) -> Message:
-        """Remove the message under the browse cursor (MQGMO_MSG_UNDER_CURSOR)."""
-        if self._fixed is None:
-            raise ValueError("open the queue with explicit options including MQOO_BROWSE and an input option")
-        gmo = MQGMO(Options=C.MQGMO_MSG_UNDER_CURSOR | (C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT))
-        return self.qm._get(self._handles["all"], MQMD(), gmo, max_length)
+        """Remove the message under the browse cursor: the one the last ``browse`` (or ``browse_all``) returned.
+
+        With explicit options this is MQGMO_MSG_UNDER_CURSOR on the queue's one handle, which must be open for
+        browse and input (else MQRC_NOT_OPEN_FOR_BROWSE 2036 / MQRC_NOT_OPEN_FOR_INPUT 2037, as the MQI says).
+        A queue opened without options browses and gets through different handles, so the message is got through
+        the input handle by the MsgToken its browse returned: the same message. A lock the browse handle holds
+        (``browse(lock=True)``) is released first, in a call of its own. MQRC_NO_MSG_UNDER_CURSOR (2034) when
+        nothing was browsed yet or the message is no longer available (got by another connection, expired)."""
+        sync = C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT
+        if self._fixed is not None:
+            gmo = MQGMO(Options=C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_FAIL_IF_QUIESCING | sync)
+            return self.qm._get(self._h("all"), MQMD(), gmo, max_length)
+        if self._cursor is None:
+            if self._closed:
+                raise self._closed_error()
+            raise MQMIError(
+                C.MQCC_FAILED, C.MQRC_NO_MSG_UNDER_CURSOR, f"no message of {self.name} was browsed: browse one first"
+            )
+        token = self._cursor
+        if self._locked:
+            with contextlib.suppress(MQMIError):
+                self.unlock()
+        gmo = MQGMO(Version=C.MQGMO_VERSION_3, Options=C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | sync)
+        gmo.MatchOptions = C.MQMO_MATCH_MSG_TOKEN
+        gmo.MsgToken = token
+        try:
+            return self.qm._get(self._h("get"), MQMD(), gmo, max_length)
+        except MQMIError as e:
+            if e.reason != C.MQRC_NO_MSG_AVAILABLE:
+                raise
+            raise MQMIError(
+                C.MQCC_FAILED, C.MQRC_NO_MSG_UNDER_CURSOR, f"the message browsed on {self.name} is no longer there"
+            ) from None
 
     # -- reservations and batches by MsgToken ----------------------------------------------------------
     def reserve(self, tokens: Iterable[int]) -> list[int]:
