@@ -22,15 +22,16 @@ if TYPE_CHECKING:
         EmbeddedConnection,
         EmbeddedQueueManager,
         create_queue_manager,
-        memory_queue_manager,
         open_embedded,
     )
+    from ._memory import MemoryQueueManager, memory_queue_manager
     from ._remote import RemoteTransport
     from ._tuning import pin_cpus
 
 __all__ = [
     "EmbeddedConnection",
     "EmbeddedQueueManager",
+    "MemoryQueueManager",
     "Message",
     "Queue",
     "QueueManager",
@@ -52,7 +53,6 @@ _EMBEDDED = (
     "EmbeddedConnection",
     "EmbeddedQueueManager",
     "create_queue_manager",
-    "memory_queue_manager",
     "open_embedded",
 )
 
@@ -63,6 +63,10 @@ def __getattr__(name: str) -> Any:
         from . import _embedded
 
         return getattr(_embedded, name)
+    if name in ("MemoryQueueManager", "memory_queue_manager"):
+        from . import _memory
+
+        return getattr(_memory, name)
     if name == "pin_cpus":
         from ._tuning import pin_cpus
 
