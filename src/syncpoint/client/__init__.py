@@ -25,7 +25,7 @@ if TYPE_CHECKING:
         open_embedded,
     )
     from ._memory import MemoryQueueManager, memory_queue_manager
-    from ._remote import RemoteTransport
+    from ._remote import RemoteTransport, parse_conname
     from ._tuning import pin_cpus
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
     "local_server",
     "memory_queue_manager",
     "open_embedded",
+    "parse_conname",
     "passwords_required",
     "pin_cpus",
 ]
@@ -71,10 +72,10 @@ def __getattr__(name: str) -> Any:
         from ._tuning import pin_cpus
 
         return pin_cpus
-    if name == "RemoteTransport":
-        from ._remote import RemoteTransport
+    if name in ("RemoteTransport", "parse_conname"):
+        from . import _remote
 
-        return RemoteTransport
+        return getattr(_remote, name)
     raise AttributeError(f"module 'syncpoint.client' has no attribute {name!r}")
 
 

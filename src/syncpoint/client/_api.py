@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, GetResult, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 
-from ._keywords import PUT_KEYWORDS, build_md, msg_id_bytes, wait_ms
+from .keywords import PURPOSE_OPTIONS, PUT_KEYWORDS, build_md, msg_id_bytes, wait_ms
 from ._message import Message
 from ._transport import Transport
 
@@ -62,7 +62,7 @@ class Queue:
         handle opens the dynamic queue by its real name, which :attr:`name` now holds. Any other queue's
         inquire handle is closed again; a failure here is left to the first use to report, as before."""
         try:
-            h, real = self.qm._open_handle(self.name, C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING)
+            h, real = self.qm._open_handle(self.name, PURPOSE_OPTIONS["inquire"])
         except MQMIError:
             return
         if real == self.name:
@@ -82,14 +82,7 @@ class Queue:
         if h is None:
             if self._closed:
                 raise self._closed_error()
-            opts = {
-                "put": C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING,
-                "get": C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING,
-                "browse": C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING,
-                "inquire": C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING,
-                "set": C.MQOO_SET | C.MQOO_FAIL_IF_QUIESCING,
-            }[purpose]
-            h = self._handles[purpose] = self.qm._open_handle(self.name, opts)[0]
+            h = self._handles[purpose] = self.qm._open_handle(self.name, PURPOSE_OPTIONS[purpose])[0]
         return h
 
     @property

@@ -1,4 +1,4 @@
-"""The Pythonic API's keywords as the MQI fields they fill: ``wait=`` seconds as MQGMO options and WaitInterval,
+"""The Pythonic API's keywords as the MQI fields they fill (shared by the blocking API and ``syncpoint.aio``): ``wait=`` seconds as MQGMO options and WaitInterval,
 ``expiry=`` seconds as MQMD.Expiry tenths, identifiers as 24-byte fields, and the put keywords as an MQMD.
 
 Implements: reference/structures.md (MQMD Expiry, MsgId, CorrelId, ReplyToQ, Format; MQGMO WaitInterval);
@@ -84,3 +84,13 @@ def build_md(
     if report is not None:
         md.Report = report
     return md
+
+
+# The MQOO options of the handle a queue opened without options uses for each purpose (see the API's module doc).
+PURPOSE_OPTIONS = {
+    "put": C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING,
+    "get": C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING,
+    "browse": C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING,
+    "inquire": C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING,
+    "set": C.MQOO_SET | C.MQOO_FAIL_IF_QUIESCING,
+}
