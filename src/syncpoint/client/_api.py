@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, GetResult, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 
-from .keywords import PURPOSE_OPTIONS, PUT_KEYWORDS, build_md, msg_id_bytes, wait_ms
 from ._message import Message
 from ._transport import Transport
+from .keywords import PURPOSE_OPTIONS, PUT_KEYWORDS, build_md, msg_id_bytes, wait_ms
 
 if TYPE_CHECKING:  # the embedded transport's types; its modules load on first embedded use
     from syncpoint.engine import Clock

@@ -1,5 +1,6 @@
-"""The Pythonic API's keywords as the MQI fields they fill (shared by the blocking API and ``syncpoint.aio``): ``wait=`` seconds as MQGMO options and WaitInterval,
-``expiry=`` seconds as MQMD.Expiry tenths, identifiers as 24-byte fields, and the put keywords as an MQMD.
+"""The Pythonic API's keywords as the MQI fields they fill, shared by the blocking API and ``syncpoint.aio``:
+``wait=`` seconds as MQGMO options and WaitInterval, ``expiry=`` seconds as MQMD.Expiry tenths, identifiers as
+24-byte fields, the put keywords as an MQMD, and the open options of a queue's handle per purpose.
 
 Implements: reference/structures.md (MQMD Expiry, MsgId, CorrelId, ReplyToQ, Format; MQGMO WaitInterval);
 seed 002 (an Expiry of 0 or below -1 is MQRC_EXPIRY_ERROR, so ``expiry=0`` is passed on for MQPUT to refuse).
