@@ -25,8 +25,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from syncpoint.client import Message, local_server, parse_conname
-from syncpoint.client.keywords import PURPOSE_OPTIONS, build_md, msg_id_bytes, wait_ms
-from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError, blank_strip
+from syncpoint.client.keywords import PURPOSE_OPTIONS, msg_id_bytes, put_keywords, wait_ms
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 
 from ._connection import AsyncConnection
@@ -72,33 +72,14 @@ class Queue:
         return h
 
     # -- put ------------------------------------------------------------------------------------------
-    async def put(
-        self,
-        data: bytes | str,
-        *,
-        md: MQMD | None = None,
-        pmo: MQPMO | None = None,
-        syncpoint: bool = False,
-        priority: int | None = None,
-        persistent: bool | None = None,
-        expiry: float | None = None,
-        msg_id: bytes | str | None = None,
-        correl_id: bytes | str | None = None,
-        reply_to: str | None = None,
-        format: str | bytes | None = None,
-        msg_type: int | None = None,
-        report: int | None = None,
-    ) -> MQMD:
+    async def put(self, data: bytes | str, **kw: Any) -> MQMD:
         """Put one message; returns its MQMD as the queue manager completed it. The keywords are those of
-        ``syncpoint.connect``'s ``Queue.put`` (``expiry`` in seconds; text is put with Format MQSTR)."""
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-            if format is None:
-                format = C.MQFMT_STRING
-        md = build_md(md, priority, persistent, expiry, msg_id, correl_id, reply_to, format, msg_type, report)
-        pmo = _pmo(pmo, syncpoint)
+        ``syncpoint.connect``'s ``Queue.put``: ``syncpoint``, ``priority``, ``persistent``, ``expiry`` (seconds),
+        ``msg_id``, ``correl_id``, ``reply_to``, ``format``, ``msg_type``, ``report``, ``md``, ``pmo``; text is
+        put with Format MQSTR."""
+        data, md, pmo = put_keywords(data, kw)
         h = await self._h("put")
-        reason, md_b, pmo_b = await self.qm.transport.call("put", [h, md.pack(), pmo.pack(), bytes(data)])
+        reason, md_b, pmo_b = await self.qm.transport.call("put", [h, md.pack(), pmo.pack(), data])
         md.unpack_into(md_b)
         pmo.unpack_into(pmo_b)
         _raise_warning(reason)
@@ -199,28 +180,11 @@ class QueueManager:
         """Open a queue. Without ``options`` a handle per purpose is opened on first use."""
         return await Queue(self, name, options)._open()
 
-    async def put1(self, qname: str, data: bytes | str, *, syncpoint: bool = False, **kw: Any) -> MQMD:
+    async def put1(self, qname: str, data: bytes | str, **kw: Any) -> MQMD:
         """MQPUT1: open, put one message, close. The keywords are ``Queue.put``'s."""
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-            kw.setdefault("format", C.MQFMT_STRING)
-        pmo = _pmo(kw.pop("pmo", None), syncpoint)
-        md = build_md(
-            kw.pop("md", None),
-            kw.pop("priority", None),
-            kw.pop("persistent", None),
-            kw.pop("expiry", None),
-            kw.pop("msg_id", None),
-            kw.pop("correl_id", None),
-            kw.pop("reply_to", None),
-            kw.pop("format", None),
-            kw.pop("msg_type", None),
-            kw.pop("report", None),
-        )
-        if kw:
-            raise TypeError(f"unexpected arguments: {', '.join(kw)}")
+        data, md, pmo = put_keywords(data, kw)
         od = MQOD(ObjectName=qname.encode())
-        args = [od.pack(), md.pack(), pmo.pack(), bytes(data)]
+        args = [od.pack(), md.pack(), pmo.pack(), data]
         reason, od_b, md_b, pmo_b = await self.transport.call("put1", args)
         od.unpack_into(od_b)
         md.unpack_into(md_b)
@@ -279,14 +243,6 @@ class QueueManager:
         if reason != C.MQRC_NONE:
             raise MQMIError(comp, reason, message=Message(data, md), original_length=length)
         return Message(data, md)
-
-
-def _pmo(pmo: MQPMO | None, syncpoint: bool) -> MQPMO:
-    if not pmo:
-        return MQPMO(Options=C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT)
-    if pmo.Options & (C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT) == 0:
-        pmo.Options |= C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
-    return pmo
 
 
 def _raise_warning(reason: int) -> None:

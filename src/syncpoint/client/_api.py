@@ -30,7 +30,7 @@ from syncpoint.mqi import constants as C
 
 from ._message import Message
 from ._transport import Transport
-from .keywords import PURPOSE_OPTIONS, PUT_KEYWORDS, build_md, msg_id_bytes, wait_ms
+from .keywords import PURPOSE_OPTIONS, PUT_KEYWORDS, build_md, msg_id_bytes, put_keywords, wait_ms
 
 if TYPE_CHECKING:  # the embedded transport's types; its modules load on first embedded use
     from syncpoint.engine import Clock
@@ -492,26 +492,8 @@ class QueueManager:
         return Queue(self, name, options)
 
     def put1(self, qname: str, data: bytes | str, **kw: Any) -> MQMD:
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-            kw.setdefault("format", C.MQFMT_STRING)
-        syncpoint = kw.pop("syncpoint", False)
-        pmo = kw.pop("pmo", None) or MQPMO()
-        pmo.Options |= C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
-        md = build_md(
-            kw.pop("md", None),
-            kw.pop("priority", None),
-            kw.pop("persistent", None),
-            kw.pop("expiry", None),
-            kw.pop("msg_id", None),
-            kw.pop("correl_id", None),
-            kw.pop("reply_to", None),
-            kw.pop("format", None),
-            kw.pop("msg_type", None),
-            kw.pop("report", None),
-        )
-        if kw:
-            raise TypeError(f"unexpected arguments: {', '.join(kw)}")
+        """MQPUT1: open, put one message, close; the keywords are :meth:`Queue.put`'s."""
+        data, md, pmo = put_keywords(data, kw)
         od = MQOD(ObjectName=qname.encode())
         self._raise_warning(self.transport.put1(od, md, pmo, data))
         return md
