@@ -15,7 +15,7 @@ import pytest
 from remote_helpers import depth, get, new_qm, open_q, put, reason_of, settle
 
 from syncpoint.engine import FakeClock, QueueManager
-from syncpoint.mqi import MQMD, MQOD, MQPMO, MQXQH
+from syncpoint.mqi import MQMD, MQOD, MQPMO, MQTM, MQXQH
 from syncpoint.mqi import constants as C
 from syncpoint.store import MemoryStore
 
@@ -312,3 +312,20 @@ def test_got_xmitq_message_has_both_expiry_fields_decremented(qm: QueueManager, 
     clock.advance(3)
     outer, data = get(qm, conn, "QM2")
     assert outer.Expiry == 70 and xqh_of(data).MsgDesc.Expiry == 70
+
+
+# -- a triggered transmission queue (seed 001, condition 6: the trigger message names the channel) --------------
+def test_put_to_remote_queue_triggers_its_transmission_queue(qm: QueueManager) -> None:
+    qm.define("QLOCAL", "SYSTEM.CHANNEL.INITQ")
+    qm.alter(
+        "QLOCAL",
+        "QM2",
+        {"TRIGGER": C.MQTC_ON, "TRIGTYPE": C.MQTT_FIRST, "INITQ": "SYSTEM.CHANNEL.INITQ", "TRIGDATA": "QM1.TO.QM2"},
+    )
+    conn = qm.connect("app")
+    open_q(qm, conn, "SYSTEM.CHANNEL.INITQ", C.MQOO_INPUT_SHARED)  # the channel initiator serves it
+    put(qm, conn, "TO.QM2", b"x")
+    md, data = get(qm, qm.connect("chinit"), "SYSTEM.CHANNEL.INITQ")
+    tm = MQTM.unpack(data)
+    assert md.Format == C.MQFMT_TRIGGER and tm.QName.rstrip() == b"QM2"
+    assert tm.TriggerData.rstrip() == b"QM1.TO.QM2"

@@ -51,7 +51,8 @@ The map: one module per rule or verb
 
 Imports point one way — ``_util`` < ``_state`` < ``_options`` < ``_effects`` < ``_trigger`` < ``_base`` < the
 parts < this module (and among the parts, ``_get`` uses ``_put``'s context fields, ``_get`` and ``_put`` use
-``_expiry``'s functions, ``_connections`` and ``_get`` use ``_skip_backout``) — never back, not even for types:
+``_expiry``'s functions, ``_expiry`` and ``_remote`` use ``_reports``' ``report_wanted``, ``_connections`` and
+``_get`` use ``_skip_backout``; ``remote``, the MQXQH functions, imports no part) — never back, not even for types:
 ``_trigger`` reads the queue manager through a protocol, and the base declares what one part calls on another.
 """
 
