@@ -23,11 +23,6 @@ CHANNEL = "QM1.TO.QM2"
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 def qm1(clock: FakeClock) -> QueueManager:
     qm = new_qm("QM1", clock)
     qm.define("QLOCAL", "QM2", {"USAGE": C.MQUS_TRANSMISSION})

@@ -21,11 +21,6 @@ from syncpoint.store import MemoryStore
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 def qm(clock: FakeClock) -> QueueManager:
     qm = new_qm("QM1", clock)
     qm.define("QLOCAL", "QM2", {"USAGE": C.MQUS_TRANSMISSION})  # the transmission queue to QM2

@@ -17,11 +17,6 @@ DATA = bytes(range(200))
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 def qm(clock: FakeClock) -> QueueManager:
     qm = new_qm("QM1", clock)
     qm.define("QLOCAL", "Q1")

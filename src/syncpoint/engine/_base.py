@@ -151,26 +151,6 @@ class QueueManagerBase(EffectsRecorder):
             uow: UnitOfWork | None = None,
         ) -> bool: ...
 
-        def dead_letter_message(  # _reports
-            self,
-            md: MQMD,
-            data: bytes,
-            reason: int,
-            dest_q: str,
-            dest_qmgr: str,
-            uow: UnitOfWork | None = None,
-            appl_type: int = C.MQAT_QMGR,
-            appl_name: str = "",
-        ) -> int: ...
-
-        def send_report(  # _reports
-            self, original: MQMD, data: bytes, feedback: int, keep: int, uow: UnitOfWork | None
-        ) -> None: ...
-
-        def _place(  # _reports
-            self, t: Target, md: MQMD, data: bytes, uow: UnitOfWork | None, kind: SystemPutKind
-        ) -> int: ...
-
         def _confirm_on_arrival(self, m: Message, uow: UnitOfWork | None) -> None: ...  # _reports
 
         def _confirm_on_delivery(self, m: Message, uow: UnitOfWork | None) -> None: ...  # _reports

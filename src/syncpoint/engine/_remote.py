@@ -45,9 +45,8 @@ from syncpoint.mqi import MQMD, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import QREMOTE
 
-from ._base import QueueManagerBase
 from ._effects import INBOUND
-from ._reports import report_wanted
+from ._reports import ReportsMixin, report_wanted
 from ._state import Connection, UnitOfWork
 from ._util import fail, padded
 from .remote import XmitMessage, parse_xmit_message, xqh_bytes
@@ -68,7 +67,7 @@ class Delivery:
     reason: int  # MQRC_NONE when delivered or forwarded, else why not (an MQRC_*, or MQFB_XMIT_Q_MSG_ERROR)
 
 
-class RemoteMixin(QueueManagerBase):
+class RemoteMixin(ReportsMixin):
     """Puts to remote queues, reply-to queue aliases, and the MCAs' calls (see the module doc)."""
 
     remote_definitions: int  # how many QREMOTE definitions exist (0: a put never looks for a reply-to alias)

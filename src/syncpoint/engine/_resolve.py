@@ -43,6 +43,14 @@ from ._state import LocalQueue, Target
 from ._util import fail, padded
 
 _MAX_HOPS = 8
+# a transmission queue's reasons: named by a QREMOTE's XMITQ, or the queue manager's DEFXMITQ
+_NAMED = ("transmission queue", C.MQRC_UNKNOWN_XMIT_Q, C.MQRC_XMIT_Q_TYPE_ERROR, C.MQRC_XMIT_Q_USAGE_ERROR)
+_DEFAULT = (
+    "the default transmission queue",
+    C.MQRC_UNKNOWN_DEF_XMIT_Q,
+    C.MQRC_DEF_XMIT_Q_TYPE_ERROR,
+    C.MQRC_DEF_XMIT_Q_USAGE_ERROR,
+)
 
 
 class ResolveMixin(QueueManagerBase):
@@ -103,14 +111,7 @@ class ResolveMixin(QueueManagerBase):
             return Target(self.queues[d.name], first, (padded(qname, 48), padded(qmname, 48)))
         dx = self.qmgr.attrs.get("DEFXMITQ", "")
         if dx:
-            x = self.definitions.get(("Q", dx))
-            if x is None:
-                raise fail(C.MQRC_UNKNOWN_DEF_XMIT_Q, f"the default transmission queue {dx} does not exist")
-            if x.otype != QLOCAL:
-                raise fail(C.MQRC_DEF_XMIT_Q_TYPE_ERROR, f"the default transmission queue {dx} is not a local queue")
-            if x.attrs["USAGE"] != C.MQUS_TRANSMISSION:
-                raise fail(C.MQRC_DEF_XMIT_Q_USAGE_ERROR, f"the default transmission queue {dx} is not USAGE(XMITQ)")
-            return Target(self.queues[dx], first, (padded(qname, 48), padded(qmname, 48)))
+            return Target(self._xmitq(dx, _DEFAULT), first, (padded(qname, 48), padded(qmname, 48)))
         raise fail(
             C.MQRC_UNKNOWN_REMOTE_Q_MGR,
             f"queue manager {qmname} is not known here: no queue-manager alias, no transmission queue of that "
@@ -119,13 +120,19 @@ class ResolveMixin(QueueManagerBase):
 
     def _named_xmitq(self, name: str) -> LocalQueue:
         """The transmission queue a definition names (XMITQ of a QREMOTE)."""
+        return self._xmitq(name, _NAMED)
+
+    def _xmitq(self, name: str, reasons: tuple[str, int, int, int]) -> LocalQueue:
+        """Transmission queue ``name``: it must exist, be a local queue and have USAGE(XMITQ) — else the reason
+        of ``reasons`` (what it is called, then the reasons for: unknown, not local, not USAGE(XMITQ))."""
+        what, unknown, not_local, not_xmitq = reasons
         x = self.definitions.get(("Q", name))
         if x is None:
-            raise fail(C.MQRC_UNKNOWN_XMIT_Q, f"transmission queue {name} does not exist")
+            raise fail(unknown, f"{what} {name} does not exist")
         if x.otype != QLOCAL:
-            raise fail(C.MQRC_XMIT_Q_TYPE_ERROR, f"transmission queue {name} is not a local queue")
+            raise fail(not_local, f"{what} {name} is not a local queue")
         if x.attrs["USAGE"] != C.MQUS_TRANSMISSION:
-            raise fail(C.MQRC_XMIT_Q_USAGE_ERROR, f"queue {name} is not USAGE(XMITQ)")
+            raise fail(not_xmitq, f"{what} {name} is not USAGE(XMITQ)")
         return self.queues[name]
 
     def reply_to_alias(self, reply_q: str) -> tuple[str, str] | None:

@@ -3,32 +3,15 @@ abbreviation QR; IBM's DISPLAY lists QUEUE and TYPE first, then the attributes).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import pytest
+from test_mqsc_commands import pairs, run
 
 from syncpoint.client import QueueManager
 from syncpoint.mqi import constants as C
-from syncpoint.mqsc import MqscProcessor, Summary
 
 Connect = Callable[..., QueueManager]
-
-
-def run(qm: QueueManager, script: str) -> tuple[Summary, list[str]]:
-    out: list[str] = []
-    summary = MqscProcessor(qm).run(script.splitlines(), out.append)
-    return summary, out
-
-
-def pairs(out: list[str]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for line in out:
-        if not line.startswith("   ") or line.startswith("    "):
-            continue
-        for m in re.finditer(r"([A-Z][A-Z0-9]*)(?:\(([^)]*)\))?", line):
-            found[m.group(1)] = m.group(2) if m.group(2) is not None else ""
-    return found
 
 
 @pytest.fixture
