@@ -84,6 +84,9 @@ def test_committed_remote_put_survives_a_server_kill_on_the_transmission_queue(h
     ]
     assert [m.data[428:] for m in got] == [b"kept", b"also"]
     assert heads[0].MsgDesc.MsgId == md.MsgId and got[0].md.Format == C.MQFMT_XMIT_Q_HEADER
+    # the QREMOTE definition survived the kill too
+    put_remote(qm, "TO.QM2", "", b"after", MQMD(), syncpoint_=False)
+    assert xq.get().data[428:] == b"after"
     qm.disconnect()
 
 
