@@ -154,7 +154,6 @@ def test_unsupported_objects_parse_as_unsupported_not_as_syntax_errors() -> None
         "START SERVICE(S)",
         "DEFINE TOPIC(T) TOPICSTR('a/b')",
         "DEFINE SUB(S) TOPICSTR('a')",
-        "DEFINE QREMOTE(R) RNAME(X) RQMNAME(QM2)",
         "REFRESH SECURITY TYPE(CONNAUTH)",
     ):
         assert parse_command(text).unsupported, text

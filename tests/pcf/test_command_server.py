@@ -95,7 +95,7 @@ def test_create_q_rejects_unknown_parameters_naming_them(server: CommandServer) 
         C.MQIA_DEF_PRIORITY,
     )
     assert error(server, K.MQCMD_CREATE_Q, [qname("PCF.Q")]) == (K.MQRCCF_PARM_MISSING, C.MQIA_Q_TYPE)
-    assert error(server, K.MQCMD_CREATE_Q, [qname("PCF.Q"), MQCFIN(C.MQIA_Q_TYPE, C.MQQT_REMOTE)]) == (
+    assert error(server, K.MQCMD_CREATE_Q, [qname("PCF.Q"), MQCFIN(C.MQIA_Q_TYPE, C.MQQT_CLUSTER)]) == (
         K.MQRCCF_Q_TYPE_ERROR,
         C.MQIA_Q_TYPE,
     )

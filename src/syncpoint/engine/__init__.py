@@ -11,6 +11,7 @@ from syncpoint.mqi.objects import (
     QLOCAL,
     QMGR,
     QMODEL,
+    QREMOTE,
     QUEUE_TYPES,
     Attribute,
     Definition,
@@ -22,6 +23,7 @@ from syncpoint.mqi.objects import (
 from ._admin import MessageView
 from ._effects import Effects, SystemPut
 from ._qmgr import QueueManager
+from ._remote import Delivery
 from ._state import Connection, Handle, LocalQueue, Message, UnitOfWork
 from .clock import Clock, FakeClock, SystemClock
 
@@ -32,11 +34,13 @@ __all__ = [
     "QLOCAL",
     "QMGR",
     "QMODEL",
+    "QREMOTE",
     "QUEUE_TYPES",
     "Attribute",
     "Clock",
     "Connection",
     "Definition",
+    "Delivery",
     "Effects",
     "FakeClock",
     "GetResult",

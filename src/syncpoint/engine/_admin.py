@@ -28,6 +28,7 @@ from syncpoint.mqi.objects import (
     QLOCAL,
     QMGR,
     QMODEL,
+    QREMOTE,
     QUEUE_TYPES,
     SYSTEM_DEAD_LETTER,
     Attribute,
@@ -125,8 +126,8 @@ class AdminMixin(QueueManagerBase):
         like: str | None = None,
         replace: bool = False,
     ) -> Definition:
-        """DEFINE QLOCAL / QMODEL / QALIAS / PROCESS. Raises MQMIError (OBJECT_ALREADY_EXISTS, …)."""
-        if otype not in (QLOCAL, QMODEL, QALIAS, PROCESS):
+        """DEFINE QLOCAL / QMODEL / QALIAS / QREMOTE / PROCESS. Raises MQMIError (OBJECT_ALREADY_EXISTS, …)."""
+        if otype not in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS):
             raise fail(C.MQRC_OBJECT_TYPE_ERROR, f"cannot define an object of type {otype}")
         if not valid_object_name(name):
             raise fail(C.MQRC_OBJECT_NAME_ERROR, f"{name!r} is not a valid object name")
@@ -160,6 +161,8 @@ class AdminMixin(QueueManagerBase):
         b = self._b()
         b.put_objects.append((otype, name, d.to_bytes()))
         b.durable = True
+        if otype == QREMOTE:
+            self.count_remote_definitions()
         return d
 
     def _validated(self, otype: str, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -206,12 +209,14 @@ class AdminMixin(QueueManagerBase):
                 raise fail(C.MQRC_Q_NOT_EMPTY, f"queue {name} has {q.depth} messages; use PURGE")
             self._drop_queue(d)  # also deletes the stored definition of a predefined or permanent queue
             return
-        if otype == QALIAS:
+        if otype in (QALIAS, QREMOTE):
             for conn in self.connections.values():
                 for h in conn.handles.values():
                     if h.alias is d:
-                        raise fail(C.MQRC_OBJECT_IN_USE, f"alias {name} is open")
+                        raise fail(C.MQRC_OBJECT_IN_USE, f"{otype} {name} is open")
         del self.definitions[(self._ns(otype), name)]
+        if otype == QREMOTE:
+            self.count_remote_definitions()
         b = self._b()
         b.delete_objects.append((otype, name))
         b.durable = True

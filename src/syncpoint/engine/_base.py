@@ -22,7 +22,7 @@ from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import QMGR_KEYWORD_ALIASES, QUEUE_TYPES, Definition
 
 from ._effects import REPORT, EffectsRecorder, SystemPutKind
-from ._state import Connection, Handle, LocalQueue, Message, UnitOfWork
+from ._state import Connection, Handle, LocalQueue, Message, Target, UnitOfWork
 from ._trigger import Triggering
 from ._util import fail
 from .clock import Clock
@@ -66,6 +66,8 @@ class QueueManagerBase(EffectsRecorder):
     recovered_inflight: int  # gets in flight at the last stop, backed out at this start
     # triggering (seed 001)
     triggering: Triggering
+    # distributed queuing (issue 23)
+    remote_definitions: int  # how many QREMOTE definitions exist (``_remote``)
 
     # -- helpers every verb uses ----------------------------------------------------------------------
     @staticmethod
@@ -131,11 +133,35 @@ class QueueManagerBase(EffectsRecorder):
 
         def _discard_expired(self, m: Message) -> None: ...  # _expiry
 
+        def _resolve_target(  # _resolve
+            self, name: str, qmname: str = "", first: Definition | None = None, hops: int = 0
+        ) -> Target: ...
+
+        def reply_to_alias(self, reply_q: str) -> tuple[str, str] | None: ...  # _resolve
+
         def _expiration_report(self, m: Message, keep: int) -> None: ...  # _reports
 
         def system_put(  # _reports
-            self, qname: str, md: MQMD, data: bytes, dest_qmgr: str | None = None, kind: SystemPutKind = REPORT
+            self,
+            qname: str,
+            md: MQMD,
+            data: bytes,
+            dest_qmgr: str | None = None,
+            kind: SystemPutKind = REPORT,
+            uow: UnitOfWork | None = None,
         ) -> bool: ...
+
+        def _confirm_on_arrival(self, m: Message, uow: UnitOfWork | None) -> None: ...  # _reports
+
+        def _confirm_on_delivery(self, m: Message, uow: UnitOfWork | None) -> None: ...  # _reports
+
+        def count_remote_definitions(self) -> None: ...  # _remote
+
+        def _reply_to_alias(self, out: MQMD) -> bool: ...  # _remote
+
+        def _xmit_stored(  # _remote
+            self, stored: dict[str, Any], remote: tuple[bytes, bytes], data: bytes
+        ) -> tuple[dict[str, Any], bytes]: ...
 
         def _apply_changes(self, d: Definition, changes: dict[str, Any]) -> None: ...  # _inquire
 

@@ -18,10 +18,12 @@ After every call the host takes the effects the call left (:meth:`EffectsRecorde
   message never precedes the message it announces. Measured (issue 24): no change in syncs per message, and no
   throughput change beyond the noise, embedded or over the server.
 * ``system_puts`` — the messages the queue manager itself put during the call(s), each a :class:`SystemPut`
-  (its kind, the local queue it went to, its MQMD and its data): trigger messages (seed 001), reports (the
-  expiration report of seed 002, the one report the queue manager writes today) and dead letters (a trigger
-  message or report whose destination refused it, behind an MQDLH; dlq-handler.md, "The MQDLH on messages the
-  queue manager itself dead-letters"). This part is a record, not a request: the host may ignore it; logs,
+  (its kind, the local queue it went to, its MQMD and its data): trigger messages (seed 001), reports (COA,
+  COD, expiration — seed 002 —, exception: ``_reports``), dead letters (a trigger message or report whose
+  destination refused it, or a message a channel could not deliver, behind an MQDLH; dlq-handler.md, "The MQDLH
+  on messages the queue manager itself dead-letters") and the messages a receiving channel delivered
+  (``_remote``). A COA or COD caused by a put or get in a unit of work is put in that unit of work and recorded
+  when put; a backout removes it again. This part is a record, not a request: the host may ignore it; logs,
   metrics, tools that watch and the engine's own tests read it.
 
 Why the engine puts those messages itself, inside the call that causes them, instead of handing them to the
@@ -61,10 +63,11 @@ from syncpoint.store import Batch, StoredMessage
 
 from ._state import DURABLE_PENDING, GONE, Message
 
-SystemPutKind = Literal["trigger", "report", "dead-letter"]
+SystemPutKind = Literal["trigger", "report", "dead-letter", "inbound"]
 TRIGGER: SystemPutKind = "trigger"  # an MQTM on an initiation queue (seed 001)
 REPORT: SystemPutKind = "report"  # a report message, e.g. MQFB_EXPIRATION (seed 002)
 DEAD_LETTER: SystemPutKind = "dead-letter"  # a message its destination refused, behind an MQDLH
+INBOUND: SystemPutKind = "inbound"  # a message a receiving channel delivered (``_remote.deliver_inbound``)
 
 _MD2_PACK = MQMD._struct_by_len[MQMD.size(2)].pack  # a version-2 MQMD's layout
 _MD2_VALUES = MQMD._getter_by_len[MQMD.size(2)]  # its fields' values in order

@@ -17,7 +17,7 @@ needed (``_state.Message.remaining_expiry``). Where the seed's rules are kept:
 * Note 2: expired messages still on the queue count "for all purposes, including depth triggering"
   (``_trigger.trigger_depth``).
 * "A report is generated when an expired message is discarded, if the message specified one of the
-  MQRO_EXPIRATION_* report options" (:func:`expiration_report_wanted`; the report itself: ``_reports``); notes
+  MQRO_EXPIRATION_* report options" (``_reports.report_wanted``; the report itself: ``_reports``); notes
   3 and 4: at the discard, and never part of the application's unit of work.
 * Note 7: a dead-letter put preserves the remaining Expiry (``_reports``); note 8: trigger messages are
   generated with MQEI_UNLIMITED (``_trigger``).
@@ -41,23 +41,12 @@ from syncpoint.mqi import constants as C
 from syncpoint.mqi import matches_generic
 
 from ._base import QueueManagerBase
+from ._reports import report_wanted
 from ._state import AVAILABLE, GONE, LocalQueue, Message
 from ._util import fail
 
 _XQH_EMBEDDED_EXPIRY = 104 + 16  # MQXQH (104 bytes) + MQMD offset of Expiry
 _XQH_MIN = _XQH_EMBEDDED_EXPIRY + 4
-_REPORT_DATA_LIMIT = 100  # MQRO_*_WITH_DATA: the first 100 bytes of the message data
-
-
-def expiration_report_wanted(report: int) -> int:
-    """How much data an expiration report carries: -1 for no report, else 0, 100 or all (as ``len``)."""
-    if report & C.MQRO_EXPIRATION_WITH_FULL_DATA == C.MQRO_EXPIRATION_WITH_FULL_DATA:
-        return 1 << 31
-    if report & C.MQRO_EXPIRATION_WITH_DATA == C.MQRO_EXPIRATION_WITH_DATA:
-        return _REPORT_DATA_LIMIT
-    if report & C.MQRO_EXPIRATION:
-        return 0
-    return -1
 
 
 class ExpiryMixin(QueueManagerBase):
@@ -75,7 +64,7 @@ class ExpiryMixin(QueueManagerBase):
             b = self._b()
             b.delete_messages.append(m.seq)
             b.durable = True
-        keep = expiration_report_wanted(m.md["Report"])
+        keep = report_wanted(m.md["Report"], C.MQFB_EXPIRATION)
         if keep >= 0:
             self._expiration_report(m, keep)
 

@@ -35,6 +35,7 @@ from syncpoint.mqi.constants import (  # the ones MQGET tests on every call, wit
     MQGMO_WAIT,
     MQOO_SAVE_ALL_CONTEXT,
     MQQA_GET_INHIBITED,
+    MQRO_COD,
 )
 
 from ._base import QueueManagerBase
@@ -193,6 +194,8 @@ class GetMixin(QueueManagerBase):
                 b = self._b()
                 b.delete_messages.append(m.seq)
                 b.durable = True
+        if m.md["Report"] & MQRO_COD:
+            self._confirm_on_delivery(m, conn.uow if in_uow else None)  # COD: delivered to the application
         return result
 
     def _position_cursor(self, h: Handle, m: Message, opts: int) -> None:

@@ -18,12 +18,36 @@ from __future__ import annotations
 
 from syncpoint.mqi import MQOD, blank_strip
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMODEL, Definition, defaults_for, valid_object_name
+from syncpoint.mqi.objects import (
+    PROCESS,
+    QALIAS,
+    QLOCAL,
+    QMODEL,
+    QREMOTE,
+    Definition,
+    defaults_for,
+    valid_object_name,
+)
 
 from ._base import QueueManagerBase
 from ._options import check_close_options, check_inquire_only, check_open_options
 from ._state import INPUT_OPTS, Connection, Handle, LocalQueue
 from ._util import fail, padded
+
+# what a queue at another queue manager may be opened for (IBM: output; inquire on a QREMOTE's own attributes)
+_REMOTE_OPEN_OPTS = (
+    C.MQOO_OUTPUT
+    | C.MQOO_INQUIRE
+    | C.MQOO_FAIL_IF_QUIESCING
+    | C.MQOO_BIND_AS_Q_DEF
+    | C.MQOO_BIND_ON_OPEN
+    | C.MQOO_BIND_NOT_FIXED
+    | C.MQOO_PASS_IDENTITY_CONTEXT
+    | C.MQOO_PASS_ALL_CONTEXT
+    | C.MQOO_SET_IDENTITY_CONTEXT
+    | C.MQOO_SET_ALL_CONTEXT
+    | C.MQOO_ALTERNATE_USER_AUTHORITY
+)
 
 
 class OpenMixin(QueueManagerBase):
@@ -35,8 +59,8 @@ class OpenMixin(QueueManagerBase):
             raise fail(C.MQRC_OD_ERROR, "the object descriptor is not a valid MQOD")
         check_open_options(options)
         qmname = blank_strip(od.ObjectQMgrName)
-        if qmname and qmname != self.name:
-            raise fail(C.MQRC_UNKNOWN_REMOTE_Q_MGR, f"queue manager {qmname} is not known here")
+        if qmname and qmname != self.name and od.ObjectType == C.MQOT_Q:
+            return self._open_remote(conn, od, options, blank_strip(od.ObjectName), qmname)
         name = blank_strip(od.ObjectName)
         otype = od.ObjectType
         if otype == C.MQOT_Q_MGR:
@@ -65,12 +89,16 @@ class OpenMixin(QueueManagerBase):
             base = self.definitions.get(("Q", target))
             if base is None:
                 raise fail(C.MQRC_UNKNOWN_ALIAS_BASE_Q, f"alias {name} resolves to {target}, which does not exist")
+            if base.otype == QREMOTE:
+                return self._open_remote(conn, od, options, name, "")
             if base.otype != QLOCAL:
                 raise fail(C.MQRC_ALIAS_BASE_Q_TYPE_ERROR, f"alias {name} must resolve to a local queue")
             d = base
         elif d.otype == QMODEL:
             created = self._create_dynamic(d, blank_strip(od.DynamicQName))
             d = created
+        elif d.otype == QREMOTE:
+            return self._open_remote(conn, od, options, name, "")
         queue = self.queues[d.name]
         # input open mode, shareability
         if options & INPUT_OPTS:
@@ -103,6 +131,33 @@ class OpenMixin(QueueManagerBase):
         if options & INPUT_OPTS and queue.ipprocs == 1:
             # seed 001, condition 13: an initiation queue opened for input when nobody else had it so
             self.triggering.initiation_queue_opened(queue)
+        return h
+
+    def _open_remote(self, conn: Connection, od: MQOD, options: int, name: str, qmname: str) -> Handle:
+        """MQOPEN of a queue at another queue manager (ObjectQMgrName) or of a local definition of a remote queue
+        (``_resolve``): a handle that puts on the transmission queue. Only output (and inquire, on a QREMOTE's own
+        attributes) is valid for it, as IBM allows."""
+        if qmname and qmname != self.name and not name:
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, "ObjectName is blank")
+        if options & ~_REMOTE_OPEN_OPTS:
+            raise fail(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, f"{name} is a remote queue: it can be opened for output only")
+        t = self._resolve_target(name, qmname)
+        if options & C.MQOO_INQUIRE and t.first is None:
+            raise fail(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, "only a local definition of a remote queue can be inquired")
+        queue = t.queue
+        h = self._new_handle(conn, C.MQOT_Q, name, options, queue, queue.definition, t.first)
+        h.remote = t.remote
+        if options & C.MQOO_OUTPUT:
+            queue.opprocs += 1
+        queue.handles.add(h)
+        if od.Version >= 3:
+            if t.remote is not None:
+                od.ResolvedQName, od.ResolvedQMgrName = t.remote
+            else:
+                od.ResolvedQName = padded(queue.name, 48)
+                od.ResolvedQMgrName = padded(self.name, 48)
+        if od.Version >= 4:
+            od.ResolvedType = C.MQOT_Q
         return h
 
     def _new_handle(

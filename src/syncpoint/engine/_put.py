@@ -39,6 +39,7 @@ from syncpoint.mqi.constants import (  # the ones MQPUT tests on every call, wit
     MQPRI_PRIORITY_AS_Q_DEF,
     MQQA_PUT_INHIBITED,
     MQRC_NONE,
+    MQRO_COA,
     MQTC_ON,
 )
 
@@ -47,8 +48,13 @@ from ._expiry import check_xqh_expiry
 from ._options import BOTH_PUT_SYNC, CONTEXT_PUT_OPTS, RARE_PUT_OPTS, check_put_options
 from ._state import PUT_PENDING, Connection, Handle, Message
 from ._util import fail
+from .remote import XQH_LENGTH
 
 _NONE24 = b"\0" * 24
+# the report options that ask for a report message (MQRC_MISSING_REPLY_TO_Q without a ReplyToQ)
+REPORTS_ASKED = (
+    C.MQRO_EXCEPTION | C.MQRO_EXPIRATION | C.MQRO_COA | C.MQRO_COD | C.MQRO_PAN | C.MQRO_NAN | C.MQRO_ACTIVITY
+)
 _PLAIN_MSG_TYPES = (C.MQMT_REQUEST, C.MQMT_REPLY, C.MQMT_REPORT, C.MQMT_DATAGRAM)
 # the MQMD's character fields as (name, length); those a put with the default context leaves to the application
 _ALL_CHAR_FIELDS = tuple(MQMD._char_lengths.items())
@@ -108,6 +114,9 @@ class PutMixin(QueueManagerBase):
         if length > self.qmgr.attrs["QMMAXMSGL"]:
             raise fail(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"{length} bytes exceed the queue manager's MAXMSGL")
         qattrs = q.attrs
+        remote = h.remote  # a queue at another queue manager: ``q`` is the transmission queue (``_resolve``)
+        if remote is not None:
+            length += XQH_LENGTH  # the transmission queue holds the MQXQH too
         if length > qattrs["MAXMSGL"]:
             raise fail(C.MQRC_MSG_TOO_BIG_FOR_Q, f"{length} bytes exceed MAXMSGL of queue {q.name}")
         first = h.alias.attrs if h.alias is not None else qattrs
@@ -135,8 +144,9 @@ class PutMixin(QueueManagerBase):
             C.MQMT_APPL_FIRST <= mt <= C.MQMT_APPL_LAST or 1 <= mt <= C.MQMT_SYSTEM_LAST
         ):
             raise fail(C.MQRC_MSG_TYPE_ERROR, f"MsgType {mt} is not valid")
-        if mt == MQMT_REQUEST and not blank_strip(md.ReplyToQ):
-            raise fail(C.MQRC_MISSING_REPLY_TO_Q, "a request message needs ReplyToQ")
+        if (mt == MQMT_REQUEST or md.Report & REPORTS_ASKED) and not blank_strip(md.ReplyToQ):
+            # IBM: a request, or a message asking for any report, needs a queue for the reply / report (2027)
+            raise fail(C.MQRC_MISSING_REPLY_TO_Q, "a request message, or one asking for reports, needs ReplyToQ")
         if pers == MQPER_PERSISTENT and q.definition.dynamic == C.MQQDT_TEMPORARY_DYNAMIC:
             raise fail(
                 C.MQRC_PERSISTENT_NOT_ALLOWED, f"temporary dynamic queue {q.name} cannot hold persistent messages"
@@ -172,15 +182,23 @@ class PutMixin(QueueManagerBase):
         if d["CodedCharSetId"] == MQCCSI_Q_MGR:
             d["CodedCharSetId"] = self.qmgr.attrs["CCSID"]
         if not out.ReplyToQMgr.strip(b" \0"):
-            d["ReplyToQMgr"] = self.name48
-        pmo.ResolvedQName = q.name48
-        pmo.ResolvedQMgrName = self.name48
+            if self.remote_definitions and self._reply_to_alias(out):
+                check = _ALL_CHAR_FIELDS
+            else:
+                d["ReplyToQMgr"] = self.name48
+        if remote is None:
+            pmo.ResolvedQName = q.name48
+            pmo.ResolvedQMgrName = self.name48
+        else:
+            pmo.ResolvedQName, pmo.ResolvedQMgrName = remote
         out.normalize(check)  # the character fields the caller could have set
         stored = dict(d)
         stored["Version"] = 2
         stored["Priority"] = prio
         stored["Persistence"] = pers
         stored["BackoutCount"] = 0
+        if remote is not None:
+            stored, data = self._xmit_stored(stored, remote, data)  # MQXQH + the message (issue 23, item 2)
         seq = self._seq
         self._seq = seq + 1
         m = Message(
@@ -209,6 +227,8 @@ class PutMixin(QueueManagerBase):
             self._make_visible(m)
         if qattrs["TRIGGER"] == MQTC_ON:
             self.triggering.message_put(m, uow)  # seed 001, condition 1
+        if stored["Report"] & MQRO_COA and remote is None:
+            self._confirm_on_arrival(m, uow)  # COA: the message reached its destination queue
         return reason
 
     @staticmethod

@@ -38,7 +38,9 @@ The map: one module per rule or verb
 ``_get``            MQGET: gets, browses, the browse cursor and its lock
 ``_trigger``        triggering: the conditions for a trigger event (seed 001)
 ``_expiry``         message expiry: discards, EXPRYINT scans, REFRESH QMGR TYPE(EXPIRY) (seed 002)
-``_reports``        reports, dead letters, and the queue manager's own puts
+``_reports``        reports (COA, COD, expiration, exception), dead letters, and the queue manager's own puts
+``_resolve``        name resolution: remote queues, queue-manager aliases, transmission queues
+``_remote``         puts to remote queues, reply-to queue aliases, the channels' deliveries (``remote``: MQXQH)
 ``_tokens``         MsgTokens: reservations and gets by token (syncpoint's own, for Spark)
 ``_inquire``        MQINQ, MQSET, and applying attribute changes
 ``_admin``          DEFINE, ALTER, DELETE, CLEAR, DISPLAY QSTATUS, crtmqm's initial objects
@@ -49,7 +51,8 @@ The map: one module per rule or verb
 
 Imports point one way — ``_util`` < ``_state`` < ``_options`` < ``_effects`` < ``_trigger`` < ``_base`` < the
 parts < this module (and among the parts, ``_get`` uses ``_put``'s context fields, ``_get`` and ``_put`` use
-``_expiry``'s functions, ``_connections`` and ``_get`` use ``_skip_backout``) — never back, not even for types:
+``_expiry``'s functions, ``_expiry`` and ``_remote`` use ``_reports``' ``report_wanted``, ``_connections`` and
+``_get`` use ``_skip_backout``; ``remote``, the MQXQH functions, imports no part) — never back, not even for types:
 ``_trigger`` reads the queue manager through a protocol, and the base declares what one part calls on another.
 """
 
@@ -59,7 +62,7 @@ import struct
 
 from syncpoint.mqi import MQMD
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, Definition
+from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, Definition
 from syncpoint.store import Snapshot
 
 from ._admin import AdminMixin
@@ -69,7 +72,9 @@ from ._get import GetMixin
 from ._inquire import InquireMixin
 from ._open import OpenMixin
 from ._put import PutMixin
+from ._remote import RemoteMixin
 from ._reports import ReportsMixin
+from ._resolve import ResolveMixin
 from ._state import LocalQueue, Message
 from ._tokens import TokensMixin
 from ._trigger import Triggering
@@ -83,7 +88,9 @@ class QueueManager(
     PutMixin,
     GetMixin,
     ExpiryMixin,
+    RemoteMixin,
     ReportsMixin,
+    ResolveMixin,
     TokensMixin,
     InquireMixin,
     AdminMixin,
@@ -118,7 +125,7 @@ class QueueManager(
         if self.name not in qm:
             raise fail(C.MQRC_Q_MGR_NAME_ERROR, f"the store holds no queue manager named {self.name}")
         self.qmgr = Definition.from_bytes(qm[self.name])
-        for otype in (QLOCAL, QMODEL, QALIAS, PROCESS):
+        for otype in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS):
             for raw in snap.objects.get(otype, {}).values():
                 d = Definition.from_bytes(raw)
                 self.definitions[(self._ns(otype), d.name)] = d
@@ -154,3 +161,4 @@ class QueueManager(
         self._seq = max(max_seq, snap.counters.get("seq", 0)) + 1
         self._msgid_counter = max(self._msgid_counter, snap.counters.get("msgid", 0))
         self._msgid_reserved = self._msgid_counter
+        self.count_remote_definitions()

@@ -369,6 +369,7 @@ class Handle:
         "otype",
         "owns_dynamic",
         "queue",
+        "remote",
         "saved_context",
     )
 
@@ -396,7 +397,19 @@ class Handle:
         self.locked: Message | None = None
         self.saved_context: dict[str, Any] | None = None
         self.owns_dynamic = False
+        # a queue at another queue manager (``_resolve``): its name and its queue manager's, as MQCHAR48s; then
+        # ``queue`` is the transmission queue its messages wait on, behind an MQXQH
+        self.remote: tuple[bytes, bytes] | None = None
 
     @property
     def is_input(self) -> bool:
         return bool(self.options & INPUT_OPTS)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where a message for a name goes (name resolution, ``_resolve``)."""
+
+    queue: LocalQueue  # the local queue it is put on: the destination, or a transmission queue
+    first: Definition | None  # the alias or QREMOTE the name met first (its PUT / DEFPRTY / DEFPSIST apply)
+    remote: tuple[bytes, bytes] | None  # for a transmission queue: (RemoteQName, RemoteQMgrName) as MQCHAR48s

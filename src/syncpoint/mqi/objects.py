@@ -19,16 +19,19 @@ from syncpoint.mqi import constants as C
 QLOCAL = "QLOCAL"
 QMODEL = "QMODEL"
 QALIAS = "QALIAS"
+QREMOTE = "QREMOTE"  # a local definition of a remote queue, a queue-manager alias or a reply-to queue alias
 PROCESS = "PROCESS"
 QMGR = "QMGR"
-QUEUE_TYPES = (QLOCAL, QMODEL, QALIAS)
-QTYPE_OF = {QLOCAL: C.MQQT_LOCAL, QMODEL: C.MQQT_MODEL, QALIAS: C.MQQT_ALIAS}
+QUEUE_TYPES = (QLOCAL, QMODEL, QALIAS, QREMOTE)
+QTYPE_OF = {QLOCAL: C.MQQT_LOCAL, QMODEL: C.MQQT_MODEL, QALIAS: C.MQQT_ALIAS, QREMOTE: C.MQQT_REMOTE}
 
 _L = frozenset({QLOCAL})
 _LM = frozenset({QLOCAL, QMODEL})
 _LMA = frozenset({QLOCAL, QMODEL, QALIAS})
 _M = frozenset({QMODEL})
 _A = frozenset({QALIAS})
+_R = frozenset({QREMOTE})
+_LMAR = frozenset({QLOCAL, QMODEL, QALIAS, QREMOTE})
 _P = frozenset({PROCESS})
 _Q = frozenset({QMGR})
 
@@ -75,7 +78,7 @@ ATTRIBUTES: dict[str, Attribute] = {
     a.keyword: a
     for a in [
         # -- queues ---------------------------------------------------------------------------------------
-        Attribute("DESCR", C.MQCA_Q_DESC, "str", "", _LMA, length=64),
+        Attribute("DESCR", C.MQCA_Q_DESC, "str", "", _LMAR, length=64),
         _flag("TRIGGER", "NOTRIGGER", C.MQIA_TRIGGER_CONTROL, C.MQTC_OFF, _LM, settable=True),
         _enum(
             "TRIGTYPE",
@@ -93,12 +96,12 @@ ATTRIBUTES: dict[str, Attribute] = {
         Attribute("BOQNAME", C.MQCA_BACKOUT_REQ_Q_NAME, "str", "", _LM, length=48),
         Attribute("BOTHRESH", C.MQIA_BACKOUT_THRESHOLD, "int", 0, _LM),
         _flag("HARDENBO", "NOHARDENBO", C.MQIA_HARDEN_GET_BACKOUT, C.MQQA_BACKOUT_HARDENED, _LM),
-        Attribute("DEFPRTY", C.MQIA_DEF_PRIORITY, "int", 0, _LMA, high=9),
+        Attribute("DEFPRTY", C.MQIA_DEF_PRIORITY, "int", 0, _LMAR, high=9),
         _enum(
             "DEFPSIST",
             C.MQIA_DEF_PERSISTENCE,
             C.MQPER_NOT_PERSISTENT,
-            _LMA,
+            _LMAR,
             {"NO": C.MQPER_NOT_PERSISTENT, "YES": C.MQPER_PERSISTENT},
         ),
         Attribute("MAXDEPTH", C.MQIA_MAX_Q_DEPTH, "int", 5000, _LM),
@@ -111,7 +114,7 @@ ATTRIBUTES: dict[str, Attribute] = {
             {"PRIORITY": C.MQMDS_PRIORITY, "FIFO": C.MQMDS_FIFO},
         ),
         _enum("GET", C.MQIA_INHIBIT_GET, C.MQQA_GET_ALLOWED, _LMA, _ENABLED, settable=True),
-        _enum("PUT", C.MQIA_INHIBIT_PUT, C.MQQA_PUT_ALLOWED, _LMA, _ENABLED, settable=True),
+        _enum("PUT", C.MQIA_INHIBIT_PUT, C.MQQA_PUT_ALLOWED, _LMAR, _ENABLED, settable=True),
         _enum("USAGE", C.MQIA_USAGE, C.MQUS_NORMAL, _LM, {"NORMAL": C.MQUS_NORMAL, "XMITQ": C.MQUS_TRANSMISSION}),
         _flag("SHARE", "NOSHARE", C.MQIA_SHAREABILITY, C.MQQA_SHAREABLE, _LM),
         _enum(
@@ -132,6 +135,11 @@ ATTRIBUTES: dict[str, Attribute] = {
             {"PERMDYN": C.MQQDT_PERMANENT_DYNAMIC, "TEMPDYN": C.MQQDT_TEMPORARY_DYNAMIC},
         ),
         Attribute("TARGET", C.MQCA_BASE_Q_NAME, "str", "", _A, length=48),
+        # a remote queue (QREMOTE): the queue's name at the remote queue manager (blank: a queue-manager alias),
+        # that queue manager's name, and the transmission queue (blank: the one name resolution finds)
+        Attribute("RNAME", C.MQCA_REMOTE_Q_NAME, "str", "", _R, length=48),
+        Attribute("RQMNAME", C.MQCA_REMOTE_Q_MGR_NAME, "str", "", _R, length=48),
+        Attribute("XMITQ", C.MQCA_XMIT_Q_NAME, "str", "", _R, length=48),
         # -- processes ------------------------------------------------------------------------------------
         Attribute("APPLICID", C.MQCA_APPL_ID, "str", "", _P, length=256),
         _enum(
@@ -158,6 +166,7 @@ ATTRIBUTES: dict[str, Attribute] = {
         # -- queue manager --------------------------------------------------------------------------------
         Attribute("QMDESCR", C.MQCA_Q_MGR_DESC, "str", "", _Q, length=64),
         Attribute("DEADQ", C.MQCA_DEAD_LETTER_Q_NAME, "str", "", _Q, length=48),
+        Attribute("DEFXMITQ", C.MQCA_DEF_XMIT_Q_NAME, "str", "", _Q, length=48),
         Attribute("MAXUMSGS", C.MQIA_MAX_UNCOMMITTED_MSGS, "int", 10000, _Q, low=1),
         Attribute("QMMAXMSGL", C.MQIA_MAX_MSG_LENGTH, "int", 4_194_304, _Q, low=32, high=104_857_600),
         Attribute("CCSID", C.MQIA_CODED_CHAR_SET_ID, "int", 1208, _Q, low=1, high=65535),

@@ -28,6 +28,7 @@ from syncpoint.mqi.objects import (
     QLOCAL,
     QMGR,
     QMODEL,
+    QREMOTE,
     QUEUE_TYPES,
     Attribute,
     Definition,
@@ -81,7 +82,9 @@ def _keyword_table(otype: str) -> dict[str, KeywordInfo]:
     return table
 
 
-_TABLES: dict[str, dict[str, KeywordInfo]] = {t: _keyword_table(t) for t in (QLOCAL, QMODEL, QALIAS, PROCESS, QMGR)}
+_TABLES: dict[str, dict[str, KeywordInfo]] = {
+    t: _keyword_table(t) for t in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QMGR)
+}
 
 
 def keyword_info(otype: str, keyword: str) -> KeywordInfo | None:
@@ -203,6 +206,7 @@ IGNORED_ATTRIBUTES: dict[str, frozenset[str]] = {
     QLOCAL: _QUEUE_IGNORED,
     QMODEL: _QUEUE_IGNORED,
     QALIAS: _QUEUE_IGNORED,
+    QREMOTE: _QUEUE_IGNORED,
     PROCESS: frozenset(),
     QMGR: _QMGR_IGNORED,
 }
@@ -265,11 +269,12 @@ _COMPUTED: dict[str, tuple[str, ...]] = {
     QLOCAL: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME", "CURDEPTH", "IPPROCS", "OPPROCS", "DEFTYPE"),
     QMODEL: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME"),
     QALIAS: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME", "TARGTYPE"),
+    QREMOTE: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME"),
     PROCESS: ("ALTDATE", "ALTTIME"),
     QMGR: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME", "QMID"),
 }
 STATUS_KEYWORDS = frozenset({"CURDEPTH", "IPPROCS", "OPPROCS"})  # DISPLAY QLOCAL reads them from the status
-_IDENTITY = {QLOCAL: "QUEUE", QMODEL: "QUEUE", QALIAS: "QUEUE", PROCESS: "PROCESS", QMGR: "QMNAME"}
+_IDENTITY = {QLOCAL: "QUEUE", QMODEL: "QUEUE", QALIAS: "QUEUE", QREMOTE: "QUEUE", PROCESS: "PROCESS", QMGR: "QMNAME"}
 _WORDS: dict[str, dict[int, str]] = {
     "PLATFORM": {C.MQPL_UNIX: "UNIX"},
     "DEFTYPE": {

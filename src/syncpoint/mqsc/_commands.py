@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.mqi import is_generic
-from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QUEUE_TYPES
+from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, QUEUE_TYPES
 from syncpoint.mqi.syntax import is_object_name
 
 from ._attrs import (
@@ -66,7 +66,16 @@ UNSUPPORTED_VERBS = {
     "MOVE": "MOVE",
     "RVERIFY": "RVERIFY",
 }
-_QUEUE_NOUNS = {"QLOCAL": QLOCAL, "QL": QLOCAL, "QMODEL": QMODEL, "QM": QMODEL, "QALIAS": QALIAS, "QA": QALIAS}
+_QUEUE_NOUNS = {
+    "QLOCAL": QLOCAL,
+    "QL": QLOCAL,
+    "QMODEL": QMODEL,
+    "QM": QMODEL,
+    "QALIAS": QALIAS,
+    "QA": QALIAS,
+    "QREMOTE": QREMOTE,
+    "QR": QREMOTE,
+}
 NOUNS = {
     **_QUEUE_NOUNS,
     "PROCESS": PROCESS,
@@ -78,8 +87,6 @@ NOUNS = {
     "QMGR": QMGR,
 }
 UNSUPPORTED_NOUNS = {
-    "QREMOTE": "QREMOTE",
-    "QR": "QREMOTE",
     "CHANNEL": "CHANNEL",
     "CHL": "CHANNEL",
     "LISTENER": "LISTENER",
@@ -120,18 +127,16 @@ UNSUPPORTED_NOUNS = {
     "SMDSCONN": "SMDSCONN",
 }
 _NOUNS_OF = {
-    "DEFINE": (QLOCAL, QMODEL, QALIAS, PROCESS),
-    "ALTER": (QLOCAL, QMODEL, QALIAS, PROCESS, QMGR),
-    "DELETE": (QLOCAL, QMODEL, QALIAS, PROCESS),
+    "DEFINE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS),
+    "ALTER": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QMGR),
+    "DELETE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS),
     "CLEAR": (QLOCAL,),
-    "DISPLAY": (QLOCAL, QMODEL, QALIAS, PROCESS, QUEUE, QSTATUS, QMGR),
+    "DISPLAY": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QUEUE, QSTATUS, QMGR),
     "REFRESH": (QMGR,),
 }
 _QUEUE_TYPE_WORDS = {
     **_QUEUE_NOUNS,
     "ALL": "ALL",
-    "QREMOTE": "QREMOTE",
-    "QR": "QREMOTE",
     "QCLUSTER": "QCLUSTER",
     "QC": "QCLUSTER",
 }
@@ -288,7 +293,7 @@ def _attribute(req: Request, t: Token) -> None:
         if k in IGNORED_ATTRIBUTES[otype]:
             req.ignored.append(k)
             return
-        owners = [o for o in (QLOCAL, QMODEL, QALIAS, PROCESS, QMGR) if keyword_info(o, k) is not None]
+        owners = [o for o in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QMGR) if keyword_info(o, k) is not None]
         if owners:
             raise MqscSyntaxError(f"{k} is not valid for a {otype} (it is an attribute of {', '.join(owners)})", t.end)
         raise MqscSyntaxError(f"{k} is not a keyword of {req.verb} {otype}", t.end)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from syncpoint.mqi import MQMIError, is_generic, matches_generic, reason_name
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QUEUE_TYPES, Definition
+from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, QUEUE_TYPES, Definition
 
 from ._attrs import definition_pairs, format_pairs, handle_status_pairs, queue_status_pairs
 from ._commands import QSTATUS, QUEUE, Request, Where, parse_command
@@ -39,6 +39,7 @@ _DEFAULT_OBJECT = {
     QLOCAL: "SYSTEM.DEFAULT.LOCAL.QUEUE",
     QMODEL: "SYSTEM.DEFAULT.MODEL.QUEUE",
     QALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE",
+    QREMOTE: "SYSTEM.DEFAULT.REMOTE.QUEUE",
     PROCESS: "SYSTEM.DEFAULT.PROCESS",
 }
 # reasons after which the connection is gone: the run stops (exit code 20)

@@ -25,7 +25,7 @@ from typing import Any
 from syncpoint.client import QueueManager, passwords_required
 from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, blank_strip, matches_generic, mqsc_date_time
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, attributes_for
+from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, attributes_for
 
 from . import _constants as K
 from ._request import CommandFailedError, Request, attr_value_to_pcf, passes_filter
@@ -46,7 +46,7 @@ log = logging.getLogger("syncpoint.pcf")
 
 COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
 
-_QTYPE_TO_OTYPE = {C.MQQT_LOCAL: QLOCAL, C.MQQT_MODEL: QMODEL, C.MQQT_ALIAS: QALIAS}
+_QTYPE_TO_OTYPE = {C.MQQT_LOCAL: QLOCAL, C.MQQT_MODEL: QMODEL, C.MQQT_ALIAS: QALIAS, C.MQQT_REMOTE: QREMOTE}
 _OTYPE_TO_QTYPE = {v: k for k, v in _QTYPE_TO_OTYPE.items()}
 
 # engine reasons as the command server reports them (IBM's PCF reasons where IBM has one)
@@ -242,7 +242,7 @@ class CommandServer:
         return self._qm.admin(verb, *args, **kw)
 
     def _find_queue(self, name: str) -> Any:
-        for otype in (QLOCAL, QMODEL, QALIAS):
+        for otype in (QLOCAL, QMODEL, QALIAS, QREMOTE):
             d = self._admin("lookup", otype, name)
             if d is not None:
                 return d
@@ -273,7 +273,7 @@ class CommandServer:
             if keep is None or sel in keep:
                 out.append(attr_value_to_pcf(sel, value, length))
 
-        if otype in (QLOCAL, QMODEL, QALIAS):
+        if otype in (QLOCAL, QMODEL, QALIAS, QREMOTE):
             out.append(attr_value_to_pcf(C.MQCA_Q_NAME, d.name, 48))
             out.append(MQCFIN(C.MQIA_Q_TYPE, _OTYPE_TO_QTYPE[otype]))
         elif otype == PROCESS:
@@ -391,7 +391,7 @@ class CommandServer:
         assert pattern is not None
         qtype = req.integer(C.MQIA_Q_TYPE, K.MQQT_ALL)
         if qtype == K.MQQT_ALL:
-            otypes = [QLOCAL, QMODEL, QALIAS]
+            otypes = [QLOCAL, QMODEL, QALIAS, QREMOTE]
         elif qtype in _QTYPE_TO_OTYPE:
             otypes = [_QTYPE_TO_OTYPE[qtype]]
         else:
