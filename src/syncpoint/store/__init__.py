@@ -5,23 +5,53 @@ keeps the same contract in memory, and its ``open()`` may be called again to sim
 ``PostgresStore`` keeps it in a PostgreSQL database under a namespace (queue-sharing groups).
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._base import Batch, Pending, Snapshot, Store, StoreDamagedError, StoredMessage, StoreError
 from ._memory import MemoryStore
-from ._postgres import PostgresStore
 from ._salvage import SalvageReport, salvage
+from ._shared import SharedMessage, SharedQueues, group_of, membership_record, open_group
 from ._sqlite import SQLiteStore
+
+if TYPE_CHECKING:
+    from ._postgres import PostgresStore
+    from ._postgres_shared import PostgresSharedQueues, create_member, remove_member
+
+_POSTGRES = {  # loaded on first use: psycopg takes a while to import, and only group members need it
+    "PostgresStore": "._postgres",
+    "PostgresSharedQueues": "._postgres_shared",
+    "create_member": "._postgres_shared",
+    "remove_member": "._postgres_shared",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _POSTGRES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'syncpoint.store' has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)
+
 
 __all__ = [
     "Batch",
     "MemoryStore",
     "Pending",
+    "PostgresSharedQueues",
     "PostgresStore",
     "SQLiteStore",
     "SalvageReport",
+    "SharedMessage",
+    "SharedQueues",
     "Snapshot",
     "Store",
     "StoreDamagedError",
     "StoreError",
     "StoredMessage",
+    "create_member",
+    "group_of",
+    "membership_record",
+    "open_group",
+    "remove_member",
     "salvage",
 ]

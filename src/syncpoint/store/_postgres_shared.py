@@ -1,0 +1,403 @@
+"""PostgresSharedQueues: a queue-sharing group's shared store in PostgreSQL (``_shared.SharedQueues``).
+
+Theory of operation
+-------------------
+The tables (docs/queue-sharing-groups.md): ``qsg`` (one row a group), ``qsg_member`` (one row a member, with the
+session of its running incarnation), ``qsg_object`` (GROUP and SHARED definitions), ``qsg_message`` (the
+messages of every shared queue; ``owner``/``uow``/``got`` hold a message in a member's unit of work).
+
+Each verb is one short transaction on the member's connection (autocommit; several statements in one
+``transaction()``), never a transaction held across verbs: a unit of work's shared part is the ``owner, uow``
+of its rows, so nothing is locked between verbs and any member can finish another's work. Gets claim the first
+available row with ``FOR UPDATE SKIP LOCKED``, so concurrent getters on any member never wait for each other.
+
+``owner`` is ``<member>.<session>``, a fresh session each time the member opens the group: at open, whatever an
+earlier session of this member still holds is backed out (its puts deleted, its gets reinstated with
+BackoutCount + 1), as a restarted queue manager backs out its units of work.
+
+Wake-ups: :meth:`PostgresSharedQueues.notify` hands queue names to a notifier thread that sends them with
+``pg_notify`` on its own autocommit connection, after the commit that made the messages available and outside
+any unit of work's transaction (a NOTIFY in a transaction serialises commits and forbids PREPARE TRANSACTION).
+:func:`listen` is the other side, run by the host's thread.
+
+The connection string may hold a password: it is kept in this object only and never put in a message.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+
+from ._base import StoreError
+from ._postgres import connect, describe_error
+from ._shared import SharedMessage
+
+SCHEMA_VERSION = 1
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS qsg (
+    qsg text PRIMARY KEY, version integer NOT NULL, created timestamptz NOT NULL DEFAULT now());
+CREATE TABLE IF NOT EXISTS qsg_member (
+    qsg text NOT NULL REFERENCES qsg, member text NOT NULL, session text, started timestamptz,
+    PRIMARY KEY (qsg, member));
+CREATE TABLE IF NOT EXISTS qsg_object (
+    qsg text NOT NULL REFERENCES qsg, kind text NOT NULL, name text NOT NULL, disp text NOT NULL,
+    definition bytea NOT NULL, PRIMARY KEY (qsg, kind, name));
+CREATE TABLE IF NOT EXISTS qsg_message (
+    id bigserial PRIMARY KEY, qsg text NOT NULL, queue text NOT NULL, priority integer NOT NULL,
+    persistent boolean NOT NULL, msgid bytea NOT NULL, correlid bytea NOT NULL, expiry integer NOT NULL,
+    put_time double precision NOT NULL, backout integer NOT NULL DEFAULT 0, md bytea NOT NULL, data bytea NOT NULL,
+    owner text, uow bigint, got boolean NOT NULL DEFAULT false);
+CREATE INDEX IF NOT EXISTS qsg_message_next ON qsg_message (qsg, queue, priority DESC, id) WHERE owner IS NULL;
+CREATE INDEX IF NOT EXISTS qsg_message_owner ON qsg_message (owner, uow) WHERE owner IS NOT NULL;
+"""
+_SCHEMA_LOCK = 7242002  # an advisory lock: one creator of the schema at a time
+
+QSG_NAME = re.compile(r"^[A-Z][A-Z0-9]{0,3}$")
+_COLUMNS = "id, queue, priority, persistent, md, data, msgid, correlid, expiry, put_time, backout"
+
+
+def channel(qsg: str) -> str:
+    """The LISTEN/NOTIFY channel of a group."""
+    return f"syncpoint_{qsg.lower()}"
+
+
+def _row(r: tuple[Any, ...]) -> SharedMessage:
+    return SharedMessage(r[0], r[1], r[2], r[3], bytes(r[4]), bytes(r[5]), bytes(r[6]), bytes(r[7]), r[8], r[9], r[10])
+
+
+def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+        conn.execute(SCHEMA)
+
+
+def create_member(url: str, qsg: str, member: str) -> None:
+    """crtmqm -qsg: make ``member`` a member of group ``qsg`` (created when new) in the database at ``url``.
+
+    StoreError with a sentence (never the URL) when the database cannot be reached or used, the group name is
+    not valid or is the member's name, or the group already has a member of that name. Nothing is changed then.
+    """
+    if not QSG_NAME.match(qsg):
+        raise StoreError(
+            f"The queue-sharing group name {qsg!r} is not valid: 1 to 4 characters, A-Z and 0-9, starting with a "
+            "letter."
+        )
+    if qsg == member:
+        raise StoreError(f"The queue-sharing group name {qsg} must differ from the queue manager's name.")
+    conn = connect(url, autocommit=True)
+    try:
+        _ensure_schema(conn)
+        with conn.transaction():
+            conn.execute("INSERT INTO qsg (qsg, version) VALUES (%s, %s) ON CONFLICT DO NOTHING", (qsg, SCHEMA_VERSION))
+            taken = conn.execute(
+                "SELECT 1 FROM qsg_member WHERE qsg = %s AND member = %s FOR UPDATE", (qsg, member)
+            ).fetchone()
+            if taken:
+                raise StoreError(
+                    f"Queue-sharing group {qsg} already has a member named {member}: choose another queue manager "
+                    "name, or remove the old member from the group first."
+                )
+            clash = conn.execute("SELECT 1 FROM qsg WHERE qsg = %s", (member,)).fetchone()
+            if clash:
+                raise StoreError(f"{member} is the name of a queue-sharing group: a queue manager needs another name.")
+            conn.execute("INSERT INTO qsg_member (qsg, member) VALUES (%s, %s)", (qsg, member))
+    except psycopg.Error as e:
+        raise StoreError(f"The shared database cannot be used: {describe_error(e)}.") from None
+    finally:
+        conn.close()
+
+
+def remove_member(url: str, qsg: str, member: str) -> None:
+    """Undo :func:`create_member` (a crtmqm that failed after it; dltmqm). Errors are ignored."""
+    try:
+        conn = connect(url, autocommit=True)
+    except StoreError:
+        return
+    try:
+        conn.execute("DELETE FROM qsg_member WHERE qsg = %s AND member = %s", (qsg, member))
+    except psycopg.Error:
+        pass
+    finally:
+        conn.close()
+
+
+class PostgresSharedQueues:
+    """A member's connection to its group's shared store (see the module doc)."""
+
+    def __init__(self, url: str, qsg: str, member: str) -> None:
+        self._url = url
+        self.qsg = qsg
+        self.member = member
+        self.session = secrets.token_hex(6)
+        self.owner = f"{member}.{self.session}"
+        self._conn: psycopg.Connection[Any] | None = None
+        self._notify_lock = threading.Condition()
+        self._to_notify: set[str] = set()
+        self._closed = False
+        self._notifier: threading.Thread | None = None
+        self.recovered = 0  # gets of earlier sessions of this member backed out at open
+
+    # -- life ------------------------------------------------------------------------------------------
+    def open(self) -> None:
+        """Join the group as this member's new session; back out what earlier sessions left in flight."""
+        conn = connect(self._url, autocommit=True)
+        try:
+            _ensure_schema(conn)
+            with conn.transaction():
+                row = conn.execute(
+                    "SELECT 1 FROM qsg_member WHERE qsg = %s AND member = %s FOR UPDATE", (self.qsg, self.member)
+                ).fetchone()
+                if row is None:
+                    raise StoreError(
+                        f"Queue manager {self.member} is not a member of queue-sharing group {self.qsg} in the shared "
+                        "database: it was created for another group or another database."
+                    )
+                conn.execute(
+                    "UPDATE qsg_member SET session = %s, started = now() WHERE qsg = %s AND member = %s",
+                    (self.session, self.qsg, self.member),
+                )
+                like = self.member.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
+                conn.execute("DELETE FROM qsg_message WHERE qsg = %s AND owner LIKE %s AND NOT got", (self.qsg, like))
+                cur = conn.execute(
+                    "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
+                    "WHERE qsg = %s AND owner LIKE %s AND got",
+                    (self.qsg, like),
+                )
+                self.recovered = cur.rowcount
+        except psycopg.Error as e:
+            conn.close()
+            raise StoreError(f"The shared database cannot be used: {describe_error(e)}.") from None
+        except StoreError:
+            conn.close()
+            raise
+        self._conn = conn
+        self._notifier = threading.Thread(target=self._notify_loop, name=f"syncpoint-{self.member}-notify", daemon=True)
+        self._notifier.start()
+
+    def close(self) -> None:
+        with self._notify_lock:
+            self._closed = True
+            self._notify_lock.notify_all()
+        if self._notifier is not None:
+            self._notifier.join(10)
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _c(self) -> psycopg.Connection[Any]:
+        conn = self._conn
+        if conn is None:
+            raise StoreError("The shared store is not open.")
+        return conn
+
+    def _fail(self, e: psycopg.Error) -> StoreError:
+        return StoreError(f"The shared database failed: {describe_error(e)}.")
+
+    # -- definitions -----------------------------------------------------------------------------------
+    def definitions(self) -> list[tuple[str, str, str, bytes]]:
+        try:
+            rows = self._c().execute(
+                "SELECT kind, name, disp, definition FROM qsg_object WHERE qsg = %s ORDER BY kind, name", (self.qsg,)
+            )
+            return [(k, n, d, bytes(b)) for k, n, d, b in rows]
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    def put_definition(self, kind: str, name: str, disposition: str, definition: bytes, replace: bool) -> bool:
+        sql = "INSERT INTO qsg_object VALUES (%s, %s, %s, %s, %s) ON CONFLICT (qsg, kind, name) DO " + (
+            "UPDATE SET disp = excluded.disp, definition = excluded.definition" if replace else "NOTHING"
+        )
+        try:
+            return self._c().execute(sql, (self.qsg, kind, name, disposition, definition)).rowcount == 1
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    def delete_definition(self, kind: str, name: str) -> None:
+        try:
+            with self._c().transaction():
+                self._c().execute(
+                    "DELETE FROM qsg_object WHERE qsg = %s AND kind = %s AND name = %s", (self.qsg, kind, name)
+                )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    # -- messages --------------------------------------------------------------------------------------
+    def put(self, message: SharedMessage, uow: int | None) -> int:
+        m = message
+        try:
+            row = (
+                self._c()
+                .execute(
+                    "INSERT INTO qsg_message (qsg, queue, priority, persistent, msgid, correlid, expiry, put_time, "
+                    "backout, md, data, owner, uow) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                    "RETURNING id",
+                    (
+                        self.qsg,
+                        m.queue,
+                        m.priority,
+                        m.persistent,
+                        m.msgid,
+                        m.correlid,
+                        m.expiry,
+                        m.put_time,
+                        m.backout,
+                        m.md,
+                        m.data,
+                        None if uow is None else self.owner,
+                        uow,
+                    ),
+                )
+                .fetchone()
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        assert row is not None
+        ident: int = row[0]
+        return ident
+
+    def get(
+        self, queue: str, uow: int | None, msgid: bytes | None, correlid: bytes | None, claim_only: bool
+    ) -> SharedMessage | None:
+        where = "qsg = %s AND queue = %s AND owner IS NULL"
+        args: list[Any] = [self.qsg, queue]
+        if msgid is not None:
+            where += " AND msgid = %s"
+            args.append(msgid)
+        if correlid is not None:
+            where += " AND correlid = %s"
+            args.append(correlid)
+        pick = f"(SELECT id FROM qsg_message WHERE {where} ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
+        if uow is None and not claim_only:
+            sql = f"DELETE FROM qsg_message WHERE id = {pick} RETURNING {_COLUMNS}"
+        else:
+            sql = f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = {pick} RETURNING {_COLUMNS}"
+            args = [self.owner, 0 if uow is None else uow, *args]
+        try:
+            r = self._c().execute(sql, args).fetchone()
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return None if r is None else _row(r)
+
+    def finish_claim(self, message_id: int, take: bool, uow: int | None) -> None:
+        args: tuple[Any, ...] = (message_id, self.owner)
+        if not take:
+            sql = (
+                "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false WHERE id = %s AND owner = %s AND uow = 0"
+            )
+            sql = sql
+        elif uow is None:
+            sql = "DELETE FROM qsg_message WHERE id = %s AND owner = %s AND uow = 0"
+        else:
+            sql = "UPDATE qsg_message SET uow = %s WHERE id = %s AND owner = %s AND uow = 0"
+            args = (uow, *args)
+        try:
+            self._c().execute(sql, args)
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    def discard(self, message_id: int) -> None:
+        try:
+            self._c().execute("DELETE FROM qsg_message WHERE id = %s AND owner = %s", (message_id, self.owner))
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    def commit(self, uow: int) -> list[str]:
+        conn = self._c()
+        try:
+            with conn.transaction():
+                conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s AND got", (self.owner, uow))
+                rows = conn.execute(
+                    "UPDATE qsg_message SET owner = NULL, uow = NULL WHERE owner = %s AND uow = %s RETURNING queue",
+                    (self.owner, uow),
+                ).fetchall()
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return sorted({r[0] for r in rows})
+
+    def backout(self, uow: int) -> list[str]:
+        conn = self._c()
+        try:
+            with conn.transaction():
+                conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s AND NOT got", (self.owner, uow))
+                rows = conn.execute(
+                    "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
+                    "WHERE owner = %s AND uow = %s RETURNING queue",
+                    (self.owner, uow),
+                ).fetchall()
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return sorted({r[0] for r in rows})
+
+    def depth(self, queue: str) -> int:
+        try:
+            row = (
+                self._c()
+                .execute("SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s", (self.qsg, queue))
+                .fetchone()
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return int(row[0]) if row else 0
+
+    def clear(self, queue: str) -> int:
+        try:
+            return (
+                self._c()
+                .execute("DELETE FROM qsg_message WHERE qsg = %s AND queue = %s AND owner IS NULL", (self.qsg, queue))
+                .rowcount
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    # -- wake-ups --------------------------------------------------------------------------------------
+    def notify(self, queues: list[str]) -> None:
+        with self._notify_lock:
+            self._to_notify.update(queues)
+            self._notify_lock.notify()
+
+    def _notify_loop(self) -> None:
+        """Send the queued names with pg_notify on a connection of its own, coalescing what waits meanwhile."""
+        conn: psycopg.Connection[Any] | None = None
+        while True:
+            with self._notify_lock:
+                while not self._to_notify and not self._closed:
+                    self._notify_lock.wait()
+                if self._closed:
+                    break
+                names = sorted(self._to_notify)
+                self._to_notify.clear()
+            try:
+                if conn is None or conn.closed:
+                    conn = psycopg.connect(self._url, autocommit=True, connect_timeout=10)
+                with conn.transaction():
+                    for name in names:
+                        conn.execute("SELECT pg_notify(%s, %s)", (channel(self.qsg), name))
+            except psycopg.Error:
+                conn = None  # lost: the members' 100 ms poll wakes the waiters anyway
+        if conn is not None:
+            conn.close()
+
+    def listen(self, on_wake: Callable[[list[str] | None], None], stop: threading.Event) -> None:
+        """Run until ``stop`` is set: call ``on_wake(names)`` with the queues another member notified, and
+        ``on_wake(None)`` at least every 100 ms (the fallback poll: notifications can be lost)."""
+        conn: psycopg.Connection[Any] | None = None
+        while not stop.is_set():
+            try:
+                if conn is None:
+                    conn = psycopg.connect(self._url, autocommit=True, connect_timeout=10)
+                    conn.execute(f"LISTEN {channel(self.qsg)}")
+                names = [n.payload for n in conn.notifies(timeout=0.1, stop_after=1)]
+                on_wake(names or None)
+            except psycopg.Error:
+                if conn is not None:
+                    conn.close()
+                conn = None
+                on_wake(None)
+                stop.wait(0.1)
+        if conn is not None:
+            conn.close()
