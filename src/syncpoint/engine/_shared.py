@@ -1,0 +1,291 @@
+"""Queue-sharing groups in the engine: shared definitions and the MQI verbs on shared queues.
+
+References: reference/queue-sharing-groups.md ("What is shared", "Units of work and recovery"); docs/
+queue-sharing-groups.md (the design).
+
+Theory of operation
+-------------------
+A member of a queue-sharing group is given a :class:`~syncpoint.store.SharedQueues` (``self.shared``; None for
+a queue manager in no group). At start the engine reads the group's definitions from it: a QSGDISP(SHARED) queue
+becomes a :class:`SharedQueue` (a ``LocalQueue`` whose messages are not in this member's index but in the shared
+store, and whose CURDEPTH is the group's); a QSGDISP(GROUP) definition is copied into this member's own store as a
+QSGDISP(COPY) object, replaced at every start unless the copy holds messages (IBM).
+
+The verbs on a shared queue are the hooks of ``_put``, ``_get`` and ``_connections``: each turns into one call of
+the shared store (an INSERT, a claim, a commit or a backout of the unit of work's rows). A unit of work's shared
+part has a number (``_shared_uows``: Hconn -> number), unique within this member's session of the group. Until
+the two-phase commit of docs/queue-sharing-groups.md is built, one unit of work cannot hold both private and
+shared messages: the verb that would mix them fails with MQRC_UOW_MIX_NOT_SUPPORTED, and a commit that finds
+them mixed backs both out (MQRC_BACKED_OUT) — never half-committed.
+
+Not yet on shared queues (each refused with a reason, never half done): browse and the browse cursor, MQGMO_LOCK,
+match options other than MsgId and CorrelId, MARK_SKIP_BACKOUT, triggering, expiry reports.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from syncpoint.mqi import MQGMO, MQMD, GetResult
+from syncpoint.mqi import constants as C
+from syncpoint.mqi.objects import QLOCAL, Definition, defaults_for
+from syncpoint.store import SharedMessage, SharedQueues
+
+from ._base import QueueManagerBase
+from ._effects import stored_message
+from ._put import CONTEXT_IDENTITY, CONTEXT_ORIGIN
+from ._state import Connection, Handle, LocalQueue, Message
+from ._util import fail
+
+SHARED = "SHARED"
+GROUP = "GROUP"
+COPY = "COPY"
+QMGR_DISP = "QMGR"
+DISPOSITIONS = (QMGR_DISP, COPY, GROUP, SHARED)
+COPY_KIND = "QSGCOPY"  # in the member's store: the names of its QSGDISP(COPY) objects
+_NONE24 = b"\0" * 24
+_ID_MATCH = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
+_TOKEN = struct.Struct(">QQ")
+_NOT_YET_GET = (
+    C.MQGMO_BROWSE_FIRST
+    | C.MQGMO_BROWSE_NEXT
+    | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+    | C.MQGMO_MSG_UNDER_CURSOR
+    | C.MQGMO_LOCK
+    | C.MQGMO_UNLOCK
+    | C.MQGMO_MARK_SKIP_BACKOUT
+    | C.MQGMO_LOGICAL_ORDER
+    | C.MQGMO_ALL_MSGS_AVAILABLE
+    | C.MQGMO_COMPLETE_MSG
+)
+
+
+class SharedQueue(LocalQueue):
+    """A QSGDISP(SHARED) local queue: its messages live in the group's shared store; CURDEPTH is the group's."""
+
+    shared = True
+
+    def __init__(self, definition: Definition, store: SharedQueues) -> None:
+        self._store = store
+        super().__init__(definition)
+
+    @property
+    def depth(self) -> int:
+        return self._store.depth(self.name)
+
+    @depth.setter
+    def depth(self, value: int) -> None:
+        pass  # the group's depth is counted by the shared store
+
+
+class SharedMixin(QueueManagerBase):
+    """The hooks of the MQI verbs and of DEFINE for queue-sharing groups."""
+
+    shared: SharedQueues | None
+    _shared_uows: dict[int, int]  # Hconn -> the number of its unit of work's shared part
+    _next_shared_uow: int
+    copies: set[str]  # names of this member's QSGDISP(COPY) objects
+
+    # -- start -----------------------------------------------------------------------------------------
+    def _load_shared(self, copies: set[str]) -> None:
+        """Read the group's definitions: SHARED queues join this member; GROUP ones refresh their COPY."""
+        self._shared_uows = {}
+        self._next_shared_uow = 1
+        self.copies = set(copies)
+        shared = self.shared
+        if shared is None:
+            return
+        for kind, name, disposition, raw in shared.definitions():
+            d = Definition.from_bytes(raw)
+            if disposition == SHARED:
+                if ("Q", name) not in self.definitions:
+                    self._add_shared_queue(d)
+            elif disposition == GROUP:
+                self._refresh_copy(kind, d)
+
+    def _add_shared_queue(self, d: Definition) -> SharedQueue:
+        assert self.shared is not None
+        self.definitions[("Q", d.name)] = d
+        q = SharedQueue(d, self.shared)
+        self.queues[d.name] = q
+        return q
+
+    def _refresh_copy(self, kind: str, d: Definition) -> None:
+        """The COPY of a GROUP definition, made or replaced (not while it is open or holds messages: IBM)."""
+        key = (self._ns(kind), d.name)
+        existing = self.definitions.get(key)
+        if existing is not None:
+            if d.name not in self.copies:
+                return  # a QSGDISP(QMGR) object of that name stays, as IBM keeps it
+            q = self.queues.get(d.name)
+            if q is not None and (q.depth or q.handles or q.uncommitted):
+                return
+            if existing.attrs == d.attrs and existing.otype == d.otype:
+                return
+            self.delete(existing.otype, d.name, purge=False)
+        self.define(d.otype, d.name, dict(d.attrs))
+        self.copies.add(d.name)
+        self._b().put_objects.append((COPY_KIND, d.name, b""))
+
+    def refresh_shared(self, name: str) -> bool:
+        """A queue this member does not know may have been defined SHARED by another member: look again."""
+        shared = self.shared
+        if shared is None:
+            return False
+        for _kind, qname, disposition, raw in shared.definitions():
+            if qname == name and disposition == SHARED and ("Q", name) not in self.definitions:
+                self._add_shared_queue(Definition.from_bytes(raw))
+                return True
+        return False
+
+    def qsgdisp(self, d: Definition) -> str:
+        """The QSGDISP of a definition of this member."""
+        q = self.queues.get(d.name)
+        if q is not None and q.shared:
+            return SHARED
+        return COPY if d.name in self.copies else QMGR_DISP
+
+    # -- DEFINE … QSGDISP(…) ----------------------------------------------------------------------------
+    def define_in_group(self, otype: str, name: str, attrs: dict[str, Any], disposition: str, replace: bool) -> None:
+        """DEFINE with QSGDISP(GROUP) or QSGDISP(SHARED): the definition goes to the group's shared store."""
+        shared = self.shared
+        if disposition not in (GROUP, SHARED):
+            raise fail(C.MQRC_SELECTOR_ERROR, f"QSGDISP({disposition}) cannot be defined: use QMGR, GROUP or SHARED")
+        if shared is None:
+            raise fail(
+                C.MQRC_ENVIRONMENT_ERROR,
+                f"queue manager {self.name} is not a member of a queue-sharing group: QSGDISP({disposition}) needs one",
+            )
+        if disposition == SHARED and otype != QLOCAL:
+            raise fail(C.MQRC_OBJECT_TYPE_ERROR, "QSGDISP(SHARED) is for local queues only, not for a " + otype)
+        existing = self.definitions.get((self._ns(otype), name))
+        if existing is not None and not replace:
+            raise fail(C.MQRC_OBJECT_ALREADY_EXISTS, f"{name} already exists")
+        values = defaults_for(otype)
+        values.update(self._validated(otype, attrs))
+        now = self.clock.time()
+        d = Definition(otype, name, values, now, now)
+        if not shared.put_definition(otype, name, disposition, d.to_bytes(), replace):
+            raise fail(C.MQRC_OBJECT_ALREADY_EXISTS, f"{name} already exists in queue-sharing group {shared.qsg}")
+        if disposition == SHARED:
+            self._add_shared_queue(d)
+        else:
+            self._refresh_copy(otype, d)
+
+    # -- MQPUT -----------------------------------------------------------------------------------------
+    def _shared_put(self, conn: Connection, q: LocalQueue, m: Message, syncpoint: int) -> None:
+        shared = self.shared
+        assert shared is not None
+        message = SharedMessage(
+            0,
+            q.name,
+            m.priority,
+            m.persistent,
+            stored_message(m).md,
+            m.data,
+            m.msgid,
+            m.correlid,
+            m.expiry,
+            m.put_time,
+        )
+        q.last_put = m.put_time
+        if syncpoint:
+            shared.put(message, self._shared_uow(conn))
+        else:
+            shared.put(message, None)
+            self._wake.add(q.name)
+            shared.notify([q.name])
+
+    def _shared_uow(self, conn: Connection) -> int:
+        """The number of the connection's unit of work's shared part (begun by its first shared verb)."""
+        uid = self._shared_uows.get(conn.hconn)
+        if uid is None:
+            if conn.uow is not None and len(conn.uow):
+                raise fail(
+                    C.MQRC_UOW_MIX_NOT_SUPPORTED,
+                    "a unit of work holding messages of private queues cannot take part on a shared queue yet: "
+                    "commit it first",
+                )
+            uid = self._shared_uows[conn.hconn] = self._next_shared_uow
+            self._next_shared_uow = uid + 1
+        return uid
+
+    # -- MQGET -----------------------------------------------------------------------------------------
+    def _shared_get(
+        self, conn: Connection, h: Handle, q: LocalQueue, md: MQMD, gmo: MQGMO, buflen: int | None, now: float
+    ) -> GetResult:
+        shared = self.shared
+        assert shared is not None
+        opts = gmo.Options
+        if opts & _NOT_YET_GET:
+            raise fail(C.MQRC_OPTIONS_ERROR, f"these get options are not supported on shared queue {q.name} yet")
+        mo = gmo.MatchOptions if gmo.Version >= 2 else _ID_MATCH
+        if mo & ~_ID_MATCH:
+            raise fail(C.MQRC_MATCH_OPTIONS_ERROR, f"only MsgId and CorrelId match on shared queue {q.name} yet")
+        msgid = md.MsgId if mo & C.MQMO_MATCH_MSG_ID and md.MsgId != _NONE24 else None
+        correlid = md.CorrelId if mo & C.MQMO_MATCH_CORREL_ID and md.CorrelId != _NONE24 else None
+        sync = opts & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT)
+        uid = self._shared_uow(conn) if opts & C.MQGMO_SYNCPOINT else None
+        may_fail = buflen is not None and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG
+        claim_only = may_fail or bool(sync & C.MQGMO_SYNCPOINT_IF_PERSISTENT)
+        while True:
+            sm = shared.get(q.name, uid, msgid, correlid, claim_only and uid is None)
+            if sm is None:
+                raise fail(C.MQRC_NO_MSG_AVAILABLE, None)
+            if sm.expiry != C.MQEI_UNLIMITED and sm.expiry - (now - sm.put_time) * 10 <= 0:
+                # seed 002: the get that would have returned an expired message discards it
+                if uid is not None or claim_only:
+                    shared.discard(sm.id)
+                continue
+            break
+        fields = MQMD.unpack(sm.md).__dict__
+        d = md.__dict__
+        version = d["Version"]
+        d.update(fields)
+        d["Version"] = version
+        d["BackoutCount"] = sm.backout
+        d["Expiry"] = (
+            C.MQEI_UNLIMITED if sm.expiry == C.MQEI_UNLIMITED else max(1, sm.expiry - int((now - sm.put_time) * 10))
+        )
+        if gmo.Version >= 2:
+            if gmo.Version >= 3:
+                gmo.MsgToken = _TOKEN.pack(0, sm.id)
+            gmo.GroupStatus = b" "
+            gmo.SegmentStatus = b" "
+            gmo.Segmentation = b" "
+        gmo.ResolvedQName = q.name48
+        body = sm.data
+        total = len(body)
+        if gmo.Version >= 3:
+            gmo.ReturnedLength = total if buflen is None else min(total, buflen)
+        if buflen is not None and total > buflen:
+            if not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+                shared.finish_claim(sm.id, take=False, uow=None)  # the message stays where it was
+                return GetResult(body[:buflen], total, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
+            result = GetResult(body[:buflen], total, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED)
+        else:
+            result = GetResult(body, total)
+        if uid is None and claim_only:
+            in_uow = bool(sync & C.MQGMO_SYNCPOINT_IF_PERSISTENT) and sm.persistent
+            shared.finish_claim(sm.id, take=True, uow=self._shared_uow(conn) if in_uow else None)
+        q.note_get(now, sm.put_time)
+        if h.options & C.MQOO_SAVE_ALL_CONTEXT:
+            h.saved_context = {f: d[f] for f in CONTEXT_IDENTITY + CONTEXT_ORIGIN}
+        return result
+
+    # -- MQCMIT / MQBACK -------------------------------------------------------------------------------
+    def _shared_end(self, conn: Connection, commit: bool) -> bool:
+        """End the shared part of the connection's unit of work. Returns True when a commit was refused
+        because the unit of work also holds private messages (its shared part is then backed out)."""
+        uid = self._shared_uows.pop(conn.hconn, None)
+        if uid is None:
+            return False
+        shared = self.shared
+        assert shared is not None
+        mixed = commit and conn.uow is not None and len(conn.uow) > 0
+        queues = shared.commit(uid) if commit and not mixed else shared.backout(uid)
+        if queues:
+            self._wake.update(queues)
+            shared.notify(queues)
+        return mixed
