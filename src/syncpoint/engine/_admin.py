@@ -130,6 +130,12 @@ class AdminMixin(QueueManagerBase):
             raise fail(C.MQRC_OBJECT_TYPE_ERROR, f"cannot define an object of type {otype}")
         if not valid_object_name(name):
             raise fail(C.MQRC_OBJECT_NAME_ERROR, f"{name!r} is not a valid object name")
+        if attrs and "QSGDISP" in attrs and attrs["QSGDISP"] != "QMGR":  # queue-sharing groups (``_shared``)
+            attrs = dict(attrs)
+            self.define_in_group(otype, name, attrs, str(attrs.pop("QSGDISP")), replace)
+            return self.definitions[(self._ns(otype), name)]
+        if attrs and "QSGDISP" in attrs:
+            attrs = {k: v for k, v in attrs.items() if k != "QSGDISP"}
         existing = self.definitions.get((self._ns(otype), name))
         if existing is not None:
             if not replace:
@@ -224,6 +230,8 @@ class AdminMixin(QueueManagerBase):
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
         if q.handles or q.uncommitted:
             raise fail(C.MQRC_OBJECT_IN_USE, f"queue {name} is open or has uncommitted messages")
+        if q.shared and self.shared is not None:  # queue-sharing groups: the group's messages
+            return self.shared.clear(name)
         gone = q.clear_messages()
         if any(m.persistent for m in gone):
             b = self._b()

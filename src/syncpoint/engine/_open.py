@@ -55,6 +55,8 @@ class OpenMixin(QueueManagerBase):
         if not name:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, "ObjectName is blank")
         d = self.definitions.get(("Q", name))
+        if d is None and self.shared is not None and self.refresh_shared(name):  # defined SHARED by another member
+            d = self.definitions.get(("Q", name))
         if d is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
         alias: Definition | None = None
