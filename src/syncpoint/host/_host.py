@@ -39,8 +39,9 @@ from typing import Any, TypeVar
 from syncpoint.engine import Clock, Connection, GetResult, Message, QueueManager, SystemClock
 from syncpoint.mqi import MQGMO, MQMD, MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.store import Pending, Store, StoreError
+from syncpoint.store import Pending, Store, StoreError, open_group
 
+from ._group import start_group_wakeups
 from ._lock import HostLock
 from ._poll import POLLER
 from ._waiting import ALL_QUEUES, STOPPED, Waiter, Waiters
@@ -79,9 +80,16 @@ class QueueManagerHost:
         except StoreError as e:
             raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE, str(e)) from None
         try:
-            self.engine = QueueManager(name, snapshot, self.clock)
+            self.shared = open_group(snapshot.objects, name)  # a member of a queue-sharing group: its shared store
+        except StoreError as e:
+            store.close()
+            raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE, str(e)) from None
+        try:
+            self.engine = QueueManager(name, snapshot, self.clock, self.shared)
         except MQMIError:
             store.close()
+            if self.shared is not None:
+                self.shared.close()
             raise
         self.lock = HostLock()
         self.waiters = Waiters(self.clock)
@@ -93,6 +101,8 @@ class QueueManagerHost:
         self._undurable: collections.deque[tuple[Pending, list[Message]]] = collections.deque()
         self.published = 0  # how many times durable writes made messages available (a waiting get's check)
         threading.Thread(target=self._housekeeper, name=f"syncpoint-{name}-housekeeping", daemon=True).start()
+        if self.shared is not None:
+            start_group_wakeups(self, self.shared, self._ended)
 
     @property
     def state(self) -> str:
@@ -361,6 +371,8 @@ class QueueManagerHost:
             self._ended.set()
             self.waiters.wake(ALL_QUEUES)
         self.store.close()
+        if self.shared is not None:
+            self.shared.close()
         for fn in self.on_end:
             fn(self)
 

@@ -1,0 +1,42 @@
+"""A queue-sharing group member's wake-ups: gets waiting on shared queues, woken by the other members.
+
+Theory of operation
+-------------------
+Another member's put or commit on a shared queue is announced by a NOTIFY of the queue's name (sent after its
+commit, outside any unit of work: ``store._postgres_shared``). One thread per member listens
+(:meth:`~syncpoint.store.SharedQueues.listen`) and wakes, under the host's lock, the gets parked on the named
+queue; at least every 100 ms it also wakes every get parked on a shared queue, which then tries again: a lost
+notification delays a waiter by 100 ms at most (issue 20: no fixed polling interval above 100 ms).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from syncpoint.store import SharedQueues
+
+if TYPE_CHECKING:
+    from ._host import QueueManagerHost
+
+
+def start_group_wakeups(host: QueueManagerHost, shared: SharedQueues, ended: threading.Event) -> threading.Thread:
+    """Start the member's listening thread; it ends when ``ended`` is set."""
+
+    def on_wake(names: list[str] | None) -> None:
+        with host.lock:
+            if host.closed:
+                return
+            queues = host.engine.queues
+            if names is None:
+                wake = [name for name, q in queues.items() if q.shared and host.waiters.parked(name)]
+            else:
+                wake = [name for name in names if name in queues]
+            if wake:
+                host.waiters.wake(wake)
+
+    thread = threading.Thread(
+        target=shared.listen, args=(on_wake, ended), name=f"syncpoint-{host.name}-group", daemon=True
+    )
+    thread.start()
+    return thread
