@@ -1,0 +1,65 @@
+"""Fixtures of the queue-sharing-group tests: a real PostgreSQL (tests/pg.py) and real member processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SYNCPOINT = str(Path(sys.executable).parent / "syncpoint")
+
+
+def run(home: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, SYNCPOINT_HOME=str(home))
+    return subprocess.run([SYNCPOINT, *args], env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("SYNCPOINT_HOME", str(tmp_path))
+    yield tmp_path
+    for info in tmp_path.glob("qmgrs/*/server.json"):  # never leave a member behind
+        try:
+            os.kill(json.loads(info.read_text())["pid"], signal.SIGKILL)
+        except (OSError, ValueError, KeyError):
+            pass
+
+
+class Group:
+    """Members of one queue-sharing group, each a real ``syncpoint strmqm`` server process."""
+
+    def __init__(self, home: Path, url: str, name: str = "SPG") -> None:
+        self.home = home
+        self.url = url
+        self.name = name
+
+    def create(self, member: str) -> subprocess.CompletedProcess[str]:
+        return run(self.home, "crtmqm", "-qsg", self.name, "--shared", self.url, member)
+
+    def start(self, member: str) -> None:
+        r = run(self.home, "strmqm", member, "--port", "0")
+        assert r.returncode == 0, r.stderr
+
+    def add(self, member: str) -> str:
+        r = self.create(member)
+        assert r.returncode == 0, r.stderr + r.stdout
+        self.start(member)
+        return member
+
+    def end(self, member: str) -> None:
+        r = run(self.home, "endmqm", "-i", member)
+        assert r.returncode == 0, r.stderr
+
+    def pid(self, member: str) -> int:
+        return int(json.loads((self.home / "qmgrs" / member / "server.json").read_text())["pid"])
+
+
+@pytest.fixture
+def group(home: Path, postgres_url: str) -> Group:
+    return Group(home, postgres_url)
