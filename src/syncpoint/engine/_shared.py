@@ -128,23 +128,42 @@ class SharedMixin(QueueManagerBase):
         self.copies.add(d.name)
         self._b().put_objects.append((COPY_KIND, d.name, b""))
 
-    def refresh_shared(self, name: str) -> bool:
-        """A queue this member does not know may have been defined SHARED by another member: look again."""
+    def refresh_shared(self, name: str | None = None) -> bool:
+        """Shared queues other members defined or deleted since: this member's view follows the group's. With
+        ``name``, True if that queue is now known (an open of a name this member did not know)."""
         shared = self.shared
         if shared is None:
             return False
-        for _kind, qname, disposition, raw in shared.definitions():
-            if qname == name and disposition == SHARED and ("Q", name) not in self.definitions:
+        current = {n: raw for _k, n, disp, raw in shared.definitions() if disp == SHARED}
+        for qname, raw in current.items():
+            if ("Q", qname) not in self.definitions:
                 self._add_shared_queue(Definition.from_bytes(raw))
-                return True
-        return False
+        for qname, q in list(self.queues.items()):
+            if q.shared and qname not in current and not q.handles:
+                del self.queues[qname]
+                self.definitions.pop(("Q", qname), None)
+        return name is not None and name in current
 
-    def qsgdisp(self, d: Definition) -> str:
-        """The QSGDISP of a definition of this member."""
-        q = self.queues.get(d.name)
+    def _delete_shared(self, q: LocalQueue, purge: bool) -> None:
+        """DELETE QLOCAL of a shared queue: from the group (refused while it holds messages, without PURGE)."""
+        shared = self.shared
+        assert shared is not None
+        if q.handles:
+            raise fail(C.MQRC_OBJECT_IN_USE, f"queue {q.name} is open")
+        depth = q.depth
+        if depth and not purge:
+            raise fail(C.MQRC_Q_NOT_EMPTY, f"shared queue {q.name} has {depth} messages; use PURGE")
+        shared.clear(q.name)
+        shared.delete_definition(QLOCAL, q.name)
+        del self.queues[q.name]
+        del self.definitions[("Q", q.name)]
+
+    def qsgdisp(self, otype: str, name: str) -> str:
+        """The QSGDISP of this member's object ``name`` of type ``otype``: SHARED, COPY or QMGR."""
+        q = self.queues.get(name) if otype == QLOCAL else None
         if q is not None and q.shared:
             return SHARED
-        return COPY if d.name in self.copies else QMGR_DISP
+        return COPY if name in self.copies else QMGR_DISP
 
     # -- DEFINE … QSGDISP(…) ----------------------------------------------------------------------------
     def define_in_group(self, otype: str, name: str, attrs: dict[str, Any], disposition: str, replace: bool) -> None:
