@@ -111,6 +111,8 @@ class AdminMixin(QueueManagerBase):
     def list_objects(self, otype: str) -> list[Definition]:
         if otype == QMGR:
             return [self.qmgr]
+        if self.shared is not None:  # queue-sharing groups: shared queues other members defined since
+            self.refresh_shared()
         ns = self._ns(otype)
         return sorted(
             (d for (k, _), d in self.definitions.items() if k == ns and (otype not in QUEUE_TYPES or d.otype == otype)),
@@ -204,6 +206,9 @@ class AdminMixin(QueueManagerBase):
             raise fail(C.MQRC_OBJECT_TYPE_ERROR, "the queue manager cannot be deleted here")
         if otype == QLOCAL:
             q = self.queues[name]
+            if q.shared:  # queue-sharing groups (``_shared``)
+                self._delete_shared(q, purge)
+                return
             if q.handles:
                 raise fail(C.MQRC_OBJECT_IN_USE, f"queue {name} is open")
             if q.uncommitted:

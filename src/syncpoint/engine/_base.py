@@ -157,7 +157,9 @@ class QueueManagerBase(EffectsRecorder):
             self, otype: str, name: str, attrs: dict[str, Any], disposition: str, replace: bool
         ) -> None: ...
 
-        def refresh_shared(self, name: str) -> bool: ...  # _shared
+        def refresh_shared(self, name: str | None = None) -> bool: ...  # _shared
+
+        def _delete_shared(self, q: LocalQueue, purge: bool) -> None: ...  # _shared
 
         def _validated(self, otype: str, attrs: dict[str, Any]) -> dict[str, Any]: ...  # _admin
 
