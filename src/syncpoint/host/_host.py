@@ -424,6 +424,7 @@ ADMIN_VERBS = frozenset(
         "messages",
         "qm_attr",
         "refresh_expiry",
+        "qsgdisp",
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""
