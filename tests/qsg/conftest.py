@@ -15,9 +15,9 @@ import pytest
 SYNCPOINT = str(Path(sys.executable).parent / "syncpoint")
 
 
-def run(home: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run(home: Path, *args: str, input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, SYNCPOINT_HOME=str(home))
-    return subprocess.run([SYNCPOINT, *args], env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([SYNCPOINT, *args], env=env, capture_output=True, text=True, input=input, timeout=timeout)
 
 
 @pytest.fixture
@@ -55,6 +55,9 @@ class Group:
     def end(self, member: str) -> None:
         r = run(self.home, "endmqm", "-i", member)
         assert r.returncode == 0, r.stderr
+
+    def mqsc(self, member: str, commands: str) -> subprocess.CompletedProcess[str]:
+        return run(self.home, "runmqsc", member, input=commands)
 
     def pid(self, member: str) -> int:
         return int(json.loads((self.home / "qmgrs" / member / "server.json").read_text())["pid"])
