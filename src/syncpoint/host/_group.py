@@ -12,15 +12,25 @@ notification delays a waiter by 100 ms at most (issue 20: no fixed polling inter
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
+from syncpoint.engine import QueueManager
 from syncpoint.store import SharedQueues
 
-if TYPE_CHECKING:
-    from ._host import QueueManagerHost
+from ._waiting import Waiters
 
 
-def start_group_wakeups(host: QueueManagerHost, shared: SharedQueues, ended: threading.Event) -> threading.Thread:
+class _Host(Protocol):
+    """What the wake-ups use of ``QueueManagerHost``."""
+
+    name: str
+    lock: Any
+    closed: bool
+    engine: QueueManager
+    waiters: Waiters
+
+
+def start_group_wakeups(host: _Host, shared: SharedQueues, ended: threading.Event) -> threading.Thread:
     """Start the member's listening thread; it ends when ``ended`` is set."""
 
     def on_wake(names: list[str] | None) -> None:

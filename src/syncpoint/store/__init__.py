@@ -9,9 +9,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._base import Batch, Pending, Snapshot, Store, StoreDamagedError, StoredMessage, StoreError
+from ._group import group_of, membership_record, open_group
 from ._memory import MemoryStore
 from ._salvage import SalvageReport, salvage
-from ._shared import SharedMessage, SharedQueues, group_of, membership_record, open_group
+from ._shared import SharedMessage, SharedQueues
 from ._sqlite import SQLiteStore
 
 if TYPE_CHECKING:
