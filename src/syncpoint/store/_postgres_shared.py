@@ -28,6 +28,8 @@ from __future__ import annotations
 import re
 import secrets
 import threading
+import time
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -55,6 +57,8 @@ CREATE TABLE IF NOT EXISTS qsg_message (
 CREATE INDEX IF NOT EXISTS qsg_message_next ON qsg_message (qsg, queue, priority DESC, id) WHERE owner IS NULL;
 CREATE INDEX IF NOT EXISTS qsg_message_owner ON qsg_message (owner, uow) WHERE owner IS NOT NULL;
 """
+LIVENESS_WAIT = 5.0  # seconds a starting member waits for its liveness lock (a peer may be recovering it)
+PEER_CHECK = 1.0  # seconds between two looks for dead peers (peer recovery)
 _SCHEMA_LOCK = 7242002  # an advisory lock: one creator of the schema at a time
 
 QSG_NAME = re.compile(r"^[A-Z][A-Z0-9]{0,3}$")
@@ -68,6 +72,28 @@ def channel(qsg: str) -> str:
 
 def _row(r: tuple[Any, ...]) -> SharedMessage:
     return SharedMessage(r[0], r[1], r[2], r[3], bytes(r[4]), bytes(r[5]), bytes(r[6]), bytes(r[7]), r[8], r[9], r[10])
+
+
+def member_lock(qsg: str, member: str) -> tuple[int, int]:
+    """The two keys of a member's advisory lock (held by its session while it runs)."""
+
+    def key(text: str) -> int:
+        return zlib.crc32(text.encode()) - 2**31
+
+    return key("syncpoint qsg " + qsg), key(member)
+
+
+def _back_out_member(conn: psycopg.Connection[Any], qsg: str, member: str) -> int:
+    """Back out what any session of ``member`` holds in units of work: its puts deleted, its gets reinstated
+    with BackoutCount + 1. Returns how many messages."""
+    like = member.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
+    deleted = conn.execute("DELETE FROM qsg_message WHERE qsg = %s AND owner LIKE %s AND NOT got", (qsg, like)).rowcount
+    reinstated = conn.execute(
+        "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
+        "WHERE qsg = %s AND owner LIKE %s AND got",
+        (qsg, like),
+    ).rowcount
+    return deleted + reinstated
 
 
 def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
@@ -148,27 +174,21 @@ class PostgresSharedQueues:
         conn = connect(self._url, autocommit=True)
         try:
             _ensure_schema(conn)
+            row = conn.execute(
+                "SELECT 1 FROM qsg_member WHERE qsg = %s AND member = %s", (self.qsg, self.member)
+            ).fetchone()
+            if row is None:
+                raise StoreError(
+                    f"Queue manager {self.member} is not a member of queue-sharing group {self.qsg} in the shared "
+                    "database: it was created for another group or another database."
+                )
+            self._take_liveness_lock(conn)
             with conn.transaction():
-                row = conn.execute(
-                    "SELECT 1 FROM qsg_member WHERE qsg = %s AND member = %s FOR UPDATE", (self.qsg, self.member)
-                ).fetchone()
-                if row is None:
-                    raise StoreError(
-                        f"Queue manager {self.member} is not a member of queue-sharing group {self.qsg} in the shared "
-                        "database: it was created for another group or another database."
-                    )
                 conn.execute(
                     "UPDATE qsg_member SET session = %s, started = now() WHERE qsg = %s AND member = %s",
                     (self.session, self.qsg, self.member),
                 )
-                like = self.member.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
-                conn.execute("DELETE FROM qsg_message WHERE qsg = %s AND owner LIKE %s AND NOT got", (self.qsg, like))
-                cur = conn.execute(
-                    "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
-                    "WHERE qsg = %s AND owner LIKE %s AND got",
-                    (self.qsg, like),
-                )
-                self.recovered = cur.rowcount
+                self.recovered = _back_out_member(conn, self.qsg, self.member)
         except psycopg.Error as e:
             conn.close()
             raise StoreError(f"The shared database cannot be used: {describe_error(e)}.") from None
@@ -178,6 +198,46 @@ class PostgresSharedQueues:
         self._conn = conn
         self._notifier = threading.Thread(target=self._notify_loop, name=f"syncpoint-{self.member}-notify", daemon=True)
         self._notifier.start()
+
+    def _take_liveness_lock(self, conn: psycopg.Connection[Any]) -> None:
+        """Hold this member's advisory lock for the life of the session: the peers' sign that it lives. A peer
+        recovering this member's previous session holds it for a moment, so try for a while; a member of the
+        same name running elsewhere holds it for good."""
+        deadline = time.monotonic() + LIVENESS_WAIT
+        while True:
+            row = conn.execute("SELECT pg_try_advisory_lock(%s, %s)", member_lock(self.qsg, self.member)).fetchone()
+            if row is not None and row[0]:
+                return
+            if time.monotonic() > deadline:
+                raise StoreError(
+                    f"Queue manager {self.member} of queue-sharing group {self.qsg} is already running, on this or "
+                    "another machine: a group has one member of a name."
+                )
+            time.sleep(0.1)
+
+    def recover_peers(self, conn: psycopg.Connection[Any]) -> int:
+        """Peer recovery: back out the in-flight units of work of every member whose session has ended (its
+        liveness lock is free), as IBM's queue managers do for a failed peer. Returns how many messages were
+        reinstated or deleted. ``conn`` is a connection of this member's other than the verbs' one."""
+        done = 0
+        rows = conn.execute(
+            "SELECT member FROM qsg_member WHERE qsg = %s AND member <> %s AND session IS NOT NULL",
+            (self.qsg, self.member),
+        ).fetchall()
+        for (member,) in rows:
+            keys = member_lock(self.qsg, member)
+            got = conn.execute("SELECT pg_try_advisory_lock(%s, %s)", keys).fetchone()
+            if got is None or not got[0]:
+                continue  # alive
+            try:
+                with conn.transaction():
+                    done += _back_out_member(conn, self.qsg, member)
+                    conn.execute(
+                        "UPDATE qsg_member SET session = NULL WHERE qsg = %s AND member = %s", (self.qsg, member)
+                    )
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s, %s)", keys)
+        return done
 
     def close(self) -> None:
         with self._notify_lock:
@@ -386,6 +446,7 @@ class PostgresSharedQueues:
         """Run until ``stop`` is set: call ``on_wake(names)`` with the queues another member notified, and
         ``on_wake(None)`` at least every 100 ms (the fallback poll: notifications can be lost)."""
         conn: psycopg.Connection[Any] | None = None
+        next_check = 0.0
         while not stop.is_set():
             try:
                 if conn is None:
@@ -393,6 +454,10 @@ class PostgresSharedQueues:
                     conn.execute(f"LISTEN {channel(self.qsg)}")
                 names = [n.payload for n in conn.notifies(timeout=0.1, stop_after=1)]
                 on_wake(names or None)
+                if time.monotonic() >= next_check:  # peer recovery, on this thread's connection
+                    next_check = time.monotonic() + PEER_CHECK
+                    if self.recover_peers(conn):
+                        on_wake(None)
             except psycopg.Error:
                 if conn is not None:
                     conn.close()
