@@ -6,10 +6,13 @@ The tables (docs/queue-sharing-groups.md): ``qsg`` (one row a group), ``qsg_memb
 session of its running incarnation), ``qsg_object`` (GROUP and SHARED definitions), ``qsg_message`` (the
 messages of every shared queue; ``owner``/``uow``/``got`` hold a message in a member's unit of work).
 
-Each verb is one short transaction on the member's connection (autocommit; several statements in one
-``transaction()``), never a transaction held across verbs: a unit of work's shared part is the ``owner, uow``
-of its rows, so nothing is locked between verbs and any member can finish another's work. Gets claim the first
-available row with ``FOR UPDATE SKIP LOCKED``, so concurrent getters on any member never wait for each other.
+Each verb is one short transaction on one of the member's connections (autocommit; several statements in one
+``transaction()``), never a transaction held across verbs: a unit of work's gets are the ``owner, uow`` of their
+rows, so nothing is locked between verbs and any member can back out another's work. Its puts stay in this
+object until its commit inserts them, in the commit's one transaction (nobody may see them before; a member that
+dies takes them along). Gets claim the first available row with ``FOR UPDATE SKIP LOCKED``, so concurrent
+getters on any member never wait for each other. What need not survive the loss of the database (a claim before
+its commit, a non-persistent message) is written on a second connection with ``synchronous_commit = off``.
 
 ``owner`` is ``<member>.<session>``, a fresh session each time the member opens the group: at open, whatever an
 earlier session of this member still holds is backed out (its puts deleted, its gets reinstated with
@@ -72,6 +75,16 @@ def channel(qsg: str) -> str:
 
 def _row(r: tuple[Any, ...]) -> SharedMessage:
     return SharedMessage(r[0], r[1], r[2], r[3], bytes(r[4]), bytes(r[5]), bytes(r[6]), bytes(r[7]), r[8], r[9], r[10])
+
+
+_INSERT = (
+    "INSERT INTO qsg_message (qsg, queue, priority, persistent, msgid, correlid, expiry, put_time, backout, md, "
+    "data) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
+
+
+def _values(qsg: str, m: SharedMessage) -> tuple[Any, ...]:
+    return (qsg, m.queue, m.priority, m.persistent, m.msgid, m.correlid, m.expiry, m.put_time, m.backout, m.md, m.data)
 
 
 def member_lock(qsg: str, member: str) -> tuple[int, int]:
@@ -161,7 +174,9 @@ class PostgresSharedQueues:
         self.member = member
         self.session = secrets.token_hex(6)
         self.owner = f"{member}.{self.session}"
-        self._conn: psycopg.Connection[Any] | None = None
+        self._conn: psycopg.Connection[Any] | None = None  # durable commits (synchronous_commit on)
+        self._fast: psycopg.Connection[Any] | None = None  # see _f
+        self._pending: dict[int, list[SharedMessage]] = {}  # unit of work -> its puts, inserted at commit
         self._notify_lock = threading.Condition()
         self._to_notify: set[str] = set()
         self._closed = False
@@ -196,6 +211,13 @@ class PostgresSharedQueues:
             conn.close()
             raise
         self._conn = conn
+        try:
+            self._fast = connect(self._url, autocommit=True)
+            self._fast.execute("SET synchronous_commit = off")
+        except (StoreError, psycopg.Error) as e:
+            conn.close()
+            self._conn = None
+            raise StoreError(f"The shared database cannot be used: {describe_error(e)}.") from None
         self._notifier = threading.Thread(target=self._notify_loop, name=f"syncpoint-{self.member}-notify", daemon=True)
         self._notifier.start()
 
@@ -248,6 +270,19 @@ class PostgresSharedQueues:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+        if self._fast is not None:
+            self._fast.close()
+            self._fast = None
+
+    def _f(self) -> psycopg.Connection[Any]:
+        """The connection whose commits do not wait for the disk (``synchronous_commit = off``): for what need not
+        survive the loss of the database — a unit of work's puts and gets before its commit (a crash backs them
+        out anyway), non-persistent messages. The commit's own flush then carries them to disk too (PostgreSQL's
+        log is one sequence)."""
+        conn = self._fast
+        if conn is None:
+            raise StoreError("The shared store is not open.")
+        return conn
 
     def _c(self) -> psycopg.Connection[Any]:
         conn = self._conn
@@ -288,32 +323,15 @@ class PostgresSharedQueues:
 
     # -- messages --------------------------------------------------------------------------------------
     def put(self, message: SharedMessage, uow: int | None) -> int:
-        m = message
+        """A put in a unit of work is kept here until its commit inserts it (nobody may see it before, and a
+        member that dies takes it along: its uncommitted puts vanish); outside one it is inserted at once,
+        durably for a persistent message. Returns the message's id (0 while it waits for its commit)."""
+        if uow is not None:
+            self._pending.setdefault(uow, []).append(message)
+            return 0
+        conn = self._c() if message.persistent else self._f()
         try:
-            row = (
-                self._c()
-                .execute(
-                    "INSERT INTO qsg_message (qsg, queue, priority, persistent, msgid, correlid, expiry, put_time, "
-                    "backout, md, data, owner, uow) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
-                    "RETURNING id",
-                    (
-                        self.qsg,
-                        m.queue,
-                        m.priority,
-                        m.persistent,
-                        m.msgid,
-                        m.correlid,
-                        m.expiry,
-                        m.put_time,
-                        m.backout,
-                        m.md,
-                        m.data,
-                        None if uow is None else self.owner,
-                        uow,
-                    ),
-                )
-                .fetchone()
-            )
+            row = conn.execute(_INSERT + " RETURNING id", _values(self.qsg, message)).fetchone()
         except psycopg.Error as e:
             raise self._fail(e) from None
         assert row is not None
@@ -338,7 +356,7 @@ class PostgresSharedQueues:
             sql = f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = {pick} RETURNING {_COLUMNS}"
             args = [self.owner, 0 if uow is None else uow, *args]
         try:
-            r = self._c().execute(sql, args).fetchone()
+            r = (self._c() if uow is None and not claim_only else self._f()).execute(sql, args).fetchone()
         except psycopg.Error as e:
             raise self._fail(e) from None
         return None if r is None else _row(r)
@@ -367,23 +385,23 @@ class PostgresSharedQueues:
             raise self._fail(e) from None
 
     def commit(self, uow: int) -> list[str]:
+        """One durable transaction: the unit of work's puts inserted, its gets deleted."""
+        puts = self._pending.pop(uow, [])
         conn = self._c()
         try:
             with conn.transaction():
-                conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s AND got", (self.owner, uow))
-                rows = conn.execute(
-                    "UPDATE qsg_message SET owner = NULL, uow = NULL WHERE owner = %s AND uow = %s RETURNING queue",
-                    (self.owner, uow),
-                ).fetchall()
+                if puts:
+                    conn.cursor().executemany(_INSERT, [_values(self.qsg, m) for m in puts])
+                conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s", (self.owner, uow))
         except psycopg.Error as e:
             raise self._fail(e) from None
-        return sorted({r[0] for r in rows})
+        return sorted({m.queue for m in puts})
 
     def backout(self, uow: int) -> list[str]:
+        self._pending.pop(uow, None)  # its puts were never inserted
         conn = self._c()
         try:
             with conn.transaction():
-                conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s AND NOT got", (self.owner, uow))
                 rows = conn.execute(
                     "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
                     "WHERE owner = %s AND uow = %s RETURNING queue",
@@ -396,13 +414,15 @@ class PostgresSharedQueues:
     def depth(self, queue: str) -> int:
         try:
             row = (
-                self._c()
+                self._f()
                 .execute("SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s", (self.qsg, queue))
                 .fetchone()
             )
         except psycopg.Error as e:
             raise self._fail(e) from None
-        return int(row[0]) if row else 0
+        # IBM counts a put in a unit of work in CURDEPTH at once: this member's own are not in the table yet
+        mine = sum(1 for puts in self._pending.values() for m in puts if m.queue == queue)
+        return (int(row[0]) if row else 0) + mine
 
     def clear(self, queue: str) -> int:
         try:
