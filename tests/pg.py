@@ -89,8 +89,9 @@ def _server_user() -> pwd.struct_passwd | None:
 class PostgresServer:
     """One PostgreSQL server in a temp dir, reached on a Unix socket; :meth:`stop` removes everything."""
 
-    def __init__(self, bindir: Path | None = None) -> None:
+    def __init__(self, bindir: Path | None = None, durable: bool = False) -> None:
         self.bindir = bindir or find_bindir()
+        self.durable = durable  # fsync on, as a production server (benchmarks); the tests run with it off
         self.user = _server_user()
         self.dir = Path(tempfile.mkdtemp(prefix="syncpoint-pg-"))
         self.data = self.dir / "data"
@@ -124,8 +125,8 @@ class PostgresServer:
             "listen_addresses": "",
             "unix_socket_directories": str(self.socket_dir),
             "port": str(self.port),
-            "fsync": "off",
-            "full_page_writes": "off",
+            "fsync": "on" if self.durable else "off",
+            "full_page_writes": "on" if self.durable else "off",
             "max_connections": "300",
             "max_prepared_transactions": "100",
             "shared_buffers": "64MB",
