@@ -4,9 +4,9 @@ and "Bad input"; reference/queue-sharing-groups.md, "What is shared")."""
 from __future__ import annotations
 
 import psycopg
+from qsg_members import run
 
 import syncpoint
-from conftest import run
 
 SECRET = "s3cret-pw-never-shown"
 

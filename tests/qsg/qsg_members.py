@@ -1,0 +1,48 @@
+"""Helpers of the queue-sharing-group tests: run the ``syncpoint`` command, and a group of real member processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SYNCPOINT = str(Path(sys.executable).parent / "syncpoint")
+
+
+def run(home: Path, *args: str, input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, SYNCPOINT_HOME=str(home))
+    return subprocess.run([SYNCPOINT, *args], env=env, capture_output=True, text=True, input=input, timeout=timeout)
+
+
+class Group:
+    """Members of one queue-sharing group, each a real ``syncpoint strmqm`` server process."""
+
+    def __init__(self, home: Path, url: str, name: str = "SPG") -> None:
+        self.home = home
+        self.url = url
+        self.name = name
+
+    def create(self, member: str) -> subprocess.CompletedProcess[str]:
+        return run(self.home, "crtmqm", "-qsg", self.name, "--shared", self.url, member)
+
+    def start(self, member: str) -> None:
+        r = run(self.home, "strmqm", member, "--port", "0")
+        assert r.returncode == 0, r.stderr
+
+    def add(self, member: str) -> str:
+        r = self.create(member)
+        assert r.returncode == 0, r.stderr + r.stdout
+        self.start(member)
+        return member
+
+    def end(self, member: str) -> None:
+        r = run(self.home, "endmqm", "-i", member)
+        assert r.returncode == 0, r.stderr
+
+    def mqsc(self, member: str, commands: str) -> subprocess.CompletedProcess[str]:
+        return run(self.home, "runmqsc", member, input=commands)
+
+    def pid(self, member: str) -> int:
+        return int(json.loads((self.home / "qmgrs" / member / "server.json").read_text())["pid"])
