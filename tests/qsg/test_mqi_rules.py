@@ -1,0 +1,158 @@
+"""The MQI rules of a private queue, on a shared queue (issue 20, item 2): two members in this process (each an
+in-process host with its private store in memory) sharing one real PostgreSQL database, on a fake clock.
+
+References: constants.md (MQGMO_* / MQMO_* options and their reasons); seed 002 (a get that meets an expired
+message discards it); reference/queue-sharing-groups.md ("MAXMSGL applies", units of work).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import syncpoint
+from syncpoint.client import EmbeddedQueueManager
+from syncpoint.engine import FakeClock, QueueManager
+from syncpoint.mqi import MQMIError
+from syncpoint.mqi import constants as C
+from syncpoint.store import Batch, MemoryStore, create_member, membership_record
+
+
+def member(name: str, url: str, clock: FakeClock) -> EmbeddedQueueManager:
+    create_member(url, "SPG", name)
+    store = MemoryStore()
+    store.open()
+    store.write(QueueManager.initial_batch(name, clock))
+    store.write(Batch(put_objects=[membership_record("SPG", url)]))
+    return EmbeddedQueueManager(name, store, clock)
+
+
+@pytest.fixture
+def pair(postgres_url: str) -> Iterator[tuple[syncpoint.QueueManager, syncpoint.QueueManager, FakeClock]]:
+    clock = FakeClock()
+    hosts = [member("QMA", postgres_url, clock), member("QMB", postgres_url, clock)]
+    a = syncpoint.connect("QMA", embedded=hosts[0])
+    b = syncpoint.connect("QMB", embedded=hosts[1])
+    a.admin("define", "QLOCAL", "SQ", {"QSGDISP": "SHARED", "MAXMSGL": 1000})
+    a.admin("define", "QLOCAL", "FIFO.SQ", {"QSGDISP": "SHARED", "MSGDLVSQ": C.MQMDS_FIFO})
+    a.admin("define", "QLOCAL", "PRIVATE.Q")
+    yield a, b, clock
+    for h in hosts:
+        h.close(abnormal=True)
+
+
+def reason(call) -> int:
+    with pytest.raises(MQMIError) as e:
+        call()
+    return e.value.reason
+
+
+def test_msgdlvsq_fifo_ignores_priority_across_members(pair):
+    a, b, _ = pair
+    a.open("FIFO.SQ").put(b"first", priority=1)
+    b.open("FIFO.SQ").put(b"second", priority=9)
+    q = a.open("FIFO.SQ")
+    assert [q.get().data, q.get().data] == [b"first", b"second"]
+
+
+def test_get_by_msgid_and_by_correlid(pair):
+    a, b, _ = pair
+    qa = a.open("SQ")
+    qa.put(b"one", correl_id=b"C1")
+    md = qa.put(b"two", correl_id=b"C2")
+    qb = b.open("SQ")
+    assert qb.get(msg_id=md.MsgId).data == b"two"
+    assert reason(lambda: qb.get(correl_id=b"C2")) == C.MQRC_NO_MSG_AVAILABLE
+    assert qb.get(correl_id=b"C1").data == b"one"
+
+
+def test_a_truncated_get_without_accept_leaves_the_message_and_with_accept_removes_it(pair):
+    a, b, _ = pair
+    a.open("SQ").put(b"0123456789")
+    qb = b.open("SQ")
+    assert reason(lambda: qb.get(max_length=4)) == C.MQRC_TRUNCATED_MSG_FAILED
+    assert qb.depth == 1
+    # the API raises the warning: MQRC_TRUNCATED_MSG_ACCEPTED, the message is gone
+    assert reason(lambda: qb.get(max_length=4, accept_truncated=True)) == C.MQRC_TRUNCATED_MSG_ACCEPTED
+    assert qb.depth == 0
+
+
+def test_maxmsgl_of_the_shared_queue_applies(pair):
+    a, _, _ = pair
+    assert reason(lambda: a.open("SQ").put(b"x" * 1001)) == C.MQRC_MSG_TOO_BIG_FOR_Q
+
+
+def test_an_expired_message_is_discarded_by_the_get_that_meets_it(pair):
+    # seed 002: a get that would have returned an expired message discards it
+    a, b, clock = pair
+    a.open("SQ").put(b"short-lived", expiry=1.0)
+    a.open("SQ").put(b"lasting")
+    clock.advance(2.0)
+    qb = b.open("SQ")
+    assert qb.get().data == b"lasting"
+    assert qb.depth == 0
+
+
+def test_the_remaining_expiry_is_shown_by_a_get_on_another_member(pair):
+    a, b, clock = pair
+    a.open("SQ").put(b"m", expiry=10.0)
+    clock.advance(4.0)
+    assert b.open("SQ").get().md.Expiry == 60
+
+
+def test_syncpoint_if_persistent_takes_a_persistent_message_into_the_unit_of_work(pair):
+    a, b, _ = pair
+    a.open("SQ").put(b"p", persistent=True)
+    a.open("SQ").put(b"np", persistent=False)
+    qb = b.open("SQ")
+    from syncpoint.mqi import MQGMO
+
+    gmo = MQGMO()
+    gmo.Options = C.MQGMO_SYNCPOINT_IF_PERSISTENT | C.MQGMO_FAIL_IF_QUIESCING
+    assert qb.get(gmo=gmo).data == b"p"
+    gmo = MQGMO()
+    gmo.Options = C.MQGMO_SYNCPOINT_IF_PERSISTENT
+    assert qb.get(gmo=gmo).data == b"np"  # not persistent: outside the unit of work
+    b.backout()
+    assert a.open("SQ").get().data == b"p"  # only the persistent one came back
+
+
+def test_a_backed_out_get_comes_back_to_its_place_with_backout_count_plus_one(pair):
+    a, b, _ = pair
+    qa = a.open("SQ")
+    qa.put(b"first")
+    qa.put(b"second")
+    qb = b.open("SQ")
+    assert qb.get(syncpoint=True).data == b"first"
+    b.backout()
+    again = qa.get()
+    assert (again.data, again.md.BackoutCount) == (b"first", 1)
+
+
+def test_a_unit_of_work_cannot_mix_private_and_shared_queues_yet(pair):
+    # docs/queue-sharing-groups.md, "Status": refused, never half-committed
+    a, _, _ = pair
+    a.open("PRIVATE.Q").put(b"private", syncpoint=True)
+    assert reason(lambda: a.open("SQ").put(b"shared", syncpoint=True)) == C.MQRC_UOW_MIX_NOT_SUPPORTED
+    a.commit()
+    a.open("SQ").put(b"shared", syncpoint=True)
+    a.open("PRIVATE.Q").put(b"private 2", syncpoint=True)
+    assert reason(a.commit) == C.MQRC_BACKED_OUT
+    assert a.open("SQ").depth == 0
+    assert a.open("PRIVATE.Q").depth == 1  # only the first, committed alone
+
+
+def test_put_inhibited_and_get_inhibited_apply_to_a_shared_queue(pair):
+    a, _, _ = pair
+    a.admin("alter", "QLOCAL", "SQ", {"PUT": C.MQQA_PUT_INHIBITED})
+    assert reason(lambda: a.open("SQ").put(b"m")) == C.MQRC_PUT_INHIBITED
+    a.admin("alter", "QLOCAL", "SQ", {"PUT": C.MQQA_PUT_ALLOWED, "GET": C.MQQA_GET_INHIBITED})
+    a.open("SQ").put(b"m")
+    assert reason(lambda: a.open("SQ").get()) == C.MQRC_GET_INHIBITED
+
+
+def test_browse_of_a_shared_queue_is_refused_for_now(pair):
+    a, _, _ = pair
+    a.open("SQ").put(b"m")
+    assert reason(lambda: next(iter(a.open("SQ").browse_all()))) == C.MQRC_OPTIONS_ERROR
