@@ -136,13 +136,24 @@ class SharedMixin(QueueManagerBase):
             return False
         current = {n: raw for _k, n, disp, raw in shared.definitions() if disp == SHARED}
         for qname, raw in current.items():
+            known = self.queues.get(qname)
             if ("Q", qname) not in self.definitions:
                 self._add_shared_queue(Definition.from_bytes(raw))
+            elif known is not None and known.shared:
+                attrs = Definition.from_bytes(raw).attrs
+                if attrs != known.attrs:  # ALTERed on another member: the same dict, so every handle sees it
+                    known.attrs.update(attrs)
+                    known.fifo = attrs.get("MSGDLVSQ") == C.MQMDS_FIFO
         for qname, q in list(self.queues.items()):
             if q.shared and qname not in current and not q.handles:
                 del self.queues[qname]
                 self.definitions.pop(("Q", qname), None)
         return name is not None and name in current
+
+    def _alter_shared(self, q: LocalQueue) -> None:
+        """ALTER of a shared queue: the group's definition changes; the other members follow within a second."""
+        assert self.shared is not None
+        self.shared.put_definition(QLOCAL, q.name, SHARED, q.definition.to_bytes(), True)
 
     def _delete_shared(self, q: LocalQueue, purge: bool) -> None:
         """DELETE QLOCAL of a shared queue: from the group (refused while it holds messages, without PURGE)."""
