@@ -196,6 +196,8 @@ class AdminMixin(QueueManagerBase):
         if q is not None and "SHARE" in changes and changes["SHARE"] == C.MQQA_NOT_SHAREABLE and q.ipprocs > 1:
             raise fail(C.MQRC_OBJECT_IN_USE, f"queue {name} is open for input by more than one handle")
         self._apply_changes(d, changes)
+        if q is not None and q.shared:  # queue-sharing groups: the group's definition
+            self._alter_shared(q)
         return d
 
     def delete(self, otype: str, name: str, purge: bool = False) -> None:

@@ -161,6 +161,8 @@ class QueueManagerBase(EffectsRecorder):
 
         def _delete_shared(self, q: LocalQueue, purge: bool) -> None: ...  # _shared
 
+        def _alter_shared(self, q: LocalQueue) -> None: ...  # _shared
+
         def _validated(self, otype: str, attrs: dict[str, Any]) -> dict[str, Any]: ...  # _admin
 
         def define(  # _admin
