@@ -156,3 +156,20 @@ def test_browse_of_a_shared_queue_is_refused_for_now(pair):
     a, _, _ = pair
     a.open("SQ").put(b"m")
     assert reason(lambda: next(iter(a.open("SQ").browse_all()))) == C.MQRC_OPTIONS_ERROR
+
+
+def test_alter_of_a_shared_queue_on_one_member_applies_on_the_others(pair):
+    # the definition of a shared queue is the group's: PUT(DISABLED) on QMA stops puts on QMB (within a second)
+    a, b, _ = pair
+    qb = b.open("SQ")
+    a.admin("alter", "QLOCAL", "SQ", {"PUT": C.MQQA_PUT_INHIBITED})
+    from waiting import wait_until
+
+    def refused() -> bool:
+        try:
+            qb.put(b"m")
+        except MQMIError as e:
+            return e.reason == C.MQRC_PUT_INHIBITED
+        return False
+
+    wait_until(refused, "QMB seeing QMA's ALTER … PUT(DISABLED)", timeout=30)
