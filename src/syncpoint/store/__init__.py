@@ -9,7 +9,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._base import Batch, Pending, Snapshot, Store, StoreDamagedError, StoredMessage, StoreError
-from ._group import group_of, membership_record, open_group
+from ._group import DECISION_KIND, group_of, membership_record, open_group
 from ._memory import MemoryStore
 from ._salvage import SalvageReport, salvage
 from ._shared import SharedMessage, SharedQueues
@@ -35,6 +35,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "DECISION_KIND",
     "Batch",
     "MemoryStore",
     "Pending",

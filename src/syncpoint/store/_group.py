@@ -16,6 +16,9 @@ MEMBERSHIP_KIND = "QSG"  # object kind in the member's store
 MEMBERSHIP_NAME = "MEMBERSHIP"
 
 
+DECISION_KIND = "QSGCOMMIT"  # in the member's store: "this unit of work's shared part committed" (two-phase)
+
+
 def membership_record(qsg: str, url: str) -> tuple[str, str, bytes]:
     """The object ``(kind, name, value)`` that makes a queue manager's store a member of group ``qsg`` whose
     shared database is at ``url``. The URL may hold a password: it lives in the member's private store only."""
@@ -41,4 +44,9 @@ def open_group(objects: dict[str, dict[str, bytes]], member: str) -> SharedQueue
 
     shared = PostgresSharedQueues(group[1], group[0], member)
     shared.open()
+    try:
+        shared.resolve_indoubt(set(objects.get(DECISION_KIND, {})))  # two-phase commits a crash interrupted
+    except BaseException:
+        shared.close()
+        raise
     return shared

@@ -28,6 +28,7 @@ The connection string may hold a password: it is kept in this object only and ne
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 import threading
@@ -59,6 +60,8 @@ CREATE TABLE IF NOT EXISTS qsg_message (
     owner text, uow bigint, got boolean NOT NULL DEFAULT false);
 CREATE INDEX IF NOT EXISTS qsg_message_next ON qsg_message (qsg, queue, priority DESC, id) WHERE owner IS NULL;
 CREATE INDEX IF NOT EXISTS qsg_message_owner ON qsg_message (owner, uow) WHERE owner IS NOT NULL;
+CREATE TABLE IF NOT EXISTS qsg_indoubt (
+    qsg text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, PRIMARY KEY (owner, uow));
 """
 LIVENESS_WAIT = 5.0  # seconds a starting member waits for its liveness lock (a peer may be recovering it)
 PEER_CHECK = 1.0  # seconds between two looks for dead peers (peer recovery)
@@ -83,6 +86,18 @@ _INSERT = (
 )
 
 
+_INSERT_HELD = (
+    "INSERT INTO qsg_message (qsg, queue, priority, persistent, msgid, correlid, expiry, put_time, backout, md, "
+    "data, owner, uow) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
+
+
+def _crash_point(name: str) -> None:
+    """The kill tests of the two-phase commit end the process here (``SYNCPOINT_QSG_CRASH``), as a crash would."""
+    if os.environ.get("SYNCPOINT_QSG_CRASH") == name:
+        os._exit(137)
+
+
 def _values(qsg: str, m: SharedMessage) -> tuple[Any, ...]:
     return (qsg, m.queue, m.priority, m.persistent, m.msgid, m.correlid, m.expiry, m.put_time, m.backout, m.md, m.data)
 
@@ -100,10 +115,13 @@ def _back_out_member(conn: psycopg.Connection[Any], qsg: str, member: str) -> in
     """Back out what any session of ``member`` holds in units of work: its puts deleted, its gets reinstated
     with BackoutCount + 1. Returns how many messages."""
     like = member.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
-    deleted = conn.execute("DELETE FROM qsg_message WHERE qsg = %s AND owner LIKE %s AND NOT got", (qsg, like)).rowcount
+    not_in_doubt = "NOT EXISTS (SELECT 1 FROM qsg_indoubt i WHERE i.owner = m.owner AND i.uow = m.uow)"
+    deleted = conn.execute(
+        f"DELETE FROM qsg_message m WHERE qsg = %s AND owner LIKE %s AND NOT got AND {not_in_doubt}", (qsg, like)
+    ).rowcount
     reinstated = conn.execute(
-        "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
-        "WHERE qsg = %s AND owner LIKE %s AND got",
+        "UPDATE qsg_message m SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
+        f"WHERE qsg = %s AND owner LIKE %s AND got AND {not_in_doubt}",
         (qsg, like),
     ).rowcount
     return deleted + reinstated
@@ -396,6 +414,70 @@ class PostgresSharedQueues:
         except psycopg.Error as e:
             raise self._fail(e) from None
         return sorted({m.queue for m in puts})
+
+    # -- two-phase commit with the member's private store (docs/queue-sharing-groups.md) ----------------------
+    def decision_name(self, uow: int) -> str:
+        """The name of the record in the member's private store that says unit of work ``uow`` committed."""
+        return f"{self.owner}:{uow}"
+
+    def prepare(self, uow: int) -> None:
+        """Phase 1: the unit of work's puts written (still held by it) and the unit of work marked in doubt, in
+        one durable transaction. From here no peer backs it out; only its member's decision settles it."""
+        puts = self._pending.pop(uow, [])
+        conn = self._c()
+        try:
+            with conn.transaction():
+                if puts:
+                    conn.cursor().executemany(_INSERT_HELD, [(*_values(self.qsg, m), self.owner, uow) for m in puts])
+                conn.execute("INSERT INTO qsg_indoubt VALUES (%s, %s, %s)", (self.qsg, self.owner, uow))
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        _crash_point("prepared")
+
+    def complete(self, uow: int) -> list[str]:
+        """Phase 3, once the decision is durable in the member's private store: the prepared unit of work
+        committed here too. Returns the queues that got messages."""
+        _crash_point("decided")
+        return self._settle(self.owner, uow, commit=True)
+
+    def _settle(self, owner: str, uow: int, commit: bool) -> list[str]:
+        conn = self._c()
+        try:
+            with conn.transaction():
+                if commit:
+                    conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s AND got", (owner, uow))
+                    rows = conn.execute(
+                        "UPDATE qsg_message SET owner = NULL, uow = NULL WHERE owner = %s AND uow = %s RETURNING queue",
+                        (owner, uow),
+                    ).fetchall()
+                else:
+                    conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s AND NOT got", (owner, uow))
+                    rows = conn.execute(
+                        "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
+                        "WHERE owner = %s AND uow = %s RETURNING queue",
+                        (owner, uow),
+                    ).fetchall()
+                conn.execute("DELETE FROM qsg_indoubt WHERE owner = %s AND uow = %s", (owner, uow))
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return sorted({r[0] for r in rows})
+
+    def resolve_indoubt(self, decided: set[str]) -> int:
+        """At start: every unit of work of this member's earlier sessions left in doubt is committed if the
+        member's private store holds its decision (``decided``: :meth:`decision_name` values), else backed out.
+        Returns how many were settled."""
+        like = self.member.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
+        try:
+            rows = (
+                self._c()
+                .execute("SELECT owner, uow FROM qsg_indoubt WHERE qsg = %s AND owner LIKE %s", (self.qsg, like))
+                .fetchall()
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        for owner, uow in rows:
+            self._settle(owner, uow, commit=f"{owner}:{uow}" in decided)
+        return len(rows)
 
     def backout(self, uow: int) -> list[str]:
         self._pending.pop(uow, None)  # its puts were never inserted

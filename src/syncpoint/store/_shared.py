@@ -88,6 +88,18 @@ class SharedQueues(Protocol):
         """Make the unit of work's puts available and its gets final; the queues that got messages."""
         ...
 
+    def decision_name(self, uow: int) -> str:
+        """The name of the record in the member's private store that says unit of work ``uow`` committed."""
+        ...
+
+    def prepare(self, uow: int) -> None:
+        """Two-phase commit, phase 1: the unit of work's shared part made durable and marked in doubt."""
+        ...
+
+    def complete(self, uow: int) -> list[str]:
+        """Phase 3, after the decision is durable in the member's store: commit the prepared shared part."""
+        ...
+
     def backout(self, uow: int) -> list[str]:
         """Delete the unit of work's puts and reinstate its gets with BackoutCount + 1; the queues that got
         messages back."""
