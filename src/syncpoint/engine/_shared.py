@@ -13,10 +13,8 @@ QSGDISP(COPY) object, replaced at every start unless the copy holds messages (IB
 
 The verbs on a shared queue are the hooks of ``_put``, ``_get`` and ``_connections``: each turns into one call of
 the shared store (an INSERT, a claim, a commit or a backout of the unit of work's rows). A unit of work's shared
-part has a number (``_shared_uows``: Hconn -> number), unique within this member's session of the group. Until
-the two-phase commit of docs/queue-sharing-groups.md is built, one unit of work cannot hold both private and
-shared messages: the verb that would mix them fails with MQRC_UOW_MIX_NOT_SUPPORTED, and a commit that finds
-them mixed backs both out (MQRC_BACKED_OUT) — never half-committed.
+part has a number (``_shared_uows``: Hconn -> number), unique within this member's session of the group. A unit
+of work holding private and shared messages commits in two phases (:meth:`SharedMixin._shared_end`).
 
 Not yet on shared queues (each refused with a reason, never half done): browse and the browse cursor, MQGMO_LOCK,
 match options other than MsgId and CorrelId, MARK_SKIP_BACKOUT, triggering, expiry reports.
@@ -30,7 +28,7 @@ from typing import Any
 from syncpoint.mqi import MQGMO, MQMD, GetResult
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import QLOCAL, Definition, defaults_for
-from syncpoint.store import SharedMessage, SharedQueues
+from syncpoint.store import DECISION_KIND, SharedMessage, SharedQueues
 
 from ._base import QueueManagerBase
 from ._effects import stored_message
@@ -86,16 +84,20 @@ class SharedMixin(QueueManagerBase):
     _shared_uows: dict[int, int]  # Hconn -> the number of its unit of work's shared part
     _next_shared_uow: int
     copies: set[str]  # names of this member's QSGDISP(COPY) objects
+    _shared_prepared: list[int]  # units of work prepared (two-phase) since the host last took them
 
     # -- start -----------------------------------------------------------------------------------------
-    def _load_shared(self, copies: set[str]) -> None:
+    def _load_shared(self, copies: set[str], decisions: set[str]) -> None:
         """Read the group's definitions: SHARED queues join this member; GROUP ones refresh their COPY."""
         self._shared_uows = {}
         self._next_shared_uow = 1
+        self._shared_prepared = []
         self.copies = set(copies)
         shared = self.shared
         if shared is None:
             return
+        for name in decisions:  # the group's store settled these in-doubt units of work at open (store/_group)
+            self._b().delete_objects.append((DECISION_KIND, name))
         for kind, name, disposition, raw in shared.definitions():
             d = Definition.from_bytes(raw)
             if disposition == SHARED:
@@ -231,12 +233,6 @@ class SharedMixin(QueueManagerBase):
         """The number of the connection's unit of work's shared part (begun by its first shared verb)."""
         uid = self._shared_uows.get(conn.hconn)
         if uid is None:
-            if conn.uow is not None and len(conn.uow):
-                raise fail(
-                    C.MQRC_UOW_MIX_NOT_SUPPORTED,
-                    "a unit of work holding messages of private queues cannot take part on a shared queue yet: "
-                    "commit it first",
-                )
             uid = self._shared_uows[conn.hconn] = self._next_shared_uow
             self._next_shared_uow = uid + 1
         return uid
@@ -306,16 +302,46 @@ class SharedMixin(QueueManagerBase):
 
     # -- MQCMIT / MQBACK -------------------------------------------------------------------------------
     def _shared_end(self, conn: Connection, commit: bool) -> bool:
-        """End the shared part of the connection's unit of work. Returns True when a commit was refused
-        because the unit of work also holds private messages (its shared part is then backed out)."""
+        """End the shared part of the connection's unit of work (always False: the private part goes on).
+
+        A commit of a unit of work that also holds private messages is two-phase (docs/queue-sharing-groups.md):
+        the shared part is prepared (durable, in doubt) here; the private commit's batch carries the decision
+        record; the host completes the shared part once that batch is durable (:meth:`complete_shared`). A
+        crash in between is settled at the member's restart by the decision record's presence."""
         uid = self._shared_uows.pop(conn.hconn, None)
         if uid is None:
             return False
         shared = self.shared
         assert shared is not None
-        mixed = commit and conn.uow is not None and len(conn.uow) > 0
-        queues = shared.commit(uid) if commit and not mixed else shared.backout(uid)
+        if commit and conn.uow is not None and len(conn.uow) > 0:
+            shared.prepare(uid)
+            b = self._b()
+            b.put_objects.append((DECISION_KIND, shared.decision_name(uid), b""))
+            b.durable = True
+            self._shared_prepared.append(uid)
+            return False
+        queues = shared.commit(uid) if commit else shared.backout(uid)
         if queues:
             self._wake.update(queues)
             shared.notify(queues)
-        return mixed
+        return False
+
+    def take_shared_completions(self) -> list[int]:
+        """The host: units of work prepared by the calls since the last take, to complete once their batch is
+        durable."""
+        prepared = self._shared_prepared
+        if not prepared:
+            return prepared
+        self._shared_prepared = []
+        return prepared
+
+    def complete_shared(self, uids: list[int]) -> None:
+        """The host: the batches carrying these units of work's decisions are durable: phase 3."""
+        shared = self.shared
+        assert shared is not None
+        for uid in uids:
+            queues = shared.complete(uid)
+            if queues:
+                self._wake.update(queues)
+                shared.notify(queues)
+            self._b().delete_objects.append((DECISION_KIND, shared.decision_name(uid)))
