@@ -64,9 +64,8 @@ class ConnectionsMixin(QueueManagerBase):
         self._commit(conn)
 
     def _commit(self, conn: Connection) -> None:
-        if self._shared_uows and self._shared_end(conn, commit=True):  # queue-sharing groups (``_shared``)
-            self._backout(conn, honour_mark=False)
-            raise fail(C.MQRC_BACKED_OUT, "a unit of work cannot hold private and shared messages yet: backed out")
+        if self._shared_uows:
+            self._shared_end(conn, commit=True)  # queue-sharing groups (``_shared``)
         uow = conn.uow
         conn.uow = None
         if uow is None:

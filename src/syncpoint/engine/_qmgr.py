@@ -60,7 +60,7 @@ import struct
 from syncpoint.mqi import MQMD
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, Definition
-from syncpoint.store import SharedQueues, Snapshot
+from syncpoint.store import DECISION_KIND, SharedQueues, Snapshot
 
 from ._admin import AdminMixin
 from ._connections import ConnectionsMixin
@@ -114,7 +114,7 @@ class QueueManager(
         self.recovered_inflight = snapshot.recovered_inflight
         self.triggering = Triggering(self)  # seed 001; its TRIGINT timers start afresh with every start
         self._load(snapshot)
-        self._load_shared(set(snapshot.objects.get(COPY_KIND, {})))
+        self._load_shared(set(snapshot.objects.get(COPY_KIND, {})), set(snapshot.objects.get(DECISION_KIND, {})))
 
     # -- construction ---------------------------------------------------------------------------------
     def _load(self, snap: Snapshot) -> None:
