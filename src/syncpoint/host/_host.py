@@ -99,6 +99,8 @@ class QueueManagerHost:
         self._ended = threading.Event()
         # writes whose durability makes messages available: [pending, messages], in submission order
         self._undurable: collections.deque[tuple[Pending, list[Message]]] = collections.deque()
+        # queue-sharing groups: two-phase commits to complete once their write is durable (engine._shared)
+        self._completions: collections.deque[tuple[Pending, list[int]]] = collections.deque()
         self.published = 0  # how many times durable writes made messages available (a waiting get's check)
         threading.Thread(target=self._housekeeper, name=f"syncpoint-{name}-housekeeping", daemon=True).start()
         if self.shared is not None:
@@ -185,6 +187,16 @@ class QueueManagerHost:
             raise MQMIError(C.MQCC_FAILED, C.MQRC_RESOURCE_PROBLEM, str(e)) from None
         if batch.durable and not pending.done:  # a sync in flight: keep the CPU polling while it lasts (_poll.py)
             POLLER.touch()
+        if self.shared is not None:  # queue-sharing groups: two-phase commits complete once this batch is durable
+            prepared = self.engine.take_shared_completions()
+            if prepared:
+                self._completions.append((pending, prepared))
+                if effects.durable_pending is None:
+                    self._undurable.append((pending, []))
+                    if pending.done:
+                        self._publish_durable()
+                    else:
+                        pending = PublishingPending(self, pending)
         if effects.durable_pending is not None:
             self._undurable.append((pending, effects.durable_pending))
             if pending.done:  # a store that writes at once (in memory): available now
@@ -209,6 +221,21 @@ class QueueManagerHost:
             effects = engine.take_effects()
             if effects is not None and effects.wake:
                 self.waiters.wake(effects.wake)
+        completions = self._completions
+        if completions and completions[0][0].done:
+            self._complete_shared(completions)
+
+    def _complete_shared(self, completions: collections.deque[tuple[Pending, list[int]]]) -> None:
+        """Under the lock: phase 3 of the two-phase commits whose decisions are now durable (``engine._shared``);
+        the records of those decisions are then dropped from the store."""
+        while completions and completions[0][0].done:
+            self.engine.complete_shared(completions.popleft()[1])
+        effects = self.engine.take_effects()
+        if effects is not None:
+            if effects.wake:
+                self.waiters.wake(effects.wake)
+            if effects.batch is not None and not effects.batch.is_empty():
+                self.store.submit(effects.batch)
 
     def durable_reached(self) -> None:
         """A write returned by :meth:`run` is durable (its ``wait()`` returned): make available what it committed.
