@@ -11,8 +11,10 @@ from pathlib import Path
 SYNCPOINT = str(Path(sys.executable).parent / "syncpoint")
 
 
-def run(home: Path, *args: str, input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, SYNCPOINT_HOME=str(home))
+def run(
+    home: Path, *args: str, input: str | None = None, timeout: float = 120, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, SYNCPOINT_HOME=str(home), **(env or {}))
     return subprocess.run([SYNCPOINT, *args], env=env, capture_output=True, text=True, input=input, timeout=timeout)
 
 
@@ -27,8 +29,9 @@ class Group:
     def create(self, member: str) -> subprocess.CompletedProcess[str]:
         return run(self.home, "crtmqm", "-qsg", self.name, "--shared", self.url, member)
 
-    def start(self, member: str) -> None:
-        r = run(self.home, "strmqm", member, "--port", "0")
+    def start(self, member: str, env: dict[str, str] | None = None) -> None:
+        (self.home / "qmgrs" / member / "server.json").unlink(missing_ok=True)  # left by a killed member
+        r = run(self.home, "strmqm", member, "--port", "0", env=env)
         assert r.returncode == 0, r.stderr
 
     def add(self, member: str) -> str:

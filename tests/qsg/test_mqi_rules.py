@@ -130,17 +130,30 @@ def test_a_backed_out_get_comes_back_to_its_place_with_backout_count_plus_one(pa
     assert (again.data, again.md.BackoutCount) == (b"first", 1)
 
 
-def test_a_unit_of_work_cannot_mix_private_and_shared_queues_yet(pair):
-    # docs/queue-sharing-groups.md, "Status": refused, never half-committed
-    a, _, _ = pair
-    a.open("PRIVATE.Q").put(b"private", syncpoint=True)
-    assert reason(lambda: a.open("SQ").put(b"shared", syncpoint=True)) == C.MQRC_UOW_MIX_NOT_SUPPORTED
+def test_a_unit_of_work_over_private_and_shared_queues_commits_both(pair):
+    # issue 20, item 3: "a put to a private queue and a get from a shared queue in one unit of work both happen"
+    a, b, _ = pair
+    b.open("SQ").put(b"request", persistent=True)
+    assert a.open("SQ").get(syncpoint=True).data == b"request"
+    a.open("PRIVATE.Q").put(b"reply", syncpoint=True, persistent=True)
+    a.open("SQ").put(b"forwarded", syncpoint=True)
     a.commit()
-    a.open("SQ").put(b"shared", syncpoint=True)
-    a.open("PRIVATE.Q").put(b"private 2", syncpoint=True)
-    assert reason(a.commit) == C.MQRC_BACKED_OUT
-    assert a.open("SQ").depth == 0
-    assert a.open("PRIVATE.Q").depth == 1  # only the first, committed alone
+    assert a.open("PRIVATE.Q").get().data == b"reply"
+    qb = b.open("SQ")
+    assert qb.get().data == b"forwarded"
+    assert qb.depth == 0
+
+
+def test_a_unit_of_work_over_private_and_shared_queues_backs_out_both(pair):
+    # "... or neither"
+    a, b, _ = pair
+    b.open("SQ").put(b"request", persistent=True)
+    a.open("PRIVATE.Q").put(b"reply", syncpoint=True)
+    assert a.open("SQ").get(syncpoint=True).data == b"request"
+    a.backout()
+    assert a.open("PRIVATE.Q").depth == 0
+    again = b.open("SQ").get()
+    assert (again.data, again.md.BackoutCount) == (b"request", 1)
 
 
 def test_put_inhibited_and_get_inhibited_apply_to_a_shared_queue(pair):
