@@ -53,6 +53,11 @@ def run(home: Path, *args: str) -> None:
         raise SystemExit(f"syncpoint {args[0]} failed: {r.stderr.strip()}")
 
 
+def sleep_until(moment: float) -> None:
+    while time.time() < moment:
+        time.sleep(0.001)
+
+
 # -- the clients (each in its own process) -------------------------------------------------------------------
 def syncpoint_client(role: str, home: str, member: str, batch: int, start: float, stop: float, out: Any) -> None:
     os.environ["SYNCPOINT_HOME"] = home
@@ -62,8 +67,7 @@ def syncpoint_client(role: str, home: str, member: str, batch: int, start: float
     qm = syncpoint.connect(member)
     q = qm.open(QUEUE)
     count = 0
-    while time.time() < start:
-        time.sleep(0.001)
+    sleep_until(start)
     while time.time() < stop:
         if role == "put":
             if batch == 1:
@@ -93,8 +97,7 @@ def peer_client(role: str, url: str, batch: int, start: float, stop: float, out:
 
     conn = psycopg.connect(url, autocommit=True)
     count = 0
-    while time.time() < start:
-        time.sleep(0.001)
+    sleep_until(start)
     while time.time() < stop:
         if role == "put":
             if batch == 1:

@@ -43,6 +43,19 @@ class Ledger:
             return f"m{self.next_id}"
 
 
+def commit(qm, ledger: Ledger, ids: list[str], unknown: set[str], done) -> bool:
+    """MQCMIT; the ids go to ``done`` when it answered, to ``unknown`` when the member died (False then)."""
+    try:
+        qm.commit()
+    except MQMIError:
+        with ledger.lock:
+            unknown.update(ids)
+        return False
+    with ledger.lock:
+        done(ids)
+    return True
+
+
 def producer(member: str, ledger: Ledger, stop: threading.Event, rng: random.Random) -> None:
     try:
         qm = syncpoint.connect(member)
@@ -68,14 +81,8 @@ def producer(member: str, ledger: Ledger, stop: threading.Event, rng: random.Ran
                     ledger.backed_out.update(ids)
                 return
             continue
-        try:
-            qm.commit()
-        except MQMIError:
-            with ledger.lock:
-                ledger.unknown_puts.update(ids)
+        if not commit(qm, ledger, ids, ledger.unknown_puts, ledger.committed.update):
             return
-        with ledger.lock:
-            ledger.committed.update(ids)
 
 
 def consumer(member: str, ledger: Ledger, stop: threading.Event, rng: random.Random) -> None:
@@ -94,14 +101,8 @@ def consumer(member: str, ledger: Ledger, stop: threading.Event, rng: random.Ran
                 return  # the member died: the unit of work is backed out (by a peer or at restart)
         if not got:
             continue
-        try:
-            qm.commit()
-        except MQMIError:
-            with ledger.lock:
-                ledger.unknown_gets.update(got)
+        if not commit(qm, ledger, got, ledger.unknown_gets, ledger.consumed.extend):
             return
-        with ledger.lock:
-            ledger.consumed.extend(got)
 
 
 @pytest.mark.slow
