@@ -195,6 +195,10 @@ class PostgresSharedQueues:
         self._conn: psycopg.Connection[Any] | None = None  # durable commits (synchronous_commit on)
         self._fast: psycopg.Connection[Any] | None = None  # see _f
         self._pending: dict[int, list[SharedMessage]] = {}  # unit of work -> its puts, inserted at commit
+        self._epoch = 0  # sessions lost so far (a PostgreSQL restart): a unit of work is of one session
+        self._uow_epoch: dict[int, int] = {}  # unit of work -> the epoch it began in
+        self._prepared_owner: dict[int, str] = {}  # unit of work prepared -> the session (owner) that prepared it
+        self._opened = False
         self._notify_lock = threading.Condition()
         self._to_notify: set[str] = set()
         self._closed = False
@@ -204,6 +208,17 @@ class PostgresSharedQueues:
     # -- life ------------------------------------------------------------------------------------------
     def open(self) -> None:
         """Join the group as this member's new session; back out what earlier sessions left in flight."""
+        self._connect_session()
+        self._opened = True
+        self._notifier = threading.Thread(target=self._notify_loop, name=f"syncpoint-{self.member}-notify", daemon=True)
+        self._notifier.start()
+
+    def _connect_session(self) -> None:
+        """A new session of this member: its connections, its liveness lock, and the earlier sessions' work
+        backed out. Also after the database was lost (a PostgreSQL restart): the units of work of the lost
+        session are then backed out here, and their commits fail (:meth:`_check_uow`)."""
+        self.session = secrets.token_hex(6)
+        self.owner = f"{self.member}.{self.session}"
         conn = connect(self._url, autocommit=True)
         try:
             _ensure_schema(conn)
@@ -236,8 +251,6 @@ class PostgresSharedQueues:
             conn.close()
             self._conn = None
             raise StoreError(f"The shared database cannot be used: {describe_error(e)}.") from None
-        self._notifier = threading.Thread(target=self._notify_loop, name=f"syncpoint-{self.member}-notify", daemon=True)
-        self._notifier.start()
 
     def _take_liveness_lock(self, conn: psycopg.Connection[Any]) -> None:
         """Hold this member's advisory lock for the life of the session: the peers' sign that it lives. A peer
@@ -297,19 +310,51 @@ class PostgresSharedQueues:
         survive the loss of the database — a unit of work's puts and gets before its commit (a crash backs them
         out anyway), non-persistent messages. The commit's own flush then carries them to disk too (PostgreSQL's
         log is one sequence)."""
-        conn = self._fast
-        if conn is None:
-            raise StoreError("The shared store is not open.")
-        return conn
+        if self._fast is None:
+            self._reconnect()
+        assert self._fast is not None
+        return self._fast
 
     def _c(self) -> psycopg.Connection[Any]:
-        conn = self._conn
-        if conn is None:
+        if self._conn is None:
+            self._reconnect()
+        assert self._conn is not None
+        return self._conn
+
+    def _reconnect(self) -> None:
+        if not self._opened or self._closed:
             raise StoreError("The shared store is not open.")
-        return conn
+        self._connect_session()
 
     def _fail(self, e: psycopg.Error) -> StoreError:
+        """A failed statement. A lost connection ends this session: the next call connects a new one (whose
+        start backs out this one's units of work); the units of work begun before fail at their commit."""
+        lost = any(c is not None and c.broken for c in (self._conn, self._fast)) or isinstance(
+            e, psycopg.OperationalError
+        )
+        if lost:
+            for c in (self._conn, self._fast):
+                if c is not None:
+                    c.close()
+            self._conn = self._fast = None
+            self._epoch += 1
+            self._pending.clear()
+            return StoreError(
+                f"The shared database was lost ({describe_error(e)}); the units of work in flight on shared queues "
+                "are backed out. Check that PostgreSQL runs and is reachable."
+            )
         return StoreError(f"The shared database failed: {describe_error(e)}.")
+
+    def _begin_uow(self, uow: int) -> None:
+        self._uow_epoch.setdefault(uow, self._epoch)
+
+    def _check_uow(self, uow: int) -> None:
+        """A unit of work begun in a session since lost cannot commit: it was backed out."""
+        if self._uow_epoch.pop(uow, self._epoch) != self._epoch:
+            self._pending.pop(uow, None)
+            raise StoreError(
+                "The connection to the shared database was lost during this unit of work: it was backed out."
+            )
 
     # -- definitions -----------------------------------------------------------------------------------
     def definitions(self) -> list[tuple[str, str, str, bytes]]:
@@ -345,6 +390,7 @@ class PostgresSharedQueues:
         member that dies takes it along: its uncommitted puts vanish); outside one it is inserted at once,
         durably for a persistent message. Returns the message's id (0 while it waits for its commit)."""
         if uow is not None:
+            self._begin_uow(uow)
             self._pending.setdefault(uow, []).append(message)
             return 0
         conn = self._c() if message.persistent else self._f()
@@ -373,6 +419,8 @@ class PostgresSharedQueues:
         else:
             sql = f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = {pick} RETURNING {_COLUMNS}"
             args = [self.owner, 0 if uow is None else uow, *args]
+        if uow is not None:
+            self._begin_uow(uow)
         try:
             r = (self._c() if uow is None and not claim_only else self._f()).execute(sql, args).fetchone()
         except psycopg.Error as e:
@@ -385,10 +433,10 @@ class PostgresSharedQueues:
             sql = (
                 "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false WHERE id = %s AND owner = %s AND uow = 0"
             )
-            sql = sql
         elif uow is None:
             sql = "DELETE FROM qsg_message WHERE id = %s AND owner = %s AND uow = 0"
         else:
+            self._begin_uow(uow)
             sql = "UPDATE qsg_message SET uow = %s WHERE id = %s AND owner = %s AND uow = 0"
             args = (uow, *args)
         try:
@@ -404,6 +452,7 @@ class PostgresSharedQueues:
 
     def commit(self, uow: int) -> list[str]:
         """One durable transaction: the unit of work's puts inserted, its gets deleted."""
+        self._check_uow(uow)
         puts = self._pending.pop(uow, [])
         conn = self._c()
         try:
@@ -423,6 +472,8 @@ class PostgresSharedQueues:
     def prepare(self, uow: int) -> None:
         """Phase 1: the unit of work's puts written (still held by it) and the unit of work marked in doubt, in
         one durable transaction. From here no peer backs it out; only its member's decision settles it."""
+        self._check_uow(uow)
+        self._prepared_owner[uow] = self.owner
         puts = self._pending.pop(uow, [])
         conn = self._c()
         try:
@@ -438,7 +489,10 @@ class PostgresSharedQueues:
         """Phase 3, once the decision is durable in the member's private store: the prepared unit of work
         committed here too. Returns the queues that got messages."""
         _crash_point("decided")
-        return self._settle(self.owner, uow, commit=True)
+        owner = self._prepared_owner.get(uow, self.owner)
+        queues = self._settle(owner, uow, commit=True)
+        self._prepared_owner.pop(uow, None)
+        return queues
 
     def _settle(self, owner: str, uow: int, commit: bool) -> list[str]:
         conn = self._c()
@@ -481,6 +535,8 @@ class PostgresSharedQueues:
 
     def backout(self, uow: int) -> list[str]:
         self._pending.pop(uow, None)  # its puts were never inserted
+        if self._uow_epoch.pop(uow, self._epoch) != self._epoch:
+            return []  # of a lost session: backed out when the new session began
         conn = self._c()
         try:
             with conn.transaction():
