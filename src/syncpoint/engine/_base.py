@@ -163,6 +163,8 @@ class QueueManagerBase(EffectsRecorder):
 
         def _alter_shared(self, q: LocalQueue) -> None: ...  # _shared
 
+        def _backout(self, conn: Connection, honour_mark: bool) -> None: ...  # _connections
+
         def _validated(self, otype: str, attrs: dict[str, Any]) -> dict[str, Any]: ...  # _admin
 
         def define(  # _admin

@@ -22,13 +22,15 @@ match options other than MsgId and CorrelId, MARK_SKIP_BACKOUT, triggering, expi
 
 from __future__ import annotations
 
+import functools
 import struct
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
-from syncpoint.mqi import MQGMO, MQMD, GetResult
+from syncpoint.mqi import MQGMO, MQMD, GetResult, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import QLOCAL, Definition, defaults_for
-from syncpoint.store import DECISION_KIND, SharedMessage, SharedQueues
+from syncpoint.store import DECISION_KIND, SharedMessage, SharedQueues, StoreError
 
 from ._base import QueueManagerBase
 from ._effects import stored_message
@@ -59,6 +61,28 @@ _NOT_YET_GET = (
 )
 
 
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def unavailable(e: StoreError) -> MQMIError:
+    """The group's shared store failed: IBM's reason for a coupling facility that cannot be used."""
+    return fail(C.MQRC_CF_NOT_AVAILABLE, str(e))
+
+
+def group_call(fn: Callable[P, T]) -> Callable[P, T]:
+    """A verb that reaches the shared store: its StoreError becomes MQRC_CF_NOT_AVAILABLE (2345)."""
+
+    @functools.wraps(fn)
+    def call(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return fn(*args, **kwargs)
+        except StoreError as e:
+            raise unavailable(e) from None
+
+    return call
+
+
 class SharedQueue(LocalQueue):
     """A QSGDISP(SHARED) local queue: its messages live in the group's shared store; CURDEPTH is the group's."""
 
@@ -70,7 +94,10 @@ class SharedQueue(LocalQueue):
 
     @property
     def depth(self) -> int:
-        return self._store.depth(self.name)
+        try:
+            return self._store.depth(self.name)
+        except StoreError as e:
+            raise unavailable(e) from None
 
     @depth.setter
     def depth(self, value: int) -> None:
@@ -130,6 +157,7 @@ class SharedMixin(QueueManagerBase):
         self.copies.add(d.name)
         self._b().put_objects.append((COPY_KIND, d.name, b""))
 
+    @group_call
     def refresh_shared(self, name: str | None = None) -> bool:
         """Shared queues other members defined or deleted since: this member's view follows the group's. With
         ``name``, True if that queue is now known (an open of a name this member did not know)."""
@@ -152,11 +180,13 @@ class SharedMixin(QueueManagerBase):
                 self.definitions.pop(("Q", qname), None)
         return name is not None and name in current
 
+    @group_call
     def _alter_shared(self, q: LocalQueue) -> None:
         """ALTER of a shared queue: the group's definition changes; the other members follow within a second."""
         assert self.shared is not None
         self.shared.put_definition(QLOCAL, q.name, SHARED, q.definition.to_bytes(), True)
 
+    @group_call
     def _delete_shared(self, q: LocalQueue, purge: bool) -> None:
         """DELETE QLOCAL of a shared queue: from the group (refused while it holds messages, without PURGE)."""
         shared = self.shared
@@ -179,6 +209,7 @@ class SharedMixin(QueueManagerBase):
         return COPY if name in self.copies else QMGR_DISP
 
     # -- DEFINE … QSGDISP(…) ----------------------------------------------------------------------------
+    @group_call
     def define_in_group(self, otype: str, name: str, attrs: dict[str, Any], disposition: str, replace: bool) -> None:
         """DEFINE with QSGDISP(GROUP) or QSGDISP(SHARED): the definition goes to the group's shared store."""
         shared = self.shared
@@ -206,6 +237,7 @@ class SharedMixin(QueueManagerBase):
             self._refresh_copy(otype, d)
 
     # -- MQPUT -----------------------------------------------------------------------------------------
+    @group_call
     def _shared_put(self, conn: Connection, q: LocalQueue, m: Message, syncpoint: int) -> None:
         shared = self.shared
         assert shared is not None
@@ -238,6 +270,7 @@ class SharedMixin(QueueManagerBase):
         return uid
 
     # -- MQGET -----------------------------------------------------------------------------------------
+    @group_call
     def _shared_get(
         self, conn: Connection, h: Handle, q: LocalQueue, md: MQMD, gmo: MQGMO, buflen: int | None, now: float
     ) -> GetResult:
@@ -313,6 +346,15 @@ class SharedMixin(QueueManagerBase):
             return False
         shared = self.shared
         assert shared is not None
+        try:
+            return self._shared_end_in_store(conn, shared, uid, commit)
+        except StoreError as e:
+            if not commit:
+                return False  # the store backs the unit of work out when it is reached again
+            self._backout(conn, honour_mark=False)  # the private part too: the unit of work is backed out whole
+            raise fail(C.MQRC_BACKED_OUT, str(e)) from None
+
+    def _shared_end_in_store(self, conn: Connection, shared: SharedQueues, uid: int, commit: bool) -> bool:
         if commit and conn.uow is not None and len(conn.uow) > 0:
             shared.prepare(uid)
             b = self._b()
@@ -340,7 +382,10 @@ class SharedMixin(QueueManagerBase):
         shared = self.shared
         assert shared is not None
         for uid in uids:
-            queues = shared.complete(uid)
+            try:
+                queues = shared.complete(uid)
+            except StoreError:
+                continue  # in doubt until the member's restart, which completes it by its decision record
             if queues:
                 self._wake.update(queues)
                 shared.notify(queues)
