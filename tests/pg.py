@@ -121,6 +121,10 @@ class PostgresServer:
             )
         if done.returncode != 0:
             raise PostgresUnavailable(f"initdb failed (exit status {done.returncode}): {log.read_text()[-2000:]}")
+        return self.start_server()
+
+    def start_server(self) -> PostgresServer:
+        """Start ``postgres`` on the data folder and wait until it accepts connections."""
         settings = {
             "listen_addresses": "",
             "unix_socket_directories": str(self.socket_dir),
@@ -135,7 +139,7 @@ class PostgresServer:
         for key, value in settings.items():
             args += ["-c", f"{key}={value}"]
         self.server_log = self.dir / "postgres.log"
-        self._log = self.server_log.open("wb")
+        self._log = self.server_log.open("ab")
         self.process = subprocess.Popen(
             args,
             stdout=self._log,
@@ -156,6 +160,14 @@ class PostgresServer:
                 raise PostgresUnavailable("postgres did not accept connections within 120 s")
             time.sleep(0.05)
         return self
+
+    def restart(self) -> None:
+        """Stop the server (fast shutdown: every connection is cut) and start it again on the same data."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGINT)
+        self.process.wait(60)
+        self._log.close()
+        self.start_server()
 
     def _ready(self) -> bool:
         import psycopg

@@ -7,6 +7,14 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
+
+from syncpoint.client import EmbeddedQueueManager
+from syncpoint.engine import FakeClock, QueueManager
+from syncpoint.mqi import MQMIError
+from syncpoint.store import Batch, MemoryStore, create_member, membership_record
 
 SYNCPOINT = str(Path(sys.executable).parent / "syncpoint")
 
@@ -49,3 +57,20 @@ class Group:
 
     def pid(self, member: str) -> int:
         return int(json.loads((self.home / "qmgrs" / member / "server.json").read_text())["pid"])
+
+
+def member(name: str, url: str, clock: FakeClock) -> EmbeddedQueueManager:
+    """A member of group SPG in this process, its private store in memory (fast tests on a fake clock)."""
+    create_member(url, "SPG", name)
+    store = MemoryStore()
+    store.open()
+    store.write(QueueManager.initial_batch(name, clock))
+    store.write(Batch(put_objects=[membership_record("SPG", url)]))
+    return EmbeddedQueueManager(name, store, clock)
+
+
+def reason(call: Any) -> int:
+    """The reason code of the MQMIError ``call()`` raises."""
+    with pytest.raises(MQMIError) as e:
+        call()
+    return e.value.reason

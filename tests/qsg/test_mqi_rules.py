@@ -10,22 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from qsg_members import member, reason
 
 import syncpoint
-from syncpoint.client import EmbeddedQueueManager
-from syncpoint.engine import FakeClock, QueueManager
+from syncpoint.engine import FakeClock
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.store import Batch, MemoryStore, create_member, membership_record
-
-
-def member(name: str, url: str, clock: FakeClock) -> EmbeddedQueueManager:
-    create_member(url, "SPG", name)
-    store = MemoryStore()
-    store.open()
-    store.write(QueueManager.initial_batch(name, clock))
-    store.write(Batch(put_objects=[membership_record("SPG", url)]))
-    return EmbeddedQueueManager(name, store, clock)
 
 
 @pytest.fixture
@@ -40,12 +30,6 @@ def pair(postgres_url: str) -> Iterator[tuple[syncpoint.QueueManager, syncpoint.
     yield a, b, clock
     for h in hosts:
         h.close(abnormal=True)
-
-
-def reason(call) -> int:
-    with pytest.raises(MQMIError) as e:
-        call()
-    return e.value.reason
 
 
 def test_msgdlvsq_fifo_ignores_priority_across_members(pair):
