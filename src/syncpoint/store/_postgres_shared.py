@@ -60,6 +60,9 @@ CREATE TABLE IF NOT EXISTS qsg_message (
     owner text, uow bigint, got boolean NOT NULL DEFAULT false);
 CREATE INDEX IF NOT EXISTS qsg_message_next ON qsg_message (qsg, queue, priority DESC, id) WHERE owner IS NULL;
 CREATE INDEX IF NOT EXISTS qsg_message_owner ON qsg_message (owner, uow) WHERE owner IS NOT NULL;
+CREATE TABLE IF NOT EXISTS qsg_open (
+    qsg text NOT NULL, queue text NOT NULL, owner text NOT NULL, exclusive boolean NOT NULL,
+    PRIMARY KEY (qsg, queue, owner));
 CREATE TABLE IF NOT EXISTS qsg_indoubt (
     qsg text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, PRIMARY KEY (owner, uow));
 """
@@ -124,6 +127,7 @@ def _back_out_member(conn: psycopg.Connection[Any], qsg: str, member: str) -> in
         f"WHERE qsg = %s AND owner LIKE %s AND got AND {not_in_doubt}",
         (qsg, like),
     ).rowcount
+    conn.execute("DELETE FROM qsg_open WHERE qsg = %s AND owner LIKE %s", (qsg, like))  # its input opens end
     return deleted + reinstated
 
 
@@ -463,6 +467,39 @@ class PostgresSharedQueues:
         except psycopg.Error as e:
             raise self._fail(e) from None
         return sorted({m.queue for m in puts})
+
+    # -- input opens, group-wide -------------------------------------------------------------------------
+    def open_input(self, queue: str, exclusive: bool) -> bool:
+        """This member's first input open of a shared queue: False (nothing recorded) when another member has
+        it open for exclusive input, or, for an exclusive open, for any input."""
+        conn = self._c()
+        try:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", member_lock(self.qsg, "open " + queue))
+                others = conn.execute(
+                    "SELECT bool_or(exclusive), count(*) FROM qsg_open WHERE qsg = %s AND queue = %s AND owner <> %s",
+                    (self.qsg, queue, self.owner),
+                ).fetchone()
+                assert others is not None
+                if others[0] or (exclusive and others[1]):
+                    return False
+                conn.execute(
+                    "INSERT INTO qsg_open VALUES (%s, %s, %s, %s) ON CONFLICT (qsg, queue, owner) "
+                    "DO UPDATE SET exclusive = excluded.exclusive",
+                    (self.qsg, queue, self.owner, exclusive),
+                )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return True
+
+    def close_input(self, queue: str) -> None:
+        """This member's last input handle of a shared queue was closed."""
+        try:
+            self._c().execute(
+                "DELETE FROM qsg_open WHERE qsg = %s AND queue = %s AND owner = %s", (self.qsg, queue, self.owner)
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
 
     # -- two-phase commit with the member's private store (docs/queue-sharing-groups.md) ----------------------
     def decision_name(self, uow: int) -> str:

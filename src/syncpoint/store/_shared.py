@@ -88,6 +88,14 @@ class SharedQueues(Protocol):
         """Make the unit of work's puts available and its gets final; the queues that got messages."""
         ...
 
+    def open_input(self, queue: str, exclusive: bool) -> bool:
+        """This member's first input open of a shared queue; False when another member's opens forbid it."""
+        ...
+
+    def close_input(self, queue: str) -> None:
+        """This member's last input handle of a shared queue was closed."""
+        ...
+
     def decision_name(self, uow: int) -> str:
         """The name of the record in the member's private store that says unit of work ``uow`` committed."""
         ...
