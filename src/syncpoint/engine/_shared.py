@@ -236,6 +236,22 @@ class SharedMixin(QueueManagerBase):
         else:
             self._refresh_copy(otype, d)
 
+    # -- MQOPEN / MQCLOSE: input opens are the group's ---------------------------------------------------
+    @group_call
+    def _shared_open_input(self, q: LocalQueue, mode: int) -> None:
+        """This member's first input open of a shared queue: refused (MQRC_OBJECT_IN_USE) while another member
+        holds it for exclusive input, or, for an exclusive open, for any input (IBM: exclusivity is the group's)."""
+        assert self.shared is not None
+        if not self.shared.open_input(q.name, mode == C.MQOO_INPUT_EXCLUSIVE):
+            raise fail(C.MQRC_OBJECT_IN_USE, f"shared queue {q.name} is open for input on another queue manager")
+
+    def _shared_close_input(self, q: LocalQueue) -> None:
+        assert self.shared is not None
+        try:
+            self.shared.close_input(q.name)
+        except StoreError:
+            pass  # the session is lost: its opens ended with it
+
     # -- MQPUT -----------------------------------------------------------------------------------------
     @group_call
     def _shared_put(self, conn: Connection, q: LocalQueue, m: Message, syncpoint: int) -> None:
