@@ -165,6 +165,10 @@ class QueueManagerBase(EffectsRecorder):
 
         def _backout(self, conn: Connection, honour_mark: bool) -> None: ...  # _connections
 
+        def _shared_open_input(self, q: LocalQueue, mode: int) -> None: ...  # _shared
+
+        def _shared_close_input(self, q: LocalQueue) -> None: ...  # _shared
+
         def _validated(self, otype: str, attrs: dict[str, Any]) -> dict[str, Any]: ...  # _admin
 
         def define(  # _admin
