@@ -170,3 +170,17 @@ def test_alter_of_a_shared_queue_on_one_member_applies_on_the_others(pair):
         return False
 
     wait_until(refused, "QMB seeing QMA's ALTER … PUT(DISABLED)", timeout=30)
+
+
+def test_input_exclusive_is_exclusive_across_the_group(pair):
+    # reference/queue-sharing-groups.md: what a member holds open (an MQOO_INPUT_EXCLUSIVE open) is the group's
+    a, b, _ = pair
+    excl = a.open("SQ", C.MQOO_INPUT_EXCLUSIVE)
+    assert reason(lambda: b.open("SQ", C.MQOO_INPUT_SHARED)) == C.MQRC_OBJECT_IN_USE
+    excl.close()
+    shared_b = b.open("SQ", C.MQOO_INPUT_SHARED)
+    assert reason(lambda: a.open("SQ", C.MQOO_INPUT_EXCLUSIVE)) == C.MQRC_OBJECT_IN_USE
+    shared_a = a.open("SQ", C.MQOO_INPUT_SHARED)  # shared opens on both members go together
+    shared_a.close()
+    shared_b.close()
+    a.open("SQ", C.MQOO_INPUT_EXCLUSIVE).close()

@@ -13,8 +13,11 @@ import signal
 import time
 
 import psycopg
+import pytest
 
 import syncpoint
+from syncpoint.mqi import MQMIError
+from syncpoint.mqi import constants as C
 from waiting import wait_until
 
 RECOVERY_BOUND = 30.0  # seconds the test allows (the design's bound is ~2 s; the margin is for a loaded machine)
@@ -60,6 +63,32 @@ def test_a_killed_members_uncommitted_gets_come_back_with_backout_count_plus_one
     a2 = syncpoint.connect("QMA")
     assert a2.open("WORK").depth == 0
     a2.disconnect()
+
+
+def test_a_killed_members_exclusive_open_is_released_by_a_peer(group):
+    # "releases what it held open (an MQOO_INPUT_EXCLUSIVE open, for example)"
+    group.add("QMA")
+    group.add("QMB")
+    a = syncpoint.connect("QMA")
+    a.admin("define", "QLOCAL", "SERIAL", {"QSGDISP": "SHARED"})
+    a.open("SERIAL", C.MQOO_INPUT_EXCLUSIVE)
+    b = syncpoint.connect("QMB")
+    with pytest.raises(MQMIError) as e:
+        b.open("SERIAL", C.MQOO_INPUT_SHARED)
+    assert e.value.reason == C.MQRC_OBJECT_IN_USE
+
+    os.kill(group.pid("QMA"), signal.SIGKILL)
+
+    def opened() -> bool:
+        try:
+            b.open("SERIAL", C.MQOO_INPUT_EXCLUSIVE).close()
+        except MQMIError as e:
+            assert e.reason == C.MQRC_OBJECT_IN_USE
+            return False
+        return True
+
+    wait_until(opened, "QMB opening the queue QMA held exclusively", timeout=RECOVERY_BOUND)
+    b.disconnect()
 
 
 def test_a_second_member_of_the_same_name_cannot_start_while_the_first_runs(group, tmp_path):
