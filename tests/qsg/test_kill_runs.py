@@ -56,12 +56,19 @@ def commit(qm, ledger: Ledger, ids: list[str], unknown: set[str], done) -> bool:
     return True
 
 
-def producer(member: str, ledger: Ledger, stop: threading.Event, rng: random.Random) -> None:
+def open_queue(member: str):
     try:
         qm = syncpoint.connect(member)
-        q = qm.open("KILL.Q")
+        return qm, qm.open("KILL.Q")
     except MQMIError:
-        return
+        return None
+
+
+def producer(member: str, ledger: Ledger, stop: threading.Event, rng: random.Random) -> None:
+    opened = open_queue(member)
+    if opened is None:
+        return  # the member is down at this moment
+    qm, q = opened
     while not stop.is_set():
         ids = [ledger.new_id() for _ in range(rng.randint(1, 3))]
         try:
@@ -86,11 +93,10 @@ def producer(member: str, ledger: Ledger, stop: threading.Event, rng: random.Ran
 
 
 def consumer(member: str, ledger: Ledger, stop: threading.Event, rng: random.Random) -> None:
-    try:
-        qm = syncpoint.connect(member)
-        q = qm.open("KILL.Q")
-    except MQMIError:
-        return
+    opened = open_queue(member)
+    if opened is None:
+        return  # the member is down at this moment
+    qm, q = opened
     while not stop.is_set():
         got: list[str] = []
         try:
