@@ -331,8 +331,9 @@ class PostgresSharedQueues:
         self._connect_session()
 
     def _fail(self, e: psycopg.Error) -> StoreError:
-        """A failed statement. A lost connection ends this session: the next call connects a new one (whose
-        start backs out this one's units of work); the units of work begun before fail at their commit."""
+        """A failed statement. A lost connection ends this session: a new one is connected at once, or by the
+        next call while the database is away (its start backs out the lost one's units of work); the units of
+        work begun before fail at their commit."""
         lost = any(c is not None and c.broken for c in (self._conn, self._fast)) or isinstance(
             e, psycopg.OperationalError
         )
@@ -343,6 +344,10 @@ class PostgresSharedQueues:
             self._conn = self._fast = None
             self._epoch += 1
             self._pending.clear()
+            try:  # a new session at once, whose start backs the lost one's units of work out
+                self._connect_session()
+            except StoreError:
+                pass  # the database is still away: the next call tries again
             return StoreError(
                 f"The shared database was lost ({describe_error(e)}); the units of work in flight on shared queues "
                 "are backed out. Check that PostgreSQL runs and is reachable."
