@@ -114,3 +114,24 @@ def _no_server_outlives_the_tests(tmp_path_factory: pytest.TempPathFactory) -> I
                 os.kill(int(proc.name), signal.SIGKILL)
             except OSError:
                 pass
+
+
+# ------------------------------------------------------------------------------------------------------
+# a real PostgreSQL server for the queue-sharing-group tests (tests/pg.py), started once per session on first use
+# ------------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[object]:
+    from pg import PostgresServer, PostgresUnavailable
+
+    try:
+        server = PostgresServer().start()
+    except PostgresUnavailable as e:
+        pytest.fail(str(e), pytrace=False)  # never a silent skip (issue 20, item 8)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: object) -> str:
+    """The URI of a fresh, empty database of the session's PostgreSQL server."""
+    return postgres_server.new_database()  # type: ignore[attr-defined]

@@ -39,10 +39,22 @@ def _fail(message: str, code: int = 20) -> None:
 def crtmqm(
     qmgr: Annotated[str, typer.Argument(help="queue manager name")],
     u: Annotated[str | None, typer.Option("-u", help="dead-letter queue to create and set as DEADQ")] = None,
+    qsg: Annotated[str | None, typer.Option("-qsg", "--qsg", help="queue-sharing group to join (1-4 chars)")] = None,
+    shared: Annotated[str | None, typer.Option("--shared", help="the group's PostgreSQL URL (with -qsg)")] = None,
 ) -> None:
     """Create a queue manager with its default objects under $SYNCPOINT_HOME."""
     try:
-        path = create_queue_manager(qmgr, dlq=u)
+        if qsg is not None or shared is not None:  # a member of a queue-sharing group (docs/queue-sharing-groups.md)
+            from ._qsg import StoreError, create_member_qmgr
+
+            if qsg is None or shared is None:
+                _fail("A queue-sharing group member needs both -qsg NAME and --shared URL.", _CRTMQM_UNEXPECTED)
+            try:
+                path = create_member_qmgr(qmgr, qsg, shared, dlq=u)  # type: ignore[arg-type]
+            except StoreError as e:
+                _fail(f"Queue manager {qmgr} was not created: {e}", _CRTMQM_UNEXPECTED)
+        else:
+            path = create_queue_manager(qmgr, dlq=u)
     except MQMIError as e:
         # IBM's crtmqm: AMQ8110E and exit 8 when the queue manager exists; 72 for a name that is not valid
         if e.reason == C.MQRC_OBJECT_ALREADY_EXISTS:
@@ -90,7 +102,13 @@ def dspmq(
             _fail(f"AMQ7048E: queue manager {m} does not exist.", 72)
         names = [m]
     for name in names:
-        console.print(f"QMNAME({name})".ljust(50) + f"STATUS({status(name)})", highlight=False)
+        from ._qsg import group_name
+
+        group = group_name(name)  # a member of a queue-sharing group shows it
+        console.print(
+            f"QMNAME({name})".ljust(50) + f"STATUS({status(name)})" + (f" QSGNAME({group})" if group else ""),
+            highlight=False,
+        )
         info = server_info(name) if x else None
         if info is not None:
             console.print(

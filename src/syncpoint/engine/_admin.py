@@ -112,6 +112,8 @@ class AdminMixin(QueueManagerBase):
     def list_objects(self, otype: str) -> list[Definition]:
         if otype == QMGR:
             return [self.qmgr]
+        if self.shared is not None:  # queue-sharing groups: shared queues other members defined since
+            self.refresh_shared()
         ns = self._ns(otype)
         return sorted(
             (d for (k, _), d in self.definitions.items() if k == ns and (otype not in QUEUE_TYPES or d.otype == otype)),
@@ -131,6 +133,12 @@ class AdminMixin(QueueManagerBase):
             raise fail(C.MQRC_OBJECT_TYPE_ERROR, f"cannot define an object of type {otype}")
         if not valid_object_name(name):
             raise fail(C.MQRC_OBJECT_NAME_ERROR, f"{name!r} is not a valid object name")
+        if attrs and "QSGDISP" in attrs and attrs["QSGDISP"] != "QMGR":  # queue-sharing groups (``_shared``)
+            attrs = dict(attrs)
+            self.define_in_group(otype, name, attrs, str(attrs.pop("QSGDISP")), replace)
+            return self.definitions[(self._ns(otype), name)]
+        if attrs and "QSGDISP" in attrs:
+            attrs = {k: v for k, v in attrs.items() if k != "QSGDISP"}
         existing = self.definitions.get((self._ns(otype), name))
         if existing is not None:
             if not replace:
@@ -191,6 +199,8 @@ class AdminMixin(QueueManagerBase):
         if q is not None and "SHARE" in changes and changes["SHARE"] == C.MQQA_NOT_SHAREABLE and q.ipprocs > 1:
             raise fail(C.MQRC_OBJECT_IN_USE, f"queue {name} is open for input by more than one handle")
         self._apply_changes(d, changes)
+        if q is not None and q.shared:  # queue-sharing groups: the group's definition
+            self._alter_shared(q)
         return d
 
     def delete(self, otype: str, name: str, purge: bool = False) -> None:
@@ -201,6 +211,9 @@ class AdminMixin(QueueManagerBase):
             raise fail(C.MQRC_OBJECT_TYPE_ERROR, "the queue manager cannot be deleted here")
         if otype == QLOCAL:
             q = self.queues[name]
+            if q.shared:  # queue-sharing groups (``_shared``)
+                self._delete_shared(q, purge)
+                return
             if q.handles:
                 raise fail(C.MQRC_OBJECT_IN_USE, f"queue {name} is open")
             if q.uncommitted:
@@ -229,6 +242,8 @@ class AdminMixin(QueueManagerBase):
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
         if q.handles or q.uncommitted:
             raise fail(C.MQRC_OBJECT_IN_USE, f"queue {name} is open or has uncommitted messages")
+        if q.shared and self.shared is not None:  # queue-sharing groups: the group's messages
+            return self.shared.clear(name)
         gone = q.clear_messages()
         if any(m.persistent for m in gone):
             b = self._b()

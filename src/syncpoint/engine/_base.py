@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from syncpoint.mqi import MQGMO, MQOD, GetResult
+    from syncpoint.store import SharedQueues
 
 _COUNTER = struct.Struct(">Q").pack  # the counter at the end of a MsgId
 _MSGID_BLOCK = 1 << 16
@@ -68,6 +69,9 @@ class QueueManagerBase(EffectsRecorder):
     triggering: Triggering
     # distributed queuing (issue 23)
     remote_definitions: int  # how many QREMOTE definitions exist (``_remote``)
+    # queue-sharing groups (``_shared``)
+    shared: SharedQueues | None  # the group's shared store; None outside a group
+    _shared_uows: dict[int, int]  # Hconn -> the number of its unit of work's shared part
 
     # -- helpers every verb uses ----------------------------------------------------------------------
     @staticmethod
@@ -166,3 +170,40 @@ class QueueManagerBase(EffectsRecorder):
         def _apply_changes(self, d: Definition, changes: dict[str, Any]) -> None: ...  # _inquire
 
         def _release(self, conn: Connection, tokens: Iterable[int], q: LocalQueue | None) -> list[int]: ...  # _tokens
+
+        def _shared_put(self, conn: Connection, q: LocalQueue, m: Message, syncpoint: int) -> None: ...  # _shared
+
+        def _shared_get(  # _shared
+            self, conn: Connection, h: Handle, q: LocalQueue, md: MQMD, gmo: MQGMO, buflen: int | None, now: float
+        ) -> GetResult: ...
+
+        def _shared_end(self, conn: Connection, commit: bool) -> bool: ...  # _shared
+
+        def define_in_group(  # _shared
+            self, otype: str, name: str, attrs: dict[str, Any], disposition: str, replace: bool
+        ) -> None: ...
+
+        def refresh_shared(self, name: str | None = None) -> bool: ...  # _shared
+
+        def _delete_shared(self, q: LocalQueue, purge: bool) -> None: ...  # _shared
+
+        def _alter_shared(self, q: LocalQueue) -> None: ...  # _shared
+
+        def _backout(self, conn: Connection, honour_mark: bool) -> None: ...  # _connections
+
+        def _shared_open_input(self, q: LocalQueue, mode: int) -> None: ...  # _shared
+
+        def _shared_close_input(self, q: LocalQueue) -> None: ...  # _shared
+
+        def _validated(self, otype: str, attrs: dict[str, Any]) -> dict[str, Any]: ...  # _admin
+
+        def define(  # _admin
+            self,
+            otype: str,
+            name: str,
+            attrs: dict[str, Any] | None = None,
+            like: str | None = None,
+            replace: bool = False,
+        ) -> Definition: ...
+
+        def delete(self, otype: str, name: str, purge: bool = False) -> None: ...  # _admin

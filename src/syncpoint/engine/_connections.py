@@ -64,6 +64,8 @@ class ConnectionsMixin(QueueManagerBase):
         self._commit(conn)
 
     def _commit(self, conn: Connection) -> None:
+        if self._shared_uows:
+            self._shared_end(conn, commit=True)  # queue-sharing groups (``_shared``)
         uow = conn.uow
         conn.uow = None
         if uow is None:
@@ -96,6 +98,8 @@ class ConnectionsMixin(QueueManagerBase):
         self._backout(conn, honour_mark=True)
 
     def _backout(self, conn: Connection, honour_mark: bool) -> None:
+        if self._shared_uows:
+            self._shared_end(conn, commit=False)  # queue-sharing groups (``_shared``)
         uow = conn.uow
         conn.uow = None
         if uow is None:

@@ -108,6 +108,8 @@ class GetMixin(QueueManagerBase):
         if rare and opts & C.MQGMO_MARK_SKIP_BACKOUT and uow is not None and uow.marked is not None:
             raise second_mark_not_allowed()  # seed 000
         now = self.clock.time()
+        if q.shared:  # a queue-sharing group's shared queue: the message comes from the group's store
+            return self._shared_get(conn, h, q, md, gmo, buflen, now)
         # -- find the message ------------------------------------------------------------------------
         if rare and opts & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
             m = h.cursor

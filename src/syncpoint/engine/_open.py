@@ -79,6 +79,8 @@ class OpenMixin(QueueManagerBase):
         if not name:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, "ObjectName is blank")
         d = self.definitions.get(("Q", name))
+        if d is None and self.shared is not None and self.refresh_shared(name):  # defined SHARED by another member
+            d = self.definitions.get(("Q", name))
         if d is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
         alias: Definition | None = None
@@ -111,6 +113,8 @@ class OpenMixin(QueueManagerBase):
                 if created is not None:
                     self._drop_queue(created)
                 raise fail(C.MQRC_OBJECT_IN_USE, f"queue {queue.name} is open for exclusive input")
+            if queue.shared and queue.ipprocs == 0:  # queue-sharing groups: input opens are the group's
+                self._shared_open_input(queue, mode)
             options = (options & ~INPUT_OPTS) | mode
         h = self._new_handle(conn, C.MQOT_Q, name, options, queue, d, alias)
         if created is not None:
@@ -249,6 +253,8 @@ class OpenMixin(QueueManagerBase):
             q.ipprocs -= 1
             if q.exclusive is h:
                 q.exclusive = None
+            if q.shared and q.ipprocs == 0:
+                self._shared_close_input(q)  # queue-sharing groups
         if h.options & C.MQOO_OUTPUT:
             q.opprocs -= 1
         q.handles.discard(h)

@@ -215,6 +215,9 @@ class PutMixin(QueueManagerBase):
             expiry,
             now,
         )
+        if q.shared:  # a queue-sharing group's shared queue: the message goes to the group's store
+            self._shared_put(conn, q, m, syncpoint)
+            return reason
         q.depth += 1
         q.last_put = now
         if syncpoint:

@@ -63,7 +63,7 @@ import struct
 from syncpoint.mqi import MQMD
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, Definition
-from syncpoint.store import Snapshot
+from syncpoint.store import DECISION_KIND, SharedQueues, Snapshot
 
 from ._admin import AdminMixin
 from ._connections import ConnectionsMixin
@@ -75,6 +75,7 @@ from ._put import PutMixin
 from ._remote import RemoteMixin
 from ._reports import ReportsMixin
 from ._resolve import ResolveMixin
+from ._shared import COPY_KIND, SharedMixin
 from ._state import LocalQueue, Message
 from ._tokens import TokensMixin
 from ._trigger import Triggering
@@ -94,11 +95,13 @@ class QueueManager(
     TokensMixin,
     InquireMixin,
     AdminMixin,
+    SharedMixin,
 ):
     """One queue manager's state. Not thread-safe by itself: callers serialise (see module doc)."""
 
-    def __init__(self, name: str, snapshot: Snapshot, clock: Clock) -> None:
+    def __init__(self, name: str, snapshot: Snapshot, clock: Clock, shared: SharedQueues | None = None) -> None:
         self.name = name
+        self.shared = shared  # the queue-sharing group's shared store (``_shared``); None outside a group
         self.clock = clock
         self.definitions = {}
         self.queues = {}
@@ -118,6 +121,7 @@ class QueueManager(
         self.recovered_inflight = snapshot.recovered_inflight
         self.triggering = Triggering(self)  # seed 001; its TRIGINT timers start afresh with every start
         self._load(snapshot)
+        self._load_shared(set(snapshot.objects.get(COPY_KIND, {})), set(snapshot.objects.get(DECISION_KIND, {})))
 
     # -- construction ---------------------------------------------------------------------------------
     def _load(self, snap: Snapshot) -> None:

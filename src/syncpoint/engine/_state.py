@@ -125,6 +125,8 @@ class Message:
 class LocalQueue:
     """A local queue (predefined or dynamic) with its messages, open counts and status."""
 
+    shared = False  # a QSGDISP(SHARED) queue (``_shared.SharedQueue``): its messages are in the group's store
+
     def __init__(self, definition: Definition, expiry_candidates: set[LocalQueue] | None = None) -> None:
         self.definition = definition
         # messages with a limited Expiry, by deadline (wall-clock seconds): what a scan for expired messages

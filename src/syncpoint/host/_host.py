@@ -39,8 +39,9 @@ from typing import Any, TypeVar
 from syncpoint.engine import Clock, Connection, GetResult, Message, QueueManager, SystemClock
 from syncpoint.mqi import MQGMO, MQMD, MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.store import Pending, Store, StoreError
+from syncpoint.store import Pending, Store, StoreError, open_group
 
+from ._group import start_group_wakeups
 from ._lock import HostLock
 from ._poll import POLLER
 from ._waiting import ALL_QUEUES, STOPPED, Waiter, Waiters
@@ -79,9 +80,16 @@ class QueueManagerHost:
         except StoreError as e:
             raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE, str(e)) from None
         try:
-            self.engine = QueueManager(name, snapshot, self.clock)
+            self.shared = open_group(snapshot.objects, name)  # a member of a queue-sharing group: its shared store
+        except StoreError as e:
+            store.close()
+            raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE, str(e)) from None
+        try:
+            self.engine = QueueManager(name, snapshot, self.clock, self.shared)
         except MQMIError:
             store.close()
+            if self.shared is not None:
+                self.shared.close()
             raise
         self.lock = HostLock()
         self.waiters = Waiters(self.clock)
@@ -91,8 +99,12 @@ class QueueManagerHost:
         self._ended = threading.Event()
         # writes whose durability makes messages available: [pending, messages], in submission order
         self._undurable: collections.deque[tuple[Pending, list[Message]]] = collections.deque()
+        # queue-sharing groups: two-phase commits to complete once their write is durable (engine._shared)
+        self._completions: collections.deque[tuple[Pending, list[int]]] = collections.deque()
         self.published = 0  # how many times durable writes made messages available (a waiting get's check)
         threading.Thread(target=self._housekeeper, name=f"syncpoint-{name}-housekeeping", daemon=True).start()
+        if self.shared is not None:
+            start_group_wakeups(self, self.shared, self._ended)
 
     @property
     def state(self) -> str:
@@ -175,6 +187,16 @@ class QueueManagerHost:
             raise MQMIError(C.MQCC_FAILED, C.MQRC_RESOURCE_PROBLEM, str(e)) from None
         if batch.durable and not pending.done:  # a sync in flight: keep the CPU polling while it lasts (_poll.py)
             POLLER.touch()
+        if self.shared is not None:  # queue-sharing groups: two-phase commits complete once this batch is durable
+            prepared = self.engine.take_shared_completions()
+            if prepared:
+                self._completions.append((pending, prepared))
+                if effects.durable_pending is None:
+                    self._undurable.append((pending, []))
+                    if pending.done:
+                        self._publish_durable()
+                    else:
+                        pending = PublishingPending(self, pending)
         if effects.durable_pending is not None:
             self._undurable.append((pending, effects.durable_pending))
             if pending.done:  # a store that writes at once (in memory): available now
@@ -199,6 +221,21 @@ class QueueManagerHost:
             effects = engine.take_effects()
             if effects is not None and effects.wake:
                 self.waiters.wake(effects.wake)
+        completions = self._completions
+        if completions and completions[0][0].done:
+            self._complete_shared(completions)
+
+    def _complete_shared(self, completions: collections.deque[tuple[Pending, list[int]]]) -> None:
+        """Under the lock: phase 3 of the two-phase commits whose decisions are now durable (``engine._shared``);
+        the records of those decisions are then dropped from the store."""
+        while completions and completions[0][0].done:
+            self.engine.complete_shared(completions.popleft()[1])
+        effects = self.engine.take_effects()
+        if effects is not None:
+            if effects.wake:
+                self.waiters.wake(effects.wake)
+            if effects.batch is not None and not effects.batch.is_empty():
+                self.store.submit(effects.batch)
 
     def durable_reached(self) -> None:
         """A write returned by :meth:`run` is durable (its ``wait()`` returned): make available what it committed.
@@ -361,6 +398,8 @@ class QueueManagerHost:
             self._ended.set()
             self.waiters.wake(ALL_QUEUES)
         self.store.close()
+        if self.shared is not None:
+            self.shared.close()
         for fn in self.on_end:
             fn(self)
 
@@ -412,6 +451,7 @@ ADMIN_VERBS = frozenset(
         "messages",
         "qm_attr",
         "refresh_expiry",
+        "qsgdisp",
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""

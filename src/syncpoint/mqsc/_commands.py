@@ -134,6 +134,8 @@ _NOUNS_OF = {
     "DISPLAY": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QUEUE, QSTATUS, QMGR),
     "REFRESH": (QMGR,),
 }
+QSGDISP_DEFINE = ("QMGR", "GROUP", "SHARED")
+QSGDISP_DISPLAY = ("ALL", "LIVE", "QMGR", "COPY", "GROUP", "SHARED")
 _QUEUE_TYPE_WORDS = {
     **_QUEUE_NOUNS,
     "ALL": "ALL",
@@ -173,6 +175,7 @@ class Request:
     where: Where | None = None
     ignored: list[str] = field(default_factory=list)  # IBM attributes accepted and ignored
     unsupported: str | None = None  # what syncpoint does not support, as a phrase
+    qsgdisp: str | None = None  # DISPLAY … QSGDISP(…): the dispositions to show (queue-sharing groups)
 
     @property
     def generic(self) -> bool:
@@ -283,6 +286,12 @@ def _define_alter(req: Request, tokens: list[Token]) -> None:
             continue
         if req.verb == "ALTER" and k == "FORCE":
             continue  # IBM's FORCE overrides checks syncpoint does not make
+        if req.verb == "DEFINE" and k == "QSGDISP" and req.otype != QMGR:  # queue-sharing groups
+            word = (_single(t) or "").upper()
+            if word not in QSGDISP_DEFINE:
+                raise MqscSyntaxError("QSGDISP of DEFINE is QMGR, GROUP or SHARED", t.end)
+            req.attrs["QSGDISP"] = word
+            continue
         _attribute(req, t)
 
 
@@ -353,6 +362,11 @@ def _display(req: Request, tokens: list[Token]) -> None:
             req.where = _where(t, shown)
         elif k == "CMDSCOPE":
             continue
+        elif k == "QSGDISP" and otype not in (QMGR, QSTATUS):  # queue-sharing groups: which dispositions
+            word = (_single(t) or "").upper()
+            if word not in QSGDISP_DISPLAY:
+                raise MqscSyntaxError("QSGDISP of DISPLAY is ALL, LIVE, QMGR, COPY, GROUP or SHARED", t.end)
+            req.qsgdisp = word
         elif k == "TYPE":
             raise MqscSyntaxError("TYPE is valid on DISPLAY QUEUE and DISPLAY QSTATUS only", t.end)
         elif t.has_value:

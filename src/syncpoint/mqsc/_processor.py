@@ -252,6 +252,13 @@ class MqscProcessor:
             pairs = definition_pairs(d, req.wanted, status)
             if req.where is not None and not _where_ok(req.where, definition_pairs(d, None, status), d):
                 continue
+            if req.qsgdisp is not None:  # queue-sharing groups: DISPLAY … QSGDISP(…) filters and shows it
+                disp = self._admin("qsgdisp", d.otype, d.name)
+                if req.qsgdisp == "GROUP" and disp == "COPY":
+                    disp = "GROUP"  # the group definition this member holds a copy of
+                elif req.qsgdisp not in ("ALL", "LIVE", disp):
+                    continue
+                pairs.insert(min(2, len(pairs)), ("QSGDISP", disp))
             shown += 1
             out.lines.append(
                 "AMQ8407I: Display Process details." if d.otype == PROCESS else "AMQ8409I: Display Queue details."

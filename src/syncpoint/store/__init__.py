@@ -2,23 +2,58 @@
 
 ``SQLiteStore`` is the durable store (SQLite in WAL mode, one writer thread, group commit); ``MemoryStore``
 keeps the same contract in memory, and its ``open()`` may be called again to simulate a restart.
+``PostgresStore`` keeps it in a PostgreSQL database under a namespace (queue-sharing groups).
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._base import Batch, Pending, Snapshot, Store, StoreDamagedError, StoredMessage, StoreError
+from ._group import DECISION_KIND, group_of, membership_record, open_group
 from ._memory import MemoryStore
 from ._salvage import SalvageReport, salvage
+from ._shared import SharedMessage, SharedQueues
 from ._sqlite import SQLiteStore
 
+if TYPE_CHECKING:
+    from ._postgres import PostgresStore
+    from ._postgres_shared import PostgresSharedQueues, create_member, remove_member
+
+_POSTGRES = {  # loaded on first use: psycopg takes a while to import, and only group members need it
+    "PostgresStore": "._postgres",
+    "PostgresSharedQueues": "._postgres_shared",
+    "create_member": "._postgres_shared",
+    "remove_member": "._postgres_shared",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _POSTGRES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'syncpoint.store' has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)
+
+
 __all__ = [
+    "DECISION_KIND",
     "Batch",
     "MemoryStore",
     "Pending",
+    "PostgresSharedQueues",
+    "PostgresStore",
     "SQLiteStore",
     "SalvageReport",
+    "SharedMessage",
+    "SharedQueues",
     "Snapshot",
     "Store",
     "StoreDamagedError",
     "StoreError",
     "StoredMessage",
+    "create_member",
+    "group_of",
+    "membership_record",
+    "open_group",
+    "remove_member",
     "salvage",
 ]

@@ -1,0 +1,668 @@
+"""PostgresSharedQueues: a queue-sharing group's shared store in PostgreSQL (``_shared.SharedQueues``).
+
+Theory of operation
+-------------------
+The tables (docs/queue-sharing-groups.md): ``qsg`` (one row a group), ``qsg_member`` (one row a member, with the
+session of its running incarnation), ``qsg_object`` (GROUP and SHARED definitions), ``qsg_message`` (the
+messages of every shared queue; ``owner``/``uow``/``got`` hold a message in a member's unit of work).
+
+Each verb is one short transaction on one of the member's connections (autocommit; several statements in one
+``transaction()``), never a transaction held across verbs: a unit of work's gets are the ``owner, uow`` of their
+rows, so nothing is locked between verbs and any member can back out another's work. Its puts stay in this
+object until its commit inserts them, in the commit's one transaction (nobody may see them before; a member that
+dies takes them along). Gets claim the first available row with ``FOR UPDATE SKIP LOCKED``, so concurrent
+getters on any member never wait for each other. What need not survive the loss of the database (a claim before
+its commit, a non-persistent message) is written on a second connection with ``synchronous_commit = off``.
+
+``owner`` is ``<member>.<session>``, a fresh session each time the member opens the group: at open, whatever an
+earlier session of this member still holds is backed out (its puts deleted, its gets reinstated with
+BackoutCount + 1), as a restarted queue manager backs out its units of work.
+
+Wake-ups: :meth:`PostgresSharedQueues.notify` hands queue names to a notifier thread that sends them with
+``pg_notify`` on its own autocommit connection, after the commit that made the messages available and outside
+any unit of work's transaction (a NOTIFY in a transaction serialises commits and forbids PREPARE TRANSACTION).
+:func:`listen` is the other side, run by the host's thread.
+
+The connection string may hold a password: it is kept in this object only and never put in a message.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import threading
+import time
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+
+from ._base import StoreError
+from ._postgres import connect, describe_error
+from ._shared import SharedMessage
+
+SCHEMA_VERSION = 1
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS qsg (
+    qsg text PRIMARY KEY, version integer NOT NULL, created timestamptz NOT NULL DEFAULT now());
+CREATE TABLE IF NOT EXISTS qsg_member (
+    qsg text NOT NULL REFERENCES qsg, member text NOT NULL, session text, started timestamptz,
+    PRIMARY KEY (qsg, member));
+CREATE TABLE IF NOT EXISTS qsg_object (
+    qsg text NOT NULL REFERENCES qsg, kind text NOT NULL, name text NOT NULL, disp text NOT NULL,
+    definition bytea NOT NULL, PRIMARY KEY (qsg, kind, name));
+CREATE TABLE IF NOT EXISTS qsg_message (
+    id bigserial PRIMARY KEY, qsg text NOT NULL, queue text NOT NULL, priority integer NOT NULL,
+    persistent boolean NOT NULL, msgid bytea NOT NULL, correlid bytea NOT NULL, expiry integer NOT NULL,
+    put_time double precision NOT NULL, backout integer NOT NULL DEFAULT 0, md bytea NOT NULL, data bytea NOT NULL,
+    owner text, uow bigint, got boolean NOT NULL DEFAULT false);
+CREATE INDEX IF NOT EXISTS qsg_message_next ON qsg_message (qsg, queue, priority DESC, id) WHERE owner IS NULL;
+CREATE INDEX IF NOT EXISTS qsg_message_owner ON qsg_message (owner, uow) WHERE owner IS NOT NULL;
+CREATE TABLE IF NOT EXISTS qsg_open (
+    qsg text NOT NULL, queue text NOT NULL, owner text NOT NULL, exclusive boolean NOT NULL,
+    PRIMARY KEY (qsg, queue, owner));
+CREATE TABLE IF NOT EXISTS qsg_indoubt (
+    qsg text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, PRIMARY KEY (owner, uow));
+"""
+LIVENESS_WAIT = 5.0  # seconds a starting member waits for its liveness lock (a peer may be recovering it)
+PEER_CHECK = 1.0  # seconds between two looks for dead peers (peer recovery)
+_SCHEMA_LOCK = 7242002  # an advisory lock: one creator of the schema at a time
+
+QSG_NAME = re.compile(r"^[A-Z][A-Z0-9]{0,3}$")
+_COLUMNS = "id, queue, priority, persistent, md, data, msgid, correlid, expiry, put_time, backout"
+
+
+def channel(qsg: str) -> str:
+    """The LISTEN/NOTIFY channel of a group."""
+    return f"syncpoint_{qsg.lower()}"
+
+
+def _row(r: tuple[Any, ...]) -> SharedMessage:
+    return SharedMessage(r[0], r[1], r[2], r[3], bytes(r[4]), bytes(r[5]), bytes(r[6]), bytes(r[7]), r[8], r[9], r[10])
+
+
+_INSERT = (
+    "INSERT INTO qsg_message (qsg, queue, priority, persistent, msgid, correlid, expiry, put_time, backout, md, "
+    "data) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
+
+
+_INSERT_HELD = (
+    "INSERT INTO qsg_message (qsg, queue, priority, persistent, msgid, correlid, expiry, put_time, backout, md, "
+    "data, owner, uow) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
+
+
+def _crash_point(name: str) -> None:
+    """The kill tests of the two-phase commit end the process here (``SYNCPOINT_QSG_CRASH``), as a crash would."""
+    if os.environ.get("SYNCPOINT_QSG_CRASH") == name:
+        os._exit(137)
+
+
+def _values(qsg: str, m: SharedMessage) -> tuple[Any, ...]:
+    return (qsg, m.queue, m.priority, m.persistent, m.msgid, m.correlid, m.expiry, m.put_time, m.backout, m.md, m.data)
+
+
+def member_lock(qsg: str, member: str) -> tuple[int, int]:
+    """The two keys of a member's advisory lock (held by its session while it runs)."""
+
+    def key(text: str) -> int:
+        return zlib.crc32(text.encode()) - 2**31
+
+    return key("syncpoint qsg " + qsg), key(member)
+
+
+def _back_out_member(conn: psycopg.Connection[Any], qsg: str, member: str) -> int:
+    """Back out what any session of ``member`` holds in units of work: its puts deleted, its gets reinstated
+    with BackoutCount + 1. Returns how many messages."""
+    like = member.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
+    not_in_doubt = "NOT EXISTS (SELECT 1 FROM qsg_indoubt i WHERE i.owner = m.owner AND i.uow = m.uow)"
+    deleted = conn.execute(
+        f"DELETE FROM qsg_message m WHERE qsg = %s AND owner LIKE %s AND NOT got AND {not_in_doubt}", (qsg, like)
+    ).rowcount
+    reinstated = conn.execute(
+        "UPDATE qsg_message m SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
+        f"WHERE qsg = %s AND owner LIKE %s AND got AND {not_in_doubt}",
+        (qsg, like),
+    ).rowcount
+    conn.execute("DELETE FROM qsg_open WHERE qsg = %s AND owner LIKE %s", (qsg, like))  # its input opens end
+    return deleted + reinstated
+
+
+def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+        conn.execute(SCHEMA)
+
+
+def create_member(url: str, qsg: str, member: str) -> None:
+    """crtmqm -qsg: make ``member`` a member of group ``qsg`` (created when new) in the database at ``url``.
+
+    StoreError with a sentence (never the URL) when the database cannot be reached or used, the group name is
+    not valid or is the member's name, or the group already has a member of that name. Nothing is changed then.
+    """
+    if not QSG_NAME.match(qsg):
+        raise StoreError(
+            f"The queue-sharing group name {qsg!r} is not valid: 1 to 4 characters, A-Z and 0-9, starting with a "
+            "letter."
+        )
+    if qsg == member:
+        raise StoreError(f"The queue-sharing group name {qsg} must differ from the queue manager's name.")
+    conn = connect(url, autocommit=True)
+    try:
+        _ensure_schema(conn)
+        with conn.transaction():
+            conn.execute("INSERT INTO qsg (qsg, version) VALUES (%s, %s) ON CONFLICT DO NOTHING", (qsg, SCHEMA_VERSION))
+            taken = conn.execute(
+                "SELECT 1 FROM qsg_member WHERE qsg = %s AND member = %s FOR UPDATE", (qsg, member)
+            ).fetchone()
+            if taken:
+                raise StoreError(
+                    f"Queue-sharing group {qsg} already has a member named {member}: choose another queue manager "
+                    "name, or remove the old member from the group first."
+                )
+            clash = conn.execute("SELECT 1 FROM qsg WHERE qsg = %s", (member,)).fetchone()
+            if clash:
+                raise StoreError(f"{member} is the name of a queue-sharing group: a queue manager needs another name.")
+            conn.execute("INSERT INTO qsg_member (qsg, member) VALUES (%s, %s)", (qsg, member))
+    except psycopg.Error as e:
+        raise StoreError(f"The shared database cannot be used: {describe_error(e)}.") from None
+    finally:
+        conn.close()
+
+
+def remove_member(url: str, qsg: str, member: str) -> None:
+    """Undo :func:`create_member` (a crtmqm that failed after it; dltmqm). Errors are ignored."""
+    try:
+        conn = connect(url, autocommit=True)
+    except StoreError:
+        return
+    try:
+        conn.execute("DELETE FROM qsg_member WHERE qsg = %s AND member = %s", (qsg, member))
+    except psycopg.Error:
+        pass
+    finally:
+        conn.close()
+
+
+class PostgresSharedQueues:
+    """A member's connection to its group's shared store (see the module doc)."""
+
+    def __init__(self, url: str, qsg: str, member: str) -> None:
+        self._url = url
+        self.qsg = qsg
+        self.member = member
+        self.session = secrets.token_hex(6)
+        self.owner = f"{member}.{self.session}"
+        self._conn: psycopg.Connection[Any] | None = None  # durable commits (synchronous_commit on)
+        self._fast: psycopg.Connection[Any] | None = None  # see _f
+        self._pending: dict[int, list[SharedMessage]] = {}  # unit of work -> its puts, inserted at commit
+        self._epoch = 0  # sessions lost so far (a PostgreSQL restart): a unit of work is of one session
+        self._uow_epoch: dict[int, int] = {}  # unit of work -> the epoch it began in
+        self._prepared_owner: dict[int, str] = {}  # unit of work prepared -> the session (owner) that prepared it
+        self._opened = False
+        self._notify_lock = threading.Condition()
+        self._to_notify: set[str] = set()
+        self._closed = False
+        self._notifier: threading.Thread | None = None
+        self.recovered = 0  # gets of earlier sessions of this member backed out at open
+
+    # -- life ------------------------------------------------------------------------------------------
+    def open(self) -> None:
+        """Join the group as this member's new session; back out what earlier sessions left in flight."""
+        self._connect_session()
+        self._opened = True
+        self._notifier = threading.Thread(target=self._notify_loop, name=f"syncpoint-{self.member}-notify", daemon=True)
+        self._notifier.start()
+
+    def _connect_session(self) -> None:
+        """A new session of this member: its connections, its liveness lock, and the earlier sessions' work
+        backed out. Also after the database was lost (a PostgreSQL restart): the units of work of the lost
+        session are then backed out here, and their commits fail (:meth:`_check_uow`)."""
+        self.session = secrets.token_hex(6)
+        self.owner = f"{self.member}.{self.session}"
+        conn = connect(self._url, autocommit=True)
+        try:
+            _ensure_schema(conn)
+            row = conn.execute(
+                "SELECT 1 FROM qsg_member WHERE qsg = %s AND member = %s", (self.qsg, self.member)
+            ).fetchone()
+            if row is None:
+                raise StoreError(
+                    f"Queue manager {self.member} is not a member of queue-sharing group {self.qsg} in the shared "
+                    "database: it was created for another group or another database."
+                )
+            self._take_liveness_lock(conn)
+            with conn.transaction():
+                conn.execute(
+                    "UPDATE qsg_member SET session = %s, started = now() WHERE qsg = %s AND member = %s",
+                    (self.session, self.qsg, self.member),
+                )
+                self.recovered = _back_out_member(conn, self.qsg, self.member)
+        except psycopg.Error as e:
+            conn.close()
+            raise StoreError(f"The shared database cannot be used: {describe_error(e)}.") from None
+        except StoreError:
+            conn.close()
+            raise
+        self._conn = conn
+        try:
+            self._fast = connect(self._url, autocommit=True)
+            self._fast.execute("SET synchronous_commit = off")
+        except (StoreError, psycopg.Error) as e:
+            conn.close()
+            self._conn = None
+            raise StoreError(f"The shared database cannot be used: {describe_error(e)}.") from None
+
+    def _take_liveness_lock(self, conn: psycopg.Connection[Any]) -> None:
+        """Hold this member's advisory lock for the life of the session: the peers' sign that it lives. A peer
+        recovering this member's previous session holds it for a moment, so try for a while; a member of the
+        same name running elsewhere holds it for good."""
+        deadline = time.monotonic() + LIVENESS_WAIT
+        while True:
+            row = conn.execute("SELECT pg_try_advisory_lock(%s, %s)", member_lock(self.qsg, self.member)).fetchone()
+            if row is not None and row[0]:
+                return
+            if time.monotonic() > deadline:
+                raise StoreError(
+                    f"Queue manager {self.member} of queue-sharing group {self.qsg} is already running, on this or "
+                    "another machine: a group has one member of a name."
+                )
+            time.sleep(0.1)
+
+    def recover_peers(self, conn: psycopg.Connection[Any]) -> int:
+        """Peer recovery: back out the in-flight units of work of every member whose session has ended (its
+        liveness lock is free), as IBM's queue managers do for a failed peer. Returns how many messages were
+        reinstated or deleted. ``conn`` is a connection of this member's other than the verbs' one."""
+        done = 0
+        rows = conn.execute(
+            "SELECT member FROM qsg_member WHERE qsg = %s AND member <> %s AND session IS NOT NULL",
+            (self.qsg, self.member),
+        ).fetchall()
+        for (member,) in rows:
+            keys = member_lock(self.qsg, member)
+            got = conn.execute("SELECT pg_try_advisory_lock(%s, %s)", keys).fetchone()
+            if got is None or not got[0]:
+                continue  # alive
+            try:
+                with conn.transaction():
+                    done += _back_out_member(conn, self.qsg, member)
+                    conn.execute(
+                        "UPDATE qsg_member SET session = NULL WHERE qsg = %s AND member = %s", (self.qsg, member)
+                    )
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s, %s)", keys)
+        return done
+
+    def close(self) -> None:
+        with self._notify_lock:
+            self._closed = True
+            self._notify_lock.notify_all()
+        if self._notifier is not None:
+            self._notifier.join(10)
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        if self._fast is not None:
+            self._fast.close()
+            self._fast = None
+
+    def _f(self) -> psycopg.Connection[Any]:
+        """The connection whose commits do not wait for the disk (``synchronous_commit = off``): for what need not
+        survive the loss of the database — a unit of work's puts and gets before its commit (a crash backs them
+        out anyway), non-persistent messages. The commit's own flush then carries them to disk too (PostgreSQL's
+        log is one sequence)."""
+        if self._fast is None:
+            self._reconnect()
+        assert self._fast is not None
+        return self._fast
+
+    def _c(self) -> psycopg.Connection[Any]:
+        if self._conn is None:
+            self._reconnect()
+        assert self._conn is not None
+        return self._conn
+
+    def _reconnect(self) -> None:
+        if not self._opened or self._closed:
+            raise StoreError("The shared store is not open.")
+        self._connect_session()
+
+    def _fail(self, e: psycopg.Error) -> StoreError:
+        """A failed statement. A lost connection ends this session: a new one is connected at once, or by the
+        next call while the database is away (its start backs out the lost one's units of work); the units of
+        work begun before fail at their commit."""
+        lost = any(c is not None and c.broken for c in (self._conn, self._fast)) or isinstance(
+            e, psycopg.OperationalError
+        )
+        if lost:
+            for c in (self._conn, self._fast):
+                if c is not None:
+                    c.close()
+            self._conn = self._fast = None
+            self._epoch += 1
+            self._pending.clear()
+            try:  # a new session at once, whose start backs the lost one's units of work out
+                self._connect_session()
+            except StoreError:
+                pass  # the database is still away: the next call tries again
+            return StoreError(
+                f"The shared database was lost ({describe_error(e)}); the units of work in flight on shared queues "
+                "are backed out. Check that PostgreSQL runs and is reachable."
+            )
+        return StoreError(f"The shared database failed: {describe_error(e)}.")
+
+    def _begin_uow(self, uow: int) -> None:
+        self._uow_epoch.setdefault(uow, self._epoch)
+
+    def _check_uow(self, uow: int) -> None:
+        """A unit of work begun in a session since lost cannot commit: it was backed out."""
+        if self._uow_epoch.pop(uow, self._epoch) != self._epoch:
+            self._pending.pop(uow, None)
+            raise StoreError(
+                "The connection to the shared database was lost during this unit of work: it was backed out."
+            )
+
+    # -- definitions -----------------------------------------------------------------------------------
+    def definitions(self) -> list[tuple[str, str, str, bytes]]:
+        try:
+            rows = self._c().execute(
+                "SELECT kind, name, disp, definition FROM qsg_object WHERE qsg = %s ORDER BY kind, name", (self.qsg,)
+            )
+            return [(k, n, d, bytes(b)) for k, n, d, b in rows]
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    def put_definition(self, kind: str, name: str, disposition: str, definition: bytes, replace: bool) -> bool:
+        sql = "INSERT INTO qsg_object VALUES (%s, %s, %s, %s, %s) ON CONFLICT (qsg, kind, name) DO " + (
+            "UPDATE SET disp = excluded.disp, definition = excluded.definition" if replace else "NOTHING"
+        )
+        try:
+            return self._c().execute(sql, (self.qsg, kind, name, disposition, definition)).rowcount == 1
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    def delete_definition(self, kind: str, name: str) -> None:
+        try:
+            with self._c().transaction():
+                self._c().execute(
+                    "DELETE FROM qsg_object WHERE qsg = %s AND kind = %s AND name = %s", (self.qsg, kind, name)
+                )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    # -- messages --------------------------------------------------------------------------------------
+    def put(self, message: SharedMessage, uow: int | None) -> int:
+        """A put in a unit of work is kept here until its commit inserts it (nobody may see it before, and a
+        member that dies takes it along: its uncommitted puts vanish); outside one it is inserted at once,
+        durably for a persistent message. Returns the message's id (0 while it waits for its commit)."""
+        if uow is not None:
+            self._begin_uow(uow)
+            self._pending.setdefault(uow, []).append(message)
+            return 0
+        conn = self._c() if message.persistent else self._f()
+        try:
+            row = conn.execute(_INSERT + " RETURNING id", _values(self.qsg, message)).fetchone()
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        assert row is not None
+        ident: int = row[0]
+        return ident
+
+    def get(
+        self, queue: str, uow: int | None, msgid: bytes | None, correlid: bytes | None, claim_only: bool
+    ) -> SharedMessage | None:
+        where = "qsg = %s AND queue = %s AND owner IS NULL"
+        args: list[Any] = [self.qsg, queue]
+        if msgid is not None:
+            where += " AND msgid = %s"
+            args.append(msgid)
+        if correlid is not None:
+            where += " AND correlid = %s"
+            args.append(correlid)
+        pick = f"(SELECT id FROM qsg_message WHERE {where} ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
+        if uow is None and not claim_only:
+            sql = f"DELETE FROM qsg_message WHERE id = {pick} RETURNING {_COLUMNS}"
+        else:
+            sql = f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = {pick} RETURNING {_COLUMNS}"
+            args = [self.owner, 0 if uow is None else uow, *args]
+        if uow is not None:
+            self._begin_uow(uow)
+        try:
+            r = (self._c() if uow is None and not claim_only else self._f()).execute(sql, args).fetchone()
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return None if r is None else _row(r)
+
+    def finish_claim(self, message_id: int, take: bool, uow: int | None) -> None:
+        args: tuple[Any, ...] = (message_id, self.owner)
+        if not take:
+            sql = (
+                "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false WHERE id = %s AND owner = %s AND uow = 0"
+            )
+        elif uow is None:
+            sql = "DELETE FROM qsg_message WHERE id = %s AND owner = %s AND uow = 0"
+        else:
+            self._begin_uow(uow)
+            sql = "UPDATE qsg_message SET uow = %s WHERE id = %s AND owner = %s AND uow = 0"
+            args = (uow, *args)
+        try:
+            self._c().execute(sql, args)
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    def discard(self, message_id: int) -> None:
+        try:
+            self._c().execute("DELETE FROM qsg_message WHERE id = %s AND owner = %s", (message_id, self.owner))
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    def commit(self, uow: int) -> list[str]:
+        """One durable transaction: the unit of work's puts inserted, its gets deleted."""
+        self._check_uow(uow)
+        puts = self._pending.pop(uow, [])
+        conn = self._c()
+        try:
+            with conn.transaction():
+                if puts:
+                    conn.cursor().executemany(_INSERT, [_values(self.qsg, m) for m in puts])
+                conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s", (self.owner, uow))
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return sorted({m.queue for m in puts})
+
+    # -- input opens, group-wide -------------------------------------------------------------------------
+    def open_input(self, queue: str, exclusive: bool) -> bool:
+        """This member's first input open of a shared queue: False (nothing recorded) when another member has
+        it open for exclusive input, or, for an exclusive open, for any input."""
+        conn = self._c()
+        try:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", member_lock(self.qsg, "open " + queue))
+                others = conn.execute(
+                    "SELECT bool_or(exclusive), count(*) FROM qsg_open WHERE qsg = %s AND queue = %s AND owner <> %s",
+                    (self.qsg, queue, self.owner),
+                ).fetchone()
+                assert others is not None
+                if others[0] or (exclusive and others[1]):
+                    return False
+                conn.execute(
+                    "INSERT INTO qsg_open VALUES (%s, %s, %s, %s) ON CONFLICT (qsg, queue, owner) "
+                    "DO UPDATE SET exclusive = excluded.exclusive",
+                    (self.qsg, queue, self.owner, exclusive),
+                )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return True
+
+    def close_input(self, queue: str) -> None:
+        """This member's last input handle of a shared queue was closed."""
+        try:
+            self._c().execute(
+                "DELETE FROM qsg_open WHERE qsg = %s AND queue = %s AND owner = %s", (self.qsg, queue, self.owner)
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    # -- two-phase commit with the member's private store (docs/queue-sharing-groups.md) ----------------------
+    def decision_name(self, uow: int) -> str:
+        """The name of the record in the member's private store that says unit of work ``uow`` committed."""
+        return f"{self.owner}:{uow}"
+
+    def prepare(self, uow: int) -> None:
+        """Phase 1: the unit of work's puts written (still held by it) and the unit of work marked in doubt, in
+        one durable transaction. From here no peer backs it out; only its member's decision settles it."""
+        self._check_uow(uow)
+        self._prepared_owner[uow] = self.owner
+        puts = self._pending.pop(uow, [])
+        conn = self._c()
+        try:
+            with conn.transaction():
+                if puts:
+                    conn.cursor().executemany(_INSERT_HELD, [(*_values(self.qsg, m), self.owner, uow) for m in puts])
+                conn.execute("INSERT INTO qsg_indoubt VALUES (%s, %s, %s)", (self.qsg, self.owner, uow))
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        _crash_point("prepared")
+
+    def complete(self, uow: int) -> list[str]:
+        """Phase 3, once the decision is durable in the member's private store: the prepared unit of work
+        committed here too. Returns the queues that got messages."""
+        _crash_point("decided")
+        owner = self._prepared_owner.get(uow, self.owner)
+        queues = self._settle(owner, uow, commit=True)
+        self._prepared_owner.pop(uow, None)
+        return queues
+
+    def _settle(self, owner: str, uow: int, commit: bool) -> list[str]:
+        conn = self._c()
+        try:
+            with conn.transaction():
+                if commit:
+                    conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s AND got", (owner, uow))
+                    rows = conn.execute(
+                        "UPDATE qsg_message SET owner = NULL, uow = NULL WHERE owner = %s AND uow = %s RETURNING queue",
+                        (owner, uow),
+                    ).fetchall()
+                else:
+                    conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s AND NOT got", (owner, uow))
+                    rows = conn.execute(
+                        "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
+                        "WHERE owner = %s AND uow = %s RETURNING queue",
+                        (owner, uow),
+                    ).fetchall()
+                conn.execute("DELETE FROM qsg_indoubt WHERE owner = %s AND uow = %s", (owner, uow))
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return sorted({r[0] for r in rows})
+
+    def resolve_indoubt(self, decided: set[str]) -> int:
+        """At start: every unit of work of this member's earlier sessions left in doubt is committed if the
+        member's private store holds its decision (``decided``: :meth:`decision_name` values), else backed out.
+        Returns how many were settled."""
+        like = self.member.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
+        try:
+            rows = (
+                self._c()
+                .execute("SELECT owner, uow FROM qsg_indoubt WHERE qsg = %s AND owner LIKE %s", (self.qsg, like))
+                .fetchall()
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        for owner, uow in rows:
+            self._settle(owner, uow, commit=f"{owner}:{uow}" in decided)
+        return len(rows)
+
+    def backout(self, uow: int) -> list[str]:
+        self._pending.pop(uow, None)  # its puts were never inserted
+        if self._uow_epoch.pop(uow, self._epoch) != self._epoch:
+            return []  # of a lost session: backed out when the new session began
+        conn = self._c()
+        try:
+            with conn.transaction():
+                rows = conn.execute(
+                    "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
+                    "WHERE owner = %s AND uow = %s RETURNING queue",
+                    (self.owner, uow),
+                ).fetchall()
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return sorted({r[0] for r in rows})
+
+    def depth(self, queue: str) -> int:
+        try:
+            row = (
+                self._f()
+                .execute("SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s", (self.qsg, queue))
+                .fetchone()
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        # IBM counts a put in a unit of work in CURDEPTH at once: this member's own are not in the table yet
+        mine = sum(1 for puts in self._pending.values() for m in puts if m.queue == queue)
+        return (int(row[0]) if row else 0) + mine
+
+    def clear(self, queue: str) -> int:
+        try:
+            return (
+                self._c()
+                .execute("DELETE FROM qsg_message WHERE qsg = %s AND queue = %s AND owner IS NULL", (self.qsg, queue))
+                .rowcount
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    # -- wake-ups --------------------------------------------------------------------------------------
+    def notify(self, queues: list[str]) -> None:
+        with self._notify_lock:
+            self._to_notify.update(queues)
+            self._notify_lock.notify()
+
+    def _notify_loop(self) -> None:
+        """Send the queued names with pg_notify on a connection of its own, coalescing what waits meanwhile."""
+        conn: psycopg.Connection[Any] | None = None
+        while True:
+            with self._notify_lock:
+                while not self._to_notify and not self._closed:
+                    self._notify_lock.wait()
+                if self._closed:
+                    break
+                names = sorted(self._to_notify)
+                self._to_notify.clear()
+            try:
+                if conn is None or conn.closed:
+                    conn = psycopg.connect(self._url, autocommit=True, connect_timeout=10)
+                with conn.transaction():
+                    for name in names:
+                        conn.execute("SELECT pg_notify(%s, %s)", (channel(self.qsg), name))
+            except psycopg.Error:
+                conn = None  # lost: the members' 100 ms poll wakes the waiters anyway
+        if conn is not None:
+            conn.close()
+
+    def listen(self, on_wake: Callable[[list[str] | None], None], stop: threading.Event) -> None:
+        """Run until ``stop`` is set: call ``on_wake(names)`` with the queues another member notified, and
+        ``on_wake(None)`` at least every 100 ms (the fallback poll: notifications can be lost)."""
+        conn: psycopg.Connection[Any] | None = None
+        next_check = 0.0
+        while not stop.is_set():
+            try:
+                if conn is None:
+                    conn = psycopg.connect(self._url, autocommit=True, connect_timeout=10)
+                    conn.execute(f"LISTEN {channel(self.qsg)}")
+                names = [n.payload for n in conn.notifies(timeout=0.1, stop_after=1)]
+                on_wake(names or None)
+                if time.monotonic() >= next_check:  # peer recovery, on this thread's connection
+                    next_check = time.monotonic() + PEER_CHECK
+                    if self.recover_peers(conn):
+                        on_wake(None)
+            except psycopg.Error:
+                if conn is not None:
+                    conn.close()
+                conn = None
+                on_wake(None)
+                stop.wait(0.1)
+        if conn is not None:
+            conn.close()

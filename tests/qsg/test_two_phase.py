@@ -1,0 +1,74 @@
+"""Units of work over private and shared queues commit atomically across a crash at any point (issue 20, item 3;
+docs/queue-sharing-groups.md, "Units of work across private and shared queues").
+
+The member is killed inside its commit at the two points that matter (``SYNCPOINT_QSG_CRASH``, see
+``store._postgres_shared._crash_point``): after the shared part is prepared and before the private commit (the
+decision) is durable — neither part may happen; and after the decision is durable, before the shared part is
+completed — both must. Meanwhile a peer's recovery must leave the unit of work in doubt alone.
+"""
+
+from __future__ import annotations
+
+import os
+
+import psycopg
+import pytest
+
+import syncpoint
+from syncpoint.mqi import MQMIError
+from waiting import wait_until
+
+
+def member_session(url: str, member: str) -> str | None:
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT session FROM qsg_member WHERE member = %s", (member,)).fetchone()
+        return row[0] if row else None
+
+
+def held(url: str) -> int:
+    with psycopg.connect(url) as conn:
+        return int(conn.execute("SELECT count(*) FROM qsg_message WHERE owner IS NOT NULL").fetchone()[0])
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(("crash", "committed"), [("prepared", False), ("decided", True)])
+def test_a_member_killed_inside_a_two_phase_commit_keeps_both_parts_or_neither(group, crash, committed):
+    group.add("QMB")
+    assert group.create("QMA").returncode == 0
+    group.start("QMA", env={"SYNCPOINT_QSG_CRASH": crash})
+    b = syncpoint.connect("QMB")
+    b.admin("define", "QLOCAL", "REQUESTS", {"QSGDISP": "SHARED"})
+    b.open("REQUESTS").put(b"request", persistent=True)
+    a = syncpoint.connect("QMA")
+    a.admin("define", "QLOCAL", "REPLIES")
+    pid = group.pid("QMA")
+    assert a.open("REQUESTS").get(syncpoint=True).data == b"request"
+    a.open("REPLIES").put(b"reply", syncpoint=True, persistent=True)
+    with pytest.raises(MQMIError):
+        a.commit()  # the member dies inside it
+    wait_until(lambda: not alive(pid), "QMA ending at its crash point", timeout=60)
+
+    # a peer notices the dead member and recovers it, leaving the unit of work in doubt locked
+    wait_until(lambda: member_session(group.url, "QMA") is None, "QMB's peer recovery of QMA", timeout=60)
+    assert held(group.url) == 1
+    assert b.open("REQUESTS").depth == 1
+
+    group.start("QMA")  # its restart settles the unit of work by the decision in its own store
+    a = syncpoint.connect("QMA")
+    assert held(group.url) == 0
+    if committed:
+        assert a.open("REPLIES").get().data == b"reply"
+        assert b.open("REQUESTS").depth == 0
+    else:
+        assert a.open("REPLIES").depth == 0
+        again = b.open("REQUESTS").get()
+        assert (again.data, again.md.BackoutCount) == (b"request", 1)
+    a.disconnect()
+    b.disconnect()
