@@ -1,7 +1,7 @@
 """``syncpoint runmqsc`` and the sample programs ``amqsput``, ``amqsget``, ``amqsbcg``.
 
-All four talk to the queue manager through ``syncpoint.connect``: the running server when there is one, the
-embedded queue manager otherwise. They read standard input and write standard output, so they fit in shell
+All four talk to the queue manager's running server (``connect_running``), as IBM's do: with none running they
+fail with MQRC_Q_MGR_NOT_AVAILABLE (2059), never running a queue manager in their own process. They read standard input and write standard output, so they fit in shell
 pipelines: the samples' progress lines (IBM's "Sample AMQSPUT0 start" …) go to standard error, the messages
 themselves to standard output.
 
@@ -19,6 +19,7 @@ from typing import Annotated
 import typer
 
 import syncpoint
+from syncpoint.client import connect_running
 from syncpoint.mqi import MQMD, MQMIError, reason_name
 from syncpoint.mqi import constants as C
 from syncpoint.mqsc import MqscProcessor, connect_failure_lines
@@ -52,7 +53,7 @@ def runmqsc(
     qm = None
     if not verify:
         try:
-            qm = syncpoint.connect(qmgr, appl_name="runmqsc")
+            qm = connect_running(qmgr, appl_name="runmqsc")
         except MQMIError as e:
             for line in connect_failure_lines(qmgr, e):
                 _out(line)
@@ -74,7 +75,7 @@ def runmqsc(
 
 def _connect(qmgr: str, appl: str) -> syncpoint.QueueManager:
     try:
-        return syncpoint.connect(qmgr, appl_name=appl)
+        return connect_running(qmgr, appl_name=appl)
     except MQMIError as e:
         _err(f"MQCONNX ended with reason code {e.reason} ({reason_name(e.reason)})" + _detail(e))
         raise typer.Exit(_FAILED) from None
