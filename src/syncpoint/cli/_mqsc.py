@@ -1,9 +1,9 @@
 """``syncpoint runmqsc`` and the sample programs ``amqsput``, ``amqsget``, ``amqsbcg``.
 
 All four talk to the queue manager's running server (``connect_running``), as IBM's do: with none running they
-fail with MQRC_Q_MGR_NOT_AVAILABLE (2059), never running a queue manager in their own process. They read standard input and write standard output, so they fit in shell
-pipelines: the samples' progress lines (IBM's "Sample AMQSPUT0 start" …) go to standard error, the messages
-themselves to standard output.
+fail with MQRC_Q_MGR_NOT_AVAILABLE (2059), never running a queue manager in their own process. They read standard
+input and write standard output, so they fit in shell pipelines: the samples' progress lines (IBM's "Sample
+AMQSPUT0 start" …) go to standard error, the messages themselves to standard output.
 
 Implements: reference/mqsc.md (runmqsc's invocation and report).
 """
