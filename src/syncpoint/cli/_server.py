@@ -20,7 +20,15 @@ from syncpoint import _home
 from syncpoint.client import RemoteTransport
 from syncpoint.client import local_server as server_info
 from syncpoint.mqi import MQMIError
-from syncpoint.server import Limits, Users, available_cpus, check_spec, pid_alive
+from syncpoint.server import (
+    Limits,
+    Users,
+    available_cpus,
+    check_spec,
+    embedded_holder,
+    pid_alive,
+    process_description,
+)
 
 console = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False)
@@ -81,6 +89,14 @@ def strmqm(
         _fail(f"AMQ7048E: queue manager {qmgr} does not exist.", 16)
     if server_info(qmgr) is not None:
         _fail(f"AMQ5051E: queue manager '{qmgr}' is already running.", 5)
+    holder = embedded_holder(qmgr)
+    if holder is not None:
+        # not IBM's case: a program runs the queue manager in its own process and holds its files
+        _fail(
+            f"AMQ5051E: queue manager '{qmgr}' is already running, embedded in {process_description(holder)}; "
+            "end that program first.",
+            5,
+        )
     if tls_cert and not tls_key:
         _fail("AMQ8101E: --tls-cert needs --tls-key.", 20)
     try:
