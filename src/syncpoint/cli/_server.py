@@ -28,6 +28,7 @@ from syncpoint.server import (
     embedded_holder,
     pid_alive,
     process_description,
+    status,
 )
 
 console = Console(highlight=False, soft_wrap=True)
@@ -160,21 +161,36 @@ def strmqm(
 
 def endmqm(
     qmgr: Annotated[str, typer.Argument(help="queue manager name")],
-    c: Annotated[bool, typer.Option("-c", help="controlled: end when every application has disconnected")] = False,
-    i: Annotated[bool, typer.Option("-i", help="immediate: back out work, applications' next call fails")] = False,
-    p: Annotated[bool, typer.Option("-p", help="preemptive: stop at once (the restart backs out)")] = False,
-    w: Annotated[bool, typer.Option("-w", help="wait for the queue manager to end (always for -i and -p)")] = False,
-    timeout: Annotated[float, typer.Option(help="seconds to wait for it to end")] = 120.0,
+    c: Annotated[
+        bool, typer.Option("-c", help="controlled (the default): it ends once every application has disconnected")
+    ] = False,
+    w: Annotated[bool, typer.Option("-w", help="wait: a controlled end that returns once the queue manager ended")] = (
+        False
+    ),
+    i: Annotated[
+        bool,
+        typer.Option("-i", help="immediate: units of work are backed out and applications' next calls fail"),
+    ] = False,
+    p: Annotated[bool, typer.Option("-p", help="preemptive: stop at once (the next start backs out)")] = False,
+    timeout: Annotated[float, typer.Option(help="seconds to wait for the end (-w, -i, -p)")] = 120.0,
 ) -> None:
-    """End a running queue manager (-c controlled is the default)."""
-    if sum((c, i, p)) > 1:
-        _fail("AMQ7026E: give only one of -c, -i and -p.", 20)
+    """End a running queue manager, as IBM's endmqm: -c controlled (the default) returns at once, -w waits for
+    the end, -i and -p end it even with applications connected and return once it has ended."""
+    if sum((c, i, p)) > 1 or (w and p):
+        _fail("AMQ7026E: give only one of -c, -w, -i and -p (-w may go with -i).", 20)
     mode = "i" if i else "p" if p else "c"
     qdir = _home.qmgr_dir(qmgr)
     if not (qdir / "qm.db").exists():
         _fail(f"AMQ7048E: queue manager {qmgr} does not exist.", 16)
     info = server_info(qmgr)
     if info is None:
+        holder = embedded_holder(qmgr)
+        if holder is not None:
+            _fail(
+                f"AMQ8146E: queue manager '{qmgr}' runs embedded in {process_description(holder)}; only that program "
+                "can end it.",
+                40,
+            )
         _fail(f"AMQ8146E: queue manager '{qmgr}' is not running.", 40)
         return
     pid = int(info["pid"])
@@ -188,31 +204,29 @@ def endmqm(
             _fail(f"AMQ8101E: the queue manager did not take the request: {e}", 20)
         err.print(f"the queue manager did not answer on its socket ({e}); signalling process {pid}")
         os.kill(pid, signal.SIGTERM if mode == "i" else signal.SIGKILL)
-    if mode == "c":
+    if mode == "c" and not w:
+        # IBM: "Control is returned to you immediately and you are not notified of when the queue manager has stopped"
         console.print(
             f"Quiesce request accepted. The queue manager '{qmgr}' will stop when all outstanding work is complete."
         )
-        if not w:
-            return
+        return
+    if mode == "c":
+        console.print(f"Waiting for queue manager '{qmgr}' to end.")
     else:
         console.print(f"syncpoint queue manager '{qmgr}' ending.")
+    # it has ended when its process has: not when its status file says so (the process may still be ending
+    # its connections, and strmqm refuses until it has)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not pid_alive(pid) or (mode == "i" and not (qdir / "server.json").exists()):
-            console.print(f"syncpoint queue manager '{qmgr}' ended.")
-            return
-        if mode == "i" and server_info(qmgr) is not None and _ended_immediately(qdir):
-            console.print(f"syncpoint queue manager '{qmgr}' ended.")
+        if not pid_alive(pid):
+            console.print(f"syncpoint queue manager '{qmgr}' ended.")  # IBM's AMQ8004I
             return
         time.sleep(0.05)
-    _fail(f"AMQ8101E: queue manager '{qmgr}' has not ended after {timeout:.0f} s.", 20)
-
-
-def _ended_immediately(qdir: os.PathLike[str]) -> bool:
-    try:
-        return "Ended immediately" in open(os.path.join(qdir, "status")).read()
-    except OSError:
-        return False
+    _fail(
+        f"AMQ8101E: queue manager '{qmgr}' has not ended after {timeout:.0f} s (dspmq: {status(qmgr)}); "
+        f"its process {pid} still runs.",
+        20,
+    )
 
 
 def passwd(
