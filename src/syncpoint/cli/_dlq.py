@@ -19,10 +19,11 @@ from typing import Annotated
 import typer
 
 from syncpoint import _home
-from syncpoint.client import connect_running
 from syncpoint.dlq import DeadLetterHandler, RulesTableError, parse_rules
 from syncpoint.mqi import MQTMC2, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
+
+from ._connect import connect_running
 
 _EXIT_TABLE = 20
 _EXIT_MQ = 20

@@ -19,10 +19,11 @@ from typing import Annotated
 import typer
 
 import syncpoint
-from syncpoint.client import connect_running
 from syncpoint.mqi import MQMD, MQMIError, reason_name
 from syncpoint.mqi import constants as C
 from syncpoint.mqsc import MqscProcessor, connect_failure_lines
+
+from ._connect import connect_running
 
 _FAILED = 1  # exit status of a sample program whose MQI call failed
 

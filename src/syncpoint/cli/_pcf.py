@@ -16,8 +16,10 @@ from typing import Annotated
 
 import typer
 
-from syncpoint.client import QueueManager, connect_running
+from syncpoint.client import QueueManager
 from syncpoint.mqi import MQMIError
+
+from ._connect import connect_running
 
 
 def strmqcsv(qmgr: Annotated[str, typer.Argument(help="queue manager name")]) -> None:

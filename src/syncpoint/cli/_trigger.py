@@ -17,9 +17,10 @@ from typing import Annotated
 import typer
 
 from syncpoint import _home
-from syncpoint.client import connect_running
 from syncpoint.mqi import MQMIError
 from syncpoint.trigger import DEFAULT_INITQ, EXIT_NORMAL, EXIT_NOT_RUN, TriggerMonitor
+
+from ._connect import connect_running
 
 
 def _say(message: str) -> None:
