@@ -304,6 +304,8 @@ def run_server(
     how = runner(main())
     if how == "preemptive":
         (qdir / "status").write_text(STATUS_ENDED_PREEMPTIVELY + "\n")
+        if host_qm.errorlog is not None:
+            host_qm.errorlog.ended("preemptively (the next start backs out what was in flight)")
         with contextlib.suppress(OSError):
             info_path.unlink()
         with contextlib.suppress(OSError):
