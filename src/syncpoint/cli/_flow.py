@@ -24,7 +24,7 @@ from syncpoint.mqi import MQMIError
 
 # the progress table has ten columns: give it room where the output is not a terminal (pipes, CI logs)
 console = Console(width=None if sys.stdout.isatty() else 120)
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 flow_app = typer.Typer(no_args_is_help=True, help="message flows (MQInput-node error handling) on Spark")
 
@@ -43,7 +43,7 @@ _COLUMNS = [
 
 
 def _fail(message: str, code: int = 20) -> None:
-    err.print(f"[red]{message}[/red]")
+    err.print(message, style="red", markup=False)
     raise typer.Exit(code)
 
 
