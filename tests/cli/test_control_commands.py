@@ -102,7 +102,7 @@ def test_version_option_and_h_as_well_as_help(home: Path) -> None:
 
 
 COMMANDS = ["crtmqm", "dltmqm", "dspmq", "dspmqver", "strmqm", "endmqm", "runmqsc", "amqsput", "amqsget"]
-COMMANDS += ["amqsbcg", "runmqtrm", "runmqdlq", "passwd", "salvmqm"]
+COMMANDS += ["amqsbcg", "runmqtrm", "runmqdlq", "passwd", "salvmqm", "dspmqini", "setmqini"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
