@@ -22,6 +22,8 @@ from syncpoint.client import create_queue_manager
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 
+from ._output import print_table
+
 
 def _plain_value_names() -> None:
     """Help names an option's value as IBM's and click's help do (TEXT, INTEGER …), and a flag's value not at
@@ -83,22 +85,6 @@ _CRTMQM_UNEXPECTED = 71
 def _fail(message: str, code: int = 20) -> None:
     err.print(message, markup=False, style="red")
     raise typer.Exit(code)
-
-
-def print_table(table: Table) -> None:
-    """A table as a framed table on a terminal; for a pipe or a file plain lines, never wrapped: the title, then
-    one line per row with the columns separated by two spaces (grep and awk read it; no border is glued to the
-    next line)."""
-    if console.is_terminal:
-        console.print(table)
-        return
-    cells = [[str(c.header) for c in table.columns]]
-    cells += [[str(v) for v in row] for row in zip(*(list(c.cells) for c in table.columns), strict=True)]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(table.columns))]
-    if table.title:
-        console.print(str(table.title), markup=False)
-    for r in cells:
-        console.print("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip(), markup=False)
 
 
 @app.command()
@@ -297,7 +283,7 @@ def demo(
     row("5", f"shipped the rest in one unit of work: {', '.join(rest)}")
     elapsed = time.perf_counter() - start
     qm.disconnect()
-    print_table(table)
+    print_table(console, table)
     console.print(f"done in {elapsed * 1000:.1f} ms; messages are persistent and survive a restart.")
 
 
