@@ -49,6 +49,15 @@ def test_strmqm_flags_given_once_apply_at_the_next_starts(home: Path) -> None:
     assert "max-connections=50" in (home / "qmgrs/QM1/errors/server.log").read_text().rsplit("limits:", 1)[1]
 
 
+def test_a_port_given_after_a_start_without_tcp_serves_tcp_again(home: Path) -> None:
+    assert syncpoint_run(home, "strmqm", "QM1", "--no-tcp").returncode == 0
+    assert syncpoint_run(home, "endmqm", "-i", "QM1").returncode == 0
+    again = syncpoint_run(home, "strmqm", "QM1", "--port", "0")
+    assert again.returncode == 0, again.stderr
+    assert isinstance(server_json(home)["port"], int)
+    assert tomllib.loads(settings_file(home).read_text()) == {"server": {"tcp": True, "port": 0}}
+
+
 def test_setmqini_changes_and_dspmqini_shows_the_settings(home: Path) -> None:
     changed = syncpoint_run(home, "setmqini", "QM1", "port=1415", "cpus=all", "busy-poll=no")
     assert changed.returncode == 0, changed.stderr

@@ -133,6 +133,8 @@ def strmqm(
             "busy-poll": busy_poll,
         }
         given = {name: settings.convert(name, value) for name, value in flags.items() if value is not None}
+        if tcp is None and given.keys() & {"host", "port", "tls-cert"}:
+            given["tcp"] = True  # an address to listen on asks for TCP, even after a start with --no-tcp
         for setting in limit or []:
             name, sep, raw = setting.partition("=")
             if not sep or name.strip() not in settings.LIMITS:
