@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import syncpoint
+from servers import servers_of, start_server
 from waiting import wait_until
 
 SYNCPOINT = str(Path(sys.executable).with_name("syncpoint"))
@@ -34,13 +35,14 @@ def shell(pipeline: str, home: Path) -> subprocess.CompletedProcess[bytes]:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
+def home(tmp_path: Path) -> Iterator[Path]:
+    """QM1 running as a server with APP.IN and APP.OUT: IBM's samples need a running queue manager."""
     assert sp(["crtmqm", "QM1"], tmp_path).returncode == 0
-    # persistent by default: an embedded queue manager's non-persistent messages end with its process, as MQ's
-    # end at a restart, and each sample here is its own process
-    mqsc = b"DEFINE QLOCAL(APP.IN) DEFPSIST(YES)\nDEFINE QLOCAL(APP.OUT) DEFPSIST(YES)\n"
-    assert sp(["runmqsc", "QM1"], tmp_path, mqsc).returncode == 0
-    return tmp_path
+    with servers_of(tmp_path):
+        start_server(tmp_path, "QM1")
+        mqsc = b"DEFINE QLOCAL(APP.IN) DEFPSIST(YES)\nDEFINE QLOCAL(APP.OUT)\n"
+        assert sp(["runmqsc", "QM1"], tmp_path, mqsc).returncode == 0
+        yield tmp_path
 
 
 def test_amqsput_puts_each_line_and_amqsget_prints_each_message(home: Path) -> None:
@@ -69,12 +71,8 @@ def test_samples_in_pipelines_with_other_tools(home: Path) -> None:
 
 
 @pytest.fixture
-def running(home: Path) -> Iterator[None]:
-    """The queue manager running as a server (so several sample processes can use it at once)."""
-    out = sp(["strmqm", "QM1", "--no-tcp"], home)
-    assert out.returncode == 0, out.stderr
-    yield
-    sp(["endmqm", "-i", "QM1"], home)
+def running(home: Path) -> None:
+    """The queue manager running as a server (so several sample processes can use it at once): ``home``'s."""
 
 
 def test_amqsget_to_amqsput_pipeline_moves_every_message_through_a_running_queue_manager(
@@ -199,6 +197,32 @@ def test_amqsput_to_a_put_inhibited_queue_reports_the_reason(home: Path) -> None
     out = sp(["amqsput", "APP.IN", "QM1"], home, b"x\n")
     assert out.returncode != 0
     assert b"MQPUT ended with reason code 2051 (MQRC_PUT_INHIBITED)" in out.stderr
+
+
+def test_a_sample_with_no_running_queue_manager_fails_with_2059_and_keeps_no_message(tmp_path: Path) -> None:
+    # issue 21, item 1: "seq 1 1000 | syncpoint amqsput APP.IN QM1 exits 0, then amqsget finds nothing" — the
+    # queue manager ran inside amqsput's process. IBM's amqsput needs a running queue manager; with none it
+    # prints "MQCONNX ended with reason code 2059" and ends.
+    assert sp(["crtmqm", "QM1"], tmp_path).returncode == 0
+    put = shell("seq 1 1000 | syncpoint amqsput SYSTEM.DEFAULT.LOCAL.QUEUE QM1", tmp_path)
+    assert put.returncode != 0
+    assert b"MQCONNX ended with reason code 2059 (MQRC_Q_MGR_NOT_AVAILABLE)" in put.stderr
+    assert b"strmqm QM1" in put.stderr  # and says how to start it
+    for tool in (["amqsget", "SYSTEM.DEFAULT.LOCAL.QUEUE", "QM1"], ["amqsbcg", "SYSTEM.DEFAULT.LOCAL.QUEUE", "QM1"]):
+        out = sp(tool, tmp_path)
+        assert out.returncode != 0 and b"reason code 2059" in out.stderr, out
+    # nothing ran in their processes: the queue manager's files were never opened by them
+    with servers_of(tmp_path):
+        start_server(tmp_path, "QM1")
+        assert sp(["amqsget", "SYSTEM.DEFAULT.LOCAL.QUEUE", "QM1", "--wait", "0"], tmp_path).stdout == b""
+
+
+def test_non_persistent_messages_of_one_sample_reach_the_next_through_the_running_queue_manager(home: Path) -> None:
+    # issue 21, item 1: the samples' messages live in the running queue manager, not in the sample's process
+    put = shell("seq 1 1000 | syncpoint amqsput APP.OUT QM1", home)  # APP.OUT: DEFPSIST(NO)
+    assert put.returncode == 0, put.stderr
+    got = sp(["amqsget", "APP.OUT", "QM1", "--wait", "0"], home)
+    assert got.stdout.decode().split() == [str(i) for i in range(1, 1001)]
 
 
 def test_a_sample_on_a_missing_queue_manager_fails(tmp_path: Path) -> None:

@@ -7,9 +7,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from servers import servers_of, start_server
 
 SYNCPOINT = str(Path(sys.executable).with_name("syncpoint"))
 
@@ -20,10 +23,13 @@ def sp(args: list[str], home: Path, stdin: str = "") -> subprocess.CompletedProc
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
+def home(tmp_path: Path) -> Iterator[Path]:
+    """QM1 running: runmqsc needs a running queue manager, as IBM's does (issue 21, item 1)."""
     out = sp(["crtmqm", "QM1"], tmp_path)
     assert out.returncode == 0, out.stderr
-    return tmp_path
+    with servers_of(tmp_path):
+        start_server(tmp_path, "QM1")
+        yield tmp_path
 
 
 LOWER_CASE = """\
@@ -173,10 +179,7 @@ def test_definitions_persist_across_runs(home: Path) -> None:
 
 
 def test_runmqsc_against_a_running_queue_manager(home: Path) -> None:
-    # issue 4: "It works against an embedded queue manager when none is running, and against the running
-    # server when one is."
-    started = sp(["strmqm", "QM1", "--no-tcp"], home)
-    assert started.returncode == 0, started.stderr
+    # issue 21, item 1: runmqsc needs the running queue manager (IBM: AMQ8146E when it is not running)
     try:
         out = sp(["runmqsc", "QM1"], home, LOWER_CASE + "dis qs(app.orders.in) type(handle) appltag\n")
         assert out.returncode == 0, out.stdout
@@ -187,5 +190,8 @@ def test_runmqsc_against_a_running_queue_manager(home: Path) -> None:
         assert bad.returncode == 10 and "AMQ8490E" in bad.stdout
     finally:
         assert sp(["endmqm", "-i", "QM1"], home).returncode == 0
-    after = sp(["runmqsc", "QM1"], home, "dis ql(app.orders.*)\n")  # embedded again, definitions kept
+    ended = sp(["runmqsc", "QM1"], home, "dis ql(app.orders.*)\n")
+    assert ended.returncode == 20 and "AMQ8146E: syncpoint queue manager QM1 not available." in ended.stdout
+    start_server(home, "QM1")
+    after = sp(["runmqsc", "QM1"], home, "dis ql(app.orders.*)\n")  # definitions kept
     assert "QUEUE(APP.ORDERS.BACKOUT)" in after.stdout and "QUEUE(APP.ORDERS.IN)" in after.stdout

@@ -1,4 +1,4 @@
-"""``syncpoint runmqtrm`` as a real process: against a running queue manager (strmqm) and embedded.
+"""``syncpoint runmqtrm`` as a real process, against a running queue manager (strmqm): as IBM's, it needs one.
 
 Reference: ../shared/reference/triggering.md, "The trigger monitor". Every program here is a real process: the
 syncpoint commands, the trigger monitor, and the shell script it starts, which writes the MQTMC2 it received
@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import syncpoint
+from servers import servers_of, start_server
 from syncpoint.client import create_queue_manager
 from syncpoint.mqi import MQTMC2
 from syncpoint.mqi import constants as C
@@ -117,8 +118,9 @@ DEFINE QLOCAL(APPQ) TRIGGER TRIGTYPE(FIRST) PROCESS(PROC) INITQ({initq}) TRIGDAT
 @pytest.fixture
 def home(tmp_path: Path) -> Iterator[Path]:
     assert syncpoint_cmd(tmp_path, "crtmqm", "QM1").returncode == 0
-    yield tmp_path
-    syncpoint_cmd(tmp_path, "endmqm", "-i", "QM1")
+    with servers_of(tmp_path):
+        yield tmp_path
+        syncpoint_cmd(tmp_path, "endmqm", "-i", "QM1")
 
 
 @pytest.mark.parametrize("definitions", ["runmqsc", "client"])
@@ -166,10 +168,11 @@ def test_end_to_end_runmqtrm_starts_the_program_with_the_mqtmc2(home: Path, defi
     assert "Starting" in out
 
 
-def test_embedded_runmqtrm_triggers_for_messages_that_waited_for_it(home: Path) -> None:
+def test_runmqtrm_triggers_for_messages_that_waited_for_it(home: Path) -> None:
     # seed 001, condition 13: the monitor's open for input of the initiation queue triggers for queues with
-    # messages — here the monitor process runs the queue manager embedded
+    # messages that were put before it started
     app = recorder(home)
+    start_server(home, "QM1")
     with syncpoint.connect("QM1", home=home) as qm:
         qm.admin("define", "PROCESS", "PROC", {"APPLICID": str(app), "ENVRDATA": "env words", "USERDATA": "user data"})
         qm.admin(
@@ -180,9 +183,6 @@ def test_embedded_runmqtrm_triggers_for_messages_that_waited_for_it(home: Path) 
         )
         qm.admin("define", "QLOCAL", "MY.INITQ")
         qm.open("APPQ").put(b"waiting", persistent=True)
-    from syncpoint.client import open_embedded
-
-    open_embedded("QM1", home=home).close(abnormal=False)  # release the store for the monitor's process
     monitor = start_monitor(home, "-m", "QM1", "-q", "MY.INITQ")
     try:
         wait_for(home / "tmc.out", monitor)
@@ -192,6 +192,13 @@ def test_embedded_runmqtrm_triggers_for_messages_that_waited_for_it(home: Path) 
     assert code == 0, out
 
 
+def test_runmqtrm_with_no_running_queue_manager_exits_20_with_2059(home: Path) -> None:
+    # issue 21, item 1: the trigger monitor connects to the running queue manager, never runs one itself
+    out = syncpoint_cmd(home, "runmqtrm", "-m", "QM1")
+    assert out.returncode == 20
+    assert "2059" in out.stdout or "MQRC_Q_MGR_NOT_AVAILABLE" in out.stdout, out.stdout
+
+
 def test_runmqtrm_exits_20_when_the_queue_manager_does_not_exist(tmp_path: Path) -> None:
     out = syncpoint_cmd(tmp_path, "runmqtrm", "-m", "NOSUCHQM")
     assert out.returncode == 20
@@ -199,12 +206,14 @@ def test_runmqtrm_exits_20_when_the_queue_manager_does_not_exist(tmp_path: Path)
 
 
 def test_runmqtrm_exits_20_when_the_initiation_queue_does_not_exist(home: Path) -> None:
+    start_server(home, "QM1")
     out = syncpoint_cmd(home, "runmqtrm", "-m", "QM1", "-q", "NO.SUCH.QUEUE")
     assert out.returncode == 20
     assert "NO.SUCH.QUEUE" in out.stdout
 
 
 def test_runmqtrm_uses_the_only_queue_manager_when_m_is_not_given(home: Path) -> None:
+    start_server(home, "QM1")
     out = syncpoint_cmd(home, "runmqtrm", "-q", "NO.SUCH.QUEUE")
     assert out.returncode == 20
     assert "NO.SUCH.QUEUE" in out.stdout and "QM1" in out.stdout

@@ -1,14 +1,16 @@
 """``syncpoint <verb>``: the control commands MQ users know (crtmqm, dltmqm, dspmq …) and ``demo``.
 
-Implements: IBM's control commands crtmqm, dltmqm, dspmq (their AMQ messages).
+Implements: IBM's control commands crtmqm (-q), dltmqm, dspmq (-m, -o, -s, -x), dspmqver (their AMQ messages and
+layouts).
 """
 
 from __future__ import annotations
 
 import shutil
+import socket
 import sys
 import time
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -20,9 +22,59 @@ from syncpoint.client import create_queue_manager
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="syncpoint: a queue manager with IBM MQ's semantics")
-console = Console(soft_wrap=True)
-err = Console(stderr=True)
+from ._output import print_table
+
+
+def _plain_value_names() -> None:
+    """Help names an option's value as IBM's and click's help do (TEXT, INTEGER …), and a flag's value not at
+    all: typer prints ``<str>``, ``<list[str]>`` and, for flags such as ``-i``, a ``<bool>`` that is never typed."""
+    import typer.core
+
+    names = {"str": "TEXT", "int": "INTEGER", "float": "NUMBER", "path": "PATH", "bool": ""}
+    display_type = typer.core._TyperParameter.display_type
+
+    def plain(self: Any, ctx: Any) -> str:
+        if getattr(self, "is_flag", False):
+            return ""
+        label = display_type(self, ctx).strip("<>")
+        if label.startswith("list[") and label.endswith("]"):
+            label = label[5:-1]
+        return names.get(label, label.upper())
+
+    typer.core._TyperParameter.display_type = plain  # type: ignore[method-assign]
+
+
+_plain_value_names()
+
+# Output for scripts (issue 21, item 7): messages are never wrapped; when standard output or error is not a
+# terminal, help and usage errors are plain text (no boxes), as IBM's commands print them.
+_TERMINAL = sys.stdout.isatty() and sys.stderr.isatty()
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="syncpoint: a queue manager with IBM MQ's semantics",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode="rich" if _TERMINAL else None,
+    pretty_exceptions_enable=False,
+)
+console = Console(soft_wrap=True, highlight=False)
+err = Console(stderr=True, soft_wrap=True, highlight=False)
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f"syncpoint {syncpoint.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main_options(
+    version: Annotated[
+        bool | None,
+        typer.Option("--version", help="show the version and exit", callback=_version, is_eager=True),
+    ] = None,
+) -> None:
+    """syncpoint: a queue manager with IBM MQ's semantics."""
 
 
 _CRTMQM_EXISTS = 8  # IBM's crtmqm return codes
@@ -31,7 +83,7 @@ _CRTMQM_UNEXPECTED = 71
 
 
 def _fail(message: str, code: int = 20) -> None:
-    err.print(f"[red]{message}[/red]")
+    err.print(message, markup=False, style="red")
     raise typer.Exit(code)
 
 
@@ -41,6 +93,7 @@ def crtmqm(
     u: Annotated[str | None, typer.Option("-u", help="dead-letter queue to create and set as DEADQ")] = None,
     qsg: Annotated[str | None, typer.Option("-qsg", "--qsg", help="queue-sharing group to join (1-4 chars)")] = None,
     shared: Annotated[str | None, typer.Option("--shared", help="the group's PostgreSQL URL (with -qsg)")] = None,
+    q: Annotated[bool, typer.Option("-q", help="make it the default queue manager")] = False,
 ) -> None:
     """Create a queue manager with its default objects under $SYNCPOINT_HOME."""
     try:
@@ -62,60 +115,141 @@ def crtmqm(
         if e.reason == C.MQRC_Q_MGR_NAME_ERROR:
             _fail(f"Queue manager name {qmgr!r} is not valid: 1 to 48 of A-Z a-z 0-9 . / _ %.", _CRTMQM_NAME_ERROR)
         _fail(f"Queue manager {qmgr} could not be created: {e}", _CRTMQM_UNEXPECTED)
+    if q:
+        _home.set_default_queue_manager(qmgr)
     console.print(f"syncpoint queue manager created.\nDirectory '{path}' created.")
     console.print(f"syncpoint queue manager '{qmgr}' created.")
+    if q:
+        console.print(f"syncpoint queue manager '{qmgr}' is the default queue manager.")
 
 
 @app.command()
 def dltmqm(qmgr: Annotated[str, typer.Argument(help="queue manager name")]) -> None:
     """Delete a stopped queue manager and all its data."""
+    from syncpoint.server import lock_holder, process_description
+
     path = _home.qmgr_dir(qmgr)
     if not path.exists():
         _fail(f"AMQ7048E: queue manager {qmgr} does not exist.", 16)
-    lock = path / "qm.db.lock"
-    if lock.exists():
-        import fcntl
-
-        with open(lock, "a+") as f:
-            try:
-                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                _fail(f"AMQ8041E: queue manager {qmgr} is in use by a running process; end it first.", 5)
-            fcntl.flock(f, fcntl.LOCK_UN)
+    holder = lock_holder(qmgr)
+    if holder is not None:
+        _fail(f"AMQ8041E: queue manager {qmgr} is in use by {process_description(holder)}; end it first.", 5)
+    was_default = _home.default_queue_manager() == qmgr
     shutil.rmtree(path)
+    if was_default:  # IBM: deleting the default queue manager leaves none
+        _home.set_default_queue_manager(None)
     console.print(f"syncpoint queue manager '{qmgr}' deleted.")
+
+
+_DSPMQ_OUTPUTS = ("status", "default", "installation", "standby", "all")
+
+
+def _installation() -> dict[str, str]:
+    """What IBM calls the installation: this package (dspmq -o installation, dspmqver)."""
+    from pathlib import Path
+
+    return {
+        "INSTNAME": "syncpoint",
+        "INSTPATH": str(Path(syncpoint.__file__).resolve().parent),
+        "INSTVER": syncpoint.__version__,
+    }
 
 
 @app.command()
 def dspmq(
     m: Annotated[str | None, typer.Option("-m", help="only this queue manager")] = None,
-    x: Annotated[bool, typer.Option("-x", help="also show the server's process and addresses")] = False,
+    o: Annotated[
+        list[str] | None,
+        typer.Option(
+            "-o",
+            metavar="WHAT",
+            help="what to show (repeatable): status (the default), default, installation, standby, all",
+        ),
+    ] = None,
+    s: Annotated[bool, typer.Option("-s", help="the operational status (as -o status)")] = False,
+    x: Annotated[bool, typer.Option("-x", help="also each instance: host, mode, process and addresses")] = False,
+    n: Annotated[bool, typer.Option("-n", help="no translation of the output (it is never translated)")] = False,
 ) -> None:
-    """List queue managers and their status (Running, Ended normally, Ended immediately, …)."""
+    """List queue managers and their status (Running, Running embedded, Ended normally, Ended immediately, …)."""
     from syncpoint.client import local_server as server_info
-    from syncpoint.server import status
+    from syncpoint.server import embedded_holder, process_description, status
 
+    wanted = set()
+    for item in o or []:
+        for what in item.lower().split(","):
+            if what not in _DSPMQ_OUTPUTS:
+                _fail(f"AMQ7026E: -o {what} is not one of {', '.join(_DSPMQ_OUTPUTS)}.", 72)
+            wanted.add(what)
+    if "all" in wanted:
+        wanted = {"status", "default", "standby", "installation"}
+    if s or not wanted:
+        wanted.add("status")
     root = _home.home() / "qmgrs"
     names = sorted(p.name for p in root.iterdir() if (p / "qm.db").exists()) if root.exists() else []
     if m is not None:
         if m not in names:
             _fail(f"AMQ7048E: queue manager {m} does not exist.", 72)
         names = [m]
+    default = _home.default_queue_manager()
+    install = _installation()
     for name in names:
         from ._qsg import group_name
 
         group = group_name(name)  # a member of a queue-sharing group shows it
-        console.print(
-            f"QMNAME({name})".ljust(50) + f"STATUS({status(name)})" + (f" QSGNAME({group})" if group else ""),
-            highlight=False,
-        )
-        info = server_info(name) if x else None
+        # IBM's order: STATUS DEFAULT STANDBY INSTNAME INSTPATH INSTVER
+        fields = []
+        if "status" in wanted:
+            fields.append(f"STATUS({status(name)})")
+        if "default" in wanted:
+            fields.append(f"DEFAULT({'yes' if name == default else 'no'})")
+        if "standby" in wanted:
+            fields.append("STANDBY(Not permitted)")  # one instance per queue manager
+        if "installation" in wanted:
+            fields += [f"{key}({value})" for key, value in install.items()]
+        if group:
+            fields.append(f"QSGNAME({group})")
+        console.print(f"QMNAME({name})".ljust(50) + " ".join(fields))
+        if not x:
+            continue
+        info = server_info(name)
         if info is not None:
             console.print(
-                f"    PID({info['pid']}) PORT({info.get('port') or ''}) HOST({info.get('host') or ''}) "
-                f"SOCKET({info['unix']})",
-                highlight=False,
+                f"    INSTANCE({socket.gethostname()}) MODE(Active) PID({info['pid']}) PORT({info.get('port') or ''}) "
+                f"HOST({info.get('host') or ''}) SOCKET({info['unix']})"
             )
+            continue
+        holder = embedded_holder(name)
+        if holder is not None:
+            console.print(
+                f"    INSTANCE({socket.gethostname()}) MODE(Embedded) PID({holder}) "
+                f"PROCESS({process_description(holder).split(' (', 1)[-1].rstrip(')')})"
+            )
+
+
+@app.command()
+def dspmqver() -> None:
+    """The version of syncpoint and where it is installed, in the layout of IBM's dspmqver."""
+    import platform
+
+    install = _installation()
+    rows = [
+        ("Name", "syncpoint"),
+        ("Version", syncpoint.__version__),
+        ("Level", f"p{syncpoint.__version__.replace('.', '')}"),
+        ("BuildType", "Python package"),
+        ("Platform", f"syncpoint for {platform.system()} ({platform.machine()}) on Python {platform.python_version()}"),
+        ("Mode", f"{64 if sys.maxsize > 2**32 else 32}-bit"),
+        ("O/S", f"{platform.system()} {platform.release()}"),
+        ("InstName", install["INSTNAME"]),
+        ("InstDesc", "a queue manager with IBM MQ's semantics"),
+        ("Primary", "Yes"),
+        ("InstPath", install["INSTPATH"]),
+        ("DataPath", str(_home.home())),
+        ("MaxCmdLevel", str(C.MQCMDL_CURRENT_LEVEL)),
+        ("LicenseType", "Apache-2.0"),
+    ]
+    for key, value in rows:
+        console.print(f"{key + ':':<13}{value}")
 
 
 @app.command()
@@ -166,7 +300,7 @@ def demo(
     row("5", f"shipped the rest in one unit of work: {', '.join(rest)}")
     elapsed = time.perf_counter() - start
     qm.disconnect()
-    console.print(table)
+    print_table(console, table)
     console.print(f"done in {elapsed * 1000:.1f} ms; messages are persistent and survive a restart.")
 
 
@@ -194,5 +328,5 @@ def main() -> None:
     try:
         app()
     except MQMIError as e:
-        err.print(f"[red]{e}[/red]")
+        err.print(str(e), markup=False, style="red")
         sys.exit(20)

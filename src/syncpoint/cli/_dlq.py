@@ -18,11 +18,12 @@ from typing import Annotated
 
 import typer
 
-import syncpoint
 from syncpoint import _home
 from syncpoint.dlq import DeadLetterHandler, RulesTableError, parse_rules
 from syncpoint.mqi import MQTMC2, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
+
+from ._connect import connect_running
 
 _EXIT_TABLE = 20
 _EXIT_MQ = 20
@@ -104,7 +105,7 @@ def register(app: typer.Typer) -> None:
             qm_name = _default_qmgr()
         signal.signal(signal.SIGTERM, _terminate)
         try:
-            qm = syncpoint.connect(qm_name, appl_name="runmqdlq")
+            qm = connect_running(qm_name, appl_name="runmqdlq")
         except MQMIError as e:
             raise typer.Exit(_fail(f"Cannot connect to queue manager {qm_name}: {e}")) from None
         try:

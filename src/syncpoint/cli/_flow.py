@@ -22,9 +22,11 @@ from rich.table import Table
 from syncpoint import _home
 from syncpoint.mqi import MQMIError
 
+from ._output import print_table
+
 # the progress table has ten columns: give it room where the output is not a terminal (pipes, CI logs)
 console = Console(width=None if sys.stdout.isatty() else 120)
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 flow_app = typer.Typer(no_args_is_help=True, help="message flows (MQInput-node error handling) on Spark")
 
@@ -43,7 +45,7 @@ _COLUMNS = [
 
 
 def _fail(message: str, code: int = 20) -> None:
-    err.print(f"[red]{message}[/red]")
+    err.print(message, style="red", markup=False)
     raise typer.Exit(code)
 
 
@@ -114,13 +116,9 @@ def run_with_display(
     from syncpoint.flow import run_flow
 
     table = ProgressTable(f"flow {flow.name}: {flow.input.queue} → {flow.output or '(per output)'}")
-    with Live(table.render(), console=console, refresh_per_second=4, transient=False) as live:
 
-        def on_progress(p: dict[str, Any], totals: Any) -> None:
-            table.add(p)
-            live.update(table.render(totals))
-
-        totals = run_flow(
+    def run(on_progress: Any) -> Any:
+        return run_flow(
             flow,
             target,
             checkpoint,
@@ -129,6 +127,30 @@ def run_with_display(
             trigger_interval=interval,
             on_progress=on_progress,
         )
+
+    if not console.is_terminal:
+        # a pipe or a file: one plain line per batch as it completes, then the totals (no redrawn frame whose
+        # last border runs into the next line)
+        console.print(table.title, markup=False, soft_wrap=True)
+
+        def on_progress_line(p: dict[str, Any], totals: Any) -> None:
+            if p.get("skipped"):
+                console.print(f"batch {p['batch_id']}: replay skipped", markup=False, soft_wrap=True)
+                return
+            line = "  ".join(f"{name}={p.get(key, 0)}" for name, key in _COLUMNS)
+            console.print(line, markup=False, soft_wrap=True)
+
+        totals = run(on_progress_line)
+        total = "  ".join(f"{name}={getattr(totals, key, 0)}" for name, key in _COLUMNS[1:])
+        console.print(f"total  {total}", markup=False, soft_wrap=True)
+        return totals
+    with Live(table.render(), console=console, refresh_per_second=4, transient=False) as live:
+
+        def on_progress(p: dict[str, Any], totals: Any) -> None:
+            table.add(p)
+            live.update(table.render(totals))
+
+        totals = run(on_progress)
         live.update(table.render(totals))
     return totals
 
@@ -295,7 +317,7 @@ def demo_command(
     t.add_column("went to")
     for label, place in where.items():
         t.add_row(label, place)
-    console.print(t)
+    print_table(console, t)
     console.print(
         f"The server of {qmgr} keeps running: look with `syncpoint amqsbcg SYSTEM.DEAD.LETTER.QUEUE {qmgr}` "
         f"or stop it with `syncpoint endmqm {qmgr}`."

@@ -1,9 +1,9 @@
 """``syncpoint runmqsc`` and the sample programs ``amqsput``, ``amqsget``, ``amqsbcg``.
 
-All four talk to the queue manager through ``syncpoint.connect``: the running server when there is one, the
-embedded queue manager otherwise. They read standard input and write standard output, so they fit in shell
-pipelines: the samples' progress lines (IBM's "Sample AMQSPUT0 start" …) go to standard error, the messages
-themselves to standard output.
+All four talk to the queue manager's running server (``connect_running``), as IBM's do: with none running they
+fail with MQRC_Q_MGR_NOT_AVAILABLE (2059), never running a queue manager in their own process. They read standard
+input and write standard output, so they fit in shell pipelines: the samples' progress lines (IBM's "Sample
+AMQSPUT0 start" …) go to standard error, the messages themselves to standard output.
 
 Implements: reference/mqsc.md (runmqsc's invocation and report).
 """
@@ -22,6 +22,8 @@ import syncpoint
 from syncpoint.mqi import MQMD, MQMIError, reason_name
 from syncpoint.mqi import constants as C
 from syncpoint.mqsc import MqscProcessor, connect_failure_lines
+
+from ._connect import connect_running
 
 _FAILED = 1  # exit status of a sample program whose MQI call failed
 
@@ -52,7 +54,7 @@ def runmqsc(
     qm = None
     if not verify:
         try:
-            qm = syncpoint.connect(qmgr, appl_name="runmqsc")
+            qm = connect_running(qmgr, appl_name="runmqsc")
         except MQMIError as e:
             for line in connect_failure_lines(qmgr, e):
                 _out(line)
@@ -74,7 +76,7 @@ def runmqsc(
 
 def _connect(qmgr: str, appl: str) -> syncpoint.QueueManager:
     try:
-        return syncpoint.connect(qmgr, appl_name=appl)
+        return connect_running(qmgr, appl_name=appl)
     except MQMIError as e:
         _err(f"MQCONNX ended with reason code {e.reason} ({reason_name(e.reason)})" + _detail(e))
         raise typer.Exit(_FAILED) from None

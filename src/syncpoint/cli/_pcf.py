@@ -1,7 +1,8 @@
 """``syncpoint strmqcsv QMgrName``: run the PCF command server for a queue manager (IBM's strmqcsv).
 
 Runs in the foreground until interrupted (SIGINT / SIGTERM) or the queue manager ends. A queue manager started
-with ``syncpoint strmqm`` runs its own command server; this command is for embedded queue managers and tests.
+with ``syncpoint strmqm`` runs its own command server unless told ``--no-command-server``; this command serves
+one for such a queue manager (it connects to the running server, as IBM's does).
 
 Implements: reference/ibmmq-compat.md (strmqcsv).
 """
@@ -15,9 +16,10 @@ from typing import Annotated
 
 import typer
 
-import syncpoint
 from syncpoint.client import QueueManager
 from syncpoint.mqi import MQMIError
+
+from ._connect import connect_running
 
 
 def strmqcsv(qmgr: Annotated[str, typer.Argument(help="queue manager name")]) -> None:
@@ -25,7 +27,7 @@ def strmqcsv(qmgr: Annotated[str, typer.Argument(help="queue manager name")]) ->
     from syncpoint.pcf import CommandServer
 
     def connect() -> QueueManager:
-        return syncpoint.connect(qmgr, appl_name="amqpcsea")
+        return connect_running(qmgr, appl_name="amqpcsea")
 
     stop = threading.Event()
 

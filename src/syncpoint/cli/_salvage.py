@@ -17,7 +17,7 @@ from syncpoint import _home
 from syncpoint.store import SalvageReport, StoreError, salvage
 
 console = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def salvmqm(qmgr: Annotated[str, typer.Argument(help="queue manager name (stopped)")]) -> None:

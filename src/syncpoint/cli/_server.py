@@ -20,14 +20,24 @@ from syncpoint import _home
 from syncpoint.client import RemoteTransport
 from syncpoint.client import local_server as server_info
 from syncpoint.mqi import MQMIError
-from syncpoint.server import Limits, Users, available_cpus, check_spec, pid_alive
+from syncpoint.server import (
+    Users,
+    available_cpus,
+    check_spec,
+    embedded_holder,
+    pid_alive,
+    process_description,
+    status,
+)
+
+from . import _settings as settings
 
 console = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _fail(message: str, code: int) -> None:
-    err.print(message)
+    err.print(message, markup=False)
     raise typer.Exit(code)
 
 
@@ -42,31 +52,40 @@ def _log_tail(path: os.PathLike[str] | str, since: int) -> str:
 
 def strmqm(
     qmgr: Annotated[str, typer.Argument(help="queue manager name")],
-    host: Annotated[str, typer.Option(help="address to listen on for TCP (loopback unless told otherwise)")] = (
-        "127.0.0.1"
+    host: Annotated[
+        str | None, typer.Option(help="address to listen on for TCP (default 127.0.0.1: loopback only)")
+    ] = None,
+    port: Annotated[int | None, typer.Option(help="TCP port (default 1414; 0: any free port, shown by dspmq -x)")] = (
+        None
     ),
-    port: Annotated[int, typer.Option(help="TCP port (0: any free port, shown by dspmq -x)")] = 1414,
-    no_tcp: Annotated[bool, typer.Option("--no-tcp", help="serve the local Unix socket only")] = False,
+    tcp: Annotated[
+        bool | None, typer.Option("--tcp/--no-tcp", help="serve TCP, or the local Unix socket only", show_default=False)
+    ] = None,
     tls_cert: Annotated[str | None, typer.Option(help="PEM certificate chain: serve TCP over TLS")] = None,
     tls_key: Annotated[str | None, typer.Option(help="PEM private key of --tls-cert")] = None,
-    no_command_server: Annotated[
-        bool, typer.Option("--no-command-server", help="do not start the PCF command server")
-    ] = False,
-    timeout: Annotated[float, typer.Option(help="seconds to wait for the server to accept connections")] = 60.0,
-    cpus: Annotated[
-        str,
+    command_server: Annotated[
+        bool | None,
         typer.Option(
-            help="CPUs the server runs on: auto (one: the CPU taking the disk's interrupts), all (as inherited), "
-            "or a list such as 1 or 0-3"
+            "--command-server/--no-command-server",
+            help="start the PCF command server (default: yes)",
+            show_default=False,
         ),
-    ] = "auto",
+    ] = None,
+    cpus: Annotated[
+        str | None,
+        typer.Option(
+            help="CPUs the server runs on: auto (the default; one: the CPU taking the disk's interrupts), all (as "
+            "inherited), or a list such as 1 or 0-3"
+        ),
+    ] = None,
     busy_poll: Annotated[
-        bool,
+        bool | None,
         typer.Option(
             "--busy-poll/--no-busy-poll",
-            help="while busy, keep the server's CPU polling instead of idle (when it runs on one CPU)",
+            help="while busy, keep the server's CPU polling instead of idle, when it runs on one CPU (default: yes)",
+            show_default=False,
         ),
-    ] = True,
+    ] = None,
     limit: Annotated[
         list[str] | None,
         typer.Option(
@@ -74,44 +93,102 @@ def strmqm(
             "reply-backlog (docs/protocol.md)"
         ),
     ] = None,
+    foreground: Annotated[
+        bool,
+        typer.Option(
+            "--foreground",
+            help="run the server in this process until it ends (systemd, containers): its log on standard error, "
+            "SIGTERM ends it",
+        ),
+    ] = False,
+    timeout: Annotated[float, typer.Option(help="seconds to wait for the server to accept connections")] = 60.0,
 ) -> None:
-    """Start a queue manager: its server runs in the background and this returns when it accepts connections."""
+    """Start a queue manager: its server runs in the background and this returns when it accepts connections.
+
+    The settings given here are kept in the queue manager's qm.toml for its next starts (dspmqini shows them,
+    setmqini changes them)."""
     qdir = _home.qmgr_dir(qmgr)
     if not (qdir / "qm.db").exists():
         _fail(f"AMQ7048E: queue manager {qmgr} does not exist.", 16)
     if server_info(qmgr) is not None:
         _fail(f"AMQ5051E: queue manager '{qmgr}' is already running.", 5)
-    if tls_cert and not tls_key:
+    holder = embedded_holder(qmgr)
+    if holder is not None:
+        # not IBM's case: a program runs the queue manager in its own process and holds its files
+        _fail(
+            f"AMQ5051E: queue manager '{qmgr}' is already running, embedded in {process_description(holder)}; "
+            "end that program first.",
+            5,
+        )
+    try:
+        saved = settings.load(qdir)
+        flags = {
+            "host": host,
+            "port": port,
+            "tcp": tcp,
+            "tls-cert": tls_cert,
+            "tls-key": tls_key,
+            "command-server": command_server,
+            "cpus": cpus,
+            "busy-poll": busy_poll,
+        }
+        given = {name: settings.convert(name, value) for name, value in flags.items() if value is not None}
+        if tcp is None and given.keys() & {"host", "port", "tls-cert"}:
+            given["tcp"] = True  # an address to listen on asks for TCP, even after a start with --no-tcp
+        for setting in limit or []:
+            name, sep, raw = setting.partition("=")
+            if not sep or name.strip() not in settings.LIMITS:
+                raise settings.SettingsError(
+                    f"--limit {setting!r}: expected NAME=VALUE with NAME one of {', '.join(settings.LIMITS)}"
+                )
+            given[name.strip()] = settings.convert(name.strip(), raw)
+    except settings.SettingsError as e:
+        _fail(f"AMQ8101E: {e}.", 20)
+        return
+    values = {**saved, **given}
+    use = settings.effective(values)
+    if use["tls-cert"] and not use["tls-key"]:
         _fail("AMQ8101E: --tls-cert needs --tls-key.", 20)
     try:
-        check_spec(cpus, available_cpus())
+        check_spec(use["cpus"], available_cpus())
     except ValueError as e:
-        _fail(f"AMQ8101E: --cpus {cpus}: {e}.", 20)
-    try:
-        Limits.parse(limit)
-    except ValueError as e:
-        _fail(f"AMQ8101E: {e}.", 20)
+        _fail(f"AMQ8101E: --cpus {use['cpus']}: {e}.", 20)
     notices = _home.make_private(qmgr)
     if notices:
         print(_home.private_notice(qmgr, notices), file=sys.stderr)  # one line per path: no wrapping
+    args = [qmgr, "--home", str(_home.home())]
+    if not use["tcp"]:
+        args.append("--no-tcp")
+    else:
+        args += ["--host", use["host"], "--port", str(use["port"])]
+    if use["tls-cert"]:
+        args += ["--tls-cert", use["tls-cert"], "--tls-key", use["tls-key"]]
+    if not use["command-server"]:
+        args.append("--no-command-server")
+    args += ["--cpus", use["cpus"]]
+    if not use["busy-poll"]:
+        args.append("--no-busy-poll")
+    for name in settings.LIMITS:
+        if name in values:
+            args += ["--limit", f"{name}={values[name]}"]
+
+    def keep_settings() -> None:
+        if values != saved:
+            path = settings.save(qdir, values)
+            changed = " ".join(f"{k}={v}" for k, v in given.items() if saved.get(k, None) != v)
+            console.print(f"settings kept in {path} for the next starts: {changed}")
+
+    if foreground:
+        from ._serve import main as serve
+
+        keep_settings()
+        console.print(f"syncpoint queue manager '{qmgr}' starting (in the foreground: its log follows).")
+        raise typer.Exit(serve(args))
     logdir = qdir / "errors"
     _home.make_private_dirs(logdir)
     log_path = logdir / "server.log"
     since = log_path.stat().st_size if log_path.exists() else 0
-    cmd = [sys.executable, "-m", "syncpoint.cli._serve", qmgr, "--home", str(_home.home())]
-    if no_tcp:
-        cmd.append("--no-tcp")
-    else:
-        cmd += ["--host", host, "--port", str(port)]
-    if tls_cert:
-        cmd += ["--tls-cert", tls_cert, "--tls-key", str(tls_key)]
-    if no_command_server:
-        cmd.append("--no-command-server")
-    cmd += ["--cpus", cpus]
-    if not busy_poll:
-        cmd.append("--no-busy-poll")
-    for setting in limit or []:
-        cmd += ["--limit", setting]
+    cmd = [sys.executable, "-m", "syncpoint.cli._serve", *args]
     with open(os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab") as log:
         # The server process creates its files (server.json, status, the socket) private to the owner.
         proc = subprocess.Popen(
@@ -119,11 +196,11 @@ def strmqm(
         )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        code = proc.poll()
-        if code is not None:
-            detail = _log_tail(log_path, since) or f"the server exited with code {code}"
+        exited = proc.poll()
+        if exited is not None:
+            detail = _log_tail(log_path, since) or f"the server exited with code {exited}"
             lines = [ln for ln in detail.splitlines() if "AMQ" in ln] or detail.splitlines()[-5:]
-            _fail("\n".join(lines), code if code else 20)
+            _fail("\n".join(lines), exited if exited else 20)
         info = server_info(qmgr)
         if info is not None and info.get("pid") == proc.pid:
             where = f"127.0.0.1 port {info['port']}" if info.get("port") else "no TCP"
@@ -136,29 +213,98 @@ def strmqm(
                 f"{'; CPU ' + info['cpus'] if info.get('cpus') else ''}"
                 f"{', busy polling' if info.get('busy_poll') else ''})."
             )
+            keep_settings()
             return
         time.sleep(0.05)
     proc.kill()
     _fail(f"AMQ8101E: queue manager {qmgr} did not start within {timeout:.0f} s; see {log_path}.", 20)
 
 
+def dspmqini(qmgr: Annotated[str, typer.Argument(help="queue manager name")]) -> None:
+    """Show a queue manager's settings (its qm.toml): those set, then the defaults as comments."""
+    qdir = _home.qmgr_dir(qmgr)
+    if not (qdir / "qm.db").exists():
+        _fail(f"AMQ7048E: queue manager {qmgr} does not exist.", 16)
+    try:
+        values = settings.load(qdir)
+    except settings.SettingsError as e:
+        _fail(f"AMQ8101E: {e}.", 20)
+        return
+    console.print(f"# {settings.settings_path(qdir)}", markup=False)
+    console.print(settings.render(values, defaults=True).rstrip("\n"), markup=False)
+
+
+def setmqini(
+    qmgr: Annotated[str, typer.Argument(help="queue manager name")],
+    assignments: Annotated[
+        list[str] | None, typer.Argument(help="NAME=VALUE, e.g. port=1415 tls-cert=/path/cert.pem", show_default=False)
+    ] = None,
+    reset: Annotated[
+        list[str] | None, typer.Option("--reset", help="a setting to take back to its default (repeatable)")
+    ] = None,
+) -> None:
+    """Change a queue manager's settings (its qm.toml); they apply at its next start."""
+    qdir = _home.qmgr_dir(qmgr)
+    if not (qdir / "qm.db").exists():
+        _fail(f"AMQ7048E: queue manager {qmgr} does not exist.", 16)
+    if not assignments and not reset:
+        _fail("AMQ8101E: give NAME=VALUE settings or --reset NAME; dspmqini shows them.", 20)
+    try:
+        values = settings.load(qdir)
+        for name in reset or []:
+            if name.strip() not in settings.BY_NAME:
+                raise settings.SettingsError(
+                    f"{name} is not a setting; the settings are: {', '.join(settings.BY_NAME)}"
+                )
+            values.pop(name.strip(), None)
+        for item in assignments or []:
+            name, sep, raw = item.partition("=")
+            if not sep:
+                raise settings.SettingsError(f"{item}: expected NAME=VALUE")
+            values[name.strip()] = settings.convert(name.strip(), raw.strip())
+    except settings.SettingsError as e:
+        _fail(f"AMQ8101E: {e}; nothing changed.", 20)
+        return
+    use = settings.effective(values)
+    if use["tls-cert"] and not use["tls-key"]:
+        _fail("AMQ8101E: tls-cert needs tls-key; nothing changed.", 20)
+    path = settings.save(qdir, values)
+    running = " (the running queue manager keeps its settings until it is started again)"
+    console.print(f"settings of {qmgr} saved in {path}{running if server_info(qmgr) is not None else ''}.")
+
+
 def endmqm(
     qmgr: Annotated[str, typer.Argument(help="queue manager name")],
-    c: Annotated[bool, typer.Option("-c", help="controlled: end when every application has disconnected")] = False,
-    i: Annotated[bool, typer.Option("-i", help="immediate: back out work, applications' next call fails")] = False,
-    p: Annotated[bool, typer.Option("-p", help="preemptive: stop at once (the restart backs out)")] = False,
-    w: Annotated[bool, typer.Option("-w", help="wait for the queue manager to end (always for -i and -p)")] = False,
-    timeout: Annotated[float, typer.Option(help="seconds to wait for it to end")] = 120.0,
+    c: Annotated[
+        bool, typer.Option("-c", help="controlled (the default): it ends once every application has disconnected")
+    ] = False,
+    w: Annotated[bool, typer.Option("-w", help="wait: a controlled end that returns once the queue manager ended")] = (
+        False
+    ),
+    i: Annotated[
+        bool,
+        typer.Option("-i", help="immediate: units of work are backed out and applications' next calls fail"),
+    ] = False,
+    p: Annotated[bool, typer.Option("-p", help="preemptive: stop at once (the next start backs out)")] = False,
+    timeout: Annotated[float, typer.Option(help="seconds to wait for the end (-w, -i, -p)")] = 120.0,
 ) -> None:
-    """End a running queue manager (-c controlled is the default)."""
-    if sum((c, i, p)) > 1:
-        _fail("AMQ7026E: give only one of -c, -i and -p.", 20)
+    """End a running queue manager, as IBM's endmqm: -c controlled (the default) returns at once, -w waits for
+    the end, -i and -p end it even with applications connected and return once it has ended."""
+    if sum((c, i, p)) > 1 or (w and p):
+        _fail("AMQ7026E: give only one of -c, -w, -i and -p (-w may go with -i).", 20)
     mode = "i" if i else "p" if p else "c"
     qdir = _home.qmgr_dir(qmgr)
     if not (qdir / "qm.db").exists():
         _fail(f"AMQ7048E: queue manager {qmgr} does not exist.", 16)
     info = server_info(qmgr)
     if info is None:
+        holder = embedded_holder(qmgr)
+        if holder is not None:
+            _fail(
+                f"AMQ8146E: queue manager '{qmgr}' runs embedded in {process_description(holder)}; only that program "
+                "can end it.",
+                40,
+            )
         _fail(f"AMQ8146E: queue manager '{qmgr}' is not running.", 40)
         return
     pid = int(info["pid"])
@@ -172,31 +318,29 @@ def endmqm(
             _fail(f"AMQ8101E: the queue manager did not take the request: {e}", 20)
         err.print(f"the queue manager did not answer on its socket ({e}); signalling process {pid}")
         os.kill(pid, signal.SIGTERM if mode == "i" else signal.SIGKILL)
-    if mode == "c":
+    if mode == "c" and not w:
+        # IBM: "Control is returned to you immediately and you are not notified of when the queue manager has stopped"
         console.print(
             f"Quiesce request accepted. The queue manager '{qmgr}' will stop when all outstanding work is complete."
         )
-        if not w:
-            return
+        return
+    if mode == "c":
+        console.print(f"Waiting for queue manager '{qmgr}' to end.")
     else:
         console.print(f"syncpoint queue manager '{qmgr}' ending.")
+    # it has ended when its process has: not when its status file says so (the process may still be ending
+    # its connections, and strmqm refuses until it has)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not pid_alive(pid) or (mode == "i" and not (qdir / "server.json").exists()):
-            console.print(f"syncpoint queue manager '{qmgr}' ended.")
-            return
-        if mode == "i" and server_info(qmgr) is not None and _ended_immediately(qdir):
-            console.print(f"syncpoint queue manager '{qmgr}' ended.")
+        if not pid_alive(pid):
+            console.print(f"syncpoint queue manager '{qmgr}' ended.")  # IBM's AMQ8004I
             return
         time.sleep(0.05)
-    _fail(f"AMQ8101E: queue manager '{qmgr}' has not ended after {timeout:.0f} s.", 20)
-
-
-def _ended_immediately(qdir: os.PathLike[str]) -> bool:
-    try:
-        return "Ended immediately" in open(os.path.join(qdir, "status")).read()
-    except OSError:
-        return False
+    _fail(
+        f"AMQ8101E: queue manager '{qmgr}' has not ended after {timeout:.0f} s (dspmq: {status(qmgr)}); "
+        f"its process {pid} still runs.",
+        20,
+    )
 
 
 def passwd(
@@ -234,5 +378,7 @@ def passwd(
 
 def register(app: typer.Typer) -> None:
     app.command()(strmqm)
+    app.command()(dspmqini)
+    app.command()(setmqini)
     app.command()(endmqm)
     app.command()(passwd)

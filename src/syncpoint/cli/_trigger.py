@@ -16,10 +16,11 @@ from typing import Annotated
 
 import typer
 
-import syncpoint
 from syncpoint import _home
 from syncpoint.mqi import MQMIError
 from syncpoint.trigger import DEFAULT_INITQ, EXIT_NORMAL, EXIT_NOT_RUN, TriggerMonitor
+
+from ._connect import connect_running
 
 
 def _say(message: str) -> None:
@@ -51,7 +52,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(EXIT_NOT_RUN)
         initq = q.strip() or DEFAULT_INITQ
         try:
-            qm = syncpoint.connect(qm_name, appl_name="runmqtrm")
+            qm = connect_running(qm_name, appl_name="runmqtrm")
         except MQMIError as e:
             _say(f"The trigger monitor cannot connect to queue manager {qm_name}: {e}")
             raise typer.Exit(EXIT_NOT_RUN) from None

@@ -6,6 +6,8 @@ lifecycle (:class:`Waiters`), and the process tuning both use (CPU affinity, the
 """
 
 from ._affinity import available_cpus, check_spec, format_cpu_list, no_wakeup_preemption, parse_cpu_list, pin
+from ._errorlog import FILES as ERROR_LOG_FILES
+from ._errorlog import ErrorLog, error_log_for
 from ._host import ADMIN_VERBS, PublishingPending, QueueManagerHost, durable_write, identity, os_user
 from ._lock import HostLock
 from ._poll import POLLER, BusyPoller, can_poll
@@ -14,11 +16,13 @@ from ._waiting import ALL_QUEUES, QUIESCING, RUNNING, STOPPED, Waiter, Waiters
 __all__ = [
     "ADMIN_VERBS",
     "ALL_QUEUES",
+    "ERROR_LOG_FILES",
     "POLLER",
     "QUIESCING",
     "RUNNING",
     "STOPPED",
     "BusyPoller",
+    "ErrorLog",
     "HostLock",
     "PublishingPending",
     "QueueManagerHost",
@@ -28,6 +32,7 @@ __all__ = [
     "can_poll",
     "check_spec",
     "durable_write",
+    "error_log_for",
     "format_cpu_list",
     "identity",
     "no_wakeup_preemption",

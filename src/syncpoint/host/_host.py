@@ -41,6 +41,7 @@ from syncpoint.mqi import MQGMO, MQMD, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.store import Pending, Store, StoreError, open_group
 
+from ._errorlog import error_log_for
 from ._group import start_group_wakeups
 from ._lock import HostLock
 from ._poll import POLLER
@@ -75,22 +76,30 @@ class QueueManagerHost:
         self.store = store
         self.clock: Clock = clock or SystemClock()
         self.key = key
+        # the error log (errors/AMQERR01.LOG) of a queue manager in its folder; None for other stores
+        self.errorlog = error_log_for(name, store)
+        self._log_handler = self.errorlog.attach() if self.errorlog is not None else None
         try:
             snapshot = store.open()
         except StoreError as e:
+            self._detach_log(damaged=str(e))
             raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE, str(e)) from None
         try:
             self.shared = open_group(snapshot.objects, name)  # a member of a queue-sharing group: its shared store
         except StoreError as e:
             store.close()
+            self._detach_log(damaged=str(e))
             raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE, str(e)) from None
         try:
             self.engine = QueueManager(name, snapshot, self.clock, self.shared)
-        except MQMIError:
+        except MQMIError as e:
             store.close()
             if self.shared is not None:
                 self.shared.close()
+            self._detach_log(damaged=str(e))
             raise
+        if self.errorlog is not None:
+            self.errorlog.started(snapshot.recovered_inflight)
         self.lock = HostLock()
         self.waiters = Waiters(self.clock)
         self.on_end: list[Callable[[QueueManagerHost], None]] = []
@@ -268,8 +277,25 @@ class QueueManagerHost:
 
     def _break(self, e: Exception) -> None:
         """The store failed: memory and disk may now differ, so the queue manager stops serving."""
+        first = self.broken is None
         self.broken = f"queue manager {self.name} stopped after a storage failure: {e}"
         self.waiters.wake(ALL_QUEUES)
+        if first and self.errorlog is not None:
+            self.errorlog.storage_failed(str(e))
+
+    def _detach_log(self, damaged: str | None = None, ended: str | None = None) -> None:
+        """The error log's last entry of this host (``damaged``: the files could not be used; ``ended``: how it
+        ended), and its handler of log records removed."""
+        errorlog, handler = self.errorlog, self._log_handler
+        self._log_handler = None
+        if errorlog is None:
+            return
+        if damaged is not None and " is in use by " not in damaged:  # in use: the holder's log, not ours to write
+            errorlog.damaged(damaged)
+        if ended is not None:
+            errorlog.ended(ended)
+        if handler is not None:
+            errorlog.detach(handler)
 
     # -- MQGET with waiting: the thread adapter of Waiters --------------------------------------------
     def get(self, conn: Connection, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> GetResult:
@@ -387,10 +413,12 @@ class QueueManagerHost:
             except StoreError:
                 pass
         self._end()
+        self._detach_log(ended="immediately" if abnormal else "normally")
 
     def abandon(self) -> None:
         """Drop the engine as a crash would: no backout, nothing more written. For restart tests."""
         self._end()
+        self._detach_log()
 
     def _end(self) -> None:
         with self.lock:

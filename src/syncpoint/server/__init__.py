@@ -21,6 +21,9 @@ _LAZY = {
     "server_info": "._lifecycle",
     "status": "._lifecycle",
     "pid_alive": "._lifecycle",
+    "embedded_holder": "._lifecycle",
+    "lock_holder": "._lifecycle",
+    "process_description": "._lifecycle",
 }
 
 
@@ -48,7 +51,10 @@ __all__ = [
     "Users",
     "available_cpus",
     "check_spec",
+    "embedded_holder",
+    "lock_holder",
     "pid_alive",
+    "process_description",
     "run_server",
     "server_info",
     "status",

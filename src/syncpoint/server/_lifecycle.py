@@ -38,6 +38,9 @@ STATUS_ENDED_NORMALLY = "Ended normally"
 STATUS_ENDED_IMMEDIATELY = "Ended immediately"
 STATUS_ENDED_PREEMPTIVELY = "Ended preemptively"
 STATUS_ENDED_UNEXPECTEDLY = "Ended unexpectedly"
+# not one of IBM's: the queue manager runs inside a program's own process (``syncpoint.connect`` embedded), so it
+# is running (strmqm refuses, its files are in use) but no other process can connect to it
+STATUS_RUNNING_EMBEDDED = "Running embedded"
 
 
 def unix_socket_path(qdir: Path) -> str:
@@ -77,16 +80,79 @@ def server_info(name: str, home: str | os.PathLike[str] | None = None) -> dict[s
     return info
 
 
+def lock_holder(name: str, home: str | os.PathLike[str] | None = None) -> int | None:
+    """The process holding queue manager ``name``'s files (the store's lock, ``qm.db.lock``): its server or a
+    program that runs it embedded; None when no process holds them.
+
+    The lock is only looked at, never taken (taking it, even for an instant, could make a starting queue manager
+    fail): the kernel's table of locks (``/proc/locks``) names the holder of the lock file's inode; where there
+    is no such table, the pid the holder wrote in the file is taken if that process is alive."""
+    path = _home.qmgr_dir(name, home) / "qm.db.lock"
+    try:
+        st = path.stat()
+        written = path.read_text(encoding="ascii", errors="replace").strip()
+    except OSError:
+        return None
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as f:
+            table = f.read()
+    except OSError:
+        return int(written) if written.isdigit() and _pid_alive(int(written)) else None
+    inode = f":{st.st_ino} "
+    for line in table.splitlines():
+        # "1: FLOCK  ADVISORY  WRITE 1234 08:01:567 0 EOF" (a blocked waiter's line has "->" after the number)
+        fields = line.split()
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[2] != "->" and inode in f"{fields[5]} ":
+            try:
+                pid = int(fields[4])
+                major, minor = (int(x, 16) for x in fields[5].rsplit(":", 1)[0].split(":"))
+            except ValueError:
+                continue
+            # the same inode on the same device (some file systems show another device number here: then the
+            # pid the holder wrote must agree)
+            if os.makedev(major, minor) == st.st_dev or written == str(pid):
+                return pid
+    return None
+
+
+def process_description(pid: int) -> str:
+    """A process as dspmq and strmqm name it: ``process 1234 (python3 app.py)``."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+    except OSError:
+        argv = []
+    if argv:
+        argv[0] = os.path.basename(argv[0])
+        command = " ".join(argv)
+        if len(command) > 60:
+            command = command[:57] + "..."
+        return f"process {pid} ({command})"
+    return f"process {pid}"
+
+
+def embedded_holder(name: str, home: str | os.PathLike[str] | None = None) -> int | None:
+    """The process that runs queue manager ``name`` embedded (holds its files without being its running server);
+    None when there is none."""
+    pid = lock_holder(name, home)
+    if pid is None:
+        return None
+    info = server_info(name, home)
+    return None if info is not None and info.get("pid") == pid else pid
+
+
 def status(name: str, home: str | os.PathLike[str] | None = None) -> str:
     qdir = _home.qmgr_dir(name, home)
     if (qdir / "server.json").exists():
         info = server_info(name, home)
         if info is None:
-            return STATUS_ENDED_UNEXPECTEDLY
+            return STATUS_RUNNING_EMBEDDED if embedded_holder(name, home) is not None else STATUS_ENDED_UNEXPECTEDLY
         state = info.get("state", "running")
         return {"running": STATUS_RUNNING, "quiescing": "Quiescing", "stopping": "Ending immediately"}.get(
             state, STATUS_RUNNING
         )
+    if embedded_holder(name, home) is not None:
+        return STATUS_RUNNING_EMBEDDED
     try:
         return (qdir / "status").read_text().strip() or STATUS_ENDED_NORMALLY
     except OSError:
@@ -238,6 +304,8 @@ def run_server(
     how = runner(main())
     if how == "preemptive":
         (qdir / "status").write_text(STATUS_ENDED_PREEMPTIVELY + "\n")
+        if host_qm.errorlog is not None:
+            host_qm.errorlog.ended("preemptively (the next start backs out what was in flight)")
         with contextlib.suppress(OSError):
             info_path.unlink()
         with contextlib.suppress(OSError):
