@@ -206,21 +206,49 @@ def amqsbcg(
 
 
 # -- amqsbcg's layout ------------------------------------------------------------------------------------
-_BINARY = ("MsgId", "CorrelId", "GroupId", "AccountingToken")
+def _chars(value: bytes) -> str:
+    return "'" + bytes(value).decode("utf-8", "replace") + "'"
+
+
+def _hex(value: bytes) -> str:
+    return "X'" + bytes(value).hex().upper() + "'"
 
 
 def describe_md(md: MQMD) -> list[str]:
-    """Every MQMD field by IBM's name: numbers as numbers, character fields quoted, identifiers in hex."""
-    lines = ["****Message descriptor****", ""]
-    for name, value in md.fields().items():
-        if name in _BINARY:
-            text = "X'" + bytes(value).hex().upper() + "'"
-        elif isinstance(value, bytes | bytearray):
-            text = "'" + bytes(value).decode("utf-8", "replace") + "'"
-        else:
-            text = str(value)
-        lines.append(f"  {name:<16}: {text}")
-    return lines
+    """The MQMD as IBM's amqsbcg sample prints it: the numeric fields paired two a line, character fields quoted
+    at full length, identifiers in hex, the identity and origin context under their ``**`` separators."""
+    f = md.fields()
+    return [
+        "****Message descriptor****",
+        "",
+        f"  StrucId  : {_chars(f['StrucId'])}  Version : {f['Version']}",
+        f"  Report   : {f['Report']}  MsgType : {f['MsgType']}",
+        f"  Expiry   : {f['Expiry']}  Feedback : {f['Feedback']}",
+        f"  Encoding : {f['Encoding']}  CodedCharSetId : {f['CodedCharSetId']}",
+        f"  Format : {_chars(f['Format'])}",
+        f"  Priority : {f['Priority']}  Persistence : {f['Persistence']}",
+        f"  MsgId : {_hex(f['MsgId'])}",
+        f"  CorrelId : {_hex(f['CorrelId'])}",
+        f"  BackoutCount : {f['BackoutCount']}",
+        f"  ReplyToQ       : {_chars(f['ReplyToQ'])}",
+        f"  ReplyToQMgr    : {_chars(f['ReplyToQMgr'])}",
+        "  ** Identity Context",
+        f"  UserIdentifier : {_chars(f['UserIdentifier'])}",
+        "  AccountingToken : ",
+        f"   {_hex(f['AccountingToken'])}",
+        f"  ApplIdentityData : {_chars(f['ApplIdentityData'])}",
+        "  ** Origin Context",
+        f"  PutApplType    : '{f['PutApplType']}'",
+        f"  PutApplName    : {_chars(f['PutApplName'])}",
+        f"  PutDate  : {_chars(f['PutDate'])}    PutTime  : {_chars(f['PutTime'])}",
+        f"  ApplOriginData : {_chars(f['ApplOriginData'])}",
+        "",
+        f"  GroupId : {_hex(f['GroupId'])}",
+        f"  MsgSeqNumber   : '{f['MsgSeqNumber']}'",
+        f"  Offset         : '{f['Offset']}'",
+        f"  MsgFlags       : '{f['MsgFlags']}'",
+        f"  OriginalLength : '{f['OriginalLength']}'",
+    ]
 
 
 def hex_dump(data: bytes) -> list[str]:
