@@ -407,6 +407,8 @@ ADMIN_VERBS = frozenset(
         "alter_qmgr",
         "queue_status",
         "handle_status",
+        "qmgr_status",
+        "connection_status",
         "lookup",
         "list_objects",
         "messages",
