@@ -10,15 +10,18 @@ Implements: reference/mqsc.md (runmqsc's invocation and report).
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import os
 import sys
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 
 import syncpoint
+from syncpoint import _home
 from syncpoint.mqi import MQMD, MQMIError, reason_name
 from syncpoint.mqi import constants as C
 from syncpoint.mqsc import MqscProcessor, connect_failure_lines
@@ -33,6 +36,7 @@ def _out(line: str) -> None:
 
 
 _interactive = False
+_client_mode = False  # amqsputc, amqsgetc, amqsbcgc: IBM's client-mode samples connect by MQSERVER
 
 
 def _err(line: str) -> None:
@@ -41,20 +45,30 @@ def _err(line: str) -> None:
 
 
 def runmqsc(
-    qmgr: Annotated[str, typer.Argument(help="queue manager name")],
+    qmgr: Annotated[str | None, typer.Argument(help="queue manager name (default: the default queue manager)")] = None,
     verify: Annotated[bool, typer.Option("-v", help="verify the commands' syntax without running them")] = False,
     no_echo: Annotated[bool, typer.Option("-e", help="do not echo the commands")] = False,
+    client: Annotated[
+        bool, typer.Option("-c", help="connect as a client to the server MQSERVER names (CHANNEL/TCP/host(port))")
+    ] = False,
 ) -> None:
     """Run MQSC commands read from standard input (exit code 0: all ran, 10: some did not, 20: stopped)."""
+    name = qmgr.strip() if qmgr and qmgr.strip() else ("" if client else _home.default_queue_manager() or "")
     _out(f"syncpoint {syncpoint.__version__}: MQSC command processor (runmqsc).")
-    _out(f"Starting MQSC for queue manager {qmgr}.")
+    _out(f"Starting MQSC for queue manager {name}.")
     _out("")
     qm = None
     if not verify:
         try:
-            qm = syncpoint.connect(qmgr, appl_name="runmqsc")
+            if not name and not client:
+                raise MQMIError(
+                    C.MQCC_FAILED,
+                    C.MQRC_Q_MGR_NAME_ERROR,
+                    "no queue manager was named and there is no default queue manager ('crtmqm -q' makes one)",
+                )
+            qm = _client_connect(name, "runmqsc") if client else syncpoint.connect(name, appl_name="runmqsc")
         except MQMIError as e:
-            for line in connect_failure_lines(qmgr, e):
+            for line in connect_failure_lines(name, e):
                 _out(line)
             raise typer.Exit(20) from None
     global _interactive
@@ -72,9 +86,51 @@ def runmqsc(
     raise typer.Exit(summary.exit_code)
 
 
-def _connect(qmgr: str, appl: str) -> syncpoint.QueueManager:
+def mqserver_connames() -> list[str]:
+    """The connection names of IBM's MQSERVER environment variable, ``ChannelName/TransportType/ConnectionName``
+    (``SYSTEM.DEF.SVRCONN/TCP/mqhost(1414)``; a comma-separated list of connection names is tried in order).
+    MQRC_Q_MGR_NAME_ERROR (2058) when it is not set, as IBM's client finds no channel definition;
+    MQRC_HOST_NOT_AVAILABLE (2538) when it is not of that form or not TCP."""
+    value = os.environ.get("MQSERVER", "").strip()
+    if not value:
+        raise MQMIError(
+            C.MQCC_FAILED,
+            C.MQRC_Q_MGR_NAME_ERROR,
+            "MQSERVER is not set (e.g. MQSERVER='SYSTEM.DEF.SVRCONN/TCP/host(1414)')",
+        )
+    parts = value.split("/", 2)
+    if len(parts) != 3 or not parts[2].strip() or parts[1].strip().upper() != "TCP":
+        raise MQMIError(
+            C.MQCC_FAILED,
+            C.MQRC_HOST_NOT_AVAILABLE,
+            f"MQSERVER {value!r} is not ChannelName/TCP/host(port)",
+        )
+    return [c.strip() for c in parts[2].split(",") if c.strip()]
+
+
+def _client_connect(qmgr: str, appl: str) -> syncpoint.QueueManager:
+    """A client connection as IBM's client-mode tools make it: to the server MQSERVER names."""
+    error: MQMIError | None = None
+    for conname in mqserver_connames():
+        try:
+            return syncpoint.connect(qmgr, host=conname, appl_name=appl)
+        except MQMIError as e:
+            error = e
+    assert error is not None
+    raise error
+
+
+def _connect(qmgr: str | None, appl: str) -> syncpoint.QueueManager:
+    """The sample's connection: to ``qmgr`` (else the default queue manager; a client: whichever MQSERVER reaches)."""
+    name = qmgr.strip() if qmgr and qmgr.strip() else ("" if _client_mode else _home.default_queue_manager() or "")
     try:
-        return syncpoint.connect(qmgr, appl_name=appl)
+        if _client_mode:
+            return _client_connect(name, appl + "c")  # PutApplName amqsputc, as IBM's client build
+        if not name:
+            raise MQMIError(
+                C.MQCC_FAILED, C.MQRC_Q_MGR_NAME_ERROR, "no queue manager was named and there is no default"
+            )
+        return syncpoint.connect(name, appl_name=appl)
     except MQMIError as e:
         _err(f"MQCONNX ended with reason code {e.reason} ({reason_name(e.reason)})" + _detail(e))
         raise typer.Exit(_FAILED) from None
@@ -95,7 +151,7 @@ def _open(qm: syncpoint.QueueManager, queue: str, options: int) -> syncpoint.Que
 
 def amqsput(
     queue: Annotated[str, typer.Argument(help="target queue")],
-    qmgr: Annotated[str, typer.Argument(help="queue manager name")],
+    qmgr: Annotated[str | None, typer.Argument(help="queue manager name (default: the default one)")] = None,
 ) -> None:
     """Put each line of standard input on QUEUE as a text message (MQSTR); an empty line or end of input ends."""
     qm = _connect(qmgr, "amqsput")
@@ -122,7 +178,7 @@ def amqsput(
 
 def amqsget(
     queue: Annotated[str, typer.Argument(help="source queue")],
-    qmgr: Annotated[str, typer.Argument(help="queue manager name")],
+    qmgr: Annotated[str | None, typer.Argument(help="queue manager name (default: the default one)")] = None,
     wait: Annotated[float, typer.Option("--wait", help="seconds to wait for a message before ending")] = 15.0,
 ) -> None:
     """Get every message from QUEUE and print its data, one message a line; end after WAIT seconds without one."""
@@ -166,7 +222,7 @@ def amqsget(
 
 def amqsbcg(
     queue: Annotated[str, typer.Argument(help="queue to browse")],
-    qmgr: Annotated[str, typer.Argument(help="queue manager name")],
+    qmgr: Annotated[str | None, typer.Argument(help="queue manager name (default: the default one)")] = None,
 ) -> None:
     """Browse every message on QUEUE and print its MQMD field by field and its data as a hex and text dump."""
     qm = _connect(qmgr, "amqsbcg")
@@ -262,9 +318,24 @@ def hex_dump(data: bytes) -> list[str]:
     return lines
 
 
+def _client_variant(sample: Callable[..., None], name: str) -> Callable[..., None]:
+    """IBM's client-mode build of a sample (amqsputc …): the same program, connected by MQSERVER."""
+
+    @functools.wraps(sample)
+    def variant(*args: Any, **kwargs: Any) -> None:
+        global _client_mode
+        _client_mode = True
+        sample(*args, **kwargs)
+
+    variant.__doc__ = (sample.__doc__ or "") + " Connects as a client to the server MQSERVER names."
+    variant.__name__ = name
+    return variant
+
+
 def register(app: typer.Typer) -> None:
-    """Add runmqsc, amqsput, amqsget and amqsbcg to the ``syncpoint`` command."""
+    """Add runmqsc, the samples amqsput, amqsget, amqsbcg and their client-mode forms amqsputc, amqsgetc,
+    amqsbcgc to the ``syncpoint`` command."""
     app.command()(runmqsc)
-    app.command()(amqsput)
-    app.command()(amqsget)
-    app.command()(amqsbcg)
+    for sample in (amqsput, amqsget, amqsbcg):
+        app.command()(sample)
+        app.command(name=sample.__name__ + "c")(_client_variant(sample, sample.__name__ + "c"))

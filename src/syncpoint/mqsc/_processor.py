@@ -432,8 +432,9 @@ def syntax_error_lines(text: str, e: MqscSyntaxError) -> list[str]:
 
 def connect_failure_lines(qmgr: str, e: MQMIError) -> list[str]:
     """runmqsc's answer when it cannot connect (the run stops with exit code 20)."""
+    named = f"{qmgr} " if qmgr else ""
     if e.reason == C.MQRC_Q_MGR_NAME_ERROR:
-        first = f"AMQ8118E: {_PRODUCT} queue manager {qmgr} does not exist."
+        first = f"AMQ8118E: {_PRODUCT} queue manager {named}does not exist."
     else:
-        first = f"AMQ8146E: {_PRODUCT} queue manager {qmgr} not available."
+        first = f"AMQ8146E: {_PRODUCT} queue manager {named}not available."
     return [first, f"   {reason_name(e.reason)} ({e.reason})" + (f": {e.detail}" if e.detail else "")]
