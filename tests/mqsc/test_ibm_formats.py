@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 
 import pytest
+from test_mqsc_commands import pairs
 
 from syncpoint.client import QueueManager
 from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL
@@ -22,15 +23,6 @@ def run(qm: QueueManager | None, script: str) -> tuple[Summary, list[str]]:
     out: list[str] = []
     summary = MqscProcessor(qm).run(script.splitlines(), out.append)
     return summary, out
-
-
-def pairs(out: list[str]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for line in out:
-        if line.startswith("   ") and not line.startswith("    "):
-            for m in re.finditer(r"([A-Z][A-Z0-9]*)(?:\(([^)]*)\))?", line):
-                found[m.group(1)] = m.group(2) if m.group(2) is not None else ""
-    return found
 
 
 @pytest.fixture
