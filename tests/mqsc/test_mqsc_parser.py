@@ -163,9 +163,9 @@ def test_unsupported_objects_parse_as_unsupported_not_as_syntax_errors() -> None
 def test_ibm_attributes_syncpoint_does_not_act_on_are_kept_and_listed() -> None:
     # issue 21: "attributes accepted on DEFINE are shown by DISPLAY — accepted and never shown again is not
     # acceptable": they are kept in the definition (DISPLAY shows them) and the notice names them
-    r = parse_command("DEFINE QLOCAL(A) DEFBIND(OPEN) CLUSTER(C1) MAXDEPTH(9)")
-    assert r.attrs == {"DEFBIND": "OPEN", "CLUSTER": "C1", "MAXDEPTH": 9}
-    assert r.ignored == ["DEFBIND", "CLUSTER"]
+    r = parse_command("DEFINE QLOCAL(A) DEFBIND(NOTFIXED) CLUSTER(C1) MAXDEPTH(9) MONQ(QMGR)")
+    assert r.attrs == {"DEFBIND": "NOTFIXED", "CLUSTER": "C1", "MAXDEPTH": 9, "MONQ": "QMGR"}
+    assert r.ignored == ["DEFBIND", "CLUSTER"]  # MONQ(QMGR), IBM's default, asks for nothing syncpoint lacks
 
 
 def test_display_named_attributes_all_and_where() -> None:

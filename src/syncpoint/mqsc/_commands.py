@@ -326,8 +326,9 @@ def _attribute(req: Request, t: Token) -> None:
     except AttributeValueError as e:
         raise MqscSyntaxError(str(e), t.end) from None
     req.attrs[key] = value
-    if has_no_effect(otype, k):
-        req.ignored.append(k)
+    info = keyword_info(otype, k)
+    if has_no_effect(otype, k) and info is not None and value != info.attr.default:
+        req.ignored.append(k)  # asking for what syncpoint does not do (IBM's default asks for nothing): say so
 
 
 def _delete(req: Request, tokens: list[Token]) -> None:
