@@ -266,3 +266,23 @@ def test_the_pages_have_examples_and_few_are_skipped() -> None:
     assert len(PAGES) > 5 and RUNNABLE
     skipped = [b for b in RUNNABLE if b.skip is not None]
     assert len(skipped) <= len(RUNNABLE) // 2, [(b.id, b.skip) for b in skipped]
+
+
+def test_a_transcript_is_commands_with_their_here_documents_and_the_output_they_print() -> None:
+    script, expected = _transcript("$ cat <<'EOF'\nhello\nEOF\nhello\n$ echo syncpoint 9.9.9\nsyncpoint 0.1.0\n")
+    assert script == "cat <<'EOF'\nhello\nEOF\necho syncpoint 9.9.9\n"
+    assert expected == ["hello", "syncpoint 0.1.0"]
+    assert _normal(["syncpoint 9.9.9: x  "]) == _normal(["syncpoint 0.1.0: x"])  # versions may differ
+
+
+def test_markers_attach_to_the_next_block_only(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "<!-- example: skip needs two machines -->\n```sh\nfalse\n```\n"
+        "<!-- example: before sh\nsyncpoint crtmqm QM1\n-->\n\n```sh\ntrue\n```\n"
+        "<!-- example: skip not this one -->\nSome prose.\n```python\npass\n```\n"
+    )
+    first, second, third = blocks_of(page)
+    assert (first.skip, first.before) == ("needs two machines", {})
+    assert (second.skip, second.before) == (None, {"sh": ["syncpoint crtmqm QM1"]})
+    assert (third.skip, third.lang) == (None, "python")
