@@ -126,7 +126,7 @@ def test_amqsget_waits_15_seconds_by_default() -> None:
     # mqsc.md: "get and print messages until 15 s without one"
     from syncpoint.cli._mqsc import amqsget
 
-    assert amqsget.__defaults__ == (15.0,)
+    assert amqsget.__defaults__ == (None, 15.0)  # (qmgr: the default queue manager, wait)
 
 
 def test_amqsbcg_browses_and_prints_every_mqmd_field_and_a_hex_dump(home: Path) -> None:
