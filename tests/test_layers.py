@@ -52,7 +52,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     # the root package's convenience names (syncpoint.connect, syncpoint.Message …) are the client's
-    ("api", ("syncpoint.client", "syncpoint")),
+    ("api", ("syncpoint.client", "syncpoint.aio", "syncpoint")),
     ("transport", ("syncpoint.server",)),
     ("host", ("syncpoint.host",)),
     ("engine", ("syncpoint.engine",)),

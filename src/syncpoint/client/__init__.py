@@ -22,15 +22,16 @@ if TYPE_CHECKING:
         EmbeddedConnection,
         EmbeddedQueueManager,
         create_queue_manager,
-        memory_queue_manager,
         open_embedded,
     )
-    from ._remote import RemoteTransport
+    from ._memory import MemoryQueueManager, memory_queue_manager
+    from ._remote import RemoteTransport, parse_conname
     from ._tuning import pin_cpus
 
 __all__ = [
     "EmbeddedConnection",
     "EmbeddedQueueManager",
+    "MemoryQueueManager",
     "Message",
     "Queue",
     "QueueManager",
@@ -44,6 +45,7 @@ __all__ = [
     "local_server",
     "memory_queue_manager",
     "open_embedded",
+    "parse_conname",
     "passwords_required",
     "pin_cpus",
 ]
@@ -52,7 +54,6 @@ _EMBEDDED = (
     "EmbeddedConnection",
     "EmbeddedQueueManager",
     "create_queue_manager",
-    "memory_queue_manager",
     "open_embedded",
 )
 
@@ -63,14 +64,18 @@ def __getattr__(name: str) -> Any:
         from . import _embedded
 
         return getattr(_embedded, name)
+    if name in ("MemoryQueueManager", "memory_queue_manager"):
+        from . import _memory
+
+        return getattr(_memory, name)
     if name == "pin_cpus":
         from ._tuning import pin_cpus
 
         return pin_cpus
-    if name == "RemoteTransport":
-        from ._remote import RemoteTransport
+    if name in ("RemoteTransport", "parse_conname"):
+        from . import _remote
 
-        return RemoteTransport
+        return getattr(_remote, name)
     raise AttributeError(f"module 'syncpoint.client' has no attribute {name!r}")
 
 

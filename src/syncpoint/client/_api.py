@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, GetResult, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 
-from ._keywords import PUT_KEYWORDS, build_md, msg_id_bytes, wait_ms
 from ._message import Message
 from ._transport import Transport
+from .keywords import PURPOSE_OPTIONS, PUT_KEYWORDS, build_md, msg_id_bytes, put_keywords, wait_ms
 
 if TYPE_CHECKING:  # the embedded transport's types; its modules load on first embedded use
     from syncpoint.engine import Clock
@@ -44,12 +44,32 @@ class Queue:
 
     def __init__(self, qm: QueueManager, name: str, options: int | None) -> None:
         self.qm = qm
-        self.name = name
+        self.name = name  # a model queue's: the dynamic queue's real name (its MQOD.ObjectName after MQOPEN)
         self._fixed = options
         self._handles: dict[str, int] = {}
         self._closed = False
+        self._cursor: bytes | None = None  # the MsgToken of the last message browsed (where the cursor is)
+        self._locked = False  # a browse with lock=True locked a message on the browse handle, not unlocked since
         if options is not None:
-            self._handles["all"] = qm._open_handle(name, options)
+            self._handles["all"], self.name = qm._open_handle(name, options)
+        else:
+            self._open_model()
+
+    def _open_model(self) -> None:
+        """MQOPEN of a model queue creates a dynamic queue (IBM): so a queue opened without options is opened
+        once for inquire first. For a model queue that open made the dynamic queue; it stays open (the handle
+        that created a temporary dynamic queue deletes it when closed, so it is closed last) and every purpose's
+        handle opens the dynamic queue by its real name, which :attr:`name` now holds. Any other queue's
+        inquire handle is closed again; a failure here is left to the first use to report, as before."""
+        try:
+            h, real = self.qm._open_handle(self.name, PURPOSE_OPTIONS["inquire"])
+        except MQMIError:
+            return
+        if real == self.name:
+            self.qm.mqclose(h)
+            return
+        self.name = real
+        self._handles["inquire"] = h
 
     # -- handles --------------------------------------------------------------------------------------
     def _h(self, purpose: str) -> int:
@@ -62,14 +82,7 @@ class Queue:
         if h is None:
             if self._closed:
                 raise self._closed_error()
-            opts = {
-                "put": C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING,
-                "get": C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING,
-                "browse": C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING,
-                "inquire": C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING,
-                "set": C.MQOO_SET | C.MQOO_FAIL_IF_QUIESCING,
-            }[purpose]
-            h = self._handles[purpose] = self.qm._open_handle(self.name, opts)
+            h = self._handles[purpose] = self.qm._open_handle(self.name, PURPOSE_OPTIONS[purpose])[0]
         return h
 
     @property
@@ -245,7 +258,7 @@ class Queue:
             md.MsgId = msg_id_bytes(msg_id)
         if correl_id is not None:
             md.CorrelId = msg_id_bytes(correl_id)
-        gmo = MQGMO()
+        gmo = MQGMO(Version=C.MQGMO_VERSION_3)  # version 3 returns the MsgToken get_under_cursor may use
         w, interval = wait_ms(wait)
         where = (
             C.MQGMO_BROWSE_MSG_UNDER_CURSOR
@@ -254,7 +267,10 @@ class Queue:
         )
         gmo.Options = w | where | (C.MQGMO_LOCK if lock else 0) | C.MQGMO_FAIL_IF_QUIESCING
         gmo.WaitInterval = interval
-        return self.qm._get(self._h("browse" if self._fixed is None else "all"), md, gmo, max_length)
+        m = self.qm._get(self._h("browse" if self._fixed is None else "all"), md, gmo, max_length)
+        self._cursor = gmo.MsgToken
+        self._locked = self._locked or lock
+        return m
 
     def browse_all(self, read_ahead: int = 64) -> Iterator[Message]:
         """Every message on the queue, in delivery order, left in place. Over the network, ``read_ahead``
@@ -266,9 +282,12 @@ class Queue:
             items = []
             for i in range(n):
                 where = C.MQGMO_BROWSE_FIRST if first and i == 0 else C.MQGMO_BROWSE_NEXT
-                items.append((MQMD(), MQGMO(Options=C.MQGMO_NO_WAIT | where | C.MQGMO_FAIL_IF_QUIESCING), None))
+                gmo = MQGMO(Version=C.MQGMO_VERSION_3, Options=C.MQGMO_NO_WAIT | where | C.MQGMO_FAIL_IF_QUIESCING)
+                items.append((MQMD(), gmo, None))
             first = False
             got, dry = self.qm._get_many(h, items)
+            if got:  # the browse cursor is on the last message browsed
+                self._cursor = items[len(got) - 1][1].MsgToken
             yield from got
             if dry:
                 return
@@ -315,14 +334,43 @@ class Queue:
     def unlock(self) -> None:
         gmo = MQGMO(Options=C.MQGMO_UNLOCK)
         result = self.qm.transport.get(self._h("browse" if self._fixed is None else "all"), MQMD(), gmo, 0)
+        self._locked = False
         self.qm._raise_warning(result.reason)
 
     def get_under_cursor(self, *, syncpoint: bool = False, max_length: int | None = None) -> Message:
-        """Remove the message under the browse cursor (MQGMO_MSG_UNDER_CURSOR)."""
-        if self._fixed is None:
-            raise ValueError("open the queue with explicit options including MQOO_BROWSE and an input option")
-        gmo = MQGMO(Options=C.MQGMO_MSG_UNDER_CURSOR | (C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT))
-        return self.qm._get(self._handles["all"], MQMD(), gmo, max_length)
+        """Remove the message under the browse cursor: the one the last ``browse`` (or ``browse_all``) returned.
+
+        With explicit options this is MQGMO_MSG_UNDER_CURSOR on the queue's one handle, which must be open for
+        browse and input (else MQRC_NOT_OPEN_FOR_BROWSE 2036 / MQRC_NOT_OPEN_FOR_INPUT 2037, as the MQI says).
+        A queue opened without options browses and gets through different handles, so the message is got through
+        the input handle by the MsgToken its browse returned: the same message. A lock the browse handle holds
+        (``browse(lock=True)``) is released first, in a call of its own. MQRC_NO_MSG_UNDER_CURSOR (2034) when
+        nothing was browsed yet or the message is no longer available (got by another connection, expired)."""
+        sync = C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT
+        if self._fixed is not None:
+            gmo = MQGMO(Options=C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_FAIL_IF_QUIESCING | sync)
+            return self.qm._get(self._h("all"), MQMD(), gmo, max_length)
+        if self._cursor is None:
+            if self._closed:
+                raise self._closed_error()
+            raise MQMIError(
+                C.MQCC_FAILED, C.MQRC_NO_MSG_UNDER_CURSOR, f"no message of {self.name} was browsed: browse one first"
+            )
+        token = self._cursor
+        if self._locked:
+            with contextlib.suppress(MQMIError):
+                self.unlock()
+        gmo = MQGMO(Version=C.MQGMO_VERSION_3, Options=C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | sync)
+        gmo.MatchOptions = C.MQMO_MATCH_MSG_TOKEN
+        gmo.MsgToken = token
+        try:
+            return self.qm._get(self._h("get"), MQMD(), gmo, max_length)
+        except MQMIError as e:
+            if e.reason != C.MQRC_NO_MSG_AVAILABLE:
+                raise
+            raise MQMIError(
+                C.MQCC_FAILED, C.MQRC_NO_MSG_UNDER_CURSOR, f"the message browsed on {self.name} is no longer there"
+            ) from None
 
     # -- reservations and batches by MsgToken ----------------------------------------------------------
     def reserve(self, tokens: Iterable[int]) -> list[int]:
@@ -398,7 +446,7 @@ class Queue:
 
     def close(self, options: int = C.MQCO_NONE) -> None:
         self._closed = True
-        handles = list(self._handles.values())
+        handles = list(self._handles.values())[::-1]  # the handle that created a dynamic queue last
         self._handles.clear()
         for h in handles:
             self.qm.transport.close(h, options)
@@ -444,26 +492,8 @@ class QueueManager:
         return Queue(self, name, options)
 
     def put1(self, qname: str, data: bytes | str, **kw: Any) -> MQMD:
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-            kw.setdefault("format", C.MQFMT_STRING)
-        syncpoint = kw.pop("syncpoint", False)
-        pmo = kw.pop("pmo", None) or MQPMO()
-        pmo.Options |= C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
-        md = build_md(
-            kw.pop("md", None),
-            kw.pop("priority", None),
-            kw.pop("persistent", None),
-            kw.pop("expiry", None),
-            kw.pop("msg_id", None),
-            kw.pop("correl_id", None),
-            kw.pop("reply_to", None),
-            kw.pop("format", None),
-            kw.pop("msg_type", None),
-            kw.pop("report", None),
-        )
-        if kw:
-            raise TypeError(f"unexpected arguments: {', '.join(kw)}")
+        """MQPUT1: open, put one message, close; the keywords are :meth:`Queue.put`'s."""
+        data, md, pmo = put_keywords(data, kw)
         od = MQOD(ObjectName=qname.encode())
         self._raise_warning(self.transport.put1(od, md, pmo, data))
         return md
@@ -542,9 +572,12 @@ class QueueManager:
         self.transport.backout()
 
     # -- internals ------------------------------------------------------------------------------------
-    def _open_handle(self, name: str, options: int) -> int:
+    def _open_handle(self, name: str, options: int) -> tuple[int, str]:
+        """MQOPEN of queue ``name``: the handle and the queue's name as MQOPEN returned it in MQOD.ObjectName
+        (for a model queue, the dynamic queue it created)."""
         od = MQOD(ObjectName=name.encode())
-        return self.mqopen(od, options)
+        h = self.mqopen(od, options)
+        return h, blank_strip(od.ObjectName)
 
     def _get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> Message:
         result = self.transport.get(hobj, md, gmo, buflen)

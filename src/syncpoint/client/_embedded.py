@@ -18,7 +18,7 @@ from syncpoint.engine import Clock, GetResult, QueueManager, SystemClock
 from syncpoint.host import ADMIN_VERBS, QueueManagerHost
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.store import MemoryStore, SQLiteStore, Store, StoreError
+from syncpoint.store import SQLiteStore, Store, StoreError
 
 EmbeddedQueueManager = QueueManagerHost  # the in-process face of the host
 
@@ -161,14 +161,6 @@ def create_queue_manager(
     finally:
         store.close()
     return path.parent
-
-
-def memory_queue_manager(name: str = "QM1", clock: Clock | None = None, dlq: str | None = None) -> EmbeddedQueueManager:
-    """A queue manager held in memory only (tests, throw-away use)."""
-    store = MemoryStore()
-    store.open()
-    store.write(QueueManager.initial_batch(name, clock or SystemClock(), dlq))
-    return EmbeddedQueueManager(name, store, clock)
 
 
 @atexit.register

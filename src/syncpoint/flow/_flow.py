@@ -97,13 +97,23 @@ def load_flow(path: str | os.PathLike[str]) -> Flow:
 
 
 def spark_session(master: str = "local[2]", app_name: str = "syncpoint-flow") -> Any:
-    """A SparkSession tuned for small machines (reference/spark.md), with the data source registered."""
+    """A SparkSession tuned for small machines (reference/spark.md), with the data source registered.
+
+    Quiet at start: Spark binds to loopback (``SPARK_LOCAL_IP``, unless set: no "hostname resolves to a loopback
+    address" warning) and logs errors only once started (warnings such as a batch falling behind are noise for
+    a flow; failures still show, and raise). Without pyspark: ImportError saying to install the extra."""
     import sys
 
-    from pyspark.sql import SparkSession
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError as e:
+        raise ImportError(
+            f"message flows run on Spark, which is not installed ({e}): pip install 'syncpoint[spark]'"
+        ) from None
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     spark = (
         SparkSession.builder.master(master)
         .appName(app_name)
@@ -117,6 +127,7 @@ def spark_session(master: str = "local[2]", app_name: str = "syncpoint-flow") ->
         .config("spark.sql.streaming.stopGracefullyOnShutdown", "true")
         .getOrCreate()
     )
+    spark.sparkContext.setLogLevel("ERROR")
     register(spark)
     return spark
 

@@ -1,5 +1,6 @@
-"""The Pythonic API's keywords as the MQI fields they fill: ``wait=`` seconds as MQGMO options and WaitInterval,
-``expiry=`` seconds as MQMD.Expiry tenths, identifiers as 24-byte fields, and the put keywords as an MQMD.
+"""The Pythonic API's keywords as the MQI fields they fill, shared by the blocking API and ``syncpoint.aio``:
+``wait=`` seconds as MQGMO options and WaitInterval, ``expiry=`` seconds as MQMD.Expiry tenths, identifiers as
+24-byte fields, the put keywords as an MQMD, and the open options of a queue's handle per purpose.
 
 Implements: reference/structures.md (MQMD Expiry, MsgId, CorrelId, ReplyToQ, Format; MQGMO WaitInterval);
 seed 002 (an Expiry of 0 or below -1 is MQRC_EXPIRY_ERROR, so ``expiry=0`` is passed on for MQPUT to refuse).
@@ -8,8 +9,9 @@ seed 002 (an Expiry of 0 or below -1 is MQRC_EXPIRY_ERROR, so ``expiry=0`` is pa
 from __future__ import annotations
 
 import math
+from typing import Any
 
-from syncpoint.mqi import MQMD, MQMIError
+from syncpoint.mqi import MQMD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
 
 
@@ -84,3 +86,35 @@ def build_md(
     if report is not None:
         md.Report = report
     return md
+
+
+# The MQOO options of the handle a queue opened without options uses for each purpose (see the API's module doc).
+PURPOSE_OPTIONS = {
+    "put": C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING,
+    "get": C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING,
+    "browse": C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING,
+    "inquire": C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING,
+    "set": C.MQOO_SET | C.MQOO_FAIL_IF_QUIESCING,
+}
+
+
+def put_keywords(data: bytes | str, kw: dict[str, Any]) -> tuple[bytes, MQMD, MQPMO]:
+    """A put's data, MQMD and MQPMO from the Pythonic keywords: ``syncpoint`` and ``pmo`` (the MQPMO, given the
+    syncpoint option unless it has one), ``md`` and :data:`PUT_KEYWORDS` (anything else is a TypeError). Text is
+    put as UTF-8 with Format MQSTR unless ``format`` says otherwise. ``kw`` is emptied."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+        kw.setdefault("format", C.MQFMT_STRING)
+    syncpoint = kw.pop("syncpoint", False)
+    pmo: MQPMO = kw.pop("pmo", None) or MQPMO()
+    if pmo.Options & (C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT) == 0:
+        pmo.Options |= C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
+    md = build_md(*(kw.pop(k, None) for k in _BUILD_MD_ORDER))
+    if kw:
+        raise TypeError(f"unexpected arguments: {', '.join(kw)}")
+    return bytes(data), md, pmo
+
+
+_BUILD_MD_ORDER = (
+    "md", "priority", "persistent", "expiry", "msg_id", "correl_id", "reply_to", "format", "msg_type", "report"
+)  # fmt: skip
