@@ -57,7 +57,8 @@ class Block:
 
     @property
     def id(self) -> str:
-        return f"{self.page.relative_to(ROOT)}:{self.line}"
+        page = self.page.relative_to(ROOT) if self.page.is_relative_to(ROOT) else self.page
+        return f"{page}:{self.line}"
 
 
 def blocks_of(page: Path) -> list[Block]:
@@ -286,3 +287,12 @@ def test_markers_attach_to_the_next_block_only(tmp_path: Path) -> None:
     assert (first.skip, first.before) == ("needs two machines", {})
     assert (second.skip, second.before) == (None, {"sh": ["syncpoint crtmqm QM1"]})
     assert (third.skip, third.lang) == (None, "python")
+
+
+def test_python_blocks_with_prompts_run_as_doctests_and_wrong_output_fails(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    good = Block(page, 1, "python", ">>> 1 + 1\n2\n")
+    run_python(good, tmp_path)
+    bad = Block(page, 5, "python", ">>> 1 + 1\n3\n")
+    with pytest.raises(AssertionError, match="Expected"):
+        run_python(bad, tmp_path)
