@@ -1,11 +1,13 @@
-"""``syncpoint runmqsc`` and the sample programs ``amqsput``, ``amqsget``, ``amqsbcg``.
+"""``syncpoint runmqsc`` and the sample programs ``amqsput``, ``amqsget``, ``amqsbcg`` with their client-mode
+forms ``amqsputc``, ``amqsgetc``, ``amqsbcgc``.
 
-All four talk to the queue manager through ``syncpoint.connect``: the running server when there is one, the
-embedded queue manager otherwise. They read standard input and write standard output, so they fit in shell
-pipelines: the samples' progress lines (IBM's "Sample AMQSPUT0 start" …) go to standard error, the messages
-themselves to standard output.
+They talk to the queue manager through ``syncpoint.connect``; without a queue manager name, to the default queue
+manager (``crtmqm -q``). ``runmqsc -c`` and the client-mode samples connect, as IBM's do, to the server the
+``MQSERVER`` environment variable names (``ChannelName/TCP/host(port)``). They read standard input and write
+standard output, so they fit in shell pipelines: the samples' progress lines (IBM's "Sample AMQSPUT0 start" …)
+go to standard error, the messages themselves to standard output; amqsbcg prints IBM's layout of the MQMD.
 
-Implements: reference/mqsc.md (runmqsc's invocation and report).
+Implements: reference/mqsc.md (runmqsc's invocation and report), IBM's amqsbcg0.c output layout.
 """
 
 from __future__ import annotations
