@@ -1,14 +1,16 @@
 """MQSC attribute names and values: the conversion between what a user types or reads (``TRIGTYPE(EVERY)``,
 ``NOTRIGGER``, ``EXPRYINT(OFF)``) and what the engine keeps (``{"TRIGTYPE": MQTT_EVERY, "TRIGGER": 0,
-"EXPRYINT": 0}``), and the attribute lists DISPLAY shows.
+"EXPRYINT": 0}``), the attribute lists DISPLAY shows, and the status displays (QSTATUS, QMSTATUS, CONN).
 
-Implements: reference/mqsc.md, "Queue attributes and defaults" and the DISPLAY QSTATUS fields.
+Implements: reference/mqsc.md, "Queue attributes and defaults" and the DISPLAY QSTATUS fields; IBM's DISPLAY
+QMSTATUS (AMQ8705I) and DISPLAY CONN (AMQ8276I) attributes; AMQ8427I's keyword syntax.
 
 Theory of operation: the attribute table of the object definitions (:data:`syncpoint.mqi.objects.ATTRIBUTES`)
 describes every attribute once. This module adds only what is MQSC's own: the keyword a type shows an attribute
 under (DESCR of a process is kept as PROCDESC), the negative word of a flag (NOTRIGGER), special words
-(EXPRYINT(OFF)), the attributes computed from status (CURDEPTH, CRDATE …), and IBM attributes syncpoint accepts
-and ignores. The functions here take and return plain data so PCF (MQCMD_INQUIRE_Q …) and MQSC share them.
+(EXPRYINT(OFF)), the attributes computed from status (CURDEPTH, CRDATE …), and which IBM attributes syncpoint does
+not act on (kept and shown: mqi.objects.KEPT_ATTRIBUTES; dropped: IGNORED_ATTRIBUTES). The functions here take and
+return plain data so PCF (MQCMD_INQUIRE_Q …) and MQSC share them.
 """
 
 from __future__ import annotations

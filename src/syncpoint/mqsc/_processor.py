@@ -1,13 +1,14 @@
 """The MQSC command processor: runs parsed commands through a ``syncpoint.client`` connection and answers in
 runmqsc's format.
 
-Theory of operation: :meth:`MqscProcessor.run` reads commands (:mod:`._parser`), echoes each one numbered, parses
-it (:mod:`._commands`) and, unless verifying, executes it with the connection's administrative verbs
-(``qm.admin("define", …)``), so the same code works on an embedded queue manager and over the network. Each
-command answers with IBM's AMQ messages; DISPLAY lists ``KEY(VALUE)`` pairs two a line. A syntax error is reported
-(AMQ8405I) and the next command runs; a command syncpoint does not support is reported and the next runs; only a
-lost queue manager stops the run. The trailer counts what was read, what had a syntax error and what could not
-be processed; the exit code is 0 when everything ran, 10 when something did not, 20 when the run was stopped.
+Theory of operation: :meth:`MqscProcessor.run` reads commands (:mod:`._parser`), echoes each one numbered, parses it
+(:mod:`._commands`) and, unless verifying, executes it with the connection's administrative verbs
+(``qm.admin("define", …)``), so the same code works on an embedded queue manager and over the network. Each command
+answers with IBM's AMQ messages; DISPLAY lists ``KEY(VALUE)`` pairs two a line. A syntax error is reported
+(AMQ8405I, then AMQ8427I with the valid syntax) and the next command runs; a command syncpoint does not support is
+reported and the next runs; only a lost queue manager stops the run. The trailer counts what was read, what had a
+syntax error and what could not be processed; the exit code is 0 when everything ran, 10 when something did not, 20
+when the run was stopped.
 
 Messages syncpoint adds to IBM's (no IBM equivalent): AMQ8490E (not supported), AMQ8491W (an IBM attribute
 syncpoint does not act on: kept and shown, or ignored), AMQ8492I (REFRESH QMGR TYPE(EXPIRY) done).
