@@ -323,7 +323,7 @@ class AdminMixin(QueueManagerBase):
                     "USERID": c.user,
                     "CONNAME": c.conname,
                     "UOW": c.uow is not None and len(c.uow) > 0,
-                    "HANDLES": len(c.handles),
+                    "HANDLES": [[h.name, h.otype, h.options] for _, h in sorted(c.handles.items())],
                 }
             )
         return out
