@@ -184,3 +184,18 @@ def test_display_of_one_named_object_without_attributes_shows_all_and_a_generic_
     assert "MAXDEPTH" in pairs(out) and "MONQ" in pairs(out)
     _, out = run(admin, "DISPLAY QLOCAL(APP.*)")
     assert set(pairs(out)) == {"QUEUE", "TYPE"}
+
+
+def test_display_conn_type_handle_lists_each_object_the_connection_has_open(
+    admin: QueueManager, connect: Connect
+) -> None:
+    admin.admin("define", "QLOCAL", "Q1")
+    connect(appl_name="worker").open("Q1", 2 | 8192)  # MQOO_INPUT_SHARED | MQOO_FAIL_IF_QUIESCING
+    _, out = run(admin, "DISPLAY CONN(*) TYPE(HANDLE) WHERE(APPLTAG EQ 'worker')")
+    i = out.index("AMQ8276I: Display Connection details.")
+    assert out[i + 3 : i + 5] == ["   TYPE(HANDLE)", ""]
+    shown = pairs(out[i + 5 :])
+    assert (shown["OBJNAME"], shown["OBJTYPE"]) == ("Q1", "QUEUE")
+    assert shown["OPENOPTS"] == "MQOO_INPUT_SHARED,MQOO_FAIL_IF_QUIESCING" and shown["HSTATE"] == "INACTIVE"
+    _, out = run(admin, "DISPLAY CONN(*) TYPE(ALL) WHERE(APPLTAG EQ 'worker')")
+    assert "   TYPE(CONN)" in out and "APPLTAG" in pairs(out) and "OBJNAME" in pairs(out)

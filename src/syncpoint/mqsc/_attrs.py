@@ -443,7 +443,8 @@ _CONN = (
     "URTYPE",
     "USERID",
 )
-CONN_KEYWORDS = frozenset(_CONN) | {"CONN", "EXTCONN", "TYPE"}
+CONN_HANDLE_KEYWORDS = frozenset({"HSTATE", "OBJNAME", "OBJTYPE", "OPENOPTS", "READA"})  # TYPE(HANDLE)
+CONN_KEYWORDS = frozenset(_CONN) | {"CONN", "EXTCONN", "TYPE"} | CONN_HANDLE_KEYWORDS
 CONN_IGNORED = frozenset({"APPLDESC", "CLIENTID", "EXTURID", "QMURID", "UOWLOGDA", "UOWLOGTI", "CMDSCOPE"})
 _OPEN_OPTIONS = [
     (v, k)
@@ -482,7 +483,7 @@ def connection_id(started: float, hconn: int) -> str:
 
 
 def connection_pairs(
-    qmgr_name: str, started: float, c: Mapping[str, Any], wanted: Iterable[str] | None = None
+    qmgr_name: str, started: float, c: Mapping[str, Any], wanted: Iterable[str] | None = None, ctype: str = "CONN"
 ) -> list[tuple[str, str | None]]:
     """DISPLAY CONN pairs from one entry of an engine ``connection_status`` result; CONN, EXTCONN, TYPE lead."""
     appltype = c.get("APPLTYPE", C.MQAT_UNIX)
@@ -508,9 +509,30 @@ def connection_pairs(
     head: list[tuple[str, str | None]] = [
         ("CONN", connection_id(started, int(c["HCONN"]))),
         ("EXTCONN", extconn),
-        ("TYPE", "CONN"),
+        ("TYPE", "HANDLE" if ctype == "HANDLE" else "CONN"),
     ]
-    return head + [(k, values[k]) for k in keys]
+    return head + ([(k, values[k]) for k in keys] if ctype != "HANDLE" else [])
+
+
+_OBJTYPES = {C.MQOT_Q: "QUEUE", C.MQOT_Q_MGR: "QMGR", C.MQOT_PROCESS: "PROCESS"}
+
+
+def connection_handle_pairs(
+    c: Mapping[str, Any], wanted: Iterable[str] | None = None
+) -> list[list[tuple[str, str | None]]]:
+    """DISPLAY CONN TYPE(HANDLE): the pairs of each object the connection has open."""
+    blocks: list[list[tuple[str, str | None]]] = []
+    for name, otype, options in c.get("HANDLES", []):
+        values = {
+            "OBJNAME": str(name),
+            "OBJTYPE": _OBJTYPES.get(int(otype), str(otype)),
+            "OPENOPTS": open_options_words(int(options)),
+            "HSTATE": "INACTIVE",  # no call of the connection is in progress while it is displayed
+            "READA": "NO",  # no read ahead in syncpoint
+        }
+        keys = sorted(values) if wanted is None else sorted(set(wanted) & set(values))
+        blocks.append([(k, values[k]) for k in keys])
+    return blocks
 
 
 def queue_status_pairs(st: Mapping[str, Any], wanted: Iterable[str] | None = None) -> list[tuple[str, str | None]]:

@@ -19,6 +19,7 @@ from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QUEUE_T
 from syncpoint.mqi.syntax import is_object_name
 
 from ._attrs import (
+    CONN_HANDLE_KEYWORDS,
     CONN_IGNORED,
     CONN_KEYWORDS,
     IGNORED_ATTRIBUTES,
@@ -360,6 +361,8 @@ def _display_vocabulary(otype: str, type_filter: str) -> tuple[frozenset[str], f
 
 def _display(req: Request, tokens: list[Token]) -> None:
     otype = req.otype
+    if otype == CONN:
+        req.type_filter = "CONN"  # IBM's default for DISPLAY CONN
     names: list[str] = []
     saw_all = False
     for t in tokens:
@@ -368,8 +371,7 @@ def _display(req: Request, tokens: list[Token]) -> None:
             if otype == CONN:
                 if word not in ("CONN", "HANDLE", "ALL"):
                     raise MqscSyntaxError("TYPE of DISPLAY CONN is CONN, HANDLE or ALL", t.end)
-                if word != "CONN":
-                    req.unsupported = f"DISPLAY CONN TYPE({word}) (syncpoint shows TYPE(CONN))"
+                req.type_filter = word
             elif otype == QSTATUS:
                 if word not in ("QUEUE", "HANDLE"):
                     raise MqscSyntaxError("TYPE of DISPLAY QSTATUS is QUEUE or HANDLE", t.end)
@@ -405,6 +407,8 @@ def _display(req: Request, tokens: list[Token]) -> None:
         req.wanted = None  # IBM: ALL is the default for one object named without a generic name
     elif not names and otype == QSTATUS:
         req.wanted = ["CURDEPTH"]  # IBM: DISPLAY QSTATUS TYPE(QUEUE) shows CURDEPTH unless more is asked
+    elif not names and otype == CONN and req.type_filter != "CONN":
+        req.wanted = sorted(CONN_HANDLE_KEYWORDS) if req.type_filter == "HANDLE" else None
     else:
         req.wanted = names  # DISPLAY CONN with none: CONN, EXTCONN and TYPE only, as IBM
     if req.where is not None and req.wanted is not None and req.where.keyword not in req.wanted:
@@ -480,7 +484,7 @@ def valid_syntax(verb: str, noun: str = "") -> list[str]:
         type_word = {QUEUE: "[ TYPE( QLOCAL | QMODEL | QALIAS | ALL ) ]", QSTATUS: "[ TYPE( QUEUE | HANDLE ) ]"}
         items = [type_word[noun]] if noun in type_word else []
         if noun == CONN:
-            items = ["[ TYPE( CONN ) ]"]
+            items = ["[ TYPE( CONN | HANDLE | ALL ) ]"]
         shown, _ = _display_vocabulary(noun, "HANDLE" if noun == QSTATUS else "ALL")
         if noun == QSTATUS:
             shown = shown | QSTATUS_QUEUE_KEYWORDS

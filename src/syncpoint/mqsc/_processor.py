@@ -28,6 +28,7 @@ from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QUEUE_T
 
 from ._attrs import (
     IGNORED_ATTRIBUTES,
+    connection_handle_pairs,
     connection_id,
     connection_pairs,
     definition_pairs,
@@ -305,14 +306,19 @@ class MqscProcessor:
         for c in self._admin("connection_status"):
             if not matches_generic(req.name, connection_id(started, int(c["HCONN"]))):
                 continue
-            pairs = connection_pairs(self._qm.name, started, c, req.wanted)
+            pairs = connection_pairs(self._qm.name, started, c, req.wanted, req.type_filter)
             if req.where is not None and not _where_ok(req.where, connection_pairs(self._qm.name, started, c), None):
                 continue
             shown += 1
             out.lines.append("AMQ8276I: Display Connection details.")
-            # IBM: CONN, EXTCONN and TYPE each on a line of their own, then the pairs two a line
+            # IBM: CONN, EXTCONN and TYPE each on a line of their own, then the pairs two a line; with
+            # TYPE(HANDLE) or TYPE(ALL) each open object follows after a blank line
             out.lines.extend(f"   {k}({v})" for k, v in pairs[:3])
             out.lines.extend(format_pairs(pairs[3:]))
+            if req.type_filter != "CONN":
+                for handle in connection_handle_pairs(c, req.wanted):
+                    out.lines.append("")
+                    out.lines.extend(format_pairs(handle))
         if not shown and req.where is None:
             out.ok = False
             out.lines.append(f"AMQ8147E: {_PRODUCT} object {req.name} not found.")
