@@ -30,6 +30,12 @@ def admin(connect: Connect) -> QueueManager:
     return connect(appl_name="runmqsc")
 
 
+def q1_open_for_input(admin: QueueManager, connect: Connect, appl: str) -> None:
+    """Q1 defined and held open by application ``appl`` with MQOO_INPUT_SHARED | MQOO_FAIL_IF_QUIESCING."""
+    admin.admin("define", "QLOCAL", "Q1")
+    connect(appl_name=appl).open("Q1", 2 | 8192)
+
+
 def test_ping_qmgr_is_amq8415i(admin: QueueManager) -> None:
     summary, out = run(admin, "PING QMGR")
     assert "AMQ8415I: Ping syncpoint Queue Manager command complete." in out
@@ -89,8 +95,7 @@ def test_display_qstatus_shows_curdepth_unless_more_is_asked(admin: QueueManager
 def test_display_qstatus_type_handle_shows_conname_appltag_astate_pid_tid_openopts(
     admin: QueueManager, connect: Connect
 ) -> None:
-    admin.admin("define", "QLOCAL", "Q1")
-    connect(appl_name="reader").open("Q1", 2 | 8192)  # MQOO_INPUT_SHARED | MQOO_FAIL_IF_QUIESCING
+    q1_open_for_input(admin, connect, "reader")
     _, out = run(admin, "DISPLAY QSTATUS(Q1) TYPE(HANDLE)")
     shown = pairs(out)
     assert shown["APPLTAG"] == "reader" and shown["ASTATE"] == "NONE" and shown["CONNAME"] == " "
@@ -189,8 +194,7 @@ def test_display_of_one_named_object_without_attributes_shows_all_and_a_generic_
 def test_display_conn_type_handle_lists_each_object_the_connection_has_open(
     admin: QueueManager, connect: Connect
 ) -> None:
-    admin.admin("define", "QLOCAL", "Q1")
-    connect(appl_name="worker").open("Q1", 2 | 8192)  # MQOO_INPUT_SHARED | MQOO_FAIL_IF_QUIESCING
+    q1_open_for_input(admin, connect, "worker")
     _, out = run(admin, "DISPLAY CONN(*) TYPE(HANDLE) WHERE(APPLTAG EQ 'worker')")
     i = out.index("AMQ8276I: Display Connection details.")
     assert out[i + 3 : i + 5] == ["   TYPE(HANDLE)", ""]
