@@ -124,7 +124,7 @@ def test_amqsget_waits_15_seconds_by_default() -> None:
     # mqsc.md: "get and print messages until 15 s without one"
     from syncpoint.cli._mqsc import amqsget
 
-    assert amqsget.__defaults__ == (15.0,)
+    assert amqsget.__defaults__ == (None, 15.0)  # (qmgr: the default queue manager, wait)
 
 
 def test_amqsbcg_browses_and_prints_every_mqmd_field_and_a_hex_dump(home: Path) -> None:
@@ -165,10 +165,10 @@ def test_amqsbcg_browses_and_prints_every_mqmd_field_and_a_hex_dump(home: Path) 
         "OriginalLength",
     ):
         assert f"  {field}" in text, field
-    assert "Format          : 'MQSTR   '" in text
-    assert "Persistence     : 1" in text
-    assert "PutApplName     : 'amqsput" in text
-    assert "MsgId           : X'414D5120514D3120" in text  # 'AMQ QM1 ' in hex
+    assert "  Format : 'MQSTR   '" in text  # IBM's amqsbcg layout (tests/mqsc/test_amqsbcg.py)
+    assert "Persistence : 1" in text
+    assert "PutApplName    : 'amqsput" in text
+    assert "MsgId : X'414D5120514D3120" in text  # 'AMQ QM1 ' in hex
     assert " length - 20 of 20 bytes" in text
     assert "00000000:  4865 6C6C 6F2C 2073 796E 6370 6F69 6E74 'Hello, syncpoint'" in text
     assert "00000010:  2120 0102" + " " * 30 + " '! ..            '" in text

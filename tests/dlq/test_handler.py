@@ -384,3 +384,14 @@ def test_a_message_locked_by_one_handler_is_not_seen_by_another(
     a.full_scan()
     assert sorted(d[172:] for d in texts(qm, "FWD.A")) == [b"one", b"two"]
     assert a.stats.forwarded == 1 and b.stats.forwarded == 1
+
+
+def test_the_handler_starts_with_amq8708i_and_ends_with_amq8709i(qm: QueueManager, handler_for: Make) -> None:
+    # IBM's runmqdlq: AMQ8708I "Dead-letter queue handler started to process INPUTQ(...)." and AMQ8709I
+    # "Dead-letter queue handler ending."
+    put_dead_letter(qm, b"one")
+    reports: list[str] = []
+    DeadLetterHandler(qm, parse_rules("WAIT(NO)\nACTION(DISCARD)\n"), report=reports.append).run()
+    assert reports[0] == f"AMQ8708I: Dead-letter queue handler started to process INPUTQ({DLQ})."
+    assert reports[-1] == "AMQ8709I: Dead-letter queue handler ending."
+    assert "1 discarded" in reports[-2]

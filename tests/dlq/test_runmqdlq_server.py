@@ -144,7 +144,7 @@ def test_runmqdlq_started_by_triggering_processes_the_dead_letter_queue(server: 
     finally:
         cmd(server, "endmqm", "-i", QMGR)  # the monitor ends with its queue manager
         monitor_out, _ = monitor.communicate(timeout=60)
-    assert f"for queue {DLQ}" in monitor_out  # runmqtrm started the handler for the dead-letter queue
+    assert f'"TMC    2{DLQ}' in monitor_out  # runmqtrm started the handler for the dead-letter queue
     text = log.read_text()
     assert f"INPUTQ({DLQ})" in text and "2 forwarded" in text, text
 

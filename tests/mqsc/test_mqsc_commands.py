@@ -120,8 +120,10 @@ def test_display_lists_two_pairs_a_line_in_ibm_columns(admin: QueueManager) -> N
     assert out[i + 3] == "   MAXDEPTH(5000)"
 
 
-def test_display_without_attributes_shows_name_and_type_only(admin: QueueManager) -> None:
-    _, out = run(admin, "DEFINE QLOCAL(Q1)\ndis ql(q1)")
+def test_display_of_a_generic_name_without_attributes_shows_name_and_type_only(admin: QueueManager) -> None:
+    # IBM ("Displaying default object attributes with DISPLAY QUEUE"): one queue named without attributes shows
+    # them all; a generic name without attributes shows the names
+    _, out = run(admin, "DEFINE QLOCAL(Q1)\ndis ql(q*)")
     i = out.index("AMQ8409I: Display Queue details.")
     assert out[i + 1].split() == ["QUEUE(Q1)", "TYPE(QLOCAL)"]
     assert not out[i + 2].startswith("   ")
@@ -301,7 +303,7 @@ def test_qstatus_type_queue_shows_depth_openers_uncommitted_times_age_and_qtime(
     clock.advance(30)
     q.get()  # stayed 30 s
     q.put(b"c", syncpoint=True)  # uncommitted
-    _, out = run(admin, "DIS QSTATUS(Q1)")
+    _, out = run(admin, "DIS QSTATUS(Q1) ALL")
     assert "AMQ8450I: Display queue status details." in out
     shown = pairs(out)
     assert shown["TYPE"] == "QUEUE"
@@ -319,7 +321,7 @@ def test_qstatus_type_queue_shows_depth_openers_uncommitted_times_age_and_qtime(
 
 def test_qstatus_before_any_get_or_put_shows_blanks(admin: QueueManager) -> None:
     admin.admin("define", "QLOCAL", "Q1")
-    _, out = run(admin, "DIS QS(Q1)")
+    _, out = run(admin, "DIS QS(Q1) ALL")
     assert "   LGETDATE( )                             LGETTIME( )" in out
     assert "   QTIME( , )                              UNCOM(NO)" in out
 
@@ -388,7 +390,7 @@ def test_echo_is_numbered_with_continuation_lines_and_the_trailer_counts(admin: 
 
 def test_a_syntax_error_shows_the_segment_and_the_rest_still_runs(admin: QueueManager) -> None:
     summary, out = run(admin, "DEFINE QLOCAL(Q1) MAXDEPTH(x) DESCR('later')\nDEFINE QLOCAL(Q2)")
-    i = out.index("AMQ8405E: Syntax error detected at or near end of command segment below:-")
+    i = out.index("AMQ8405I: Syntax error detected at or near end of command segment below:-")
     assert out[i + 1] == "DEFINE QLOCAL(Q1) MAXDEPTH(x)"
     assert "MAXDEPTH takes a number" in out[i + 2]
     assert admin.admin("lookup", "QLOCAL", "Q1") is None  # nothing of the bad command was applied
@@ -420,10 +422,14 @@ def test_unsupported_objects_are_reported_and_the_rest_runs(admin: QueueManager)
     assert summary.exit_code == 10
 
 
-def test_ignored_ibm_attributes_are_reported_and_the_command_runs(admin: QueueManager) -> None:
+def test_ibm_attributes_without_effect_are_reported_kept_and_the_command_runs(admin: QueueManager) -> None:
     summary, out = run(admin, "DEFINE QLOCAL(Q1) DEFBIND(NOTFIXED) MONQ(QMGR) MAXDEPTH(9)")
-    assert "AMQ8491W: DEFBIND is an IBM MQ attribute that syncpoint does not implement; it was ignored." in out
+    assert (
+        "AMQ8491W: DEFBIND is an IBM MQ attribute that syncpoint does not act on; it is kept and shown by DISPLAY."
+        in out
+    )
     assert admin.admin("lookup", "QLOCAL", "Q1").attrs["MAXDEPTH"] == 9
+    assert admin.admin("lookup", "QLOCAL", "Q1").attrs["DEFBIND"] == "NOTFIXED"
     assert summary.exit_code == 0
 
 
@@ -457,7 +463,7 @@ def test_execute_one_command_for_other_tools(admin: QueueManager) -> None:
     r = p.execute("DEFINE QLOCAL(Q1) MAXDEPTH(3)")
     assert r.ok and r.lines == ["AMQ8006I: syncpoint queue created."]
     bad = p.execute("DEFINE QLOCAL(Q1) NOPE")
-    assert not bad.ok and bad.lines[0].startswith("AMQ8405E")
+    assert not bad.ok and bad.lines[0].startswith("AMQ8405I")
 
 
 def test_a_lost_queue_manager_stops_the_run_with_exit_code_20(

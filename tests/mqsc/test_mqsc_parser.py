@@ -136,7 +136,7 @@ def test_descr_of_a_process_and_the_queue_manager_is_kept_under_their_own_keys()
         ("DISPLAY QLOCAL(A) TARGET", "TARGET is not a keyword of DISPLAY QLOCAL"),
         ("ALTER QMGR COMMANDQ(X)", "COMMANDQ cannot be set"),
         ("REFRESH QMGR NAME(A*)", "needs TYPE(EXPIRY)"),
-        ("DISPLAY QLOCAL(A) TYPE(QLOCAL)", "TYPE is valid on DISPLAY QUEUE and DISPLAY QSTATUS only"),
+        ("DISPLAY QLOCAL(A) TYPE(QLOCAL)", "TYPE is valid on DISPLAY QUEUE, QSTATUS and CONN only"),
         ("DISPLAY QLOCAL(A) MAXDEPTH(5)", "MAXDEPTH takes no value on DISPLAY"),
     ],
 )
@@ -159,17 +159,20 @@ def test_unsupported_objects_parse_as_unsupported_not_as_syntax_errors() -> None
         assert parse_command(text).unsupported, text
 
 
-def test_ibm_attributes_syncpoint_lacks_are_accepted_and_listed_as_ignored() -> None:
-    r = parse_command("DEFINE QLOCAL(A) DEFBIND(OPEN) CLUSTER(C1) MAXDEPTH(9)")
-    assert r.attrs == {"MAXDEPTH": 9}
-    assert r.ignored == ["DEFBIND", "CLUSTER"]
+def test_ibm_attributes_syncpoint_does_not_act_on_are_kept_and_listed() -> None:
+    # issue 21: "attributes accepted on DEFINE are shown by DISPLAY — accepted and never shown again is not
+    # acceptable": they are kept in the definition (DISPLAY shows them) and the notice names them
+    r = parse_command("DEFINE QLOCAL(A) DEFBIND(NOTFIXED) CLUSTER(C1) MAXDEPTH(9) MONQ(QMGR)")
+    assert r.attrs == {"DEFBIND": "NOTFIXED", "CLUSTER": "C1", "MAXDEPTH": 9, "MONQ": "QMGR"}
+    assert r.ignored == ["DEFBIND", "CLUSTER"]  # MONQ(QMGR), IBM's default, asks for nothing syncpoint lacks
 
 
 def test_display_named_attributes_all_and_where() -> None:
     r = parse_command("dis ql(app.*) curdepth maxdepth")
     assert (r.name, r.generic, r.wanted) == ("APP.*", True, ["CURDEPTH", "MAXDEPTH"])
     assert parse_command("DIS QL(A) ALL").wanted is None
-    assert parse_command("DIS QL(A)").wanted == []  # IBM: only QUEUE and TYPE
+    assert parse_command("DIS QL(A)").wanted is None  # IBM: one object named, no attributes: ALL
+    assert parse_command("DIS QL(A*)").wanted == []  # a generic name: only QUEUE and TYPE
     assert parse_command("DIS QMGR").wanted is None  # IBM: the queue manager shows everything
     w = parse_command("DIS Q(*) WHERE(CURDEPTH GT 0)")
     assert w.where is not None and (w.where.keyword, w.where.op, w.where.value) == ("CURDEPTH", "GT", "0")

@@ -140,7 +140,7 @@ def test_syntax_errors_are_reported_with_their_segment_and_processing_continues(
     out = sp(["runmqsc", "QM1"], home, BROKEN)
     assert out.returncode == 10
     lines = out.stdout.splitlines()
-    i = lines.index("AMQ8405E: Syntax error detected at or near end of command segment below:-")
+    i = lines.index("AMQ8405I: Syntax error detected at or near end of command segment below:-")
     assert lines[i + 1] == "DEFINE QLOCAL(BAD) MAXDEPTH(many)"
     assert "2 commands have a syntax error." in out.stdout
     shown = sp(["runmqsc", "QM1"], home, "DIS QL(GOOD.*)\nDIS QL(BAD)\n").stdout
@@ -151,7 +151,7 @@ def test_syntax_errors_are_reported_with_their_segment_and_processing_continues(
 def test_verify_mode_checks_a_whole_file_without_changing_anything(home: Path) -> None:
     out = sp(["runmqsc", "-v", "QM1"], home, BROKEN)
     assert out.returncode == 10
-    assert out.stdout.count("AMQ8405E") == 2
+    assert out.stdout.count("AMQ8405I") == 2
     assert "AMQ8006I" not in out.stdout and "All valid MQSC commands" not in out.stdout
     clean = sp(["runmqsc", "-v", "QM1"], home, LOWER_CASE + TABBED)
     assert clean.returncode == 0, clean.stdout

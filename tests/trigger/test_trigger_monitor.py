@@ -328,3 +328,37 @@ def test_the_monitor_holds_the_initiation_queue_open_for_input(admin: QueueManag
     assert admin.admin("queue_status", "INITQ")["IPPROCS"] == 1
     monitor.close()
     assert admin.admin("queue_status", "INITQ")["IPPROCS"] == 0
+
+
+def test_runmqtrm_reports_as_ibms_started_rule_waiting_command_and_end_of_application(
+    admin: QueueManager, connect: Connect, tmp_path: Path
+) -> None:
+    # IBM's runmqtrm: "trigger monitor started.", a rule of underscores and "Waiting for a trigger message" before
+    # each message, the command line it starts, "End of application trigger." after it
+    from syncpoint.trigger import RULE
+
+    out = tmp_path / "got"
+    define(admin, str(script(tmp_path / "app.sh", RECORDER.format(out=out))))
+    admin.open("APPQ").put(b"x")
+    reports: list[str] = []
+    monitor = TriggerMonitor(connect(appl_name="runmqtrm"), "INITQ", report=reports.append)
+    assert monitor.run(wait=0.01) == EXIT_NORMAL
+    assert reports[0] == "syncpoint trigger monitor started for INITQ of queue manager QM1."
+    assert reports[1:4] == ["", RULE, "Waiting for a trigger message"]
+    assert reports[4].startswith(str(tmp_path / "app.sh") + ' "TMC    2APPQ')
+    assert reports[5] == "End of application trigger."
+    assert reports[6:9] == ["", RULE, "Waiting for a trigger message"]
+
+
+def test_runmqtrm_prefixes_its_lines_with_the_date_and_time_as_ibms(capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    from syncpoint.cli._trigger import _say
+    from syncpoint.trigger import RULE
+
+    _say("Waiting for a trigger message")
+    _say(RULE)
+    _say("")
+    lines = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(r"\d\d/\d\d/\d{4}  \d\d:\d\d:\d\d [AP]M : Waiting for a trigger message", lines[0])
+    assert lines[1:] == [RULE, ""]

@@ -40,7 +40,11 @@ def _from_trigger(arg: str) -> tuple[str, str] | None:
 
 
 def _default_qmgr() -> str:
-    """The queue manager meant by a blank name: the only one under $SYNCPOINT_HOME."""
+    """The queue manager meant by a blank name: the default queue manager (``crtmqm -q``), else the only one
+    under $SYNCPOINT_HOME."""
+    default = _home.default_queue_manager()
+    if default is not None:
+        return default
     root = _home.home() / "qmgrs"
     names = sorted(p.name for p in root.iterdir() if (p / "qm.db").exists()) if root.exists() else []
     if len(names) == 1:

@@ -1,24 +1,31 @@
-"""``syncpoint runmqsc`` and the sample programs ``amqsput``, ``amqsget``, ``amqsbcg``.
+"""``syncpoint runmqsc`` and the sample programs ``amqsput``, ``amqsget``, ``amqsbcg`` with their client-mode
+forms ``amqsputc``, ``amqsgetc``, ``amqsbcgc``.
 
-All four talk to the queue manager's running server (``connect_running``), as IBM's do: with none running they
-fail with MQRC_Q_MGR_NOT_AVAILABLE (2059), never running a queue manager in their own process. They read standard
+They talk to the queue manager's running server (``connect_running``), as IBM's do: with none running they fail
+with MQRC_Q_MGR_NOT_AVAILABLE (2059), never running a queue manager in their own process; without a queue manager
+name, to the default queue manager (``crtmqm -q``). ``runmqsc -c`` and the client-mode samples connect, as IBM's
+do, to the server the ``MQSERVER`` environment variable names (``ChannelName/TCP/host(port)``). They read standard
 input and write standard output, so they fit in shell pipelines: the samples' progress lines (IBM's "Sample
-AMQSPUT0 start" …) go to standard error, the messages themselves to standard output.
+AMQSPUT0 start" …) go to standard error, the messages themselves to standard output; amqsbcg prints IBM's layout
+of the MQMD.
 
-Implements: reference/mqsc.md (runmqsc's invocation and report).
+Implements: reference/mqsc.md (runmqsc's invocation and report), IBM's amqsbcg0.c output layout.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import os
 import sys
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 
 import syncpoint
+from syncpoint import _home
 from syncpoint.mqi import MQMD, MQMIError, reason_name
 from syncpoint.mqi import constants as C
 from syncpoint.mqsc import MqscProcessor, connect_failure_lines
@@ -35,6 +42,7 @@ def _out(line: str) -> None:
 
 
 _interactive = False
+_client_mode = False  # amqsputc, amqsgetc, amqsbcgc: IBM's client-mode samples connect by MQSERVER
 
 
 def _err(line: str) -> None:
@@ -43,20 +51,30 @@ def _err(line: str) -> None:
 
 
 def runmqsc(
-    qmgr: Annotated[str, typer.Argument(help="queue manager name")],
+    qmgr: Annotated[str | None, typer.Argument(help="queue manager name (default: the default queue manager)")] = None,
     verify: Annotated[bool, typer.Option("-v", help="verify the commands' syntax without running them")] = False,
     no_echo: Annotated[bool, typer.Option("-e", help="do not echo the commands")] = False,
+    client: Annotated[
+        bool, typer.Option("-c", help="connect as a client to the server MQSERVER names (CHANNEL/TCP/host(port))")
+    ] = False,
 ) -> None:
     """Run MQSC commands read from standard input (exit code 0: all ran, 10: some did not, 20: stopped)."""
+    name = qmgr.strip() if qmgr and qmgr.strip() else ("" if client else _home.default_queue_manager() or "")
     _out(f"syncpoint {syncpoint.__version__}: MQSC command processor (runmqsc).")
-    _out(f"Starting MQSC for queue manager {qmgr}.")
+    _out(f"Starting MQSC for queue manager {name}.")
     _out("")
     qm = None
     if not verify:
         try:
-            qm = connect_running(qmgr, appl_name="runmqsc")
+            if not name and not client:
+                raise MQMIError(
+                    C.MQCC_FAILED,
+                    C.MQRC_Q_MGR_NAME_ERROR,
+                    "no queue manager was named and there is no default queue manager ('crtmqm -q' makes one)",
+                )
+            qm = _client_connect(name, "runmqsc") if client else connect_running(name, appl_name="runmqsc")
         except MQMIError as e:
-            for line in connect_failure_lines(qmgr, e):
+            for line in connect_failure_lines(name, e):
                 _out(line)
             raise typer.Exit(20) from None
     global _interactive
@@ -74,9 +92,51 @@ def runmqsc(
     raise typer.Exit(summary.exit_code)
 
 
-def _connect(qmgr: str, appl: str) -> syncpoint.QueueManager:
+def mqserver_connames() -> list[str]:
+    """The connection names of IBM's MQSERVER environment variable, ``ChannelName/TransportType/ConnectionName``
+    (``SYSTEM.DEF.SVRCONN/TCP/mqhost(1414)``; a comma-separated list of connection names is tried in order).
+    MQRC_Q_MGR_NAME_ERROR (2058) when it is not set, as IBM's client finds no channel definition;
+    MQRC_HOST_NOT_AVAILABLE (2538) when it is not of that form or not TCP."""
+    value = os.environ.get("MQSERVER", "").strip()
+    if not value:
+        raise MQMIError(
+            C.MQCC_FAILED,
+            C.MQRC_Q_MGR_NAME_ERROR,
+            "MQSERVER is not set (e.g. MQSERVER='SYSTEM.DEF.SVRCONN/TCP/host(1414)')",
+        )
+    parts = value.split("/", 2)
+    if len(parts) != 3 or not parts[2].strip() or parts[1].strip().upper() != "TCP":
+        raise MQMIError(
+            C.MQCC_FAILED,
+            C.MQRC_HOST_NOT_AVAILABLE,
+            f"MQSERVER {value!r} is not ChannelName/TCP/host(port)",
+        )
+    return [c.strip() for c in parts[2].split(",") if c.strip()]
+
+
+def _client_connect(qmgr: str, appl: str) -> syncpoint.QueueManager:
+    """A client connection as IBM's client-mode tools make it: to the server MQSERVER names."""
+    error: MQMIError | None = None
+    for conname in mqserver_connames():
+        try:
+            return syncpoint.connect(qmgr, host=conname, appl_name=appl)
+        except MQMIError as e:
+            error = e
+    assert error is not None
+    raise error
+
+
+def _connect(qmgr: str | None, appl: str) -> syncpoint.QueueManager:
+    """The sample's connection: to ``qmgr`` (else the default queue manager; a client: whichever MQSERVER reaches)."""
+    name = qmgr.strip() if qmgr and qmgr.strip() else ("" if _client_mode else _home.default_queue_manager() or "")
     try:
-        return connect_running(qmgr, appl_name=appl)
+        if _client_mode:
+            return _client_connect(name, appl + "c")  # PutApplName amqsputc, as IBM's client build
+        if not name:
+            raise MQMIError(
+                C.MQCC_FAILED, C.MQRC_Q_MGR_NAME_ERROR, "no queue manager was named and there is no default"
+            )
+        return connect_running(name, appl_name=appl)
     except MQMIError as e:
         _err(f"MQCONNX ended with reason code {e.reason} ({reason_name(e.reason)})" + _detail(e))
         raise typer.Exit(_FAILED) from None
@@ -97,7 +157,7 @@ def _open(qm: syncpoint.QueueManager, queue: str, options: int) -> syncpoint.Que
 
 def amqsput(
     queue: Annotated[str, typer.Argument(help="target queue")],
-    qmgr: Annotated[str, typer.Argument(help="queue manager name")],
+    qmgr: Annotated[str | None, typer.Argument(help="queue manager name (default: the default one)")] = None,
 ) -> None:
     """Put each line of standard input on QUEUE as a text message (MQSTR); an empty line or end of input ends."""
     qm = _connect(qmgr, "amqsput")
@@ -124,7 +184,7 @@ def amqsput(
 
 def amqsget(
     queue: Annotated[str, typer.Argument(help="source queue")],
-    qmgr: Annotated[str, typer.Argument(help="queue manager name")],
+    qmgr: Annotated[str | None, typer.Argument(help="queue manager name (default: the default one)")] = None,
     wait: Annotated[float, typer.Option("--wait", help="seconds to wait for a message before ending")] = 15.0,
 ) -> None:
     """Get every message from QUEUE and print its data, one message a line; end after WAIT seconds without one."""
@@ -168,7 +228,7 @@ def amqsget(
 
 def amqsbcg(
     queue: Annotated[str, typer.Argument(help="queue to browse")],
-    qmgr: Annotated[str, typer.Argument(help="queue manager name")],
+    qmgr: Annotated[str | None, typer.Argument(help="queue manager name (default: the default one)")] = None,
 ) -> None:
     """Browse every message on QUEUE and print its MQMD field by field and its data as a hex and text dump."""
     qm = _connect(qmgr, "amqsbcg")
@@ -208,21 +268,49 @@ def amqsbcg(
 
 
 # -- amqsbcg's layout ------------------------------------------------------------------------------------
-_BINARY = ("MsgId", "CorrelId", "GroupId", "AccountingToken")
+def _chars(value: bytes) -> str:
+    return "'" + bytes(value).decode("utf-8", "replace") + "'"
+
+
+def _hex(value: bytes) -> str:
+    return "X'" + bytes(value).hex().upper() + "'"
 
 
 def describe_md(md: MQMD) -> list[str]:
-    """Every MQMD field by IBM's name: numbers as numbers, character fields quoted, identifiers in hex."""
-    lines = ["****Message descriptor****", ""]
-    for name, value in md.fields().items():
-        if name in _BINARY:
-            text = "X'" + bytes(value).hex().upper() + "'"
-        elif isinstance(value, bytes | bytearray):
-            text = "'" + bytes(value).decode("utf-8", "replace") + "'"
-        else:
-            text = str(value)
-        lines.append(f"  {name:<16}: {text}")
-    return lines
+    """The MQMD as IBM's amqsbcg sample prints it: the numeric fields paired two a line, character fields quoted
+    at full length, identifiers in hex, the identity and origin context under their ``**`` separators."""
+    f = md.fields()
+    return [
+        "****Message descriptor****",
+        "",
+        f"  StrucId  : {_chars(f['StrucId'])}  Version : {f['Version']}",
+        f"  Report   : {f['Report']}  MsgType : {f['MsgType']}",
+        f"  Expiry   : {f['Expiry']}  Feedback : {f['Feedback']}",
+        f"  Encoding : {f['Encoding']}  CodedCharSetId : {f['CodedCharSetId']}",
+        f"  Format : {_chars(f['Format'])}",
+        f"  Priority : {f['Priority']}  Persistence : {f['Persistence']}",
+        f"  MsgId : {_hex(f['MsgId'])}",
+        f"  CorrelId : {_hex(f['CorrelId'])}",
+        f"  BackoutCount : {f['BackoutCount']}",
+        f"  ReplyToQ       : {_chars(f['ReplyToQ'])}",
+        f"  ReplyToQMgr    : {_chars(f['ReplyToQMgr'])}",
+        "  ** Identity Context",
+        f"  UserIdentifier : {_chars(f['UserIdentifier'])}",
+        "  AccountingToken : ",
+        f"   {_hex(f['AccountingToken'])}",
+        f"  ApplIdentityData : {_chars(f['ApplIdentityData'])}",
+        "  ** Origin Context",
+        f"  PutApplType    : '{f['PutApplType']}'",
+        f"  PutApplName    : {_chars(f['PutApplName'])}",
+        f"  PutDate  : {_chars(f['PutDate'])}    PutTime  : {_chars(f['PutTime'])}",
+        f"  ApplOriginData : {_chars(f['ApplOriginData'])}",
+        "",
+        f"  GroupId : {_hex(f['GroupId'])}",
+        f"  MsgSeqNumber   : '{f['MsgSeqNumber']}'",
+        f"  Offset         : '{f['Offset']}'",
+        f"  MsgFlags       : '{f['MsgFlags']}'",
+        f"  OriginalLength : '{f['OriginalLength']}'",
+    ]
 
 
 def hex_dump(data: bytes) -> list[str]:
@@ -236,9 +324,24 @@ def hex_dump(data: bytes) -> list[str]:
     return lines
 
 
+def _client_variant(sample: Callable[..., None], name: str) -> Callable[..., None]:
+    """IBM's client-mode build of a sample (amqsputc …): the same program, connected by MQSERVER."""
+
+    @functools.wraps(sample)
+    def variant(*args: Any, **kwargs: Any) -> None:
+        global _client_mode
+        _client_mode = True
+        sample(*args, **kwargs)
+
+    variant.__doc__ = (sample.__doc__ or "") + " Connects as a client to the server MQSERVER names."
+    variant.__name__ = name
+    return variant
+
+
 def register(app: typer.Typer) -> None:
-    """Add runmqsc, amqsput, amqsget and amqsbcg to the ``syncpoint`` command."""
+    """Add runmqsc, the samples amqsput, amqsget, amqsbcg and their client-mode forms amqsputc, amqsgetc,
+    amqsbcgc to the ``syncpoint`` command."""
     app.command()(runmqsc)
-    app.command()(amqsput)
-    app.command()(amqsget)
-    app.command()(amqsbcg)
+    for sample in (amqsput, amqsget, amqsbcg):
+        app.command()(sample)
+        app.command(name=sample.__name__ + "c")(_client_variant(sample, sample.__name__ + "c"))

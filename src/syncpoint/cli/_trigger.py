@@ -10,6 +10,7 @@ Implements: seed 001, reference/triggering.md (runmqtrm's invocation).
 
 from __future__ import annotations
 
+import datetime
 import signal
 from types import FrameType
 from typing import Annotated
@@ -18,17 +19,25 @@ import typer
 
 from syncpoint import _home
 from syncpoint.mqi import MQMIError
-from syncpoint.trigger import DEFAULT_INITQ, EXIT_NORMAL, EXIT_NOT_RUN, TriggerMonitor
+from syncpoint.trigger import DEFAULT_INITQ, EXIT_NORMAL, EXIT_NOT_RUN, RULE, TriggerMonitor
 
 from ._connect import connect_running
 
 
 def _say(message: str) -> None:
+    """A report line as IBM's runmqtrm prints it: the local date and time, " : ", the message (the rule and the
+    blank line before "Waiting for a trigger message" bare)."""
+    if message and message != RULE:
+        message = f"{datetime.datetime.now():%m/%d/%Y  %I:%M:%S %p} : {message}"
     print(message, flush=True)
 
 
 def _default_qmgr() -> str | None:
-    """The queue manager meant when -m is not given: the only one under $SYNCPOINT_HOME."""
+    """The queue manager meant when -m is not given: the default queue manager (``crtmqm -q``), else the only
+    one under $SYNCPOINT_HOME."""
+    default = _home.default_queue_manager()
+    if default is not None:
+        return default
     root = _home.home() / "qmgrs"
     names = sorted(p.name for p in root.iterdir() if (p / "qm.db").exists()) if root.exists() else []
     if len(names) == 1:
@@ -43,7 +52,7 @@ def _default_qmgr() -> str | None:
 def register(app: typer.Typer) -> None:
     @app.command()
     def runmqtrm(
-        m: Annotated[str | None, typer.Option("-m", help="queue manager (default: the only one)")] = None,
+        m: Annotated[str | None, typer.Option("-m", help="queue manager (default: the default queue manager)")] = None,
         q: Annotated[str, typer.Option("-q", help="initiation queue")] = DEFAULT_INITQ,
     ) -> None:
         """Trigger monitor: start the application named by each trigger message on an initiation queue."""

@@ -148,6 +148,7 @@ class DeadLetterHandler:
                 f"Dead-letter queue handler ending: {s.forwarded} forwarded, {s.retried} retried, "
                 f"{s.discarded} discarded, {s.failed_puts} failed puts, {self._left()} left on {self.qname}."
             )
+            self.report("AMQ8709I: Dead-letter queue handler ending.")
         return s
 
     def step(self) -> None:

@@ -296,6 +296,7 @@ class AdminMixin(QueueManagerBase):
                     "QUEUE": name,
                     "APPLTAG": c.appl_name,
                     "PID": c.pid,
+                    "CONNAME": c.conname,
                     "HCONN": c.hconn,
                     "HOBJ": h.hobj,
                     "OPENOPTS": h.options,
@@ -307,6 +308,42 @@ class AdminMixin(QueueManagerBase):
                     "UOW": c.uow is not None and len(c.uow) > 0,
                     "APPLTYPE": c.appl_type,
                     "USERID": c.user,
+                }
+            )
+        return out
+
+    def qmgr_status(self) -> dict[str, Any]:
+        """DISPLAY QMSTATUS as plain data: STATUS, STARTED (wall-clock seconds), CONNS, and the input handles on
+        the channel initiator's and the command server's queues (IBM: CHINIT / CMDSERV are the status of the
+        processes reading them)."""
+
+        def readers(qname: str) -> int:
+            q = self.queues.get(qname)
+            return q.ipprocs if q is not None else 0
+
+        return {
+            "STATUS": "QUIESCING" if self.quiescing else "RUNNING",
+            "STARTED": self.started,
+            "CONNS": len(self.connections),
+            "CHINIT": readers("SYSTEM.CHANNEL.INITQ"),
+            "CMDSERV": readers("SYSTEM.ADMIN.COMMAND.QUEUE"),
+        }
+
+    def connection_status(self) -> list[dict[str, Any]]:
+        """DISPLAY CONN as plain data: one entry per connection, in connection order."""
+        out = []
+        for hconn in sorted(self.connections):
+            c = self.connections[hconn]
+            out.append(
+                {
+                    "HCONN": hconn,
+                    "APPLTAG": c.appl_name,
+                    "APPLTYPE": c.appl_type,
+                    "PID": c.pid,
+                    "USERID": c.user,
+                    "CONNAME": c.conname,
+                    "UOW": c.uow is not None and len(c.uow) > 0,
+                    "HANDLES": [[h.name, h.otype, h.options] for _, h in sorted(c.handles.items())],
                 }
             )
         return out

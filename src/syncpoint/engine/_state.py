@@ -322,6 +322,7 @@ class Connection:
         "appl_name",
         "appl_name28",
         "appl_type",
+        "conname",
         "context",
         "handles",
         "hconn",
@@ -338,6 +339,7 @@ class Connection:
         self.appl_type = appl_type
         self.user = user
         self.pid = pid
+        self.conname = ""  # the client's network address (DISPLAY CONN / QSTATUS CONNAME); blank when local
         self.appl_name28 = padded(appl_name, 28)
         self.user12 = padded(user, 12)
         # the MQMD context fields a put with the default context sets (all but PutDate and PutTime)

@@ -474,6 +474,8 @@ ADMIN_VERBS = frozenset(
         "alter_qmgr",
         "queue_status",
         "handle_status",
+        "qmgr_status",
+        "connection_status",
         "lookup",
         "list_objects",
         "messages",

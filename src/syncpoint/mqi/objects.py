@@ -28,6 +28,7 @@ QTYPE_OF = {QLOCAL: C.MQQT_LOCAL, QMODEL: C.MQQT_MODEL, QALIAS: C.MQQT_ALIAS, QR
 _L = frozenset({QLOCAL})
 _LM = frozenset({QLOCAL, QMODEL})
 _LMA = frozenset({QLOCAL, QMODEL, QALIAS})
+_LA = frozenset({QLOCAL, QALIAS})
 _M = frozenset({QMODEL})
 _A = frozenset({QALIAS})
 _R = frozenset({QREMOTE})
@@ -191,6 +192,56 @@ KEYWORD_ALIASES: dict[str, dict[str, str]] = {
     QMGR: {"MAXMSGL": "QMMAXMSGL", "DESCR": "QMDESCR"},
     PROCESS: {"DESCR": "PROCDESC"},
 }
+
+# IBM MQ attributes syncpoint keeps and shows but does not act on (monitoring, statistics, accounting, events,
+# clusters, publish/subscribe, TLS and channel set-up): DEFINE / ALTER store what a script sets, DISPLAY shows it
+# (IBM's default otherwise), so an IBM script runs unchanged and nothing it sets disappears. Values are kept as the
+# words or numbers typed. "KEYWORD=default" (a quoted default: a character value; a number: an integer).
+_KEPT_QUEUE = {
+    _LM: "ACCTQ=QMGR CLCHNAME='' DISTL=NO IMGRCOVQ=QMGR MONQ=QMGR NPMCLASS=NORMAL QDPHIEV=DISABLED "
+    "QDPLOEV=DISABLED QDPMAXEV=ENABLED QSVCIEV=NONE QSVCINT:999999999 STATQ=QMGR",
+    _L: "CLWLUSEQ=QMGR MAXFSIZE=DEFAULT",
+    _LA: "CLUSNL='' CLUSTER='' CLWLPRTY:0 CLWLRANK:0 SCOPE=QMGR",
+    _LMA: "CAPEXPRY=NOLIMIT CUSTOM='' DEFBIND=OPEN DEFPRESP=SYNC DEFREADA=NO PROPCTL=COMPAT STREAMQ='' STRMQOS=BESTEF",
+}
+_KEPT_QMGR = (
+    "ACCTCONO=DISABLED ACCTINT:1800 ACCTMQI=OFF QMACCTQ=OFF ACTIVREC=MSG ACTVCONO=DISABLED ACTVTRC=OFF "
+    "ADVCAP=ENABLED AUTHOREV=DISABLED BRIDGEEV=DISABLED CERTLABL='' CERTVPOL=ANY CHAD=DISABLED CHADEV=DISABLED "
+    "CHADEXIT='' CHLAUTH=ENABLED CHLEV=DISABLED CLWLDATA='' CLWLEXIT='' CLWLLEN:100 CLWLMRUC:999999999 "
+    "QMCLWLUSEQ=LOCAL CMDEV=DISABLED CONFIGEV=DISABLED CONNAUTH='' QMCUSTOM='' DEFCLXQ=SCTQ DEFXMITQ='' "
+    "IMGINTVL:60 IMGLOGLN=OFF IMGRCOVO=YES QMIMGRCOVQ=YES IMGSCHED=MANUAL INHIBTEV=DISABLED IPADDRV=IPV4 "
+    "LOCALEV=DISABLED LOGGEREV=DISABLED MARKINT:5000 MAXPROPL=NOLIMIT MONACLS=QMGR MONCHL=OFF QMMONQ=OFF "
+    "PARENT='' PERFMEV=DISABLED PSCLUS=ENABLED PSMODE=ENABLED PSNPMSG=DISCARD PSNPRES=NORMAL PSRTYCNT:5 "
+    "PSSYNCPT=IFPER REMOTEEV=DISABLED REPOS='' REPOSNL='' REVDNS=ENABLED ROUTEREC=MSG SCHINIT=QMGR SCMDSERV=QMGR "
+    "SPLCAP=ENABLED SSLCRLNL='' SSLCRYP='' SSLEV=DISABLED SSLFIPS=NO SSLKEYR='' SSLRKEYC:0 STATACLS=QMGR "
+    "STATCHL=OFF STATINT:1800 STATMQI=OFF QMSTATQ=OFF STRSTPEV=ENABLED SUITEB=NONE TREELIFE:1800"
+)
+
+
+def _kept(spec: str, owners: frozenset[str]) -> list[Attribute]:
+    out = []
+    for item in spec.split():
+        if ":" in item:
+            kw, number = item.split(":")
+            out.append(Attribute(kw, 0, "int", int(number), owners))
+        else:
+            kw, word = item.split("=")
+            out.append(Attribute(kw, 0, "str", word.strip("'"), owners, length=256))
+    return out
+
+
+KEPT_ATTRIBUTES: dict[str, frozenset[str]] = {}
+"""The keywords of :data:`ATTRIBUTES` that syncpoint keeps and shows without acting on them, by object type."""
+for _owners, _spec in [*_KEPT_QUEUE.items(), (_Q, _KEPT_QMGR)]:
+    for _k in _kept(_spec, _owners):
+        if _k.keyword not in ATTRIBUTES:  # an attribute syncpoint implements is never shadowed
+            ATTRIBUTES[_k.keyword] = _k
+            for _t in _owners:
+                KEPT_ATTRIBUTES[_t] = KEPT_ATTRIBUTES.get(_t, frozenset()) | {_k.keyword}
+# the queue manager's ACCTQ, MONQ, STATQ … are other attributes than a queue's of the same keyword
+KEYWORD_ALIASES[QMGR].update(
+    {kw: "QM" + kw for kw in ("ACCTQ", "CLWLUSEQ", "CUSTOM", "IMGRCOVQ", "MONQ", "STATQ") if "QM" + kw in ATTRIBUTES}
+)
 QMGR_KEYWORD_ALIASES = KEYWORD_ALIASES[QMGR]
 MQSC_KEYWORD_OF: dict[str, str] = {key: kw for aliases in KEYWORD_ALIASES.values() for kw, key in aliases.items()}
 

@@ -24,10 +24,12 @@ from ._attrs import (
     queue_status_pairs,
 )
 from ._commands import Request, Where, parse_command
+from ._dump import DUMP_TYPES, dump_definitions
 from ._parser import MqscSyntaxError, SourceCommand, Token, read_commands, tokenize
 from ._processor import MqscProcessor, Response, Summary, connect_failure_lines, syntax_error_lines
 
 __all__ = [
+    "DUMP_TYPES",
     "IGNORED_ATTRIBUTES",
     "AttributeValueError",
     "KeywordInfo",
@@ -42,6 +44,7 @@ __all__ = [
     "connect_failure_lines",
     "definition_pairs",
     "display_keywords",
+    "dump_definitions",
     "format_pairs",
     "format_value",
     "handle_status_pairs",

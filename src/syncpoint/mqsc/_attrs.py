@@ -1,14 +1,16 @@
 """MQSC attribute names and values: the conversion between what a user types or reads (``TRIGTYPE(EVERY)``,
 ``NOTRIGGER``, ``EXPRYINT(OFF)``) and what the engine keeps (``{"TRIGTYPE": MQTT_EVERY, "TRIGGER": 0,
-"EXPRYINT": 0}``), and the attribute lists DISPLAY shows.
+"EXPRYINT": 0}``), the attribute lists DISPLAY shows, and the status displays (QSTATUS, QMSTATUS, CONN).
 
-Implements: reference/mqsc.md, "Queue attributes and defaults" and the DISPLAY QSTATUS fields.
+Implements: reference/mqsc.md, "Queue attributes and defaults" and the DISPLAY QSTATUS fields; IBM's DISPLAY
+QMSTATUS (AMQ8705I) and DISPLAY CONN (AMQ8276I) attributes; AMQ8427I's keyword syntax.
 
 Theory of operation: the attribute table of the object definitions (:data:`syncpoint.mqi.objects.ATTRIBUTES`)
 describes every attribute once. This module adds only what is MQSC's own: the keyword a type shows an attribute
 under (DESCR of a process is kept as PROCDESC), the negative word of a flag (NOTRIGGER), special words
-(EXPRYINT(OFF)), the attributes computed from status (CURDEPTH, CRDATE …), and IBM attributes syncpoint accepts
-and ignores. The functions here take and return plain data so PCF (MQCMD_INQUIRE_Q …) and MQSC share them.
+(EXPRYINT(OFF)), the attributes computed from status (CURDEPTH, CRDATE …), and which IBM attributes syncpoint does
+not act on (kept and shown: mqi.objects.KEPT_ATTRIBUTES; dropped: IGNORED_ATTRIBUTES). The functions here take and
+return plain data so PCF (MQCMD_INQUIRE_Q …) and MQSC share them.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from syncpoint.mqi import SyncpointError, mqsc_date_time
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import (
     ATTRIBUTES,
+    KEPT_ATTRIBUTES,
     KEYWORD_ALIASES,
     MQSC_KEYWORD_OF,
     PROCESS,
@@ -40,14 +43,19 @@ __all__ = [
     "IGNORED_ATTRIBUTES",
     "AttributeValueError",
     "KeywordInfo",
+    "connection_pairs",
     "definition_pairs",
     "display_keywords",
     "format_pairs",
     "format_value",
     "handle_status_pairs",
+    "has_no_effect",
     "keyword_info",
+    "keyword_syntax",
     "mqsc_keyword",
+    "open_options_words",
     "parse_attribute",
+    "qmgr_status_pairs",
     "queue_status_pairs",
 ]
 
@@ -87,13 +95,32 @@ _TABLES: dict[str, dict[str, KeywordInfo]] = {
 }
 
 
+def keyword_syntax(otype: str) -> list[str]:
+    """The keywords DEFINE / ALTER take for ``otype``, each as AMQ8427I shows it: ``[ MAXDEPTH( integer ) ]``,
+    ``[ TRIGGER | NOTRIGGER ]``, ``[ TRIGTYPE( FIRST | EVERY | DEPTH | NONE ) ]``, alphabetical."""
+    items: dict[str, str] = {}
+    for kw, info in _TABLES[otype].items():
+        a = info.attr
+        if a.readonly:
+            continue
+        if a.kind == "flag":
+            items[a.keyword] = f"[ {a.keyword} | {a.off_word} ]"
+        elif a.kind == "enum":
+            items[kw] = f"[ {kw}( {' | '.join(a.values)} ) ]"
+        else:
+            items[kw] = f"[ {kw}( {'string' if a.kind == 'str' else 'integer'} ) ]"
+    return [items[k] for k in sorted(items)]
+
+
 def keyword_info(otype: str, keyword: str) -> KeywordInfo | None:
     """The attribute behind MQSC ``keyword`` of ``otype`` (``None``: not an attribute of that type)."""
     return _TABLES[otype].get(keyword.upper())
 
 
-# IBM MQ attributes that syncpoint accepts on DEFINE / ALTER and ignores (it has no clusters, no monitoring or
-# statistics, no events, no channels or security set-up); scripts written for IBM MQ run unchanged and are told.
+# IBM MQ attributes that syncpoint has no machinery for (clusters, monitoring, statistics, events, channels,
+# security set-up). Those in the attribute table (mqi.objects.KEPT_ATTRIBUTES) are kept and shown by DISPLAY; the
+# rest (IGNORED_ATTRIBUTES) are accepted on DEFINE / ALTER and dropped. Either way scripts written for IBM MQ run
+# unchanged and are told (AMQ8491W).
 _QUEUE_IGNORED = frozenset(
     [
         "ACCTQ",
@@ -123,7 +150,6 @@ _QUEUE_IGNORED = frozenset(
         "STATQ",
         "STREAMQ",
         "STRMQOS",
-        "TARGTYPE",
     ]
 )
 _QMGR_IGNORED = frozenset(
@@ -202,14 +228,28 @@ _QMGR_IGNORED = frozenset(
         "TREELIFE",
     ]
 )
-IGNORED_ATTRIBUTES: dict[str, frozenset[str]] = {
+_NO_EFFECT = {
     QLOCAL: _QUEUE_IGNORED,
     QMODEL: _QUEUE_IGNORED,
-    QALIAS: _QUEUE_IGNORED,
+    QALIAS: _QUEUE_IGNORED | {"TARGTYPE"},  # DISPLAY shows TARGTYPE(QUEUE): an alias of a queue is all there is
     QREMOTE: _QUEUE_IGNORED,
     PROCESS: frozenset(),
     QMGR: _QMGR_IGNORED,
 }
+IGNORED_ATTRIBUTES: dict[str, frozenset[str]] = {
+    t: frozenset(k for k in words if k not in _TABLES[t] and (t == QMGR or k == "TARGTYPE"))
+    for t, words in _NO_EFFECT.items()
+}
+"""IBM attributes accepted on DEFINE / ALTER and dropped, by object type (the others of _NO_EFFECT are kept)."""
+
+
+def has_no_effect(otype: str, keyword: str) -> bool:
+    """True for an IBM attribute syncpoint accepts without acting on it (kept and shown, or dropped)."""
+    info = _TABLES[otype].get(keyword.upper())
+    return keyword.upper() in IGNORED_ATTRIBUTES[otype] or (
+        info is not None and info.attr.keyword in KEPT_ATTRIBUTES.get(otype, frozenset())
+    )
+
 
 # special words of integer attributes (IBM: EXPRYINT(OFF) is 0, no scan)
 _INT_WORDS: dict[str, dict[str, int]] = {"EXPRYINT": {"OFF": 0}}
@@ -361,9 +401,143 @@ def _flag_key(otype: str, word: str) -> str:
 
 _QSTATUS_QUEUE = ("CURDEPTH", "IPPROCS", "LGETDATE", "LGETTIME", "LPUTDATE", "LPUTTIME", "MSGAGE", "OPPROCS")
 QSTATUS_QUEUE_KEYWORDS = frozenset(_QSTATUS_QUEUE) | {"QTIME", "UNCOM", "QUEUE", "TYPE"}
-QSTATUS_HANDLE_KEYWORDS = frozenset(
-    {"APPLTAG", "APPLTYPE", "BROWSE", "HSTATE", "INPUT", "INQUIRE", "OUTPUT", "PID", "SET", "URTYPE", "USERID"}
-) | {"QUEUE", "TYPE", "CONNAME", "CHANNEL", "ASTATE", "QMURID", "TID", "OPENOPTS", "HCONN", "HOBJ"}
+_QSTATUS_HANDLE = (
+    "APPLTAG",
+    "APPLTYPE",
+    "ASTATE",
+    "BROWSE",
+    "CHANNEL",
+    "CONNAME",
+    "HSTATE",
+    "INPUT",
+    "INQUIRE",
+    "OPENOPTS",
+    "OUTPUT",
+    "PID",
+    "SET",
+    "TID",
+    "URTYPE",
+    "USERID",
+)
+QSTATUS_HANDLE_KEYWORDS = frozenset(_QSTATUS_HANDLE) | {"QUEUE", "TYPE"}
+# DISPLAY QMSTATUS: what syncpoint knows (QMNAME and STATUS lead), and IBM's log / installation / HA attributes
+# it has no equivalent of (accepted, not shown)
+_QMSTATUS = ("CHINIT", "CMDSERV", "CONNS", "STANDBY", "STARTDA", "STARTTI")
+QMSTATUS_KEYWORDS = frozenset(_QMSTATUS) | {"QMNAME", "STATUS"}
+QMSTATUS_IGNORED = frozenset(
+    {
+        "ARCHLOG", "ARCHSZ", "AUTOCLUS", "CHKPTCNT", "CHKPTOPS", "CHKPTSZ", "CURRLOG", "DATFSSZ", "DATFSUSE",
+        "DATPATH", "HOSTNAME", "INSTANCE", "INSTDESC", "INSTNAME", "INSTPATH", "LDAPCONN", "LOGPATH", "LOGINUSE",
+        "LOGUTIL", "MEDIALOG", "MEDIASZ", "QMFSENCQ", "QUORUM", "RECLOG", "RECSZ", "REUSESZ", "UNICLUS", "CMDSCOPE",
+    }
+)  # fmt: skip
+# DISPLAY CONN: CONN, EXTCONN and TYPE always; these when asked (or ALL)
+_CONN = (
+    "APPLTAG",
+    "APPLTYPE",
+    "ASTATE",
+    "CHANNEL",
+    "CONNAME",
+    "CONNOPTS",
+    "PID",
+    "TID",
+    "UOWLOG",
+    "UOWSTATE",
+    "UOWSTDA",
+    "UOWSTTI",
+    "URTYPE",
+    "USERID",
+)
+CONN_HANDLE_KEYWORDS = frozenset({"HSTATE", "OBJNAME", "OBJTYPE", "OPENOPTS", "READA"})  # TYPE(HANDLE)
+CONN_KEYWORDS = frozenset(_CONN) | {"CONN", "EXTCONN", "TYPE"} | CONN_HANDLE_KEYWORDS
+CONN_IGNORED = frozenset({"APPLDESC", "CLIENTID", "EXTURID", "QMURID", "UOWLOGDA", "UOWLOGTI", "CMDSCOPE"})
+_OPEN_OPTIONS = [
+    (v, k)
+    for k, v in vars(C).items()
+    if k.startswith("MQOO_") and isinstance(v, int) and v and (v & (v - 1)) == 0 and k != "MQOO_RESOLVE_LOCAL_TOPIC"
+]
+
+
+def open_options_words(options: int) -> str:
+    """MQOO options as IBM lists them in OPENOPTS: the option names joined by commas."""
+    words = [name for bit, name in sorted(_OPEN_OPTIONS) if options & bit]
+    return ",".join(words) if words else "MQOO_INPUT_AS_Q_DEF" if options & 1 else " "
+
+
+def qmgr_status_pairs(
+    qmgr_name: str, st: Mapping[str, Any], wanted: Iterable[str] | None = None
+) -> list[tuple[str, str | None]]:
+    """DISPLAY QMSTATUS pairs from an engine ``qmgr_status`` result: QMNAME and STATUS first, as IBM."""
+    startda, startti = mqsc_date_time(float(st["STARTED"]))
+    values = {
+        "CHINIT": "RUNNING" if st.get("CHINIT") else "STOPPED",
+        "CMDSERV": "RUNNING" if st.get("CMDSERV") else "STOPPED",
+        "CONNS": str(st.get("CONNS", 0)),
+        "STANDBY": "NOPERMIT",
+        "STARTDA": startda,
+        "STARTTI": startti,
+    }
+    keys = sorted(values) if wanted is None else sorted(set(wanted) & set(values))
+    head: list[tuple[str, str | None]] = [("QMNAME", qmgr_name), ("STATUS", str(st["STATUS"]))]
+    return head + [(k, values[k]) for k in keys]
+
+
+def connection_id(started: float, hconn: int) -> str:
+    """A connection's CONN: 16 hexadecimal digits, unique within the queue manager's run (its start, the hconn)."""
+    return f"{int(started) & 0xFFFFFFFF:08X}{hconn & 0xFFFFFFFF:08X}"
+
+
+def connection_pairs(
+    qmgr_name: str, started: float, c: Mapping[str, Any], wanted: Iterable[str] | None = None, ctype: str = "CONN"
+) -> list[tuple[str, str | None]]:
+    """DISPLAY CONN pairs from one entry of an engine ``connection_status`` result; CONN, EXTCONN, TYPE lead."""
+    appltype = c.get("APPLTYPE", C.MQAT_UNIX)
+    active = bool(c.get("UOW"))
+    values = {
+        "APPLTAG": str(c.get("APPLTAG", "")),
+        "APPLTYPE": "SYSTEM" if appltype == C.MQAT_QMGR else "USER",
+        "ASTATE": "NONE",
+        "CHANNEL": "",
+        "CONNAME": str(c.get("CONNAME", "")),
+        "CONNOPTS": "MQCNO_HANDLE_SHARE_BLOCK,MQCNO_SHARED_BINDING",
+        "PID": str(c.get("PID", "")),
+        "TID": "*",  # any thread may use a syncpoint connection (IBM shows * for shared handles)
+        "UOWLOG": "",
+        "UOWSTATE": "ACTIVE" if active else "NONE",
+        "UOWSTDA": "",
+        "UOWSTTI": "",
+        "URTYPE": "QMGR",
+        "USERID": str(c.get("USERID", "")),
+    }
+    extconn = (b"AMQC" + qmgr_name.encode("ascii", "replace")[:12].ljust(12)).hex().upper()
+    keys = sorted(values) if wanted is None else sorted(set(wanted) & set(values))
+    head: list[tuple[str, str | None]] = [
+        ("CONN", connection_id(started, int(c["HCONN"]))),
+        ("EXTCONN", extconn),
+        ("TYPE", "HANDLE" if ctype == "HANDLE" else "CONN"),
+    ]
+    return head + ([(k, values[k]) for k in keys] if ctype != "HANDLE" else [])
+
+
+_OBJTYPES = {C.MQOT_Q: "QUEUE", C.MQOT_Q_MGR: "QMGR", C.MQOT_PROCESS: "PROCESS"}
+
+
+def connection_handle_pairs(
+    c: Mapping[str, Any], wanted: Iterable[str] | None = None
+) -> list[list[tuple[str, str | None]]]:
+    """DISPLAY CONN TYPE(HANDLE): the pairs of each object the connection has open."""
+    blocks: list[list[tuple[str, str | None]]] = []
+    for name, otype, options in c.get("HANDLES", []):
+        values = {
+            "OBJNAME": str(name),
+            "OBJTYPE": _OBJTYPES.get(int(otype), str(otype)),
+            "OPENOPTS": open_options_words(int(options)),
+            "HSTATE": "INACTIVE",  # no call of the connection is in progress while it is displayed
+            "READA": "NO",  # no read ahead in syncpoint
+        }
+        keys = sorted(values) if wanted is None else sorted(set(wanted) & set(values))
+        blocks.append([(k, values[k]) for k in keys])
+    return blocks
 
 
 def queue_status_pairs(st: Mapping[str, Any], wanted: Iterable[str] | None = None) -> list[tuple[str, str | None]]:
@@ -390,6 +564,11 @@ def handle_status_pairs(h: Mapping[str, Any], wanted: Iterable[str] | None = Non
         "PID": str(h.get("PID", "")),
         "SET": str(h.get("SET", "NO")),
         "URTYPE": "QMGR",
+        "ASTATE": "NONE",  # no asynchronous consumer (MQCB) in syncpoint
+        "CHANNEL": "",
+        "CONNAME": str(h.get("CONNAME", "")),
+        "OPENOPTS": open_options_words(int(h.get("OPENOPTS", 0))),
+        "TID": "*",
         "USERID": str(h.get("USERID", "")),
     }
     return _status_pairs(str(h["QUEUE"]), "HANDLE", values, wanted)

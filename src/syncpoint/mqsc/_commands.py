@@ -19,20 +19,29 @@ from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE
 from syncpoint.mqi.syntax import is_object_name
 
 from ._attrs import (
+    CONN_HANDLE_KEYWORDS,
+    CONN_IGNORED,
+    CONN_KEYWORDS,
     IGNORED_ATTRIBUTES,
+    QMSTATUS_IGNORED,
+    QMSTATUS_KEYWORDS,
     QSTATUS_HANDLE_KEYWORDS,
     QSTATUS_QUEUE_KEYWORDS,
     AttributeValueError,
     display_keywords,
+    has_no_effect,
     keyword_info,
+    keyword_syntax,
     parse_attribute,
 )
 from ._parser import MqscSyntaxError, Token, tokenize
 
-__all__ = ["QSTATUS", "QUEUE", "Request", "Where", "parse_command"]
+__all__ = ["CONN", "QMSTATUS", "QSTATUS", "QUEUE", "Request", "Where", "parse_command", "valid_syntax"]
 
 QUEUE = "QUEUE"  # DISPLAY QUEUE: any queue type
 QSTATUS = "QSTATUS"
+QMSTATUS = "QMSTATUS"
+CONN = "CONN"
 
 VERBS = {
     "DEFINE": "DEFINE",
@@ -46,6 +55,7 @@ VERBS = {
     "DIS": "DISPLAY",
     "REFRESH": "REFRESH",
     "REF": "REFRESH",
+    "PING": "PING",
     "END": "END",
 }
 # IBM verbs syncpoint has no objects or machinery for
@@ -54,7 +64,6 @@ UNSUPPORTED_VERBS = {
     "STA": "START",
     "STOP": "STOP",
     "SET": "SET",
-    "PING": "PING",
     "RESET": "RESET",
     "RESOLVE": "RESOLVE",
     "RESUME": "RESUME",
@@ -85,6 +94,8 @@ NOUNS = {
     "QSTATUS": QSTATUS,
     "QS": QSTATUS,
     "QMGR": QMGR,
+    "QMSTATUS": QMSTATUS,
+    "CONN": CONN,
 }
 UNSUPPORTED_NOUNS = {
     "CHANNEL": "CHANNEL",
@@ -102,7 +113,6 @@ UNSUPPORTED_NOUNS = {
     "COMMINFO": "COMMINFO",
     "CHSTATUS": "CHSTATUS",
     "CHS": "CHSTATUS",
-    "CONN": "CONN",
     "LSSTATUS": "LSSTATUS",
     "SVSTATUS": "SVSTATUS",
     "TPSTATUS": "TPSTATUS",
@@ -112,7 +122,6 @@ UNSUPPORTED_NOUNS = {
     "CLUSQMGR": "CLUSQMGR",
     "CLUSTER": "CLUSTER",
     "POLICY": "POLICY",
-    "QMSTATUS": "QMSTATUS",
     "APSTATUS": "APSTATUS",
     "ENTAUTH": "ENTAUTH",
     "AUTHSERV": "AUTHSERV",
@@ -131,8 +140,9 @@ _NOUNS_OF = {
     "ALTER": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QMGR),
     "DELETE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS),
     "CLEAR": (QLOCAL,),
-    "DISPLAY": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QUEUE, QSTATUS, QMGR),
+    "DISPLAY": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QUEUE, QSTATUS, QMGR, QMSTATUS, CONN),
     "REFRESH": (QMGR,),
+    "PING": (QMGR,),
 }
 QSGDISP_DEFINE = ("QMGR", "GROUP", "SHARED")
 QSGDISP_DISPLAY = ("ALL", "LIVE", "QMGR", "COPY", "GROUP", "SHARED")
@@ -144,7 +154,7 @@ _QUEUE_TYPE_WORDS = {
 }
 # status keywords of IBM's DISPLAY QSTATUS syncpoint does not keep: accepted, not shown
 _QSTATUS_IGNORED = frozenset(
-    {"CURFSIZE", "CURMAXFS", "MEDIALOG", "MONQ", "OPENTYPE", "CMDSCOPE", "APPLDESC", "CONNAME", "CHANNEL"}
+    {"CURFSIZE", "CURMAXFS", "MEDIALOG", "MONQ", "OPENTYPE", "CMDSCOPE", "APPLDESC", "QMURID", "URID", "HCONN", "HOBJ"}
 )
 _NEGATABLE = frozenset({"REPLACE", "PURGE", "TRIGGER", "SHARE", "HARDENBO"})  # NOREPLACE contradicts REPLACE
 _OPS = ("LT", "GT", "EQ", "NE", "LE", "GE", "LK", "NL")
@@ -196,6 +206,15 @@ def parse_command(text: str) -> Request:
     verb = VERBS.get(word)
     if verb is None:
         raise MqscSyntaxError(f"{word} is not an MQSC command", verb_tok.end)
+    try:
+        return _parse(verb, tokens)
+    except MqscSyntaxError as e:
+        e.verb = e.verb or verb
+        raise
+
+
+def _parse(verb: str, tokens: list[Token]) -> Request:
+    verb_tok = tokens[0]
     if verb == "END":
         if len(tokens) > 1:
             raise MqscSyntaxError("END takes nothing after it", tokens[1].end)
@@ -212,9 +231,16 @@ def parse_command(text: str) -> Request:
         raise MqscSyntaxError(f"{noun_word} is not an object type of {verb}", noun_tok.end)
     if otype not in _NOUNS_OF[verb]:
         raise MqscSyntaxError(f"{verb} {noun_word} is not a valid command", noun_tok.end)
+    try:
+        return _parse_object(verb, otype, noun_tok, tokens[2:])
+    except MqscSyntaxError as e:
+        e.noun = otype
+        raise
+
+
+def _parse_object(verb: str, otype: str, noun_tok: Token, rest: list[Token]) -> Request:
     req = Request(verb, otype)
     _object_name(req, noun_tok)
-    rest = tokens[2:]
     _check_repeats(rest)
     if verb in ("DEFINE", "ALTER"):
         _define_alter(req, rest)
@@ -227,13 +253,17 @@ def parse_command(text: str) -> Request:
         _display(req, rest)
     elif verb == "REFRESH":
         _refresh(req, rest)
+    elif verb == "PING" and rest:
+        raise MqscSyntaxError(f"PING QMGR takes no keyword {rest[0].keyword}", rest[0].end)
     return req
 
 
 def _object_name(req: Request, tok: Token) -> None:
-    if req.otype == QMGR:
+    if req.otype in (QMGR, QMSTATUS):
         if tok.has_value:
-            raise MqscSyntaxError("QMGR takes no name: the queue manager is the one runmqsc is connected to", tok.end)
+            raise MqscSyntaxError(
+                f"{req.otype} takes no name: the queue manager is the one runmqsc is connected to", tok.end
+            )
         return
     if not tok.has_value or not tok.items:
         raise MqscSyntaxError(f"{req.verb} {tok.keyword} needs the object's name in parentheses", tok.end)
@@ -311,6 +341,9 @@ def _attribute(req: Request, t: Token) -> None:
     except AttributeValueError as e:
         raise MqscSyntaxError(str(e), t.end) from None
     req.attrs[key] = value
+    info = keyword_info(otype, k)
+    if has_no_effect(otype, k) and info is not None and value != info.attr.default:
+        req.ignored.append(k)  # asking for what syncpoint does not do (IBM's default asks for nothing): say so
 
 
 def _delete(req: Request, tokens: list[Token]) -> None:
@@ -330,6 +363,10 @@ def _display_vocabulary(otype: str, type_filter: str) -> tuple[frozenset[str], f
     if otype == QSTATUS:
         shown = QSTATUS_HANDLE_KEYWORDS if type_filter == "HANDLE" else QSTATUS_QUEUE_KEYWORDS
         return shown, _QSTATUS_IGNORED
+    if otype == QMSTATUS:
+        return QMSTATUS_KEYWORDS, QMSTATUS_IGNORED
+    if otype == CONN:
+        return CONN_KEYWORDS, CONN_IGNORED
     types = QUEUE_TYPES if otype == QUEUE else (otype,)
     shown = frozenset().union(*(display_keywords(t) for t in types))
     ignored = frozenset().union(*(IGNORED_ATTRIBUTES[t] for t in types))
@@ -338,12 +375,18 @@ def _display_vocabulary(otype: str, type_filter: str) -> tuple[frozenset[str], f
 
 def _display(req: Request, tokens: list[Token]) -> None:
     otype = req.otype
+    if otype == CONN:
+        req.type_filter = "CONN"  # IBM's default for DISPLAY CONN
     names: list[str] = []
     saw_all = False
     for t in tokens:
-        if t.keyword == "TYPE" and otype in (QUEUE, QSTATUS):
+        if t.keyword == "TYPE" and otype in (QUEUE, QSTATUS, CONN):
             word = (_single(t) or "").upper()
-            if otype == QSTATUS:
+            if otype == CONN:
+                if word not in ("CONN", "HANDLE", "ALL"):
+                    raise MqscSyntaxError("TYPE of DISPLAY CONN is CONN, HANDLE or ALL", t.end)
+                req.type_filter = word
+            elif otype == QSTATUS:
                 if word not in ("QUEUE", "HANDLE"):
                     raise MqscSyntaxError("TYPE of DISPLAY QSTATUS is QUEUE or HANDLE", t.end)
                 req.type_filter = word
@@ -354,7 +397,7 @@ def _display(req: Request, tokens: list[Token]) -> None:
     shown, ignored = _display_vocabulary(otype, req.type_filter)
     for t in tokens:
         k = t.keyword
-        if k == "TYPE" and otype in (QUEUE, QSTATUS):
+        if k == "TYPE" and otype in (QUEUE, QSTATUS, CONN):
             continue
         if k == "ALL":
             saw_all = True
@@ -368,7 +411,7 @@ def _display(req: Request, tokens: list[Token]) -> None:
                 raise MqscSyntaxError("QSGDISP of DISPLAY is ALL, LIVE, QMGR, COPY, GROUP or SHARED", t.end)
             req.qsgdisp = word
         elif k == "TYPE":
-            raise MqscSyntaxError("TYPE is valid on DISPLAY QUEUE and DISPLAY QSTATUS only", t.end)
+            raise MqscSyntaxError("TYPE is valid on DISPLAY QUEUE, QSTATUS and CONN only", t.end)
         elif t.has_value:
             raise MqscSyntaxError(f"{k} takes no value on DISPLAY", t.end)
         elif k in shown:
@@ -377,10 +420,16 @@ def _display(req: Request, tokens: list[Token]) -> None:
             continue
         else:
             raise MqscSyntaxError(f"{k} is not a keyword of DISPLAY {otype}", t.end)
-    if saw_all or (otype in (QMGR, QSTATUS) and not names):
-        req.wanted = None
+    if saw_all or (not names and (otype in (QMGR, QMSTATUS) or (otype == QSTATUS and req.type_filter == "HANDLE"))):
+        req.wanted = None  # IBM: ALL is the default of DISPLAY QMGR, QMSTATUS and QSTATUS TYPE(HANDLE)
+    elif not names and otype in (QLOCAL, QMODEL, QALIAS, QUEUE, PROCESS) and not req.generic:
+        req.wanted = None  # IBM: ALL is the default for one object named without a generic name
+    elif not names and otype == QSTATUS:
+        req.wanted = ["CURDEPTH"]  # IBM: DISPLAY QSTATUS TYPE(QUEUE) shows CURDEPTH unless more is asked
+    elif not names and otype == CONN and req.type_filter != "CONN":
+        req.wanted = sorted(CONN_HANDLE_KEYWORDS) if req.type_filter == "HANDLE" else None
     else:
-        req.wanted = names
+        req.wanted = names  # DISPLAY CONN with none: CONN, EXTCONN and TYPE only, as IBM
     if req.where is not None and req.wanted is not None and req.where.keyword not in req.wanted:
         req.wanted.append(req.where.keyword)  # IBM shows the attribute a WHERE tests
 
@@ -418,3 +467,52 @@ def _refresh(req: Request, tokens: list[Token]) -> None:
     req.type_filter = "EXPIRY"
     if req.name is None:
         req.name = "*"
+
+
+# -- AMQ8427I: the valid syntax of a command ---------------------------------------------------------------
+_NAME_WORD = {QLOCAL: "q_name", QMODEL: "q_name", QALIAS: "q_name", PROCESS: "process_name", QSTATUS: "q_name"}
+_NOUN_WORD = {QLOCAL: "QLOCAL", QMODEL: "QMODEL", QALIAS: "QALIAS", PROCESS: "PROCESS", QUEUE: "QUEUE"}
+
+
+def valid_syntax(verb: str, noun: str = "") -> list[str]:
+    """The syntax of ``verb`` (and object type ``noun``) as runmqsc's AMQ8427I shows it after a syntax error:
+    the command, then its keywords in brackets; for a verb alone, the object types it takes."""
+    if verb == "END":
+        return ["END"]
+    if not noun:
+        nouns = [_NOUN_WORD.get(n, n) for n in _NOUNS_OF.get(verb, ())]
+        return [f"{verb} " + " | ".join(nouns)]
+    word = _NOUN_WORD.get(noun, noun)
+    name = _NAME_WORD.get(noun, "name")
+    if noun in (QMGR, QMSTATUS):
+        head = f"{verb} {word}"
+    elif verb == "DISPLAY":
+        head = f"{verb} {word}( generic_{name} )"
+    else:
+        head = f"{verb} {word}( {name} )"
+    items: list[str] = []
+    if verb == "DEFINE":
+        items = ["[ LIKE( " + name + " ) ]", "[ REPLACE | NOREPLACE ]", *keyword_syntax(noun)]
+    elif verb == "ALTER":
+        items = (["[ FORCE ]"] if noun != QMGR else []) + keyword_syntax(noun)
+    elif verb == "DELETE":
+        items = ["[ PURGE | NOPURGE ]"] if noun == QLOCAL else []
+    elif verb == "REFRESH":
+        items = ["TYPE( EXPIRY )", "[ NAME( generic_q_name ) ]"]
+    elif verb == "DISPLAY":
+        type_word = {QUEUE: "[ TYPE( QLOCAL | QMODEL | QALIAS | ALL ) ]", QSTATUS: "[ TYPE( QUEUE | HANDLE ) ]"}
+        items = [type_word[noun]] if noun in type_word else []
+        if noun == CONN:
+            items = ["[ TYPE( CONN | HANDLE | ALL ) ]"]
+        shown, _ = _display_vocabulary(noun, "HANDLE" if noun == QSTATUS else "ALL")
+        if noun == QSTATUS:
+            shown = shown | QSTATUS_QUEUE_KEYWORDS
+        items += ["[ ALL ]", "[ WHERE( keyword operator value ) ]"]
+        items += [f"[ {k} ]" for k in sorted(shown)]
+    lines = [head]
+    for item in items:
+        if len(lines[-1]) + 1 + len(item) > 78 and lines[-1].strip():
+            lines.append("       " + item)
+        else:
+            lines[-1] += " " + item
+    return lines

@@ -9,7 +9,8 @@ of what is not quoted) are read by :mod:`syncpoint.mqi.syntax` in its :data:`~sy
 
 What is MQSC's alone is here: ``;`` outside quotes ends a command, so one line may hold several
 (:func:`read_commands`), and a syntax error is reported with the segment "at or near" which it was found, as
-runmqsc does (AMQ8405E): :class:`MqscSyntaxError` carries the offset, a :class:`Token` knows where it ends.
+runmqsc does (AMQ8405I): :class:`MqscSyntaxError` carries the offset and, once the command's verb and object type
+are known, them too (for AMQ8427I's valid syntax); a :class:`Token` knows where it ends.
 """
 
 from __future__ import annotations
@@ -24,12 +25,15 @@ __all__ = ["MqscSyntaxError", "SourceCommand", "Token", "read_commands", "tokeni
 
 
 class MqscSyntaxError(SyncpointError):
-    """A command that does not follow MQSC syntax: ``end`` is where in the command text it was found."""
+    """A command that does not follow MQSC syntax: ``end`` is where in the command text it was found; ``verb`` and
+    ``noun`` the command's verb and object type when they were recognised (else "")."""
 
     def __init__(self, reason: str, end: int) -> None:
         super().__init__(reason)
         self.reason = reason
         self.end = end
+        self.verb = ""
+        self.noun = ""
 
 
 @dataclass(slots=True)

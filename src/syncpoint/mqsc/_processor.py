@@ -1,16 +1,17 @@
 """The MQSC command processor: runs parsed commands through a ``syncpoint.client`` connection and answers in
 runmqsc's format.
 
-Theory of operation: :meth:`MqscProcessor.run` reads commands (:mod:`._parser`), echoes each one numbered, parses
-it (:mod:`._commands`) and, unless verifying, executes it with the connection's administrative verbs
-(``qm.admin("define", …)``), so the same code works on an embedded queue manager and over the network. Each
-command answers with IBM's AMQ messages; DISPLAY lists ``KEY(VALUE)`` pairs two a line. A syntax error is reported
-(AMQ8405E) and the next command runs; a command syncpoint does not support is reported and the next runs; only a
-lost queue manager stops the run. The trailer counts what was read, what had a syntax error and what could not
-be processed; the exit code is 0 when everything ran, 10 when something did not, 20 when the run was stopped.
+Theory of operation: :meth:`MqscProcessor.run` reads commands (:mod:`._parser`), echoes each one numbered, parses it
+(:mod:`._commands`) and, unless verifying, executes it with the connection's administrative verbs
+(``qm.admin("define", …)``), so the same code works on an embedded queue manager and over the network. Each command
+answers with IBM's AMQ messages; DISPLAY lists ``KEY(VALUE)`` pairs two a line. A syntax error is reported
+(AMQ8405I, then AMQ8427I with the valid syntax) and the next command runs; a command syncpoint does not support is
+reported and the next runs; only a lost queue manager stops the run. The trailer counts what was read, what had a
+syntax error and what could not be processed; the exit code is 0 when everything ran, 10 when something did not, 20
+when the run was stopped.
 
 Messages syncpoint adds to IBM's (no IBM equivalent): AMQ8490E (not supported), AMQ8491W (an IBM attribute
-syncpoint ignores), AMQ8492I (REFRESH QMGR TYPE(EXPIRY) done).
+syncpoint does not act on: kept and shown, or ignored), AMQ8492I (REFRESH QMGR TYPE(EXPIRY) done).
 
 Implements: reference/mqsc.md, "Responses" and runmqsc's ``-v`` / ``-e`` (the control commands' table).
 """
@@ -25,8 +26,18 @@ from syncpoint.mqi import MQMIError, is_generic, matches_generic, reason_name
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, QUEUE_TYPES, Definition
 
-from ._attrs import definition_pairs, format_pairs, handle_status_pairs, queue_status_pairs
-from ._commands import QSTATUS, QUEUE, Request, Where, parse_command
+from ._attrs import (
+    IGNORED_ATTRIBUTES,
+    connection_handle_pairs,
+    connection_id,
+    connection_pairs,
+    definition_pairs,
+    format_pairs,
+    handle_status_pairs,
+    qmgr_status_pairs,
+    queue_status_pairs,
+)
+from ._commands import CONN, QMSTATUS, QSTATUS, QUEUE, Request, Where, parse_command, valid_syntax
 from ._parser import MqscSyntaxError, SourceCommand, read_commands
 
 if TYPE_CHECKING:
@@ -166,7 +177,8 @@ class MqscProcessor:
         if req.unsupported is not None:
             return [f"AMQ8490E: {_PRODUCT} does not support {req.unsupported}; the command was not run."]
         return [
-            f"AMQ8491W: {kw} is an IBM MQ attribute that {_PRODUCT} does not implement; it was ignored."
+            f"AMQ8491W: {kw} is an IBM MQ attribute that {_PRODUCT} does not act on; "
+            + ("it was ignored." if kw in IGNORED_ATTRIBUTES[req.otype] else "it is kept and shown by DISPLAY.")
             for kw in req.ignored
         ]
 
@@ -232,9 +244,22 @@ class MqscProcessor:
         out.lines.append(f"AMQ8492I: Refresh of expired messages complete. {what} discarded.")
 
     # -- DISPLAY -----------------------------------------------------------------------------------------
+    def _ping(self, req: Request, out: Response) -> None:
+        self._admin("lookup", QMGR, "")  # a round trip to the queue manager
+        out.lines.append(f"AMQ8415I: Ping {_PRODUCT} Queue Manager command complete.")
+
     def _display(self, req: Request, out: Response) -> None:
         if req.otype == QSTATUS:
             self._display_qstatus(req, out)
+            return
+        if req.otype == QMSTATUS:
+            pairs = qmgr_status_pairs(self._qm.name, self._admin("qmgr_status"), req.wanted)
+            if _where_ok(req.where, pairs, None):
+                out.lines.append("AMQ8705I: Display Queue Manager Status Details.")
+                out.lines.extend(format_pairs(pairs))
+            return
+        if req.otype == CONN:
+            self._display_conn(req, out)
             return
         if req.otype == QMGR:
             qmgr = self._admin("lookup", QMGR, "")
@@ -281,6 +306,30 @@ class MqscProcessor:
         for t in types:
             defs.extend(d for d in self._admin("list_objects", t) if matches_generic(req.name, d.name))
         return sorted(defs, key=lambda d: d.name)
+
+    def _display_conn(self, req: Request, out: Response) -> None:
+        assert req.name is not None
+        started = float(self._admin("qmgr_status")["STARTED"])
+        shown = 0
+        for c in self._admin("connection_status"):
+            if not matches_generic(req.name, connection_id(started, int(c["HCONN"]))):
+                continue
+            pairs = connection_pairs(self._qm.name, started, c, req.wanted, req.type_filter)
+            if req.where is not None and not _where_ok(req.where, connection_pairs(self._qm.name, started, c), None):
+                continue
+            shown += 1
+            out.lines.append("AMQ8276I: Display Connection details.")
+            # IBM: CONN, EXTCONN and TYPE each on a line of their own, then the pairs two a line; with
+            # TYPE(HANDLE) or TYPE(ALL) each open object follows after a blank line
+            out.lines.extend(f"   {k}({v})" for k, v in pairs[:3])
+            out.lines.extend(format_pairs(pairs[3:]))
+            if req.type_filter != "CONN":
+                for handle in connection_handle_pairs(c, req.wanted):
+                    out.lines.append("")
+                    out.lines.extend(format_pairs(handle))
+        if not shown and req.where is None:
+            out.ok = False
+            out.lines.append(f"AMQ8147E: {_PRODUCT} object {req.name} not found.")
 
     def _display_qstatus(self, req: Request, out: Response) -> None:
         assert req.name is not None
@@ -383,19 +432,24 @@ def _error_lines(e: MQMIError, req: Request) -> list[str]:
 
 
 def syntax_error_lines(text: str, e: MqscSyntaxError) -> list[str]:
-    """AMQ8405E with the command up to where the error was found, then what was wrong."""
+    """IBM's answer to a syntax error: AMQ8405I with the command up to where the error was found (syncpoint adds
+    a line saying what is wrong), then AMQ8427I with the valid syntax of the command when its verb is known."""
     segment = text[: max(e.end, 1)].rstrip()
-    return [
-        "AMQ8405E: Syntax error detected at or near end of command segment below:-",
+    lines = [
+        "AMQ8405I: Syntax error detected at or near end of command segment below:-",
         segment,
         f"   {e.reason}.",
     ]
+    if e.verb:
+        lines += ["", "AMQ8427I: Valid syntax for the MQSC command:", "", *valid_syntax(e.verb, e.noun), ""]
+    return lines
 
 
 def connect_failure_lines(qmgr: str, e: MQMIError) -> list[str]:
     """runmqsc's answer when it cannot connect (the run stops with exit code 20)."""
+    named = f"{qmgr} " if qmgr else ""
     if e.reason == C.MQRC_Q_MGR_NAME_ERROR:
-        first = f"AMQ8118E: {_PRODUCT} queue manager {qmgr} does not exist."
+        first = f"AMQ8118E: {_PRODUCT} queue manager {named}does not exist."
     else:
-        first = f"AMQ8146E: {_PRODUCT} queue manager {qmgr} not available."
+        first = f"AMQ8146E: {_PRODUCT} queue manager {named}not available."
     return [first, f"   {reason_name(e.reason)} ({e.reason})" + (f": {e.detail}" if e.detail else "")]

@@ -493,6 +493,8 @@ class Session(asyncio.Protocol):
         except MQMIError as e:
             self._refuse(hello, e)
             return
+        if self.address != "local":
+            conn.conname = self.address  # DISPLAY CONN / QSTATUS: a TCP client's address, as IBM's CONNAME
         self.conn = conn
         self.proto.greeted = True
         self._reply_when_durable(

@@ -47,6 +47,7 @@ DEFAULT_INITQ = "SYSTEM.DEFAULT.INITIATION.QUEUE"
 EXIT_NORMAL = 0  # the queue manager is ending, or the monitor was stopped
 EXIT_ERROR = 10  # interrupted by an error
 EXIT_NOT_RUN = 20  # could not run
+RULE = "_" * 50  # IBM's runmqtrm draws it before each "Waiting for a trigger message"
 
 SUPPORTED_APPL_TYPES = frozenset({C.MQAT_UNIX})  # DEF is MQAT_UNIX (6) on Linux
 _ENDING = frozenset({C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_QUIESCING})
@@ -120,6 +121,11 @@ def command_for(tm: MQTM, qmgr_name: str) -> tuple[bytes, bool]:
     return command, env.endswith(b"&")
 
 
+def command_text(command: bytes) -> str:
+    """The command line as runmqtrm reports it (IBM prints the command it starts)."""
+    return command.decode("utf-8", "replace")
+
+
 def run_command(command: bytes, background: bool) -> Started:
     """Run ``command`` with the shell; it returns once the command ended (or was put in the background)."""
     try:
@@ -179,9 +185,11 @@ class TriggerMonitor:
                 f"The trigger monitor cannot open initiation queue {self.initq} of queue manager {self.qm.name}: {e}"
             )
             return EXIT_NOT_RUN
-        self.report(f"Waiting for a trigger message on {self.initq} of queue manager {self.qm.name}.")
+        # IBM's runmqtrm: "trigger monitor started.", then a rule and "Waiting for a trigger message" before each
+        self.report(f"syncpoint trigger monitor started for {self.initq} of queue manager {self.qm.name}.")
         try:
             while not self.stopping:
+                self._waiting()
                 if not self.process_one(wait) and not math.isinf(wait):
                     return EXIT_NORMAL
         except MQMIError as e:
@@ -196,6 +204,11 @@ class TriggerMonitor:
 
     def stop(self) -> None:
         self.stopping = True
+
+    def _waiting(self) -> None:
+        self.report("")
+        self.report(RULE)
+        self.report("Waiting for a trigger message")
 
     def process_available(self) -> int:
         """Process the trigger messages there now, without waiting; return how many were taken off."""
@@ -218,7 +231,7 @@ class TriggerMonitor:
             self._reject(msg, e.feedback, str(e))
             return True
         command, background = command_for(tm, self.qm.name)
-        self.report(f"Starting {blank_strip(tm.ApplId)!s} for queue {blank_strip(tm.QName)}.")
+        self.report(command_text(command))  # IBM: the command line it starts, the MQTMC2 quoted
         outcome = self.runner(command, background)
         if not outcome.started:
             self._reject(msg, C.MQFB_APPL_CANNOT_BE_STARTED, outcome.error)
@@ -227,6 +240,7 @@ class TriggerMonitor:
         self.stats.started += 1
         if not background and outcome.returncode:
             self.report(f"{blank_strip(tm.ApplId)} ended with exit status {outcome.returncode}.")
+        self.report("End of application trigger.")
         return True
 
     def _next(self, wait: float | None) -> Message | None:
