@@ -21,6 +21,7 @@ from syncpoint.mqi import SyncpointError, mqsc_date_time
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import (
     ATTRIBUTES,
+    CHANNEL,
     KEYWORD_ALIASES,
     MQSC_KEYWORD_OF,
     PROCESS,
@@ -81,7 +82,9 @@ def _keyword_table(otype: str) -> dict[str, KeywordInfo]:
     return table
 
 
-_TABLES: dict[str, dict[str, KeywordInfo]] = {t: _keyword_table(t) for t in (QLOCAL, QMODEL, QALIAS, PROCESS, QMGR)}
+_TABLES: dict[str, dict[str, KeywordInfo]] = {
+    t: _keyword_table(t) for t in (QLOCAL, QMODEL, QALIAS, PROCESS, QMGR, CHANNEL)
+}
 
 
 def keyword_info(otype: str, keyword: str) -> KeywordInfo | None:
@@ -205,6 +208,48 @@ IGNORED_ATTRIBUTES: dict[str, frozenset[str]] = {
     QALIAS: _QUEUE_IGNORED,
     PROCESS: frozenset(),
     QMGR: _QMGR_IGNORED,
+    # IBM channel attributes syncpoint's channels do not have (exits, compression, cluster, monitoring …)
+    CHANNEL: frozenset(
+        [
+            "BATCHHB",
+            "BATCHLIM",
+            "CERTLABL",
+            "CLUSNL",
+            "CLUSTER",
+            "CLWLPRTY",
+            "CLWLRANK",
+            "CLWLWGHT",
+            "COMPHDR",
+            "COMPMSG",
+            "CONVERT",
+            "DEFCDISP",
+            "KAINT",
+            "LOCLADDR",
+            "MODENAME",
+            "MONCHL",
+            "MRDATA",
+            "MREXIT",
+            "MRRTY",
+            "MRTMR",
+            "MSGDATA",
+            "MSGEXIT",
+            "NETPRTY",
+            "PROPCTL",
+            "PUTAUT",
+            "RCVDATA",
+            "RCVEXIT",
+            "RESETSEQ",
+            "SCYDATA",
+            "SCYEXIT",
+            "SENDDATA",
+            "SENDEXIT",
+            "SSLCAUTH",
+            "SSLPEER",
+            "STATCHL",
+            "TPNAME",
+            "USEDLQ",
+        ]
+    ),
 }
 
 # special words of integer attributes (IBM: EXPRYINT(OFF) is 0, no scan)
@@ -267,9 +312,17 @@ _COMPUTED: dict[str, tuple[str, ...]] = {
     QALIAS: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME", "TARGTYPE"),
     PROCESS: ("ALTDATE", "ALTTIME"),
     QMGR: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME", "QMID"),
+    CHANNEL: ("ALTDATE", "ALTTIME"),
 }
 STATUS_KEYWORDS = frozenset({"CURDEPTH", "IPPROCS", "OPPROCS"})  # DISPLAY QLOCAL reads them from the status
-_IDENTITY = {QLOCAL: "QUEUE", QMODEL: "QUEUE", QALIAS: "QUEUE", PROCESS: "PROCESS", QMGR: "QMNAME"}
+_IDENTITY = {
+    QLOCAL: "QUEUE",
+    QMODEL: "QUEUE",
+    QALIAS: "QUEUE",
+    PROCESS: "PROCESS",
+    QMGR: "QMNAME",
+    CHANNEL: "CHANNEL",
+}
 _WORDS: dict[str, dict[int, str]] = {
     "PLATFORM": {C.MQPL_UNIX: "UNIX"},
     "DEFTYPE": {
@@ -341,6 +394,9 @@ def definition_pairs(
         head = [("QUEUE", d.name), ("TYPE", otype)]
     elif otype == PROCESS:
         head = [("PROCESS", d.name)]
+    elif otype == CHANNEL:
+        head = [("CHANNEL", d.name), values.pop("CHLTYPE", ("CHLTYPE", ""))]
+        chosen = [k for k in chosen if k != "CHLTYPE"]
     else:
         head = [("QMNAME", qmgr_name or d.name)]
     return head + [values[k] for k in chosen]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.mqi import is_generic
-from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QUEUE_TYPES
+from syncpoint.mqi.objects import CHANNEL, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QUEUE_TYPES
 from syncpoint.mqi.syntax import is_object_name
 
 from ._attrs import (
@@ -27,12 +27,20 @@ from ._attrs import (
     keyword_info,
     parse_attribute,
 )
+from ._channel import (
+    CHANNEL_VERBS,
+    CHSTATUS_IGNORED,
+    CHSTATUS_KEYWORDS,
+    check_channel_request,
+    parse_channel_command,
+)
 from ._parser import MqscSyntaxError, Token, tokenize
 
-__all__ = ["QSTATUS", "QUEUE", "Request", "Where", "parse_command"]
+__all__ = ["CHSTATUS", "QSTATUS", "QUEUE", "Request", "Where", "parse_command"]
 
 QUEUE = "QUEUE"  # DISPLAY QUEUE: any queue type
 QSTATUS = "QSTATUS"
+CHSTATUS = "CHSTATUS"
 
 VERBS = {
     "DEFINE": "DEFINE",
@@ -76,12 +84,14 @@ NOUNS = {
     "QSTATUS": QSTATUS,
     "QS": QSTATUS,
     "QMGR": QMGR,
+    "CHANNEL": CHANNEL,
+    "CHL": CHANNEL,
+    "CHSTATUS": CHSTATUS,
+    "CHS": CHSTATUS,
 }
 UNSUPPORTED_NOUNS = {
     "QREMOTE": "QREMOTE",
     "QR": "QREMOTE",
-    "CHANNEL": "CHANNEL",
-    "CHL": "CHANNEL",
     "LISTENER": "LISTENER",
     "LSTR": "LISTENER",
     "SERVICE": "SERVICE",
@@ -93,8 +103,6 @@ UNSUPPORTED_NOUNS = {
     "NAMELIST": "NAMELIST",
     "NL": "NAMELIST",
     "COMMINFO": "COMMINFO",
-    "CHSTATUS": "CHSTATUS",
-    "CHS": "CHSTATUS",
     "CONN": "CONN",
     "LSSTATUS": "LSSTATUS",
     "SVSTATUS": "SVSTATUS",
@@ -120,11 +128,11 @@ UNSUPPORTED_NOUNS = {
     "SMDSCONN": "SMDSCONN",
 }
 _NOUNS_OF = {
-    "DEFINE": (QLOCAL, QMODEL, QALIAS, PROCESS),
-    "ALTER": (QLOCAL, QMODEL, QALIAS, PROCESS, QMGR),
-    "DELETE": (QLOCAL, QMODEL, QALIAS, PROCESS),
+    "DEFINE": (QLOCAL, QMODEL, QALIAS, PROCESS, CHANNEL),
+    "ALTER": (QLOCAL, QMODEL, QALIAS, PROCESS, QMGR, CHANNEL),
+    "DELETE": (QLOCAL, QMODEL, QALIAS, PROCESS, CHANNEL),
     "CLEAR": (QLOCAL,),
-    "DISPLAY": (QLOCAL, QMODEL, QALIAS, PROCESS, QUEUE, QSTATUS, QMGR),
+    "DISPLAY": (QLOCAL, QMODEL, QALIAS, PROCESS, QUEUE, QSTATUS, QMGR, CHANNEL, CHSTATUS),
     "REFRESH": (QMGR,),
 }
 _QUEUE_TYPE_WORDS = {
@@ -183,6 +191,8 @@ def parse_command(text: str) -> Request:
     if verb_tok.has_value:
         raise MqscSyntaxError(f"{verb_tok.keyword} is a command verb and takes no value", verb_tok.end)
     word = verb_tok.keyword
+    if word in CHANNEL_VERBS and len(tokens) > 1 and tokens[1].keyword in ("CHANNEL", "CHL"):
+        return parse_channel_command(CHANNEL_VERBS[word], tokens, Request)
     if word in UNSUPPORTED_VERBS:
         return Request(UNSUPPORTED_VERBS[word], unsupported=f"the {UNSUPPORTED_VERBS[word]} command")
     verb = VERBS.get(word)
@@ -217,6 +227,8 @@ def parse_command(text: str) -> Request:
             raise MqscSyntaxError(f"CLEAR QLOCAL takes no keyword {rest[0].keyword}", rest[0].end)
     elif verb == "DISPLAY":
         _display(req, rest)
+    if otype == CHANNEL:
+        check_channel_request(req, noun_tok)
     elif verb == "REFRESH":
         _refresh(req, rest)
     return req
@@ -288,7 +300,7 @@ def _attribute(req: Request, t: Token) -> None:
         if k in IGNORED_ATTRIBUTES[otype]:
             req.ignored.append(k)
             return
-        owners = [o for o in (QLOCAL, QMODEL, QALIAS, PROCESS, QMGR) if keyword_info(o, k) is not None]
+        owners = [o for o in (QLOCAL, QMODEL, QALIAS, PROCESS, QMGR, CHANNEL) if keyword_info(o, k) is not None]
         if owners:
             raise MqscSyntaxError(f"{k} is not valid for a {otype} (it is an attribute of {', '.join(owners)})", t.end)
         raise MqscSyntaxError(f"{k} is not a keyword of {req.verb} {otype}", t.end)
@@ -316,6 +328,8 @@ def _display_vocabulary(otype: str, type_filter: str) -> tuple[frozenset[str], f
     if otype == QSTATUS:
         shown = QSTATUS_HANDLE_KEYWORDS if type_filter == "HANDLE" else QSTATUS_QUEUE_KEYWORDS
         return shown, _QSTATUS_IGNORED
+    if otype == CHSTATUS:
+        return CHSTATUS_KEYWORDS, CHSTATUS_IGNORED
     types = QUEUE_TYPES if otype == QUEUE else (otype,)
     shown = frozenset().union(*(display_keywords(t) for t in types))
     ignored = frozenset().union(*(IGNORED_ATTRIBUTES[t] for t in types))

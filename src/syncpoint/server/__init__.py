@@ -21,6 +21,7 @@ _LAZY = {
     "server_info": "._lifecycle",
     "status": "._lifecycle",
     "pid_alive": "._lifecycle",
+    "receiving_channels": "._channel",
 }
 
 
@@ -49,6 +50,7 @@ __all__ = [
     "available_cpus",
     "check_spec",
     "pid_alive",
+    "receiving_channels",
     "run_server",
     "server_info",
     "status",
