@@ -173,9 +173,12 @@ def _open(qm: QueueManagerHost, conn: Connection, name: str, params: dict[str, A
 def _read_sync(engine: Any, conn: Connection, hobj: int, name: str) -> tuple[int, str]:
     md = MQMD(CorrelId=sync_correl_id("R", name))
     gmo = MQGMO(Options=C.MQGMO_BROWSE_FIRST, MatchOptions=C.MQMO_MATCH_CORREL_ID)
-    r = engine.get(conn, hobj, md, gmo, None)
-    if r.reason == C.MQRC_NO_MSG_AVAILABLE or r.comp == C.MQCC_FAILED:
-        return 0, ""
+    try:
+        r = engine.get(conn, hobj, md, gmo, None)
+    except MQMIError as e:
+        if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+            return 0, ""
+        raise
     rec = json.loads(r.data)
     return int(rec["seq"]), str(rec["id"])
 
@@ -185,7 +188,11 @@ def _write_sync(engine: Any, conn: Connection, r: Receiver) -> None:
     correl = sync_correl_id("R", r.name)
     md = MQMD(CorrelId=correl)
     gmo = MQGMO(Options=C.MQGMO_SYNCPOINT, MatchOptions=C.MQMO_MATCH_CORREL_ID)
-    engine.get(conn, r.hobj, md, gmo, None)  # none yet: MQRC_NO_MSG_AVAILABLE, nothing to replace
+    try:
+        engine.get(conn, r.hobj, md, gmo, None)
+    except MQMIError as e:
+        if e.reason != C.MQRC_NO_MSG_AVAILABLE:  # none yet: nothing to replace
+            raise
     md = MQMD(CorrelId=correl, Persistence=C.MQPER_PERSISTENT)
     data = json.dumps({"seq": r.seq, "id": r.batch_id}).encode()
     engine.put(conn, r.hobj, md, MQPMO(Options=C.MQPMO_SYNCPOINT), data)
