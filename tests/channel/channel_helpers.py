@@ -78,3 +78,11 @@ def xmit_message(qname: str, qmgr: str, data: bytes, **md: Any) -> tuple[MQMD, b
         MsgId=inner.MsgId,
     )
     return outer, xqh.pack() + data
+
+
+def channel_state(qms: QMs, qm: str, channel: str) -> str:
+    """The channel's STATUS in DISPLAY CHSTATUS (INACTIVE when it has none)."""
+    import re
+
+    found = re.search(r"\s STATUS\((\w+)\)|\sSTATUS\((\w+)\)", qms.mqsc(qm, f"DISPLAY CHSTATUS({channel}) STATUS\n"))
+    return (found.group(1) or found.group(2)) if found else "INACTIVE"

@@ -225,8 +225,11 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
     except MQMIError as e:
         engine.backout(conn)
         r.seq, r.batch_id = _read_sync(engine, conn, r.hobj, r.name)
-        r.stopped = f"the batch could not be delivered and was backed out: {e}"
-        raise
+        r.stopped = (
+            f"AMQ9544E: a message of batch {seq} on channel '{r.name}' could not be put nor dead-lettered "
+            f"({e.reason}: {e.detail or e}); the batch was backed out and the channel stops."
+        )
+        raise _fail(C.MQRC_CHANNEL_STOPPED, r.stopped) from None
     r.batches += 1
     r.msgs += len(msgs)
     return {"seq": r.seq}
