@@ -239,6 +239,7 @@ class Sender:
         self.triggered = triggered
         self.local: LocalSide | None = None
         self.link: Link | None = None
+        self.reached_running = False
 
     # -- the whole run ------------------------------------------------------------------------------------
     def run(self) -> None:
@@ -281,6 +282,7 @@ class Sender:
                 raise ChannelStoppedError("STOP CHANNEL")
             try:
                 st.state = "BINDING"
+                self.reached_running = False
                 self._session()
                 st.state = "INACTIVE"  # DISCINT passed: ended normally
                 return
@@ -296,6 +298,8 @@ class Sender:
                     self.link.close()
                     self.link = None
             self.local_backout()
+            if self.reached_running:  # IBM: the retry counts start again after the channel ran
+                short, long_ = int(self.attrs["SHORTRTY"]), int(self.attrs["LONGRTY"])
             if short > 0:
                 short -= 1
                 interval = int(self.attrs["SHORTTMR"])
@@ -355,6 +359,7 @@ class Sender:
             self._send(rec, len(rec.msgs), [])
             st.indoubt = False
         st.state, st.reason = "RUNNING", ""
+        self.reached_running = True
         self._batches(rec)
         link.channel("close", self.name, {})
 
