@@ -17,6 +17,7 @@ import time
 
 from channel_helpers import QMs
 from test_end_to_end import depth, put_xmit
+
 from waiting import wait_until
 
 RUNS = int(os.environ.get("SYNCPOINT_CHANNEL_KILL_RUNS", "50"))

@@ -236,6 +236,9 @@ class Initiator:
         rec = local.read_record()
         if op == "RESET":
             n = int(req.get("seqnum", 1))
+            if rec.msgs:
+                why = f"AMQ9527E: Channel '{name}' has a batch in doubt: RESOLVE CHANNEL first, then RESET."
+                return {"ok": False, "lines": [why]}
             local.write_record(Record(n - 1, "", [], n - 1))
             qm.mqcmit()
             return {"ok": True, "lines": ["AMQ8023I: syncpoint channel reset."]}

@@ -376,6 +376,7 @@ class Sender:
         last_sent = time.monotonic()
         while True:
             if self.stop.is_set():
+                self._forget_confirmed(rec)
                 raise ChannelStoppedError("STOP CHANNEL")
             now = time.monotonic()
             wait_s = 1.0  # wake at least every second to see STOP CHANNEL
@@ -383,9 +384,10 @@ class Sender:
                 wait_s = min(wait_s, max(0.0, idle_since + discint - now))
             first = local.get(max(1, int(wait_s * 1000)))
             if first is None:
+                rec = self._forget_confirmed(rec)  # idle: the confirmed batch need not be held any longer
                 now = time.monotonic()
                 if discint and now - idle_since >= discint:
-                    return  # DISCINT: the channel ends normally, INACTIVE
+                    return  # DISCINT: the channel ends normally, INACTIVE (the record was cleared above)
                 if hbint and now - last_sent >= hbint:
                     self.link.channel("hb", self.name, {})
                     last_sent = now
@@ -421,6 +423,17 @@ class Sender:
             else:  # only dead letters: nothing to send, but the sequence number is used
                 self._send(rec, 0, [])
             last_sent = idle_since = time.monotonic()
+
+    def _forget_confirmed(self, rec: Record) -> Record:
+        """The last batch is confirmed: drop its messages from the sync record (one sync, when the channel is
+        idle or ends, not per batch), so that an in-doubt record always means a batch not yet confirmed."""
+        assert self.local is not None
+        if not rec.msgs:
+            return rec
+        rec = Record(rec.seq, rec.batch_id, [])
+        self.local.write_record(rec)
+        self.local.qm.mqcmit()
+        return rec
 
     def _send(self, rec: Record, count: int, np: list[bytes]) -> None:
         st = self.status
