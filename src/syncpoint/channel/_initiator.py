@@ -136,6 +136,7 @@ class Initiator:
                 pass
             if depth or local.read_record().msgs:
                 self.start_channel(d.name, triggered=True)
+        local.release()
 
     def _reap(self) -> None:
         with self._lock:
@@ -233,6 +234,14 @@ class Initiator:
         if self.is_running(name):
             return {"ok": False, "lines": [f"AMQ9514E: Channel '{name}' is in use."]}
         local = LocalSide(qm, name)
+        try:
+            return self._settle(qm, d, op, req, local)
+        finally:
+            local.release()
+
+    def _settle(self, qm: Any, d: Any, op: str, req: dict[str, Any], local: LocalSide) -> dict[str, Any]:
+        """RESET / RESOLVE CHANNEL of a sending channel that is not running."""
+        name = d.name
         rec = local.read_record()
         if op == "RESET":
             n = int(req.get("seqnum", 1))
@@ -300,6 +309,8 @@ class Initiator:
                     )
                     st.state = "INACTIVE"
                     rows.append(st.pairs())
+        if local is not None:
+            local.release()
         rows.extend(r for r in self.receivers() if matches_generic(pattern or "*", r["CHANNEL"]))
         return {"ok": True, "status": rows}
 

@@ -194,6 +194,13 @@ class LocalSide:
         )
         self.qm.mqput1(MQOD(ObjectName=dlq.encode()), dmd, MQPMO(Options=C.MQPMO_SYNCPOINT), ddata)
 
+    def release(self) -> None:
+        """Close the sync queue (a command or scan that used it is done: CLEAR and DELETE may act on it)."""
+        try:
+            self.qm.mqclose(self.syncq)
+        except MQMIError:
+            pass
+
     def close(self) -> None:
         try:
             self.qm.mqback()
