@@ -127,7 +127,12 @@ def test_a_receiver_with_users_accepts_only_a_sender_that_authenticates(qms: QMs
         [SYNCPOINT, "passwd", "QM2", "chl"], input="s3cret\n", env=env, check=True, capture_output=True, text=True
     )
     put_xmit(qms, [b"needs a password"])
-    wait_until(lambda: channel_state(qms, "QM1", "QM1.TO.QM2") == "STOPPED", "refused: not authorised")
+    wait_until(
+        lambda: channel_state(qms, "QM1", "QM1.TO.QM2") == "STOPPED",
+        "refused: not authorised",
+        timeout=60,
+        detail=lambda: qms.mqsc("QM1", "DISPLAY CHSTATUS(*) ALL\n") + qms.log("QM1")[-2000:],
+    )
     assert "2035" in qms.mqsc("QM1", "DISPLAY CHSTATUS(QM1.TO.QM2) ALL\n")
     subprocess.run(
         [SYNCPOINT, "chlpasswd", "QM1", "QM1.TO.QM2", "chl"],

@@ -160,8 +160,8 @@ class Initiator:
                 log.warning("a trigger message for %s names no channel", tm.QName.rstrip(b" \0").decode())
                 return
             st = self.statuses.get(name)
-            if st is not None and st.state == "STOPPED" and st.reason == "STOP CHANNEL":
-                return  # IBM: a stopped channel is not started by a trigger
+            if st is not None and st.state == "STOPPED":
+                return  # IBM: a STOPPED channel (by STOP CHANNEL or an error) is not started by a trigger: START it
             self.start_channel(name, triggered=True)
             return
         if md.Format == CHANNEL_COMMAND_FORMAT:

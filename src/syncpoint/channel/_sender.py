@@ -41,7 +41,7 @@ from typing import Any
 
 import msgpack
 
-from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQXQH, MQMIError, dead_letter_message
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQXQH, MQMIError, dead_letter_message, reason_name
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import CHANNEL, MQNPMS_FAST, QLOCAL, SYSTEM_CHANNEL_SYNCQ
 
@@ -57,6 +57,12 @@ SYNCQ_ATTRS = {"DESCR": "channel synchronisation records", "MAXDEPTH": 999_999_9
 def correl_id(role: str, channel: str) -> bytes:
     """The CorrelId of a channel's sync record: ``S`` (sending end) or ``R`` (receiving end) + the name."""
     return (role + channel).encode()[:24].ljust(24, b"\0")
+
+
+def _why(e: MQMIError) -> str:
+    """An error as a channel's STOPREASON: IBM's message when the other end sent one, and the reason code."""
+    text = e.detail or ""
+    return f"{text} ({reason_name(e.reason)} {e.reason})" if text else f"{reason_name(e.reason)} ({e.reason})"
 
 
 class ChannelStoppedError(Exception):
@@ -297,8 +303,8 @@ class Sender:
                 if e.reason in (C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_QUIESCING):
                     raise
                 if e.reason in (C.MQRC_UNKNOWN_CHANNEL_NAME, C.MQRC_CHANNEL_STOPPED, C.MQRC_NOT_AUTHORIZED):
-                    raise ChannelStoppedError(e.detail or str(e)) from None
-                st.reason = e.detail or str(e)
+                    raise ChannelStoppedError(_why(e)) from None
+                st.reason = _why(e)
                 log.warning("channel %s: %s", self.name, st.reason)
             finally:
                 if self.link is not None:
