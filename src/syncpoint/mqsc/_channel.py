@@ -56,6 +56,18 @@ MAX_CHANNEL_NAME = 20
 REPLY_WAIT_MS = 15_000
 
 
+_UNSUPPORTED_TYPES = frozenset({"SVRCONN", "CLNTCONN", "CLUSSDR", "CLUSRCVR", "AMQP", "MQTT"})
+
+
+def unsupported_channel_type(tokens: list[Token]) -> str | None:
+    """The phrase for a channel type syncpoint has no such channels of (clients connect to the server's port;
+    there are no clusters), else None."""
+    for t in tokens:
+        if t.keyword == "CHLTYPE" and (t.value or "").strip().upper() in _UNSUPPORTED_TYPES:
+            return f"{(t.value or '').strip().upper()} channels"
+    return None
+
+
 def parse_channel_command(verb: str, tokens: list[Token], make: Callable[..., Any]) -> Any:
     """START / STOP / PING / RESET / RESOLVE CHANNEL(name) [SEQNUM(n)] [ACTION(COMMIT|BACKOUT)] → a request
     (``make``: the grammar's Request type)."""

@@ -33,6 +33,7 @@ from ._channel import (
     CHSTATUS_KEYWORDS,
     check_channel_request,
     parse_channel_command,
+    unsupported_channel_type,
 )
 from ._parser import MqscSyntaxError, Token, tokenize
 
@@ -214,6 +215,8 @@ def parse_command(text: str) -> Request:
         raise MqscSyntaxError(f"{noun_word} is not an object type of {verb}", noun_tok.end)
     if otype not in _NOUNS_OF[verb]:
         raise MqscSyntaxError(f"{verb} {noun_word} is not a valid command", noun_tok.end)
+    if otype == CHANNEL and (phrase := unsupported_channel_type(tokens[2:])) is not None:
+        return Request(verb, unsupported=phrase)
     req = Request(verb, otype)
     _object_name(req, noun_tok)
     rest = tokens[2:]
