@@ -218,7 +218,7 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
         for raw in msgs:
             if not isinstance(raw, bytes):
                 raise _fail(C.MQRC_UNEXPECTED_ERROR, "a batch's messages must be bytes")
-            _deliver(engine, conn, raw)
+            _deliver(engine, conn, raw, r.name)
         r.seq, r.batch_id = seq, batch_id
         _write_sync(engine, conn, r)
         engine.commit(conn)
@@ -235,15 +235,15 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
     return {"seq": r.seq}
 
 
-def _deliver(engine: Any, conn: Connection, raw: bytes) -> None:
-    """One arriving message, as the receiving MCA puts it (in the batch's unit of work)."""
-    xqh = MQXQH.unpack(raw[: C.MQXQH_LENGTH_1])
-    data = raw[C.MQXQH_LENGTH_1 :]
+def _deliver(engine: Any, conn: Connection, raw: bytes, channel: str) -> None:
+    """One arriving message (MQXQH + data), as the receiving MCA puts it, in the batch's unit of work: the
+    engine's ``deliver_inbound`` (resolution, multi-hop, COA, dead-letter queue with MQDLH, exception reports)."""
     inbound = getattr(engine, "deliver_inbound", None)
     if inbound is not None:
-        inbound(conn, xqh, data)
+        inbound(conn, MQMD(Format=C.MQFMT_XMIT_Q_HEADER), raw, channel=channel)
         return
-    _deliver_shim(engine, conn, xqh, data)
+    xqh = MQXQH.unpack(raw[: C.MQXQH_LENGTH_1])
+    _deliver_shim(engine, conn, xqh, raw[C.MQXQH_LENGTH_1 :])
 
 
 def _deliver_shim(engine: Any, conn: Connection, xqh: MQXQH, data: bytes) -> None:
