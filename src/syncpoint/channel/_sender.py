@@ -117,7 +117,8 @@ class Record:
     reset: int | None = None  # RESET CHANNEL SEQNUM(n): n - 1, told to the receiver at the next start
 
     def pack(self) -> bytes:
-        return msgpack.packb([self.seq, self.batch_id, self.msgs, self.reset])
+        packed: bytes = msgpack.packb([self.seq, self.batch_id, self.msgs, self.reset])
+        return packed
 
     @classmethod
     def unpack(cls, data: bytes) -> Record:

@@ -35,7 +35,7 @@ def _running_server(qmgr: str) -> dict[str, object]:
     if info is None:
         _say(f"AMQ8146E: syncpoint queue manager {qmgr} not available: its server is not running (strmqm {qmgr}).")
         raise typer.Exit(20)
-    return info
+    return dict(info)
 
 
 def _status_of(proc: MqscProcessor, channel: str) -> str:

@@ -193,7 +193,8 @@ def parse_command(text: str) -> Request:
         raise MqscSyntaxError(f"{verb_tok.keyword} is a command verb and takes no value", verb_tok.end)
     word = verb_tok.keyword
     if word in CHANNEL_VERBS and len(tokens) > 1 and tokens[1].keyword in ("CHANNEL", "CHL"):
-        return parse_channel_command(CHANNEL_VERBS[word], tokens, Request)
+        req: Request = parse_channel_command(CHANNEL_VERBS[word], tokens, Request)
+        return req
     if word in UNSUPPORTED_VERBS:
         return Request(UNSUPPORTED_VERBS[word], unsupported=f"the {UNSUPPORTED_VERBS[word]} command")
     verb = VERBS.get(word)
