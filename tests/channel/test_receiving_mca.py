@@ -17,6 +17,15 @@ from waiting import wait_until
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 
 
+def run_dlq_handler(qms: QMs, qm: str, rules: str) -> None:
+    """runmqdlq on the queue manager's DLQ with ``rules`` (WAIT(NO): it ends when the queue is done)."""
+    env = dict(os.environ, SYNCPOINT_HOME=str(qms.home))
+    r = subprocess.run(
+        [SYNCPOINT, "runmqdlq", DLQ, qm], input=rules, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def test_a_message_for_a_missing_queue_lands_on_the_receivers_dlq_and_runmqdlq_retry_delivers_it(qms: QMs) -> None:
     # dlq-handler.md: "the DLQ handler exists mostly for messages a channel could not deliver"
     connect_pair(qms)
@@ -32,16 +41,7 @@ def test_a_message_for_a_missing_queue_lands_on_the_receivers_dlq_and_runmqdlq_r
     qm.backout()  # left for runmqdlq
     qm.disconnect()
     assert "AMQ8006I" in qms.mqsc("QM2", "DEFINE QLOCAL(APP.LATE)\n")
-    env = dict(os.environ, SYNCPOINT_HOME=str(qms.home))
-    r = subprocess.run(
-        [SYNCPOINT, "runmqdlq", DLQ, "QM2"],
-        input="WAIT(NO)\nDESTQ(APP.LATE) ACTION(RETRY)\n",
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
+    run_dlq_handler(qms, "QM2", "WAIT(NO)\nDESTQ(APP.LATE) ACTION(RETRY)\n")
     qm = qms.connect("QM2")
     assert qm.open("APP.LATE").get().data == b"late order"
     assert depth(qms, "QM2", DLQ) == 0
@@ -70,3 +70,33 @@ def test_with_no_dlq_the_channel_stops_and_the_message_waits_in_doubt_until_it_c
     qm = qms.connect("QM2")
     q = qm.open("APP.NOT.YET")
     assert [q.get().data, q.get().data] == [b"one", b"two"]
+
+
+def test_a_dlq_rule_with_fwdqm_forwards_the_message_back_across_a_channel(qms: QMs) -> None:
+    # seed 003: FWDQM names another queue manager: the handler's put resolves to the transmission queue of that
+    # name, whose channel carries it back. Needs the queue manager's remote-queue resolution (QREMOTE).
+    import pytest
+
+    from syncpoint.mqi import objects
+
+    if not hasattr(objects, "QREMOTE"):
+        pytest.skip("remote queues (QREMOTE, ObjectQMgrName resolution) are not on this branch")
+    connect_pair(qms)
+    qms.mqsc(
+        "QM1",
+        "DEFINE CHANNEL(QM2.TO.QM1) CHLTYPE(RCVR)\nDEFINE QLOCAL(APP.RETURNED)\n"
+        "DEFINE QREMOTE(TO.MISSING) RNAME(APP.MISSING) RQMNAME(QM2) XMITQ(QM2)\n",
+    )
+    qms.mqsc(
+        "QM2",
+        "DEFINE QLOCAL(QM1) USAGE(XMITQ) TRIGGER TRIGTYPE(FIRST) INITQ(SYSTEM.CHANNEL.INITQ) TRIGDATA(QM2.TO.QM1)\n"
+        f"DEFINE CHANNEL(QM2.TO.QM1) CHLTYPE(SDR) CONNAME('{qms.conname('QM1')}') XMITQ(QM1) SHORTTMR(1)\n",
+    )
+    qm = qms.connect("QM1")
+    qm.open("TO.MISSING").put(b"lost and found", persistent=True)
+    qm.disconnect()
+    wait_until(lambda: depth(qms, "QM2", DLQ) == 1, "the message on QM2's dead-letter queue")
+    run_dlq_handler(qms, "QM2", "WAIT(NO)\nDESTQ(APP.MISSING) ACTION(FWD) FWDQ(APP.RETURNED) FWDQM(QM1) HEADER(NO)\n")
+    wait_until(lambda: depth(qms, "QM1", "APP.RETURNED") == 1, "the message back on QM1")
+    qm = qms.connect("QM1")
+    assert qm.open("APP.RETURNED").get().data == b"lost and found"
