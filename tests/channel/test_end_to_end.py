@@ -60,3 +60,7 @@ def test_messages_on_a_triggered_transmission_queue_cross_the_channel_to_the_rem
     assert "STATUS(RUNNING)" in status and "MSGS(120)" in status, status
     rstatus = qms.mqsc("QM2", "DISPLAY CHSTATUS(*) ALL\n")
     assert "CHLTYPE(RCVR)" in rstatus and "RQMNAME(QM1)" in rstatus, rstatus
+    # non-persistent messages on an NPMSPEED(FAST) channel travel in the batches too (outside the sync record)
+    put_xmit(qms, [b"np%d" % i for i in range(5)], persistent=False)
+    wait_until(lambda: depth(qms, "QM2", "APP.IN") == 5, "the non-persistent messages on QM2")
+    assert sorted(q.get().data for _ in range(5)) == [b"np%d" % i for i in range(5)]
