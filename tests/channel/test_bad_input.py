@@ -145,3 +145,40 @@ def test_a_receiver_with_users_accepts_only_a_sender_that_authenticates(qms: QMs
     qms.mqsc("QM1", "START CHANNEL(QM1.TO.QM2)\n")
     wait_until(lambda: depth(qms, "QM2", "APP.IN") == 1, "delivered once authenticated")
     assert "MCAUSER(chl)" in qms.mqsc("QM2", "DISPLAY CHSTATUS(QM1.TO.QM2) ALL\n")
+
+
+def test_a_channel_with_sslciph_speaks_tls_to_a_receiver_serving_tls(qms: QMs) -> None:
+    # item 7: "TLS when configured" — the receiving server serves TLS; the sender trusts its certificate's CA
+    cert, key = qms.home / "qm2.pem", qms.home / "qm2.key"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+         "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    for name in ("QM1", "QM2"):
+        qms.create(name)
+    from channel_helpers import run
+
+    assert run(qms.home, "strmqm", "QM1", "--port", "0").returncode == 0
+    r = run(qms.home, "strmqm", "QM2", "--port", "0", "--tls-cert", str(cert), "--tls-key", str(key))
+    assert r.returncode == 0, r.stdout + r.stderr
+    qms.mqsc("QM2", "DEFINE CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR)\nDEFINE QLOCAL(APP.IN)\n")
+    qms.mqsc(
+        "QM1",
+        "DEFINE QLOCAL(QM2) USAGE(XMITQ)\n"
+        f"DEFINE CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) CONNAME('{qms.conname('QM2')}') XMITQ(QM2)"
+        " SSLCIPH(ANY_TLS12_OR_HIGHER)\n",
+    )
+    env = dict(os.environ, SYNCPOINT_HOME=str(qms.home))
+    subprocess.run(
+        [SYNCPOINT, "chlpasswd", "QM1", "QM1.TO.QM2", "--cafile", str(cert)],
+        env=env, check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    put_xmit(qms, [b"over TLS"])
+    qms.mqsc("QM1", "START CHANNEL(QM1.TO.QM2)\n")
+    wait_until(
+        lambda: depth(qms, "QM2", "APP.IN") == 1,
+        "delivered over TLS",
+        timeout=30,
+        detail=lambda: qms.mqsc("QM1", "DISPLAY CHSTATUS(*) ALL\n") + qms.log("QM1")[-1500:] + qms.log("QM2")[-1500:],
+    )

@@ -270,9 +270,8 @@ class Initiator:
     def _ping(self, d: Any) -> dict[str, Any]:
         if d.attrs.get("CHLTYPE") not in _SENDING or not d.attrs.get("CONNAME"):
             return {"ok": False, "lines": [f"AMQ8101E: PING CHANNEL needs a sending channel with CONNAME: {d.name}."]}
-        cred = self.credentials.of(d.name)
         try:
-            link = Link(d.attrs["CONNAME"], user=str(cred.get("user", "")), password=cred.get("password"), timeout=10)
+            link = Link.for_channel(d.attrs, self.credentials.of(d.name), timeout=10)
             try:
                 link.channel("ping", d.name, {})
             finally:

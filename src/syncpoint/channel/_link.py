@@ -75,6 +75,19 @@ class Link:
         info = self.call("hello", [hello])
         self.qmgr: str = str(info["qmgr"])
 
+    @classmethod
+    def for_channel(cls, attrs: dict[str, Any], cred: dict[str, Any], timeout: float) -> Link:
+        """The link of a sending channel: its CONNAME, the user and password ``chlpasswd`` stored for it, TLS
+        (trusting the stored CA file, else the system's) when SSLCIPH is set."""
+        tls = ssl.create_default_context(cafile=cred.get("cafile")) if attrs.get("SSLCIPH") else None
+        return cls(
+            str(attrs["CONNAME"]),
+            user=str(cred.get("user", "")),
+            password=cred.get("password") or None,
+            tls=tls,
+            timeout=timeout,
+        )
+
     def close(self) -> None:
         try:
             self._sock.close()

@@ -335,19 +335,8 @@ class Sender:
         st = self.status
         local = self.local
         assert local is not None
-        cred = self.credentials(self.name)
-        tls = None
-        if self.attrs.get("SSLCIPH"):
-            import ssl
-
-            tls = ssl.create_default_context(cafile=cred.get("cafile"))
-        hb = int(self.attrs["HBINT"])
-        self.link = link = Link(
-            st.conname,
-            user=str(cred.get("user", "")),
-            password=cred.get("password"),
-            tls=tls,
-            timeout=max(30.0, 2.0 * hb),
+        self.link = link = Link.for_channel(
+            self.attrs, self.credentials(self.name), timeout=max(30.0, 2.0 * int(self.attrs["HBINT"]))
         )
         rec = local.read_record()
         params: dict[str, Any] = {"qmgr": local.qm.name, "wrap": int(self.attrs["SEQWRAP"])}

@@ -133,15 +133,18 @@ def chlpasswd(
         creds.set(channel, None)
         _say(f"channel {channel} of {qmgr} presents no user now.")
         return
-    if sys.stdin.isatty():
-        password = getpass.getpass(f"password of {user} on the receiving queue manager: ")
-    else:
-        password = sys.stdin.readline().rstrip("\n")
-    entry: dict[str, str] = {"user": user, "password": password}
+    entry: dict[str, str] = {}
+    if user:  # no user: the channel presents none (a receiver without users), e.g. only a CA file for TLS
+        if sys.stdin.isatty():
+            password = getpass.getpass(f"password of {user} on the receiving queue manager: ")
+        else:
+            password = sys.stdin.readline().rstrip("\n")
+        entry = {"user": user, "password": password}
     if cafile:
         entry["cafile"] = cafile
     creds.set(channel, entry)
-    _say(f"channel {channel} of {qmgr} authenticates as {user} (from its next start).")
+    who = f"authenticates as {user}" if user else "presents no user"
+    _say(f"channel {channel} of {qmgr} {who} (from its next start).")
 
 
 def register(app: typer.Typer) -> None:
