@@ -105,8 +105,11 @@ class Pair:
         sp(self.home, "runmqsc", "QM1", input=f"ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) BATCHSZ({batchsz})\n")
         self.preload(n)
         s1, s2 = self.syncs()
+        from syncpoint.mqsc import MqscProcessor
+
         t0 = time.perf_counter()
-        sp(self.home, "runmqsc", "QM1", input="START CHANNEL(QM1.TO.QM2)\n")
+        started = MqscProcessor(self.qm1, echo=False).execute("START CHANNEL(QM1.TO.QM2)")  # no runmqsc process
+        assert started.ok, started.lines
         while self.depth() < n:
             time.sleep(0.02)
         elapsed = time.perf_counter() - t0
