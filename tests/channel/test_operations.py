@@ -40,3 +40,16 @@ def test_ping_stop_and_runmqchl(qms: QMs) -> None:
     assert depth(qms, "QM2", "APP.IN") == 1
     lsr = subprocess.run([SYNCPOINT, "runmqlsr", "-m", "QM2"], env=env, capture_output=True, text=True)
     assert f"TCP port {qms.port('QM2')}" in lsr.stdout
+
+
+def test_a_controlled_end_of_the_receiver_does_not_wait_for_its_running_channel(qms: QMs) -> None:
+    # IBM: endmqm -c ends the queue manager's channels; it waits for applications, not for channels
+    from channel_helpers import run
+
+    connect_pair(qms)
+    put_xmit(qms, [b"one"])
+    wait_until(lambda: depth(qms, "QM2", "APP.IN") == 1, "delivered")
+    assert channel_state(qms, "QM2", "QM1.TO.QM2") == "RUNNING"
+    r = run(qms.home, "endmqm", "-c", "QM2", timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    wait_until(lambda: channel_state(qms, "QM1", "QM1.TO.QM2") == "RETRYING", "the sender retries")

@@ -97,6 +97,12 @@ def receiving_channels(qm: Any) -> list[dict[str, Any]]:
     return [r.status() for (k, _), r in sorted(_RECEIVERS.items()) if k == id(qm)]
 
 
+def channel_hconns(qm: Any) -> set[int]:
+    """The connections of the receiving channels running in this server: a controlled end (endmqm -c) does not
+    wait for them, as IBM's queue manager ends its channels rather than waiting for them."""
+    return {r.conn.hconn for (k, _), r in list(_RECEIVERS.items()) if k == id(qm) and r.conn.alive}
+
+
 def _fail(reason: int, text: str) -> MQMIError:
     return MQMIError(C.MQCC_FAILED, reason, text)
 
