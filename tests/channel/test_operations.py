@@ -52,4 +52,5 @@ def test_a_controlled_end_of_the_receiver_does_not_wait_for_its_running_channel(
     assert channel_state(qms, "QM2", "QM1.TO.QM2") == "RUNNING"
     r = run(qms.home, "endmqm", "-c", "QM2", timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
+    put_xmit(qms, [b"two"])  # the sender finds its receiver gone when it next sends, and retries
     wait_until(lambda: channel_state(qms, "QM1", "QM1.TO.QM2") == "RETRYING", "the sender retries")
