@@ -81,7 +81,7 @@ def test_bad_messages_on_the_transmission_queue_go_to_the_senders_dlq(qms: QMs) 
     wait_until(lambda: depth(qms, "QM1", DLQ) == 2, "two dead letters on QM1")
     qm = qms.connect("QM1")
     q = qm.open(DLQ)
-    reasons = sorted(MQDLH.unpack(q.get().data[: MQDLH.size()]).Reason for _ in range(2))
+    reasons = sorted(MQDLH.unpack(q.get(wait=30).data[: MQDLH.size()]).Reason for _ in range(2))
     assert reasons == sorted([C.MQFB_XMIT_Q_MSG_ERROR, C.MQRC_MSG_TOO_BIG_FOR_CHANNEL])
 
 

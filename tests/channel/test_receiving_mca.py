@@ -32,7 +32,7 @@ def test_a_message_for_a_missing_queue_lands_on_the_receivers_dlq_and_runmqdlq_r
     put_xmit(qms, [b"late order"], qname="APP.LATE")
     wait_until(lambda: depth(qms, "QM2", DLQ) == 1, "the message on QM2's dead-letter queue")
     qm = qms.connect("QM2")
-    m = qm.open(DLQ).get(syncpoint=True)
+    m = qm.open(DLQ).get(wait=30, syncpoint=True)
     dlh = MQDLH.unpack(m.data[: MQDLH.size()])
     assert dlh.Reason == C.MQRC_UNKNOWN_OBJECT_NAME
     assert dlh.DestQName.rstrip(b" \0") == b"APP.LATE" and dlh.DestQMgrName.rstrip(b" \0") == b"QM2"
@@ -43,7 +43,7 @@ def test_a_message_for_a_missing_queue_lands_on_the_receivers_dlq_and_runmqdlq_r
     assert "AMQ8006I" in qms.mqsc("QM2", "DEFINE QLOCAL(APP.LATE)\n")
     run_dlq_handler(qms, "QM2", "WAIT(NO)\nDESTQ(APP.LATE) ACTION(RETRY)\n")
     qm = qms.connect("QM2")
-    assert qm.open("APP.LATE").get().data == b"late order"
+    assert qm.open("APP.LATE").get(wait=30).data == b"late order"
     assert depth(qms, "QM2", DLQ) == 0
 
 
@@ -69,7 +69,7 @@ def test_with_no_dlq_the_channel_stops_and_the_message_waits_in_doubt_until_it_c
     wait_until(lambda: depth(qms, "QM2", "APP.NOT.YET") == 2, "both messages delivered after the restart")
     qm = qms.connect("QM2")
     q = qm.open("APP.NOT.YET")
-    assert [q.get().data, q.get().data] == [b"one", b"two"]
+    assert [q.get(wait=30).data, q.get(wait=30).data] == [b"one", b"two"]
 
 
 def test_a_dlq_rule_with_fwdqm_forwards_the_message_back_across_a_channel(qms: QMs) -> None:
@@ -99,4 +99,4 @@ def test_a_dlq_rule_with_fwdqm_forwards_the_message_back_across_a_channel(qms: Q
     run_dlq_handler(qms, "QM2", "WAIT(NO)\nDESTQ(APP.MISSING) ACTION(FWD) FWDQ(APP.RETURNED) FWDQM(QM1) HEADER(NO)\n")
     wait_until(lambda: depth(qms, "QM1", "APP.RETURNED") == 1, "the message back on QM1")
     qm = qms.connect("QM1")
-    assert qm.open("APP.RETURNED").get().data == b"lost and found"
+    assert qm.open("APP.RETURNED").get(wait=30).data == b"lost and found"
