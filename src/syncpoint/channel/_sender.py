@@ -30,7 +30,6 @@ without a message end the channel normally (INACTIVE); HBINT seconds without one
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -475,6 +474,3 @@ class Sender:
             return xqh.pack() + data[_XQH:]
         return data
 
-
-def status_from_json(text: str) -> dict[str, Any]:  # pragma: no cover - kept for symmetry with the commands
-    return dict(json.loads(text))
