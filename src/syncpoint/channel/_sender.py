@@ -473,4 +473,3 @@ class Sender:
             inner.Expiry = md.Expiry
             return xqh.pack() + data[_XQH:]
         return data
-
