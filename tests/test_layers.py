@@ -49,6 +49,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "syncpoint.compat",
             "syncpoint.flow",
             "syncpoint.spark",
+            "syncpoint.channel",
         ),
     ),
     # the root package's convenience names (syncpoint.connect, syncpoint.Message …) are the client's

@@ -413,7 +413,7 @@ def test_unsupported_objects_are_reported_and_the_rest_runs(admin: QueueManager)
         "DEFINE QLOCAL(APP.OUT)\n"
     )
     summary, out = run(admin, script)
-    assert "AMQ8490E: syncpoint does not support CHANNEL objects; the command was not run." in out
+    assert "AMQ8490E: syncpoint does not support SVRCONN channels; the command was not run." in out
     assert "AMQ8490E: syncpoint does not support LISTENER objects; the command was not run." in out
     assert "AMQ8490E: syncpoint does not support the SET command; the command was not run." in out
     assert "AMQ8490E: syncpoint does not support SERVICE objects; the command was not run." in out
@@ -441,7 +441,7 @@ def test_verify_checks_everything_and_changes_nothing(admin: QueueManager) -> No
     assert not any(line.startswith(("AMQ8006I", "AMQ8007I", "AMQ8409I")) for line in out)
     assert out[-2:] == ["4 MQSC commands read.", "One command has a syntax error."]
     assert summary.exit_code == 10
-    ok, out = run(None, "DEFINE QLOCAL(Q1) MONQ(HIGH)\nDEFINE CHANNEL(C) CHLTYPE(SDR)", verify=True)
+    ok, out = run(None, "DEFINE QLOCAL(Q1) MONQ(HIGH)\nDEFINE CHANNEL(C) CHLTYPE(SVRCONN)", verify=True)
     assert ok.exit_code == 0  # -v needs no queue manager; it tells what would be ignored or not run
     assert any(line.startswith("AMQ8491W: MONQ") for line in out)
     assert any(line.startswith("AMQ8490E") for line in out)

@@ -117,7 +117,7 @@ def test_unsupported_objects_are_reported_exit_10_and_the_rest_runs(home: Path) 
     out = sp(["runmqsc", "QM1"], home, CONTAINER_CONFIG)
     assert out.returncode == 10, out.stdout
     text = out.stdout
-    for what in ("CHANNEL objects", "the SET command", "AUTHINFO objects", "REFRESH SECURITY", "TOPIC objects"):
+    for what in ("SVRCONN channels", "the SET command", "AUTHINFO objects", "REFRESH SECURITY", "TOPIC objects"):
         assert f"AMQ8490E: syncpoint does not support {what}; the command was not run." in text, what
     assert "AMQ8491W: CONNAUTH is an IBM MQ attribute" in text
     assert "DEADQ(DEV.DEAD.LETTER.QUEUE)" in text  # the supported commands ran, in order

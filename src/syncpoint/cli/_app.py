@@ -305,7 +305,18 @@ def demo(
 
 
 # The tools' commands live in their own modules; each adds its verbs to ``app``.
-_TOOL_MODULES = ("_server", "_salvage", "_mqsc", "_dmpmqcfg", "_trigger", "_dlq", "_pcf", "_compat", "_flow")
+_TOOL_MODULES = (
+    "_server",
+    "_salvage",
+    "_mqsc",
+    "_dmpmqcfg",
+    "_trigger",
+    "_dlq",
+    "_pcf",
+    "_compat",
+    "_flow",
+    "_channel",
+)
 
 
 def _register_tools() -> None:

@@ -49,6 +49,8 @@ def start_tools(server: Any, host_qm: Any, users: Any, command_server: bool = Tr
 
         stoppers.append(stop_command_server)
 
+    stoppers.insert(0, start_channel_initiator(server, host_qm, users))
+
     def stop_all() -> None:
         for fn in stoppers:
             try:
@@ -57,6 +59,22 @@ def start_tools(server: Any, host_qm: Any, users: Any, command_server: bool = Tr
                 log.exception("stopping a tool")
 
     return stop_all
+
+
+def start_channel_initiator(server: Any, host_qm: Any, users: Any) -> Callable[[], None]:
+    """The channel initiator (runmqchi) on SYSTEM.CHANNEL.INITQ, its channels on their own threads."""
+    import syncpoint
+    from syncpoint.channel import Initiator
+    from syncpoint.server import receiving_channels
+
+    def connect() -> Any:
+        qm = syncpoint.connect(host_qm.name, embedded=host_qm, appl_name="syncpoint channel")
+        server.internal_connections.add(qm.transport.conn.hconn)  # type: ignore[attr-defined]
+        return qm
+
+    initiator = Initiator(connect, users.path.parent, lambda: receiving_channels(host_qm))
+    initiator.start()
+    return initiator.stop
 
 
 def main(argv: list[str] | None = None) -> int:

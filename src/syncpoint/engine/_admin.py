@@ -23,6 +23,7 @@ from syncpoint.mqi import constants as C
 from syncpoint.mqi import mqsc_date_time
 from syncpoint.mqi.objects import (
     ATTRIBUTES,
+    CHANNEL,
     PROCESS,
     QALIAS,
     QLOCAL,
@@ -128,8 +129,8 @@ class AdminMixin(QueueManagerBase):
         like: str | None = None,
         replace: bool = False,
     ) -> Definition:
-        """DEFINE QLOCAL / QMODEL / QALIAS / QREMOTE / PROCESS. Raises MQMIError (OBJECT_ALREADY_EXISTS, …)."""
-        if otype not in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS):
+        """DEFINE QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS or CHANNEL. Raises MQMIError (OBJECT_ALREADY_EXISTS …)."""
+        if otype not in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL):
             raise fail(C.MQRC_OBJECT_TYPE_ERROR, f"cannot define an object of type {otype}")
         if not valid_object_name(name):
             raise fail(C.MQRC_OBJECT_NAME_ERROR, f"{name!r} is not a valid object name")

@@ -22,6 +22,7 @@ QALIAS = "QALIAS"
 QREMOTE = "QREMOTE"  # a local definition of a remote queue, a queue-manager alias or a reply-to queue alias
 PROCESS = "PROCESS"
 QMGR = "QMGR"
+CHANNEL = "CHANNEL"  # message channels (SDR, RCVR, SVR, RQSTR): their own namespace, as processes have
 QUEUE_TYPES = (QLOCAL, QMODEL, QALIAS, QREMOTE)
 QTYPE_OF = {QLOCAL: C.MQQT_LOCAL, QMODEL: C.MQQT_MODEL, QALIAS: C.MQQT_ALIAS, QREMOTE: C.MQQT_REMOTE}
 
@@ -35,6 +36,16 @@ _R = frozenset({QREMOTE})
 _LMAR = frozenset({QLOCAL, QMODEL, QALIAS, QREMOTE})
 _P = frozenset({PROCESS})
 _Q = frozenset({QMGR})
+_CH = frozenset({CHANNEL})
+
+# channel types (cmqxc.h MQCHT_*) and NPMSPEED (MQNPMS_*)
+MQCHT_SENDER, MQCHT_SERVER, MQCHT_RECEIVER, MQCHT_REQUESTER = 1, 2, 3, 4
+MQNPMS_NORMAL, MQNPMS_FAST = 1, 2
+SYSTEM_CHANNEL_INITQ = "SYSTEM.CHANNEL.INITQ"
+SYSTEM_CHANNEL_SYNCQ = "SYSTEM.CHANNEL.SYNCQ"
+# a channel command (START / STOP / PING / RESET / RESOLVE CHANNEL, DISPLAY CHSTATUS) sent to the channel
+# initiator on SYSTEM.CHANNEL.INITQ: a message of this Format holding JSON, answered on its ReplyToQ
+CHANNEL_COMMAND_FORMAT = b"SPCHLCMD"
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +193,31 @@ ATTRIBUTES: dict[str, Attribute] = {
         Attribute("MAXPRTY", C.MQIA_MAX_PRIORITY, "int", 9, _Q, readonly=True),
         Attribute("SYNCPT", C.MQIA_SYNCPOINT, "int", C.MQSP_AVAILABLE, _Q, readonly=True),
         Attribute("MAXHANDS", C.MQIA_MAX_HANDLES, "int", 256, _Q, low=0),
+        # -- message channels (kept under CHL* keys where a queue's keyword is the same word) -------------
+        _enum(
+            "CHLTYPE",
+            0,
+            MQCHT_SENDER,
+            _CH,
+            {"SDR": MQCHT_SENDER, "SVR": MQCHT_SERVER, "RCVR": MQCHT_RECEIVER, "RQSTR": MQCHT_REQUESTER},
+        ),
+        _enum("TRPTYPE", 0, 2, _CH, {"TCP": 2}),
+        Attribute("CONNAME", 0, "str", "", _CH, length=264),
+        Attribute("CHLXMITQ", 0, "str", "", _CH, length=48),
+        Attribute("CHLDESCR", 0, "str", "", _CH, length=64),
+        Attribute("BATCHSZ", 0, "int", 50, _CH, low=1, high=9999),
+        Attribute("BATCHINT", 0, "int", 0, _CH, high=999_999_999),
+        Attribute("DISCINT", 0, "int", 6000, _CH, high=999_999),
+        Attribute("SHORTRTY", 0, "int", 10, _CH, high=999_999_999),
+        Attribute("SHORTTMR", 0, "int", 60, _CH, high=999_999_999),
+        Attribute("LONGRTY", 0, "int", 999_999_999, _CH, high=999_999_999),
+        Attribute("LONGTMR", 0, "int", 1200, _CH, high=999_999_999),
+        Attribute("HBINT", 0, "int", 300, _CH, high=999_999),
+        _enum("NPMSPEED", 0, MQNPMS_FAST, _CH, {"FAST": MQNPMS_FAST, "NORMAL": MQNPMS_NORMAL}),
+        Attribute("CHLMAXMSGL", 0, "int", 4_194_304, _CH, high=104_857_600),
+        Attribute("MCAUSER", 0, "str", "", _CH, length=64),
+        Attribute("SSLCIPH", 0, "str", "", _CH, length=32),
+        Attribute("SEQWRAP", 0, "int", 999_999_999, _CH, low=100, high=999_999_999),
     ]
 }
 
@@ -191,6 +227,7 @@ ATTRIBUTES: dict[str, Attribute] = {
 KEYWORD_ALIASES: dict[str, dict[str, str]] = {
     QMGR: {"MAXMSGL": "QMMAXMSGL", "DESCR": "QMDESCR"},
     PROCESS: {"DESCR": "PROCDESC"},
+    CHANNEL: {"MAXMSGL": "CHLMAXMSGL", "DESCR": "CHLDESCR", "XMITQ": "CHLXMITQ"},
 }
 
 # IBM MQ attributes syncpoint keeps and shows but does not act on (monitoring, statistics, accounting, events,

@@ -23,6 +23,7 @@ from syncpoint.mqi import SyncpointError, mqsc_date_time
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import (
     ATTRIBUTES,
+    CHANNEL,
     KEPT_ATTRIBUTES,
     KEYWORD_ALIASES,
     MQSC_KEYWORD_OF,
@@ -91,7 +92,7 @@ def _keyword_table(otype: str) -> dict[str, KeywordInfo]:
 
 
 _TABLES: dict[str, dict[str, KeywordInfo]] = {
-    t: _keyword_table(t) for t in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QMGR)
+    t: _keyword_table(t) for t in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QMGR, CHANNEL)
 }
 
 
@@ -235,6 +236,48 @@ _NO_EFFECT = {
     QREMOTE: _QUEUE_IGNORED,
     PROCESS: frozenset(),
     QMGR: _QMGR_IGNORED,
+    # IBM channel attributes syncpoint's channels do not have (exits, compression, cluster, monitoring …)
+    CHANNEL: frozenset(
+        [
+            "BATCHHB",
+            "BATCHLIM",
+            "CERTLABL",
+            "CLUSNL",
+            "CLUSTER",
+            "CLWLPRTY",
+            "CLWLRANK",
+            "CLWLWGHT",
+            "COMPHDR",
+            "COMPMSG",
+            "CONVERT",
+            "DEFCDISP",
+            "KAINT",
+            "LOCLADDR",
+            "MODENAME",
+            "MONCHL",
+            "MRDATA",
+            "MREXIT",
+            "MRRTY",
+            "MRTMR",
+            "MSGDATA",
+            "MSGEXIT",
+            "NETPRTY",
+            "PROPCTL",
+            "PUTAUT",
+            "RCVDATA",
+            "RCVEXIT",
+            "RESETSEQ",
+            "SCYDATA",
+            "SCYEXIT",
+            "SENDDATA",
+            "SENDEXIT",
+            "SSLCAUTH",
+            "SSLPEER",
+            "STATCHL",
+            "TPNAME",
+            "USEDLQ",
+        ]
+    ),
 }
 IGNORED_ATTRIBUTES: dict[str, frozenset[str]] = {
     t: frozenset(k for k in words if k not in _TABLES[t] and (t == QMGR or k == "TARGTYPE"))
@@ -312,9 +355,18 @@ _COMPUTED: dict[str, tuple[str, ...]] = {
     QREMOTE: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME"),
     PROCESS: ("ALTDATE", "ALTTIME"),
     QMGR: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME", "QMID"),
+    CHANNEL: ("ALTDATE", "ALTTIME"),
 }
 STATUS_KEYWORDS = frozenset({"CURDEPTH", "IPPROCS", "OPPROCS"})  # DISPLAY QLOCAL reads them from the status
-_IDENTITY = {QLOCAL: "QUEUE", QMODEL: "QUEUE", QALIAS: "QUEUE", QREMOTE: "QUEUE", PROCESS: "PROCESS", QMGR: "QMNAME"}
+_IDENTITY = {
+    QLOCAL: "QUEUE",
+    QMODEL: "QUEUE",
+    QALIAS: "QUEUE",
+    QREMOTE: "QUEUE",
+    PROCESS: "PROCESS",
+    QMGR: "QMNAME",
+    CHANNEL: "CHANNEL",
+}
 _WORDS: dict[str, dict[int, str]] = {
     "PLATFORM": {C.MQPL_UNIX: "UNIX"},
     "DEFTYPE": {
@@ -386,6 +438,9 @@ def definition_pairs(
         head = [("QUEUE", d.name), ("TYPE", otype)]
     elif otype == PROCESS:
         head = [("PROCESS", d.name)]
+    elif otype == CHANNEL:
+        head = [("CHANNEL", d.name), values.pop("CHLTYPE", ("CHLTYPE", ""))]
+        chosen = [k for k in chosen if k != "CHLTYPE"]
     else:
         head = [("QMNAME", qmgr_name or d.name)]
     return head + [values[k] for k in chosen]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.mqi import is_generic
-from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, QUEUE_TYPES
+from syncpoint.mqi.objects import CHANNEL, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, QUEUE_TYPES
 from syncpoint.mqi.syntax import is_object_name
 
 from ._attrs import (
@@ -34,14 +34,33 @@ from ._attrs import (
     keyword_syntax,
     parse_attribute,
 )
+from ._channel import (
+    CHANNEL_VERBS,
+    CHSTATUS_IGNORED,
+    CHSTATUS_KEYWORDS,
+    check_channel_request,
+    parse_channel_command,
+    unsupported_channel_type,
+)
 from ._parser import MqscSyntaxError, Token, tokenize
 
-__all__ = ["CONN", "QMSTATUS", "QSTATUS", "QUEUE", "Request", "Where", "parse_command", "valid_syntax"]
+__all__ = [
+    "CHSTATUS",
+    "CONN",
+    "QMSTATUS",
+    "QSTATUS",
+    "QUEUE",
+    "Request",
+    "Where",
+    "parse_command",
+    "valid_syntax",
+]
 
 QUEUE = "QUEUE"  # DISPLAY QUEUE: any queue type
 QSTATUS = "QSTATUS"
 QMSTATUS = "QMSTATUS"
 CONN = "CONN"
+CHSTATUS = "CHSTATUS"
 
 VERBS = {
     "DEFINE": "DEFINE",
@@ -96,10 +115,12 @@ NOUNS = {
     "QMGR": QMGR,
     "QMSTATUS": QMSTATUS,
     "CONN": CONN,
+    "CHANNEL": CHANNEL,
+    "CHL": CHANNEL,
+    "CHSTATUS": CHSTATUS,
+    "CHS": CHSTATUS,
 }
 UNSUPPORTED_NOUNS = {
-    "CHANNEL": "CHANNEL",
-    "CHL": "CHANNEL",
     "LISTENER": "LISTENER",
     "LSTR": "LISTENER",
     "SERVICE": "SERVICE",
@@ -111,8 +132,6 @@ UNSUPPORTED_NOUNS = {
     "NAMELIST": "NAMELIST",
     "NL": "NAMELIST",
     "COMMINFO": "COMMINFO",
-    "CHSTATUS": "CHSTATUS",
-    "CHS": "CHSTATUS",
     "LSSTATUS": "LSSTATUS",
     "SVSTATUS": "SVSTATUS",
     "TPSTATUS": "TPSTATUS",
@@ -136,11 +155,11 @@ UNSUPPORTED_NOUNS = {
     "SMDSCONN": "SMDSCONN",
 }
 _NOUNS_OF = {
-    "DEFINE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS),
-    "ALTER": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QMGR),
-    "DELETE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS),
+    "DEFINE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL),
+    "ALTER": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QMGR, CHANNEL),
+    "DELETE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL),
     "CLEAR": (QLOCAL,),
-    "DISPLAY": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QUEUE, QSTATUS, QMGR, QMSTATUS, CONN),
+    "DISPLAY": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QUEUE, QSTATUS, QMGR, QMSTATUS, CONN, CHANNEL, CHSTATUS),
     "REFRESH": (QMGR,),
     "PING": (QMGR,),
 }
@@ -201,6 +220,9 @@ def parse_command(text: str) -> Request:
     if verb_tok.has_value:
         raise MqscSyntaxError(f"{verb_tok.keyword} is a command verb and takes no value", verb_tok.end)
     word = verb_tok.keyword
+    if word in CHANNEL_VERBS and len(tokens) > 1 and tokens[1].keyword in ("CHANNEL", "CHL"):
+        req: Request = parse_channel_command(CHANNEL_VERBS[word], tokens, Request)
+        return req
     if word in UNSUPPORTED_VERBS:
         return Request(UNSUPPORTED_VERBS[word], unsupported=f"the {UNSUPPORTED_VERBS[word]} command")
     verb = VERBS.get(word)
@@ -231,6 +253,8 @@ def _parse(verb: str, tokens: list[Token]) -> Request:
         raise MqscSyntaxError(f"{noun_word} is not an object type of {verb}", noun_tok.end)
     if otype not in _NOUNS_OF[verb]:
         raise MqscSyntaxError(f"{verb} {noun_word} is not a valid command", noun_tok.end)
+    if otype == CHANNEL and (phrase := unsupported_channel_type(tokens[2:])) is not None:
+        return Request(verb, unsupported=phrase)
     try:
         return _parse_object(verb, otype, noun_tok, tokens[2:])
     except MqscSyntaxError as e:
@@ -255,6 +279,8 @@ def _parse_object(verb: str, otype: str, noun_tok: Token, rest: list[Token]) -> 
         _refresh(req, rest)
     elif verb == "PING" and rest:
         raise MqscSyntaxError(f"PING QMGR takes no keyword {rest[0].keyword}", rest[0].end)
+    if otype == CHANNEL:
+        check_channel_request(req, noun_tok)
     return req
 
 
@@ -332,7 +358,9 @@ def _attribute(req: Request, t: Token) -> None:
         if k in IGNORED_ATTRIBUTES[otype]:
             req.ignored.append(k)
             return
-        owners = [o for o in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QMGR) if keyword_info(o, k) is not None]
+        owners = [
+            o for o in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QMGR, CHANNEL) if keyword_info(o, k) is not None
+        ]
         if owners:
             raise MqscSyntaxError(f"{k} is not valid for a {otype} (it is an attribute of {', '.join(owners)})", t.end)
         raise MqscSyntaxError(f"{k} is not a keyword of {req.verb} {otype}", t.end)
@@ -367,6 +395,8 @@ def _display_vocabulary(otype: str, type_filter: str) -> tuple[frozenset[str], f
         return QMSTATUS_KEYWORDS, QMSTATUS_IGNORED
     if otype == CONN:
         return CONN_KEYWORDS, CONN_IGNORED
+    if otype == CHSTATUS:
+        return CHSTATUS_KEYWORDS, CHSTATUS_IGNORED
     types = QUEUE_TYPES if otype == QUEUE else (otype,)
     shown = frozenset().union(*(display_keywords(t) for t in types))
     ignored = frozenset().union(*(IGNORED_ATTRIBUTES[t] for t in types))

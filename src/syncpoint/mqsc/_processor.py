@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from syncpoint.mqi import MQMIError, is_generic, matches_generic, reason_name
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, QUEUE_TYPES, Definition
+from syncpoint.mqi.objects import CHANNEL, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, QUEUE_TYPES, Definition
 
 from ._attrs import (
     IGNORED_ATTRIBUTES,
@@ -37,7 +37,8 @@ from ._attrs import (
     qmgr_status_pairs,
     queue_status_pairs,
 )
-from ._commands import CONN, QMSTATUS, QSTATUS, QUEUE, Request, Where, parse_command, valid_syntax
+from ._channel import CHANNEL_VERBS, run_channel_command
+from ._commands import CHSTATUS, CONN, QMSTATUS, QSTATUS, QUEUE, Request, Where, parse_command, valid_syntax
 from ._parser import MqscSyntaxError, SourceCommand, read_commands
 
 if TYPE_CHECKING:
@@ -187,6 +188,9 @@ class MqscProcessor:
             return Response(self._notices(req), ok=False)
         out = Response(self._notices(req))
         try:
+            if req.otype == CHSTATUS or (req.otype == CHANNEL and req.verb in CHANNEL_VERBS):
+                out.ok = run_channel_command(self._qm, req, out.lines, format_pairs)
+                return out
             handler = getattr(self, "_" + req.verb.lower())
             handler(req, out)
         except MQMIError as e:
@@ -213,8 +217,8 @@ class MqscProcessor:
         like = req.like
         if like is None:
             # IBM: attributes not given come from the type's default object (so REPLACE resets the others)
-            default = _DEFAULT_OBJECT[req.otype]
-            if self._admin("lookup", req.otype, default) is not None:
+            default = _DEFAULT_OBJECT.get(req.otype)
+            if default is not None and self._admin("lookup", req.otype, default) is not None:
                 like = default
         self._admin("define", req.otype, req.name, req.attrs, like=like, replace=req.replace)
         out.lines.append(_done(req.otype, "created"))
@@ -285,9 +289,7 @@ class MqscProcessor:
                     continue
                 pairs.insert(min(2, len(pairs)), ("QSGDISP", disp))
             shown += 1
-            out.lines.append(
-                "AMQ8407I: Display Process details." if d.otype == PROCESS else "AMQ8409I: Display Queue details."
-            )
+            out.lines.append(_DISPLAY_HEAD.get(d.otype, "AMQ8409I: Display Queue details."))
             out.lines.extend(format_pairs(pairs))
         if not shown and (req.where is None or not defs):
             out.ok = False
@@ -398,7 +400,13 @@ def _is_int(s: str) -> bool:
     return s.lstrip("+-").isdigit()
 
 
+_DISPLAY_HEAD = {PROCESS: "AMQ8407I: Display Process details.", CHANNEL: "AMQ8414I: Display Channel details."}
+
+
 def _done(otype: str, what: str) -> str:
+    if otype == CHANNEL:
+        code = {"created": "AMQ8014I", "deleted": "AMQ8015I", "changed": "AMQ8016I"}[what]
+        return f"{code}: {_PRODUCT} channel {what}."
     if otype == PROCESS:
         code = {"created": "AMQ8010I", "deleted": "AMQ8011I", "changed": "AMQ8012I"}[what]
         return f"{code}: {_PRODUCT} process {what}."

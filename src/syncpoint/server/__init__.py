@@ -24,6 +24,7 @@ _LAZY = {
     "embedded_holder": "._lifecycle",
     "lock_holder": "._lifecycle",
     "process_description": "._lifecycle",
+    "receiving_channels": "._channel",
 }
 
 
@@ -55,6 +56,7 @@ __all__ = [
     "lock_holder",
     "pid_alive",
     "process_description",
+    "receiving_channels",
     "run_server",
     "server_info",
     "status",

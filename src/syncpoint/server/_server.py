@@ -39,6 +39,7 @@ from syncpoint.store import Pending
 from syncpoint.wire import DEFAULT_MAX_FRAME
 
 from ._auth import Throttle, Users
+from ._channel import channel_hconns
 from ._limits import Limits
 from ._session import ParkedGet, ServerStats, Session
 from ._syncer import Durable, Syncer
@@ -176,7 +177,8 @@ class Server:
     def check_controlled_end(self) -> None:
         if self.qm.waiters.state != "quiescing":
             return
-        applications = [h for h in self.qm.engine.connections if h not in self.internal_connections]
+        ours = self.internal_connections | channel_hconns(self.qm)  # the server's tools, receiving channels
+        applications = [h for h in self.qm.engine.connections if h not in ours]
         if not applications:
             self._finish("controlled")
 

@@ -21,6 +21,8 @@ from syncpoint.mqi import constants as C
 from syncpoint.store import Pending
 from syncpoint.wire import DEFAULT_MAX_FRAME, MAX_GETM, ProtocolError
 
+from ._channel import channel as _channel
+
 Handler = Callable[[QueueManagerHost, Connection, list[Any]], tuple[Any, Pending | None]]
 
 _STRUCT_ERRORS = {MQMD: C.MQRC_MD_ERROR, MQGMO: C.MQRC_GMO_ERROR, MQPMO: C.MQRC_PMO_ERROR, MQOD: C.MQRC_OD_ERROR}
@@ -395,6 +397,7 @@ VERBS: dict[str, Handler] = {
     "putm": _putm,
     "reserve": _reserve,
     "release": _release,
+    "channel": _channel,  # the receiving end of a message channel (_channel.py)
 }
 """The verbs a connected session runs here (``get``, ``disconnect``, ``ping`` and ``endmqm`` are the session's)."""
 

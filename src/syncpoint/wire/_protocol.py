@@ -63,6 +63,7 @@ VERBS: dict[str, int] = {
     "admin": 3,  # [verb, args, kwargs] -> result
     "ping": 0,
     "endmqm": 1,  # ["c" | "i" | "p"]: local administrators only
+    "channel": 3,  # [op, channel name, {…}]: a sending channel speaking to this receiving end
 }
 
 # verbs that take optional arguments after those (protocol version 2): how many

@@ -1,0 +1,137 @@
+"""The sending MCA's connection to the receiving queue manager: syncpoint's own protocol (docs/protocol.md) over
+TCP, optionally TLS, with a deadline on every reply (a peer that stops answering ends the channel instead of
+hanging it). Anything the peer sends that is not a well-formed reply — garbage, a reply to another request —
+ends the link with MQRC_CONNECTION_BROKEN; nothing is lost, because the batch it carried is held in doubt.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import ssl
+from typing import Any
+
+from syncpoint.mqi import MQMIError
+from syncpoint.mqi import constants as C
+from syncpoint.wire import (
+    BAD_REQUEST,
+    DEFAULT_MAX_FRAME,
+    FATAL,
+    MQ_ERROR,
+    OK,
+    PROTOCOL_VERSIONS,
+    FrameDecoder,
+    ProtocolError,
+    encode_request,
+    parse_reply,
+)
+
+
+def parse_conname(conname: str, default_port: int = 1414) -> tuple[str, int]:
+    """IBM's CONNAME: ``host(port)`` or ``host``; the first of a comma-separated list."""
+    first = conname.split(",")[0].strip()
+    if "(" in first and first.endswith(")"):
+        host, port = first[:-1].split("(", 1)
+        return host.strip(), int(port)
+    return first, default_port
+
+
+class Link:
+    """One connection to a receiving queue manager's server, as channel ``user``."""
+
+    def __init__(
+        self,
+        conname: str,
+        *,
+        user: str = "",
+        password: str | None = None,
+        tls: ssl.SSLContext | None = None,
+        timeout: float = 30.0,
+        appl_name: str = "syncpoint channel",
+    ) -> None:
+        self.address = parse_conname(conname)
+        self.timeout = timeout
+        self._next = 1
+        self._decoder = FrameDecoder(DEFAULT_MAX_FRAME)
+        self._frames: list[Any] = []
+        try:
+            sock = socket.create_connection(self.address, timeout=timeout)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if tls is not None:
+                sock = tls.wrap_socket(sock, server_hostname=self.address[0])
+        except (OSError, ssl.SSLError) as e:
+            raise MQMIError(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, f"cannot reach {conname}: {e}") from None
+        self._sock = sock
+        hello = {
+            "versions": list(PROTOCOL_VERSIONS),
+            "qmgr": "",
+            "user": user,
+            "password": password,
+            "appl_name": appl_name[:28],
+            "appl_type": C.MQAT_QMGR,
+            "pid": os.getpid(),
+            "control": False,
+        }
+        info = self.call("hello", [hello])
+        self.qmgr: str = str(info["qmgr"])
+
+    @classmethod
+    def for_channel(cls, attrs: dict[str, Any], cred: dict[str, Any], timeout: float) -> Link:
+        """The link of a sending channel: its CONNAME, the user and password ``chlpasswd`` stored for it, TLS
+        (trusting the stored CA file, else the system's) when SSLCIPH is set."""
+        tls = ssl.create_default_context(cafile=cred.get("cafile")) if attrs.get("SSLCIPH") else None
+        return cls(
+            str(attrs["CONNAME"]),
+            user=str(cred.get("user", "")),
+            password=cred.get("password") or None,
+            tls=tls,
+            timeout=timeout,
+        )
+
+    def close(self) -> None:
+        try:
+            self._sock.close()
+        except OSError:
+            pass
+
+    def _broken(self, detail: str) -> MQMIError:
+        self.close()
+        return MQMIError(C.MQCC_FAILED, C.MQRC_CONNECTION_BROKEN, detail)
+
+    def call(self, verb: str, args: list[Any], timeout: float | None = None) -> Any:
+        rid = self._next
+        self._next += 1
+        try:
+            self._sock.settimeout(timeout or self.timeout)
+            self._sock.sendall(encode_request(rid, verb, args))
+            while not self._frames:
+                data = self._sock.recv(256 * 1024)
+                if not data:
+                    raise self._broken("the remote queue manager closed the connection")
+                self._frames.extend(self._decoder.feed(data))
+        except ProtocolError as e:
+            raise self._broken(f"the remote end does not speak syncpoint's protocol: {e.detail}") from None
+        except (OSError, ssl.SSLError) as e:
+            raise self._broken(f"the connection to the remote queue manager failed: {e}") from None
+        frame = self._frames.pop(0)
+        try:
+            reply = parse_reply(frame)
+        except ProtocolError as e:
+            raise self._broken(f"the remote end does not speak syncpoint's protocol: {e.detail}") from None
+        if reply.status == FATAL:
+            raise self._broken(f"the remote queue manager ended the connection: {reply.body}")
+        if reply.request_id != rid:
+            raise self._broken(f"reply {reply.request_id} arrived where {rid} was expected")
+        if reply.status == OK:
+            return reply.body
+        if reply.status == MQ_ERROR and isinstance(reply.body, list) and len(reply.body) == 3:
+            comp, reason, detail = reply.body
+            if rid == 1:
+                self.close()
+            raise MQMIError(comp, reason, detail)
+        if reply.status == BAD_REQUEST:
+            raise self._broken(f"the remote queue manager does not know channels: {reply.body}")
+        raise self._broken("an unknown reply status")
+
+    def channel(self, op: str, name: str, params: dict[str, Any], timeout: float | None = None) -> Any:
+        return self.call("channel", [op, name, params], timeout)

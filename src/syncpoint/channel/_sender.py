@@ -1,0 +1,475 @@
+"""The sending message channel agent (MCA) of a SDR or SVR channel: transmission queue → remote queue manager.
+
+Theory of operation (assured delivery, issue 23 item 4). The sender keeps one sync record per channel on its
+own SYSTEM.CHANNEL.SYNCQ (CorrelId ``S`` + channel name): the last sequence number and batch id it used, and
+the persistent messages of the batch it has not yet seen confirmed. One batch:
+
+1. In one local unit of work: MQGET (syncpoint) up to BATCHSZ messages (and BATCHLIM bytes) from the
+   transmission queue, waiting BATCHINT for more, and replace the sync record by (seq + 1, new id, the batch's
+   persistent messages). Commit: one sync. The batch is now *in doubt*: off the transmission queue and held,
+   whole, in the record.
+2. Send the batch (``channel batch``) to the receiving end, which delivers it and records (seq, id) in the same
+   unit of work, commits (one sync) and only then answers.
+3. The answer confirms the batch; the next batch's unit of work replaces the record.
+
+Failure anywhere: at restart the record holds the in-doubt batch; the sender asks the receiver for its last
+committed (seq, id) (``channel open``). Same id: the batch arrived (committed at both ends now). Otherwise
+the batch is sent again with the same seq and id; the receiver acknowledges a batch it already committed
+without delivering it twice. So each persistent message is delivered once and only once, at the cost of one
+sync per batch at each end. Non-persistent messages on an NPMSPEED(FAST) channel travel in the batch but are
+not kept in the record: a failure between steps 1 and 2 loses them (IBM's rule for fast messages).
+
+A message longer than the channel's MAXMSGL goes to this queue manager's dead-letter queue with
+MQRC_MSG_TOO_BIG_FOR_CHANNEL (2218); a transmission-queue message without a valid MQXQH with
+MQFB_XMIT_Q_MSG_ERROR (271); both in the batch's unit of work. No dead-letter queue: the channel stops.
+
+Retries: a failed connection or batch puts the channel in RETRYING: SHORTRTY attempts SHORTTMR seconds apart,
+then LONGRTY attempts LONGTMR seconds apart (waits on an event: no busy loop), then STOPPED. DISCINT seconds
+without a message end the channel normally (INACTIVE); HBINT seconds without one send a heartbeat.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQXQH, MQMIError, dead_letter_message, reason_name
+from syncpoint.mqi import constants as C
+from syncpoint.mqi.objects import CHANNEL, MQNPMS_FAST, QLOCAL, SYSTEM_CHANNEL_SYNCQ
+
+from ._link import Link
+
+log = logging.getLogger("syncpoint.channel")
+
+BATCHLIM = 5000 * 1024  # IBM's BATCHLIM default: a batch ends after this many bytes
+_XQH = C.MQXQH_LENGTH_1
+SYNCQ_ATTRS = {"DESCR": "channel synchronisation records", "MAXDEPTH": 999_999_999, "MAXMSGL": 104_857_600}
+
+
+def correl_id(role: str, channel: str) -> bytes:
+    """The CorrelId of a channel's sync record: ``S`` (sending end) or ``R`` (receiving end) + the name."""
+    return (role + channel).encode()[:24].ljust(24, b"\0")
+
+
+def _why(e: MQMIError) -> str:
+    """An error as a channel's STOPREASON: IBM's message when the other end sent one, and the reason code."""
+    text = e.detail or ""
+    return f"{text} ({reason_name(e.reason)} {e.reason})" if text else f"{reason_name(e.reason)} ({e.reason})"
+
+
+class ChannelStoppedError(Exception):
+    """The channel ends and does not retry (STOP CHANNEL, a sequence number error, no dead-letter queue)."""
+
+
+@dataclass
+class Status:
+    """What DISPLAY CHSTATUS shows of one sending channel."""
+
+    name: str
+    chltype: str = "SDR"
+    state: str = "STARTING"
+    xmitq: str = ""
+    conname: str = ""
+    rqmname: str = ""
+    seq: int = 0
+    batch_id: str = ""
+    indoubt: bool = False
+    msgs: int = 0
+    batches: int = 0
+    since: float = field(default_factory=time.time)
+    last: float = 0.0
+    retries_left: int = 0
+    reason: str = ""
+
+    def pairs(self) -> dict[str, Any]:
+        return {
+            "CHANNEL": self.name,
+            "CHLTYPE": self.chltype,
+            "STATUS": self.state,
+            "XMITQ": self.xmitq,
+            "CONNAME": self.conname,
+            "RQMNAME": self.rqmname,
+            "CURSEQNO": self.seq,
+            "LSTLUWID": self.batch_id,
+            "INDOUBT": "YES" if self.indoubt else "NO",
+            "MSGS": self.msgs,
+            "BATCHES": self.batches,
+            "LONGRTS": self.retries_left,
+            "STOPREASON": self.reason,
+        }
+
+
+@dataclass
+class Record:
+    """A sending channel's sync record: last seq and batch id, the in-doubt batch's persistent messages."""
+
+    seq: int = 0
+    batch_id: str = ""
+    msgs: list[bytes] = field(default_factory=list)
+    reset: int | None = None  # RESET CHANNEL SEQNUM(n): n - 1, told to the receiver at the next start
+
+    def pack(self) -> bytes:
+        packed: bytes = msgpack.packb([self.seq, self.batch_id, self.msgs, self.reset])
+        return packed
+
+    @classmethod
+    def unpack(cls, data: bytes) -> Record:
+        seq, batch_id, msgs, reset = msgpack.unpackb(data)
+        return cls(seq, batch_id, list(msgs), reset)
+
+
+class LocalSide:
+    """The sending MCA's connection to its own queue manager: the transmission queue and the sync queue."""
+
+    def __init__(self, qm: Any, channel: str) -> None:
+        self.qm = qm
+        self.channel = channel
+        if qm.admin("lookup", QLOCAL, SYSTEM_CHANNEL_SYNCQ) is None:
+            try:
+                qm.admin("define", QLOCAL, SYSTEM_CHANNEL_SYNCQ, dict(SYNCQ_ATTRS))
+            except MQMIError as e:
+                if e.reason != C.MQRC_OBJECT_ALREADY_EXISTS:
+                    raise
+        self.syncq = qm.mqopen(
+            MQOD(ObjectName=SYSTEM_CHANNEL_SYNCQ.encode()), C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_BROWSE
+        )
+        self.xmitq: int | None = None
+
+    def open_xmitq(self, name: str) -> None:
+        # IBM: a sending MCA opens its transmission queue for exclusive input, so one channel serves it
+        self.xmitq = self.qm.mqopen(MQOD(ObjectName=name.encode()), C.MQOO_INPUT_EXCLUSIVE | C.MQOO_INQUIRE)
+
+    def read_record(self) -> Record:
+        md = MQMD(CorrelId=correl_id("S", self.channel))
+        gmo = MQGMO(Options=C.MQGMO_BROWSE_FIRST, MatchOptions=C.MQMO_MATCH_CORREL_ID)
+        try:
+            return Record.unpack(self.qm.mqget(self.syncq, md, gmo))
+        except MQMIError as e:
+            if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                return Record()
+            raise
+
+    def write_record(self, rec: Record) -> None:
+        """Replace the record, in the current unit of work (the caller commits)."""
+        md = MQMD(CorrelId=correl_id("S", self.channel))
+        gmo = MQGMO(Options=C.MQGMO_SYNCPOINT, MatchOptions=C.MQMO_MATCH_CORREL_ID)
+        try:
+            self.qm.mqget(self.syncq, md, gmo)
+        except MQMIError as e:
+            if e.reason != C.MQRC_NO_MSG_AVAILABLE:
+                raise
+        out = MQMD(CorrelId=correl_id("S", self.channel), Persistence=C.MQPER_PERSISTENT)
+        self.qm.mqput(self.syncq, out, MQPMO(Options=C.MQPMO_SYNCPOINT), rec.pack())
+
+    def get(self, wait_ms: int) -> tuple[MQMD, bytes] | None:
+        assert self.xmitq is not None
+        md = MQMD()
+        options = C.MQGMO_SYNCPOINT | C.MQGMO_FAIL_IF_QUIESCING | (C.MQGMO_WAIT if wait_ms > 0 else 0)
+        gmo = MQGMO(Options=options, WaitInterval=wait_ms)
+        try:
+            return md, self.qm.mqget(self.xmitq, md, gmo)
+        except MQMIError as e:
+            if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                return None
+            raise
+
+    def dead_letter(self, md: MQMD, data: bytes, reason: int, dest_q: str, dest_qmgr: str) -> None:
+        """A message the channel cannot send, to this queue manager's DLQ (in the batch's unit of work)."""
+        dlq = str(self.qm.admin("qm_attr", "DEADQ") or "").strip()
+        if not dlq:
+            raise ChannelStoppedError(
+                f"AMQ9544E: a message could not be sent on channel '{self.channel}' (reason {reason}) and queue "
+                f"manager {self.qm.name} has no dead-letter queue: the channel stops."
+            )
+        dmd, ddata = dead_letter_message(
+            md,
+            data,
+            reason=reason,
+            dest_q=dest_q,
+            dest_qmgr=dest_qmgr,
+            put_appl_type=C.MQAT_QMGR,
+            put_appl_name="syncpoint channel",
+            now=time.time(),
+        )
+        self.qm.mqput1(MQOD(ObjectName=dlq.encode()), dmd, MQPMO(Options=C.MQPMO_SYNCPOINT), ddata)
+
+    def release(self) -> None:
+        """Close the sync queue (a command or scan that used it is done: CLEAR and DELETE may act on it)."""
+        try:
+            self.qm.mqclose(self.syncq)
+        except MQMIError:
+            pass
+
+    def close(self) -> None:
+        try:
+            self.qm.mqback()
+        except Exception:
+            pass
+        try:
+            self.qm.disconnect()
+        except Exception:
+            pass
+
+
+def valid_xqh(md: MQMD, data: bytes) -> MQXQH | None:
+    """The MQXQH at the front of a transmission-queue message, or None when it has none that is valid."""
+    if len(data) < _XQH or data[:4] != b"XQH " or md.Format != C.MQFMT_XMIT_Q_HEADER:
+        return None
+    try:
+        xqh = MQXQH.unpack(data[:_XQH])
+    except Exception:
+        return None
+    if xqh.Version != C.MQXQH_VERSION_1 or not xqh.RemoteQName.strip(b" \0"):
+        return None
+    return xqh
+
+
+class Sender:
+    """One run of a sending channel, from start to INACTIVE or STOPPED; ``run()`` on its own thread."""
+
+    def __init__(
+        self,
+        name: str,
+        connect: Callable[[], Any],
+        status: Status,
+        credentials: Callable[[str], dict[str, Any]],
+        stop: threading.Event,
+        *,
+        triggered: bool = False,
+    ) -> None:
+        self.name = name
+        self.connect = connect
+        self.status = status
+        self.credentials = credentials
+        self.stop = stop
+        self.triggered = triggered
+        self.local: LocalSide | None = None
+        self.link: Link | None = None
+        self.reached_running = False
+
+    # -- the whole run ------------------------------------------------------------------------------------
+    def run(self) -> None:
+        st = self.status
+        try:
+            qm = self.connect()
+            self.local = LocalSide(qm, self.name)
+            d = qm.admin("lookup", CHANNEL, self.name)
+            if d is None:
+                raise ChannelStoppedError(f"AMQ9519E: Channel '{self.name}' not found.")
+            self.attrs = dict(d.attrs)
+            st.xmitq, st.conname = self.attrs["CHLXMITQ"], self.attrs["CONNAME"]
+            if not st.xmitq or not st.conname:
+                raise ChannelStoppedError(f"channel '{self.name}' needs XMITQ and CONNAME to send")
+            self.local.open_xmitq(st.xmitq)
+            self._retrying_loop()
+        except ChannelStoppedError as e:
+            st.state, st.reason = "STOPPED", str(e)
+            log.error("channel %s stopped: %s", self.name, e)
+        except MQMIError as e:
+            if e.reason in (C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_QUIESCING):
+                st.state = "INACTIVE"
+            else:
+                st.state, st.reason = "STOPPED", str(e)
+                log.error("channel %s stopped: %s", self.name, e)
+        except Exception as e:  # pragma: no cover - a defect: say so, end the channel, keep the server
+            st.state, st.reason = "STOPPED", f"internal error: {e!r}"
+            log.exception("channel %s failed", self.name)
+        finally:
+            if self.link is not None:
+                self.link.close()
+            if self.local is not None:
+                self.local.close()
+
+    def _retrying_loop(self) -> None:
+        st = self.status
+        short, long_ = int(self.attrs["SHORTRTY"]), int(self.attrs["LONGRTY"])
+        while True:
+            if self.stop.is_set():
+                raise ChannelStoppedError("STOP CHANNEL")
+            try:
+                st.state = "BINDING"
+                self.reached_running = False
+                self._session()
+                st.state = "INACTIVE"  # DISCINT passed: ended normally
+                return
+            except MQMIError as e:
+                if e.reason in (C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_QUIESCING):
+                    raise
+                if e.reason in (C.MQRC_UNKNOWN_CHANNEL_NAME, C.MQRC_CHANNEL_STOPPED, C.MQRC_NOT_AUTHORIZED):
+                    raise ChannelStoppedError(_why(e)) from None
+                st.reason = _why(e)
+                log.warning("channel %s: %s", self.name, st.reason)
+            finally:
+                if self.link is not None:
+                    self.link.close()
+                    self.link = None
+            self.local_backout()
+            if self.reached_running:  # IBM: the retry counts start again after the channel ran
+                short, long_ = int(self.attrs["SHORTRTY"]), int(self.attrs["LONGRTY"])
+            if short > 0:
+                short -= 1
+                interval = int(self.attrs["SHORTTMR"])
+            elif long_ > 0:
+                long_ -= 1
+                interval = int(self.attrs["LONGTMR"])
+            else:
+                raise ChannelStoppedError(f"AMQ9506E: retries exhausted: {st.reason}")
+            st.state, st.retries_left = "RETRYING", short + long_
+            if self.stop.wait(interval):
+                raise ChannelStoppedError("STOP CHANNEL")
+
+    def local_backout(self) -> None:
+        assert self.local is not None
+        self.local.qm.mqback()
+
+    # -- one connection to the receiver -------------------------------------------------------------------
+    def _session(self) -> None:
+        st = self.status
+        local = self.local
+        assert local is not None
+        self.link = link = Link.for_channel(
+            self.attrs, self.credentials(self.name), timeout=max(30.0, 2.0 * int(self.attrs["HBINT"]))
+        )
+        rec = local.read_record()
+        params: dict[str, Any] = {"qmgr": local.qm.name, "wrap": int(self.attrs["SEQWRAP"])}
+        if rec.reset is not None:
+            params["reset"] = rec.reset
+        peer = link.channel("open", self.name, params)
+        st.rqmname = str(peer.get("qmgr", link.qmgr))
+        if rec.reset is not None:
+            rec.reset = None
+            local.write_record(rec)
+            local.qm.mqcmit()
+        pseq, pid = int(peer["seq"]), str(peer["id"])
+        st.seq, st.batch_id = pseq, pid
+        wrap = int(self.attrs["SEQWRAP"])
+        if pid != rec.batch_id:
+            if rec.seq != (1 if pseq >= wrap else pseq + 1):
+                raise ChannelStoppedError(
+                    f"AMQ9526E: Message sequence number error for channel '{self.name}': this end's last batch "
+                    f"is number {rec.seq}, the remote end's {pseq}. Resolve the channel, then RESET CHANNEL."
+                )
+            # the last batch (in doubt) did not arrive: send it again, same number and id
+            st.indoubt = True
+            self._send(rec, len(rec.msgs), [])
+            st.indoubt = False
+        st.state, st.reason = "RUNNING", ""
+        self.reached_running = True
+        self._batches(rec)
+        link.channel("close", self.name, {})
+
+    def _batches(self, rec: Record) -> None:
+        st = self.status
+        local = self.local
+        assert local is not None and self.link is not None
+        batchsz, batchint = int(self.attrs["BATCHSZ"]), int(self.attrs["BATCHINT"])
+        discint, hbint = int(self.attrs["DISCINT"]), int(self.attrs["HBINT"])
+        maxmsgl = int(self.attrs["CHLMAXMSGL"])
+        fast = self.attrs["NPMSPEED"] == MQNPMS_FAST
+        wrap = int(self.attrs["SEQWRAP"])
+        idle_since = time.monotonic()
+        last_sent = time.monotonic()
+        while True:
+            if self.stop.is_set():
+                self._forget_confirmed(rec)
+                raise ChannelStoppedError("STOP CHANNEL")
+            now = time.monotonic()
+            wait_s = 1.0  # wake at least every second to see STOP CHANNEL
+            if discint:
+                wait_s = min(wait_s, max(0.0, idle_since + discint - now))
+            first = local.get(max(1, int(wait_s * 1000)))
+            if first is None:
+                rec = self._forget_confirmed(rec)  # idle: the confirmed batch need not be held any longer
+                now = time.monotonic()
+                if discint and now - idle_since >= discint:
+                    return  # DISCINT: the channel ends normally, INACTIVE (the record was cleared above)
+                if hbint and now - last_sent >= hbint:
+                    self.link.channel("hb", self.name, {})
+                    last_sent = now
+                continue
+            persistent: list[bytes] = []
+            np: list[bytes] = []
+            size = 0
+            deadline = time.monotonic() + batchint / 1000.0
+            item: tuple[MQMD, bytes] | None = first
+            count = 0
+            while item is not None:
+                md, data = item
+                count += 1
+                raw = self._prepared(md, data, maxmsgl)
+                if raw is not None:
+                    size += len(raw)
+                    if md.Persistence != C.MQPER_PERSISTENT and fast:
+                        np.append(raw)
+                    else:
+                        persistent.append(raw)
+                if count >= batchsz or size >= BATCHLIM:
+                    break
+                left = deadline - time.monotonic()
+                item = local.get(int(left * 1000) if left > 0.001 else 0)
+            seq = 1 if rec.seq >= wrap else rec.seq + 1
+            rec = Record(seq, uuid.uuid4().hex, persistent)
+            local.write_record(rec)
+            local.qm.mqcmit()  # the batch is in doubt: held in the record, off the transmission queue
+            if persistent or np:
+                st.indoubt = True
+                self._send(rec, len(persistent) + len(np), np)
+                st.indoubt = False
+            else:  # only dead letters: nothing to send, but the sequence number is used
+                self._send(rec, 0, [])
+            last_sent = idle_since = time.monotonic()
+
+    def _forget_confirmed(self, rec: Record) -> Record:
+        """The last batch is confirmed: drop its messages from the sync record (one sync, when the channel is
+        idle or ends, not per batch), so that an in-doubt record always means a batch not yet confirmed."""
+        assert self.local is not None
+        if not rec.msgs:
+            return rec
+        rec = Record(rec.seq, rec.batch_id, [])
+        self.local.write_record(rec)
+        self.local.qm.mqcmit()
+        return rec
+
+    def _send(self, rec: Record, count: int, np: list[bytes]) -> None:
+        st = self.status
+        assert self.link is not None
+        self.link.channel(
+            "batch",
+            self.name,
+            {"seq": rec.seq, "id": rec.batch_id, "msgs": rec.msgs + np, "wrap": int(self.attrs["SEQWRAP"])},
+        )
+        st.seq, st.batch_id = rec.seq, rec.batch_id
+        st.msgs += count
+        st.batches += 1
+        st.last = time.time()
+
+    def _prepared(self, md: MQMD, data: bytes, maxmsgl: int) -> bytes | None:
+        """The message as it crosses (its MQXQH's MQMD carrying the Expiry left), or None when it went to the
+        dead-letter queue instead (no valid MQXQH; longer than the channel's MAXMSGL)."""
+        assert self.local is not None
+        xqh = valid_xqh(md, data)
+        if xqh is None:
+            self.local.dead_letter(md, data, C.MQFB_XMIT_Q_MSG_ERROR, self.status.xmitq, self.local.qm.name)
+            return None
+        inner: MQMD = xqh.MsgDesc
+        if len(data) - _XQH > maxmsgl:
+            self.local.dead_letter(
+                md,
+                data,
+                C.MQRC_MSG_TOO_BIG_FOR_CHANNEL,
+                xqh.RemoteQName.rstrip(b" \0").decode(),
+                xqh.RemoteQMgrName.rstrip(b" \0").decode(),
+            )
+            return None
+        if md.Expiry != C.MQEI_UNLIMITED and inner.Expiry != md.Expiry:
+            # seed 002: the time spent on the transmission queue counts: the MQXQH's MQMD leaves with what is left
+            inner.Expiry = md.Expiry
+            return xqh.pack() + data[_XQH:]
+        return data

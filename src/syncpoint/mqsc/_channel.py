@@ -1,0 +1,187 @@
+"""MQSC for message channels: DEFINE / ALTER / DELETE / DISPLAY CHANNEL checks, START / STOP / PING / RESET /
+RESOLVE CHANNEL and DISPLAY CHSTATUS.
+
+The channel commands that act on a running channel are requests to the queue manager's channel initiator: a
+message of Format SPCHLCMD (JSON) on SYSTEM.CHANNEL.INITQ with a temporary dynamic reply queue, answered there
+(docs/distributed-queuing.md). So they work the same from runmqsc on the queue manager's machine and over the
+network, and a queue manager whose channel initiator is not running says so (AMQ8494E) instead of hanging.
+
+Implements: reference/mqsc.md (channel commands); issue 23 item 3.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
+from syncpoint.mqi import constants as C
+from syncpoint.mqi.objects import CHANNEL_COMMAND_FORMAT, SYSTEM_CHANNEL_INITQ
+
+from ._parser import MqscSyntaxError, Token
+
+CHANNEL_VERBS = {
+    "START": "START",
+    "STA": "START",
+    "STOP": "STOP",
+    "PING": "PING",
+    "RESET": "RESET",
+    "RESOLVE": "RESOLVE",
+}
+# what DISPLAY CHSTATUS shows (ALL) and what it shows without ALL (IBM's default set)
+CHSTATUS_KEYWORDS = frozenset(
+    {
+        "CHANNEL",
+        "CHLTYPE",
+        "STATUS",
+        "XMITQ",
+        "CONNAME",
+        "RQMNAME",
+        "CURSEQNO",
+        "LSTLUWID",
+        "INDOUBT",
+        "MSGS",
+        "BATCHES",
+        "LONGRTS",
+        "MCAUSER",
+        "STOPREASON",
+        "CURRENT",
+        "SAVED",
+    }
+)
+CHSTATUS_DEFAULT = ("CHLTYPE", "CONNAME", "CURRENT", "RQMNAME", "STATUS", "XMITQ")
+CHSTATUS_IGNORED = frozenset({"CMDSCOPE", "CHLDISP", "MONITOR", "SHORT", "SUBSTATE", "STATCHL", "JOBNAME", "MCASTAT"})
+MAX_CHANNEL_NAME = 20
+REPLY_WAIT_MS = 15_000
+
+
+_UNSUPPORTED_TYPES = frozenset({"SVRCONN", "CLNTCONN", "CLUSSDR", "CLUSRCVR", "AMQP", "MQTT"})
+
+
+def unsupported_channel_type(tokens: list[Token]) -> str | None:
+    """The phrase for a channel type syncpoint has no such channels of (clients connect to the server's port;
+    there are no clusters), else None."""
+    for t in tokens:
+        if t.keyword == "CHLTYPE" and (t.value or "").strip().upper() in _UNSUPPORTED_TYPES:
+            return f"{(t.value or '').strip().upper()} channels"
+    return None
+
+
+def parse_channel_command(verb: str, tokens: list[Token], make: Callable[..., Any]) -> Any:
+    """START / STOP / PING / RESET / RESOLVE CHANNEL(name) [SEQNUM(n)] [ACTION(COMMIT|BACKOUT)] → a request
+    (``make``: the grammar's Request type)."""
+    noun = tokens[1]
+    if not noun.has_value or not noun.items or len(noun.items) != 1:
+        raise MqscSyntaxError(f"{verb} CHANNEL needs the channel's name in parentheses", noun.end)
+    name = noun.items[0]
+    _check_name(name, noun)
+    req = make(verb, "CHANNEL", name)
+    for t in tokens[2:]:
+        k = t.keyword
+        if verb == "RESET" and k == "SEQNUM":
+            value = (t.value or "").strip()
+            if not value.isdigit() or not 1 <= int(value) <= 999_999_999:
+                raise MqscSyntaxError("SEQNUM takes a number from 1 to 999999999", t.end)
+            req.attrs["SEQNUM"] = int(value)
+        elif verb == "RESOLVE" and k == "ACTION":
+            value = (t.value or "").strip().upper()
+            if value not in ("COMMIT", "BACKOUT"):
+                raise MqscSyntaxError("ACTION takes COMMIT or BACKOUT", t.end)
+            req.attrs["ACTION"] = value
+        elif verb == "STOP" and k in ("MODE", "STATUS", "CONNAME", "QMNAME"):
+            continue  # IBM's STOP CHANNEL options: syncpoint's STOP ends the channel after its current batch
+        elif k in ("CMDSCOPE", "CHLDISP", "DATALEN"):
+            continue
+        else:
+            raise MqscSyntaxError(f"{k} is not a keyword of {verb} CHANNEL", t.end)
+    if verb == "RESOLVE" and "ACTION" not in req.attrs:
+        raise MqscSyntaxError("RESOLVE CHANNEL needs ACTION(COMMIT) or ACTION(BACKOUT)", tokens[-1].end)
+    return req
+
+
+def _check_name(name: str, tok: Token) -> None:
+    if len(name.rstrip("*")) > MAX_CHANNEL_NAME:
+        raise MqscSyntaxError(f"a channel name has at most {MAX_CHANNEL_NAME} characters", tok.end)
+
+
+def check_channel_request(req: Any, noun: Token) -> None:
+    """What DEFINE / ALTER / DELETE / DISPLAY CHANNEL need beyond the common grammar."""
+    if req.name is not None:
+        _check_name(req.name, noun)
+    if req.verb == "DEFINE" and "CHLTYPE" not in req.attrs and req.like is None:
+        raise MqscSyntaxError("DEFINE CHANNEL needs CHLTYPE(SDR|SVR|RCVR|RQSTR)", noun.end)
+
+
+def channel_request(qm: Any, request: dict[str, Any]) -> dict[str, Any]:
+    """Send one command to the queue manager's channel initiator and wait for its answer."""
+    try:
+        od = MQOD(ObjectName=b"SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName=b"MQSC.CHL.*")
+        reply_h = qm.mqopen(od, C.MQOO_INPUT_EXCLUSIVE)
+        reply_q = od.ObjectName
+        md = MQMD(Format=CHANNEL_COMMAND_FORMAT, MsgType=C.MQMT_REQUEST, ReplyToQ=reply_q)
+        qm.mqput1(
+            MQOD(ObjectName=SYSTEM_CHANNEL_INITQ.encode()),
+            md,
+            MQPMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_NEW_MSG_ID),
+            json.dumps(request).encode(),
+        )
+        answer_md = MQMD(CorrelId=md.MsgId)
+        gmo = MQGMO(
+            Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=REPLY_WAIT_MS, MatchOptions=C.MQMO_MATCH_CORREL_ID
+        )
+        try:
+            data = qm.mqget(reply_h, answer_md, gmo)
+        except MQMIError as e:
+            if e.reason != C.MQRC_NO_MSG_AVAILABLE:
+                raise
+            why = f"AMQ8494E: the channel initiator of {qm.name} did not answer: is its server running?"
+            return {"ok": False, "lines": [why]}
+        finally:
+            qm.mqclose(reply_h, C.MQCO_DELETE_PURGE)
+        result: dict[str, Any] = json.loads(data)
+        return result
+    except MQMIError as e:
+        if e.reason == C.MQRC_UNKNOWN_OBJECT_NAME:
+            why = f"AMQ8494E: queue manager {qm.name} has no channel initiator ({SYSTEM_CHANNEL_INITQ}): start it."
+            return {"ok": False, "lines": [why]}
+        raise
+
+
+def run_channel_command(
+    qm: Any, req: Any, out_lines: list[str], format_pairs: Callable[[list[tuple[str, str | None]]], list[str]]
+) -> bool:
+    """START / STOP / PING / RESET / RESOLVE CHANNEL or DISPLAY CHSTATUS; the answer's lines into ``out_lines``;
+    True when it succeeded."""
+    if req.otype == "CHSTATUS":
+        answer = channel_request(qm, {"op": "DISPLAY", "channel": req.name})
+        if not answer.get("ok"):
+            out_lines.extend(answer.get("lines", []))
+            return False
+        rows = answer.get("status", [])
+        wanted = req.wanted if req.wanted else list(CHSTATUS_DEFAULT) if req.wanted is not None else None
+        for row in rows:
+            if req.where is not None and str(row.get(req.where.keyword, "")) != req.where.value:
+                continue
+            out_lines.append("AMQ8417I: Display Channel Status details.")
+            out_lines.extend(format_pairs(status_pairs(row, wanted)))
+        if not rows:
+            out_lines.append("AMQ8420I: Channel Status not found.")
+            return False
+        return True
+    request: dict[str, Any] = {"op": req.verb, "channel": req.name}
+    if "SEQNUM" in req.attrs:
+        request["seqnum"] = req.attrs["SEQNUM"]
+    if "ACTION" in req.attrs:
+        request["action"] = req.attrs["ACTION"]
+    answer = channel_request(qm, request)
+    out_lines.extend(answer.get("lines", []))
+    return bool(answer.get("ok"))
+
+
+def status_pairs(row: dict[str, Any], wanted: list[str] | None) -> list[tuple[str, str | None]]:
+    """A channel's status as DISPLAY CHSTATUS lists it: CHANNEL first, then the rest alphabetically."""
+    values: dict[str, str | None] = {k: str(v) for k, v in row.items() if k != "CHANNEL" and not k.endswith("_TI")}
+    values["CURRENT"] = None
+    keys = sorted(values) if wanted is None else sorted(set(wanted) & set(values))
+    return [("CHANNEL", str(row["CHANNEL"]))] + [(k, values[k]) for k in keys]

@@ -1,0 +1,236 @@
+"""The receiving end of a message channel (the receiving MCA), as the request verb ``channel`` of a session.
+
+A sending channel of another queue manager connects to this server's port like any client (the server's
+listener is the channel listener: ``hello`` with a user and password when the server requires them, TLS when
+it serves TLS) and then speaks ``channel`` requests, ``[op, channel name, {…}]``:
+
+- ``open``: the channel must be defined here as RCVR (or RQSTR) — else MQRC_UNKNOWN_CHANNEL_NAME with IBM's
+  AMQ9520E; a channel another live session is running is refused (AMQ9514E, MQRC_CHANNEL_NOT_AVAILABLE). The
+  answer is the last committed batch's sequence number and id, so the sender resolves a batch it holds in
+  doubt. ``reset`` (RESET CHANNEL at the sender) sets the sequence number.
+- ``batch``: ``seq``, ``id``, ``msgs`` (each the transmission-queue message: MQXQH + data). Under one hold of
+  the queue manager and in one unit of work: every message is delivered as an MCA delivers (the engine's
+  ``deliver_inbound``: resolution, dead-letter queue with MQDLH, reports), the channel's sync record on
+  SYSTEM.CHANNEL.SYNCQ is replaced by (seq, id), and the unit of work is committed; the reply leaves once that
+  is durable. The batch that was last committed, sent again (the sender restarted in doubt), is acknowledged
+  without delivering anything twice. Any other sequence number stops the channel with IBM's AMQ9526E.
+- ``hb`` (heartbeat), ``close`` (the sender ends the channel normally), ``ping`` (PING CHANNEL: no open).
+
+Implements: issue 23 items 4, 5, 7 (receiving side); reference/mqsc.md, channel states.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from syncpoint.engine import Connection
+from syncpoint.host import QueueManagerHost
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
+from syncpoint.mqi import constants as C
+from syncpoint.mqi.objects import CHANNEL, MQCHT_RECEIVER, MQCHT_REQUESTER, QLOCAL, SYSTEM_CHANNEL_SYNCQ
+from syncpoint.store import Pending
+
+_SYNCQ_ATTRS = {"DESCR": "channel synchronisation records", "MAXDEPTH": 999_999_999, "MAXMSGL": 104_857_600}
+
+
+def sync_correl_id(role: str, channel: str) -> bytes:
+    """The CorrelId of a channel's sync record: ``R`` (receiving end) or ``S`` (sending end) + the name."""
+    return (role + channel).encode()[:24].ljust(24, b"\0")
+
+
+@dataclass
+class Receiver:
+    """One receiving channel's state in this server."""
+
+    name: str
+    conn: Connection
+    hobj: int
+    seq: int
+    batch_id: str
+    peer: str = ""
+    user: str = ""
+    mcauser: str = ""
+    since: float = field(default_factory=time.time)
+    batches: int = 0
+    msgs: int = 0
+    last: float = field(default_factory=time.time)
+    stopped: str = ""  # why the channel stopped (sequence error, no DLQ …), "" while it runs
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "CHANNEL": self.name,
+            "CHLTYPE": "RCVR",
+            "STATUS": "RUNNING" if self.conn.alive and not self.stopped else "STOPPED",
+            "RQMNAME": self.peer,
+            "CURSEQNO": self.seq,
+            "LSTLUWID": self.batch_id,
+            "MSGS": self.msgs,
+            "BATCHES": self.batches,
+            "MCAUSER": self.mcauser or self.user,
+            "CHSTADA_TI": self.since,
+            "LSTMSGTI": self.last,
+            "INDOUBT": "NO",
+            "STOPREASON": self.stopped,
+        }
+
+
+_RECEIVERS: dict[tuple[int, str], Receiver] = {}
+
+
+def receiving_channels(qm: Any) -> list[dict[str, Any]]:
+    """DISPLAY CHSTATUS of the receiving channels this server runs or ran (``qm``: its QueueManagerHost)."""
+    return [r.status() for (k, _), r in sorted(_RECEIVERS.items()) if k == id(qm)]
+
+
+def channel_hconns(qm: Any) -> set[int]:
+    """The connections of the receiving channels running in this server: a controlled end (endmqm -c) does not
+    wait for them, as IBM's queue manager ends its channels rather than waiting for them."""
+    return {r.conn.hconn for (k, _), r in list(_RECEIVERS.items()) if k == id(qm) and r.conn.alive}
+
+
+def _fail(reason: int, text: str) -> MQMIError:
+    return MQMIError(C.MQCC_FAILED, reason, text)
+
+
+def _text(v: Any, what: str) -> str:
+    if not isinstance(v, str) or not v:
+        raise _fail(C.MQRC_UNEXPECTED_ERROR, f"{what} must be a non-empty string")
+    return v
+
+
+def channel(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+    """The ``channel`` request: ``[op, channel name, {…}]`` (module docstring)."""
+    op, name, params = args
+    op, name = _text(op, "op"), _text(name, "the channel name")
+    if not isinstance(params, dict):
+        raise _fail(C.MQRC_UNEXPECTED_ERROR, "the channel request's parameters must be a map")
+    if op == "ping":
+        return qm.run(lambda: _definition(qm, name) and {"qmgr": qm.engine.name})
+    if op == "open":
+        return qm.run(_open, qm, conn, name, params)
+    r = _RECEIVERS.get((id(qm), name))
+    if r is None or r.conn is not conn:
+        raise _fail(C.MQRC_CHANNEL_NOT_AVAILABLE, f"channel {name} is not open on this connection")
+    if r.stopped:
+        raise _fail(C.MQRC_CHANNEL_STOPPED, r.stopped)
+    r.last = time.time()
+    if op == "hb":
+        return {"seq": r.seq}, None
+    if op == "close":
+        _RECEIVERS.pop((id(qm), name), None)
+        return None, None
+    if op == "batch":
+        return qm.run(_batch, qm, conn, r, params)
+    raise _fail(C.MQRC_FUNCTION_NOT_SUPPORTED, f"unknown channel operation {op!r}")
+
+
+def _definition(qm: QueueManagerHost, name: str) -> Any:
+    d = qm.engine.lookup(CHANNEL, name)
+    if d is None or d.attrs.get("CHLTYPE") not in (MQCHT_RECEIVER, MQCHT_REQUESTER):
+        raise _fail(
+            C.MQRC_UNKNOWN_CHANNEL_NAME,
+            f"AMQ9520E: Channel '{name}' not defined remotely: queue manager {qm.engine.name} has no receiver "
+            "channel of that name.",
+        )
+    return d
+
+
+def _open(qm: QueueManagerHost, conn: Connection, name: str, params: dict[str, Any]) -> dict[str, Any]:
+    engine = qm.engine
+    d = _definition(qm, name)
+    key = (id(qm), name)
+    old = _RECEIVERS.get(key)
+    if old is not None and old.conn is not conn and old.conn.alive and not old.stopped:
+        raise _fail(
+            C.MQRC_CHANNEL_NOT_AVAILABLE,
+            f"AMQ9514E: Channel '{name}' is in use: another sender ({old.peer or 'unknown'}) runs it.",
+        )
+    if engine.lookup(QLOCAL, SYSTEM_CHANNEL_SYNCQ) is None:
+        engine.define(QLOCAL, SYSTEM_CHANNEL_SYNCQ, dict(_SYNCQ_ATTRS))
+    od = MQOD(ObjectName=SYSTEM_CHANNEL_SYNCQ.encode())
+    handle = engine.open(conn, od, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_BROWSE)
+    seq, batch_id = _read_sync(engine, conn, handle.hobj, name)
+    r = Receiver(name, conn, handle.hobj, seq, batch_id, str(params.get("qmgr", ""))[:48], conn.user)
+    r.mcauser = str(d.attrs.get("MCAUSER", ""))
+    _RECEIVERS[key] = r
+    reset = params.get("reset")
+    if isinstance(reset, int) and not isinstance(reset, bool) and reset >= 0:
+        r.seq, r.batch_id = reset, ""
+        _write_sync(engine, conn, r)
+        engine.commit(conn)
+    return {"seq": r.seq, "id": r.batch_id, "qmgr": engine.name}
+
+
+def _read_sync(engine: Any, conn: Connection, hobj: int, name: str) -> tuple[int, str]:
+    md = MQMD(CorrelId=sync_correl_id("R", name))
+    gmo = MQGMO(Options=C.MQGMO_BROWSE_FIRST, MatchOptions=C.MQMO_MATCH_CORREL_ID)
+    try:
+        r = engine.get(conn, hobj, md, gmo, None)
+    except MQMIError as e:
+        if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+            return 0, ""
+        raise
+    rec = json.loads(r.data)
+    return int(rec["seq"]), str(rec["id"])
+
+
+def _write_sync(engine: Any, conn: Connection, r: Receiver) -> None:
+    """Replace the channel's sync record, in the connection's unit of work."""
+    correl = sync_correl_id("R", r.name)
+    md = MQMD(CorrelId=correl)
+    gmo = MQGMO(Options=C.MQGMO_SYNCPOINT, MatchOptions=C.MQMO_MATCH_CORREL_ID)
+    try:
+        engine.get(conn, r.hobj, md, gmo, None)
+    except MQMIError as e:
+        if e.reason != C.MQRC_NO_MSG_AVAILABLE:  # none yet: nothing to replace
+            raise
+    md = MQMD(CorrelId=correl, Persistence=C.MQPER_PERSISTENT)
+    data = json.dumps({"seq": r.seq, "id": r.batch_id}).encode()
+    engine.put(conn, r.hobj, md, MQPMO(Options=C.MQPMO_SYNCPOINT), data)
+
+
+def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str, Any]) -> dict[str, Any]:
+    engine = qm.engine
+    seq, batch_id, msgs = params.get("seq"), params.get("id"), params.get("msgs")
+    wrap = params.get("wrap", 999_999_999)
+    if not isinstance(seq, int) or not isinstance(batch_id, str) or not isinstance(msgs, list):
+        raise _fail(C.MQRC_UNEXPECTED_ERROR, "a batch needs seq, id and msgs")
+    if seq == r.seq and batch_id == r.batch_id:
+        return {"seq": r.seq, "dup": True}  # committed before: the sender was in doubt
+    expected = 1 if r.seq >= wrap else r.seq + 1
+    if seq != expected:
+        r.stopped = (
+            f"AMQ9526E: Message sequence number error for channel '{r.name}'. The local and remote queue managers "
+            f"do not agree on the next message sequence number: {seq} was sent where {expected} was expected. "
+            "Use RESET CHANNEL at the sending end."
+        )
+        raise _fail(C.MQRC_CHANNEL_STOPPED, r.stopped)
+    try:
+        for raw in msgs:
+            if not isinstance(raw, bytes):
+                raise _fail(C.MQRC_UNEXPECTED_ERROR, "a batch's messages must be bytes")
+            _deliver(engine, conn, raw, r.name)
+        r.seq, r.batch_id = seq, batch_id
+        _write_sync(engine, conn, r)
+        engine.commit(conn)
+    except MQMIError as e:
+        engine.backout(conn)
+        r.seq, r.batch_id = _read_sync(engine, conn, r.hobj, r.name)
+        r.stopped = (
+            f"AMQ9544E: a message of batch {seq} on channel '{r.name}' could not be put nor dead-lettered "
+            f"({e.reason}: {e.detail or e}); the batch was backed out and the channel stops."
+        )
+        raise _fail(C.MQRC_CHANNEL_STOPPED, r.stopped) from None
+    r.batches += 1
+    r.msgs += len(msgs)
+    return {"seq": r.seq}
+
+
+def _deliver(engine: Any, conn: Connection, raw: bytes, channel: str) -> None:
+    """One arriving message (MQXQH + data), as the receiving MCA puts it, in the batch's unit of work: the
+    engine's ``deliver_inbound`` (resolution, multi-hop, COA, dead-letter queue with MQDLH, exception reports;
+    it raises when neither the destination nor the dead-letter queue takes the message)."""
+    engine.deliver_inbound(conn, MQMD(Format=C.MQFMT_XMIT_Q_HEADER), raw, channel=channel)
