@@ -146,8 +146,10 @@ def build_query(
         if v is not None:
             reader = reader.option(k, v)
             writer_opts[k] = v
+    packed = flow.transform is None and not flow.extra_columns  # the node alone needs only the packed columns
     df = (
         reader.option("maxMessagesPerBatch", str(flow.max_messages_per_batch))
+        .option("rowFormat", "packed" if packed else "columns")
         .option("logicalOrder", str(flow.input.logical_order).lower())
         .option("partitions", str(partitions))
         .load()
@@ -167,6 +169,7 @@ def build_query(
         logical_order=flow.input.logical_order,
         all_or_nothing=flow.input.all_or_nothing_groups,
         extra=extra,
+        packed=packed,
     )
     out = df.mapInArrow(fn, DISPOSITION_SCHEMA)
     w = out.writeStream.format("syncpoint").options(**writer_opts).option("checkpointLocation", str(checkpoint))
@@ -224,6 +227,13 @@ class Totals:
     discarded: int = 0
     gone: int = 0
     where: dict[str, str] = field(default_factory=dict)
+    spark_ms: dict[str, int] = field(default_factory=dict)  # Spark's own durations (durationMs), summed
+
+    def add_spark(self, progress: Any) -> None:
+        """Add a StreamingQueryProgress's durationMs (latestOffset, addBatch, walCommit …)."""
+        for k, v in (getattr(progress, "durationMs", None) or {}).items():
+            self.spark_ms[k] = self.spark_ms.get(k, 0) + int(v)
+        self.spark_ms["batches"] = self.spark_ms.get("batches", 0) + (1 if progress.numInputRows else 0)
 
     def add(self, p: dict[str, Any]) -> None:
         if p.get("skipped"):
@@ -277,6 +287,8 @@ def run_flow(
                 break
         if query.exception() is not None:
             raise RuntimeError(f"the flow's streaming query failed: {query.exception()}")
+        for p in query.recentProgress:
+            totals.add_spark(p)
     finally:
         if query.isActive:
             query.stop()

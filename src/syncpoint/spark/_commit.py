@@ -38,6 +38,7 @@ from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, SyncpointError, dead_let
 from syncpoint.mqi import constants as C
 
 from ._dispositions import BIP_NO_QUEUE, Action, Disposition, Put, requeue_order
+from ._profile import span
 from ._qm import CHUNK, QueueAccess
 from ._rows import md_from_fields
 
@@ -209,7 +210,8 @@ class Sink:
         self._attrs.clear()
         self._openable.clear()
         s = Summary(batch_id)
-        rec = read_record(self.qm, query_id)
+        with span("driver.commit.record"):
+            rec = read_record(self.qm, query_id)
         if rec is not None and int(rec["batch"]) >= batch_id:
             s.skipped = True
             if int(rec["batch"]) == batch_id:
@@ -217,7 +219,8 @@ class Sink:
             return s
         items.sort(key=lambda i: (i.queue, i.token))
         s.inputs = sum(1 for i in items if i.consume)
-        self._precheck(items)
+        with span("driver.commit.precheck"):
+            self._precheck(items)
         for _attempt in range(len(items) + 2):
             try:
                 backouts = self._unit_of_work(query_id, batch_id, items, s)
@@ -227,7 +230,8 @@ class Sink:
                 self._mark_failed(items, r)
         else:  # pragma: no cover - every redo marks one more item, so this cannot run out
             raise RuntimeError("the sink's unit of work did not settle")
-        self._finish_backouts(backouts, s, log=True)
+        with span("driver.commit.backouts"):
+            self._finish_backouts(backouts, s, log=True)
         return s
 
     def _precheck(self, items: list[_Item]) -> None:
@@ -280,7 +284,8 @@ class Sink:
         backouts: list[list[Any]] = []
         to_get: list[_Item] = []
         outputs: list[tuple[_Item, Put]] = []
-        seen_all = self._seen(items)
+        with span("driver.commit.seen", len(items)):
+            seen_all = self._seen(items)
         for it in items:
             if it.action is Action.BACKOUT:
                 backouts.append([it.queue, it.token, it.backout_count, it.error, it.bip, it.terminal])
@@ -329,13 +334,15 @@ class Sink:
                 _log.error("message %d on %s discarded (transaction mode No): %s", it.token, it.queue, it.error)
             if it.consume:
                 to_get.append(it)
-        self._put_outputs(outputs)
+        with span("driver.commit.puts", len(outputs)):
+            self._put_outputs(outputs)
         by_queue: dict[str, list[_Item]] = {}
         for it in to_get:
             by_queue.setdefault(it.queue, []).append(it)
         for queue, its in by_queue.items():
             try:
-                got = self.access(queue).get_many([it.token for it in its])
+                with span("driver.commit.gets", len(its)):
+                    got = self.access(queue).get_many([it.token for it in its])
             except MQMIError as e:
                 if e.reason == C.MQRC_SYNCPOINT_LIMIT_REACHED:
                     raise _limit(e) from None
@@ -345,9 +352,11 @@ class Sink:
                 for it in gone[1:]:
                     it.gone = True
                 raise _RedoError(gone[0].token, gone[0].queue, "gone")
-        _replace_record(self.qm, query_id, batch_id, backouts)
+        with span("driver.commit.replace_record"):
+            _replace_record(self.qm, query_id, batch_id, backouts)
         try:
-            self.qm.commit()
+            with span("driver.commit.mqcmit"):
+                self.qm.commit()
         except MQMIError as e:
             self.qm.backout()
             raise e

@@ -48,8 +48,9 @@ from syncpoint.mqi import MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
 
 from ._plan import Offset, Planner, Visible, batch_tokens, order_units, split_partitions
+from ._profile import record, span
 from ._qm import CHUNK, QueueAccess, Target, visible_of
-from ._rows import SCHEMA, message_to_row, row_to_message
+from ._rows import PACKED_SCHEMA, SCHEMA, messages_to_arrow, row_to_message
 
 try:
     from pyspark.sql.streaming.datasource import (
@@ -99,6 +100,15 @@ def _int(options: Any, name: str, default: int) -> int:
     return n
 
 
+def _packed(options: Any) -> bool:
+    """``rowFormat``: ``columns`` (the default: every MQMD field a column) or ``packed`` (queue, token, data and
+    the MQMD packed: what a message flow reads, the least to convert)."""
+    fmt = (_opt(options, "rowFormat", "columns") or "columns").lower()
+    if fmt not in ("columns", "packed"):
+        raise ValueError(f"option rowFormat must be columns or packed, not {fmt!r}")
+    return fmt == "packed"
+
+
 def _queue(options: Any) -> str:
     q = _opt(options, "queue")
     if not q:
@@ -119,7 +129,7 @@ class SyncpointDataSource(DataSource):
             from ._flowsink import DISPOSITION_SCHEMA
 
             return DISPOSITION_SCHEMA
-        return SCHEMA
+        return PACKED_SCHEMA if _packed(self.options) else SCHEMA
 
     def reader(self, schema: StructType) -> DataSourceReader:
         return BatchReader(dict(self.options))
@@ -152,6 +162,7 @@ class BatchReader(DataSourceReader):
         self.target = Target.from_options(options)
         self.queue = _queue(options)
         self.n = _int(options, "partitions", 1)
+        self.packed = _packed(options)
 
     def partitions(self) -> Sequence[InputPartition]:
         if self.n == 1:
@@ -164,11 +175,11 @@ class BatchReader(DataSourceReader):
             qm.disconnect()
         return [TokenPartition(p) for p in split_partitions(us, self.n)] or [InputPartition(None)]
 
-    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
+    def read(self, partition: InputPartition) -> Iterator[Any]:
         qm = self.target.connect("syncpoint.spark.read")
         try:
             if isinstance(partition, TokenPartition):
-                yield from _read_tokens(qm, self.queue, partition.tokens)
+                yield from _read_tokens(qm, self.queue, partition.tokens, packed=self.packed)
             else:
                 from syncpoint.mqi import MQGMO, MQMD
 
@@ -176,6 +187,7 @@ class BatchReader(DataSourceReader):
 
                 h = qm.mqopen(MQOD(ObjectName=self.queue.encode()), C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING)
                 first = True
+                got: list[tuple[int, Any, bytes]] = []
                 while True:
                     md = MQMD()
                     gmo = MQGMO(Version=C.MQGMO_VERSION_3)
@@ -191,21 +203,30 @@ class BatchReader(DataSourceReader):
                         break
                     if result.reason != C.MQRC_NONE:
                         raise MQMIError(result.comp, result.reason, f"browsing queue {self.queue}")
-                    yield message_to_row(self.queue, token_of(gmo), result.data, md)
+                    got.append((token_of(gmo), md, result.data))
+                    if len(got) == CHUNK:
+                        yield messages_to_arrow(self.queue, got, packed=self.packed)
+                        got = []
+                if got:
+                    yield messages_to_arrow(self.queue, got, packed=self.packed)
         finally:
             qm.disconnect()
 
 
-def _read_tokens(qm: Any, queue: str, tokens: Sequence[int]) -> Iterator[tuple[Any, ...]]:
-    """The messages with these tokens, in this order; those no longer on the queue are left out. One browse
-    request per CHUNK tokens."""
+def _read_tokens(qm: Any, queue: str, tokens: Sequence[int], *, packed: bool = False) -> Iterator[Any]:
+    """The messages with these tokens, in this order, as Arrow record batches; those no longer on the queue are
+    left out. One browse request per CHUNK tokens."""
     a = QueueAccess(qm, queue)
     try:
         for i in range(0, len(tokens), CHUNK):
             part = list(tokens[i : i + CHUNK])
-            for t, got in zip(part, a.lookup_many(part), strict=True):
-                if got is not None:
-                    yield message_to_row(queue, t, got[1], got[0])
+            with span("executor.read.browse", len(part)):
+                got_all = a.lookup_many(part)
+            with span("executor.read.arrow", len(part)):
+                found = [(t, got[0], got[1]) for t, got in zip(part, got_all, strict=True) if got is not None]
+                batch = messages_to_arrow(queue, found, packed=packed)
+            if found:
+                yield batch
     finally:
         a.close()
 
@@ -349,6 +370,7 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         self.max_messages = _int(options, "maxMessagesPerBatch", DEFAULT_MAX_MESSAGES)
         self.logical_order = _bool(_opt(options, "logicalOrder"), True)
         self.n = _int(options, "partitions", 2)
+        self.packed = _packed(options)
         self._key = id(self)
 
     def _state(self) -> _DriverState:
@@ -373,6 +395,10 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         st.planner.stuck_after = 2 * effective_threshold(bothresh)
 
     def latestOffset(self, start: dict[str, Any] | None = None, limit: Any = None) -> dict[str, Any]:
+        with span("driver.latestOffset"):
+            return self._latest_offset(start, limit)
+
+    def _latest_offset(self, start: dict[str, Any] | None, limit: Any) -> dict[str, Any]:
         st = self._state()
         s = Offset.from_dict(start)
         cap: int | None = self.max_messages
@@ -394,6 +420,10 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         return end.to_dict()
 
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
+        with span("driver.partitions"):
+            return self._partitions(start, end)
+
+    def _partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
         st = self._state()
         s, e = Offset.from_dict(start), Offset.from_dict(end)
         if st.last is not None and st.last[0] == e.to_json():
@@ -410,11 +440,15 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         parts = split_partitions(order_units(batch, logical_order=self.logical_order), self.n)
         return [BatchPartition(p) for p in parts]
 
-    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
+    def read(self, partition: InputPartition) -> Iterator[Any]:
         assert isinstance(partition, BatchPartition)
+        import time
+
+        t0 = time.time()
         qm = self.target.connect("syncpoint.spark.read")
+        record("executor.read.connect", t0)
         try:
-            yield from _read_tokens(qm, self.queue, partition.tokens)
+            yield from _read_tokens(qm, self.queue, partition.tokens, packed=self.packed)
         finally:
             qm.disconnect()
 
@@ -469,7 +503,8 @@ class StreamWriter(DataSourceStreamWriter):
         if self.mode == "flow":
             from ._flowsink import collect_dispositions
 
-            return _Rows(pickle.dumps(collect_dispositions(iterator)), qid)
+            with span("executor.sink.write"):
+                return _Rows(pickle.dumps(collect_dispositions(iterator)), qid)
         consumed: dict[str, set[int]] = {}
         rows = []
         for row in iterator:
@@ -493,13 +528,16 @@ class StreamWriter(DataSourceStreamWriter):
         if not msgs:
             return
         qid = msgs[0].query_id or ""
-        qm = self.target.connect("syncpoint.spark.sink")
+        with span("driver.commit.connect"):
+            qm = self.target.connect("syncpoint.spark.sink")
         try:
-            sink = Sink(qm)
+            with span("driver.commit.sink"):
+                sink = Sink(qm)
             if self.mode == "flow":
                 from ._flowsink import commit_flow_batch
 
-                commit_flow_batch(sink, qid, batchId, [pickle.loads(m.payload) for m in msgs], self.options)
+                with span("driver.commit.flow"):
+                    commit_flow_batch(sink, qid, batchId, [pickle.loads(m.payload) for m in msgs], self.options)
                 return
             consumed: dict[str, set[int]] = {}
             puts: list[Put] = []
