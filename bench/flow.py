@@ -280,7 +280,7 @@ def main() -> int:
             rows[master] = (f"flow on Spark {master}, exactly-once", rate, note)
             print(f"{rows[master][0]}: {rate:,.0f} msg/s ({note})", file=sys.stderr, flush=True)
             if a.profile:
-                profiles += [f"flow on {master}:", *profile_table(prof, totals.spark_ms)]
+                profiles += [f"flow on {master}:", *profile_table(prof, getattr(totals, "spark_ms", {}))]
         if "qm" not in skip:
             run += 1
             rate = qm_rate(home, a.count, run)

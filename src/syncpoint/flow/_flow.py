@@ -70,7 +70,7 @@ class Flow:
     failure: FailureFn | None = None
     transform: Callable[[Any], Any] | None = None
     name: str = "flow"
-    max_messages_per_batch: int = 1000
+    max_messages_per_batch: int = 5000
     extra_columns: list[str] = field(default_factory=list)
 
     def handlers(self) -> Handlers:

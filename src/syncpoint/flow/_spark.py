@@ -125,14 +125,11 @@ def node_partition(
         queues = sorted({m.queue for m in msgs})
         bothresh: dict[str, int | None] = {}
         try:
-            qm = target.connect("syncpoint.flow")
-            try:
-                for q in queues:
-                    a = QueueAccess(qm, q)
-                    bothresh[q] = a.attributes()[0]
-            finally:
-                qm.disconnect()
+            qm = target.connection("syncpoint.flow")
+            for q in queues:
+                bothresh[q] = QueueAccess(qm, q).attributes()[0]
         except MQMIError:
+            target.drop("syncpoint.flow")
             bothresh = {q: None for q in queues}  # unreadable: the node uses 1 (seed 004)
         record("executor.node.bothresh", t0)
         with span("executor.node.run", len(msgs)):

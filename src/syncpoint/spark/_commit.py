@@ -209,6 +209,7 @@ class Sink:
     def _commit(self, query_id: str, batch_id: int, items: list[_Item]) -> Summary:
         self._attrs.clear()
         self._openable.clear()
+        self._deadq = None
         s = Summary(batch_id)
         with span("driver.commit.record"):
             rec = read_record(self.qm, query_id)
@@ -390,13 +391,24 @@ class Sink:
                     pmo.Options = C.MQPMO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING
                     pmo.Options |= C.MQPMO_NEW_MSG_ID if md.MsgId == C.MQMI_NONE else 0
                     batch.append((md, pmo, p.data))
-                for (it, p), r in zip(part, put_many(h, batch), strict=True):
+                results = put_many(h, batch)
+                if any(isinstance(r, MQMIError) or r != C.MQRC_NONE for r in results):
+                    self._forget_output(qmgr, queue)  # a handle kept from an earlier batch may be stale
+                for (it, p), r in zip(part, results, strict=True):
                     if isinstance(r, MQMIError):
                         if r.reason == C.MQRC_SYNCPOINT_LIMIT_REACHED:
                             raise _limit(r) from None
                         raise _RedoError(it.token, it.queue, f"put to {p.queue} failed: {_reason(r)}")
                     if r != C.MQRC_NONE:
                         raise _RedoError(it.token, it.queue, f"put to {p.queue} failed: reason {r}")
+
+    def _forget_output(self, qmgr: str, queue: str) -> None:
+        h = self._outputs.pop((qmgr, queue), None)
+        if h is not None:
+            try:
+                self.qm.mqclose(h)
+            except MQMIError:
+                pass
 
     def _put(self, it: _Item, queue: str, qmgr: str, md: MQMD, data: bytes, context: bool) -> None:
         pmo = MQPMO()

@@ -49,7 +49,7 @@ from syncpoint.mqi import constants as C
 
 from ._plan import Offset, Planner, Visible, batch_tokens, order_units, split_partitions
 from ._profile import record, span
-from ._qm import CHUNK, QueueAccess, Target, visible_of
+from ._qm import CHUNK, QueueAccess, Target, batch_bound, max_uncommitted, visible_of
 from ._rows import PACKED_SCHEMA, SCHEMA, messages_to_arrow, row_to_message
 
 try:
@@ -67,7 +67,7 @@ except ImportError:  # pragma: no cover - Spark 4.0/4.1: no admission control
         pass
 
 
-DEFAULT_MAX_MESSAGES = 1000
+DEFAULT_MAX_MESSAGES = 5000  # bounded by MAXUMSGS (default 10,000): a get and an output each (see batch_bound)
 _log = logging.getLogger("syncpoint.spark")
 
 
@@ -109,6 +109,26 @@ def _packed(options: Any) -> bool:
     return fmt == "packed"
 
 
+def _check_queue(options: Any) -> None:
+    """At load() (Spark asks the schema then): the queue manager and the queue must be there, else the reason
+    (MQRC_UNKNOWN_OBJECT_NAME 2085, MQRC_Q_MGR_NOT_AVAILABLE 2059 …) fails load() itself, not a later task."""
+    queue = _opt(options, "queue")
+    if not queue:
+        return
+    target = Target.from_options(options)
+    try:
+        qm = target.connect("syncpoint.spark.load")
+    except MQMIError as e:
+        raise MQMIError(e.comp, e.reason, f"queue manager {target.qmgr} is not available") from None
+    try:
+        h = qm.mqopen(MQOD(ObjectName=queue.encode()), C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING)
+        qm.mqclose(h)
+    except MQMIError as e:
+        raise MQMIError(e.comp, e.reason, f"queue {queue} of queue manager {target.qmgr} cannot be opened") from None
+    finally:
+        qm.disconnect()
+
+
 def _queue(options: Any) -> str:
     q = _opt(options, "queue")
     if not q:
@@ -129,6 +149,7 @@ class SyncpointDataSource(DataSource):
             from ._flowsink import DISPOSITION_SCHEMA
 
             return DISPOSITION_SCHEMA
+        _check_queue(self.options)
         return PACKED_SCHEMA if _packed(self.options) else SCHEMA
 
     def reader(self, schema: StructType) -> DataSourceReader:
@@ -309,7 +330,8 @@ class _DriverState:
     def __init__(self, reader: StreamReader) -> None:
         self.qm = reader.target.connect("syncpoint.spark.source")
         self.access = QueueAccess(self.qm, reader.queue)
-        self.planner = Planner(max_messages=reader.max_messages, logical_order=reader.logical_order)
+        bound = batch_bound(reader.max_messages, max_uncommitted(self.qm))
+        self.planner = Planner(max_messages=bound, logical_order=reader.logical_order)
         self.index: dict[int, Visible] = {}
         self.scanned = False
         self.last: tuple[str, list[Visible]] | None = None
@@ -445,12 +467,13 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         import time
 
         t0 = time.time()
-        qm = self.target.connect("syncpoint.spark.read")
+        qm = self.target.connection("syncpoint.spark.read")
         record("executor.read.connect", t0)
         try:
             yield from _read_tokens(qm, self.queue, partition.tokens, packed=self.packed)
-        finally:
-            qm.disconnect()
+        except BaseException:
+            self.target.drop("syncpoint.spark.read")
+            raise
 
     def commit(self, end: dict[str, Any]) -> None:
         """The sink's unit of work removed the batch's messages: release the reservations of what is left (messages
@@ -529,10 +552,11 @@ class StreamWriter(DataSourceStreamWriter):
             return
         qid = msgs[0].query_id or ""
         with span("driver.commit.connect"):
-            qm = self.target.connect("syncpoint.spark.sink")
+            qm = self.target.connection("syncpoint.spark.sink")
+            sink = _sinks.get(self.target)
+            if sink is None or sink.qm is not qm:
+                sink = _sinks[self.target] = Sink(qm)
         try:
-            with span("driver.commit.sink"):
-                sink = Sink(qm)
             if self.mode == "flow":
                 from ._flowsink import commit_flow_batch
 
@@ -556,12 +580,20 @@ class StreamWriter(DataSourceStreamWriter):
                     fields = {k: v for k, v in md_to_dict(md).items() if k in _SETTABLE}
                     puts.append(Put(self.queue, "", data, fields))
             sink.commit_rows(qid, batchId, consumed, puts)
-        finally:
-            qm.disconnect()
+        except BaseException:
+            try:
+                qm.backout()
+            except MQMIError:
+                pass
+            _sinks.pop(self.target, None)
+            self.target.drop("syncpoint.spark.sink")
+            raise
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         """Nothing was put: the queue manager saw nothing of this batch."""
 
+
+_sinks: dict[Target, Any] = {}  # the sink of each queue manager, kept with its connection (Target.connection)
 
 _SETTABLE = frozenset(
     {"Report", "MsgType", "Expiry", "Feedback", "Encoding", "CodedCharSetId", "Format", "Priority", "Persistence"}
