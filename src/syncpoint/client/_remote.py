@@ -116,6 +116,7 @@ class RemoteTransport:
         self.hconn: int = info["hconn"]
         self.server_version: str = info["server"]
         self.protocol_version: int = info["version"]
+        self._putv = True  # the server takes ``putv`` (an older one: pipelined puts instead)
 
     # -- the wire -------------------------------------------------------------------------------------
     def _broken(self, detail: str) -> MQMIError:
@@ -255,6 +256,24 @@ class RemoteTransport:
                 if isinstance(how, list):
                     raise MQMIError(how[0], how[1], how[2])
                 return out
+        elif self._putv and items and all(p.__dict__ == items[0][1].__dict__ for _, p, _ in items):
+            # one MQPMO for all, an MQMD each: one ``putv`` request (a server without it: pipelined puts)
+            try:
+                reply = self._call("putv", [hobj, items[0][1].pack(), [[md.pack(), bytes(d)] for md, _, d in items]])
+            except MQMIError as e:
+                if e.reason != C.MQRC_UNEXPECTED_ERROR or "unknown verb" not in str(e):
+                    raise
+                self._putv = False
+                return self.put_many(hobj, items, commit, alike)
+            answers, pmo_b = reply
+            pmo_out = type(items[0][1]).unpack(pmo_b).__dict__
+            for (md, pmo, _), a in zip(items, answers, strict=True):
+                if len(a) == 3:
+                    out.append(MQMIError(a[0], a[1], a[2]))
+                    continue
+                md.unpack_into(a[1])
+                pmo.__dict__.update(pmo_out)
+                out.append(int(a[0]))
         else:
             packed = [(md.pack(), pmo.pack()) for md, pmo, _ in items]
             results = self.pipeline(
