@@ -262,8 +262,8 @@ def main() -> int:
             run += 1
             src, dst = load(qm, a.count, run)
             prof = home / f"profile-{run}.jsonl"
-            if a.profile:
-                os.environ[PROFILE_ENV] = str(prof)
+            if a.profile:  # Spark's workers inherit the variable from the JVM started with the first session
+                os.environ[PROFILE_ENV] = str(home / "profile.jsonl")
             t0 = time.perf_counter()
             spark = spark_session(master, "bench-flow")
             started = time.perf_counter() - t0
@@ -273,7 +273,8 @@ def main() -> int:
             totals = run_flow(flow, Target(QM, home=str(home)), home / f"ckpt-{run}", available_now=True, spark=spark)
             elapsed = time.perf_counter() - t1
             spark.stop()
-            os.environ.pop(PROFILE_ENV, None)
+            if a.profile and (home / "profile.jsonl").exists():
+                (home / "profile.jsonl").rename(prof)  # the next run's parts go to a new file
             assert qm.open(dst).depth == a.count and qm.open(src).depth == 0, "the flow lost or duplicated messages"
             rate = totals.outputs / elapsed
             note = f"{totals.batches} batches, {actual}, session start {started:.1f} s"

@@ -27,7 +27,7 @@ from typing import Any
 from syncpoint.spark import DISPOSITION_SCHEMA, PROGRESS_QUEUE, Target, ensure_progress_queue, query_key
 
 from ._node import CatchFn, FailureFn, Handlers, OutFn, TransactionMode
-from ._spark import node_partition
+from ._spark import flow_source, node_partition
 
 _PARSERS = ("none", "text", "json")
 
@@ -138,40 +138,58 @@ def build_query(
     partitions: int = 2,
     query_name: str | None = None,
 ) -> Any:
-    """Start the flow as a streaming query (not waiting for it)."""
+    """Start the flow as a streaming query (not waiting for it).
+
+    Without a DataFrame stage the node runs inside the source's read (a source class of the flow's own, see
+    ``flow_source``): the messages go from the queue manager to the node in one executor Python worker and only
+    the dispositions enter Spark. With a ``transform`` the source's rows go through it, then to the node
+    (mapInArrow)."""
     register(spark)
-    reader = spark.readStream.format("syncpoint").option("qmgr", target.qmgr).option("queue", flow.input.queue)
+    _pickle_by_value(flow)
+    fused = flow.transform is None and not flow.extra_columns
+    fmt = "syncpoint"
+    if fused:
+        fn = node_partition(
+            flow.handlers(),
+            target,
+            logical_order=flow.input.logical_order,
+            all_or_nothing=flow.input.all_or_nothing_groups,
+            packed=True,
+        )
+        source = flow_source(fn, str(Path(checkpoint).resolve()))
+        spark.dataSource.register(source)
+        fmt = source.name()
+    reader = spark.readStream.format(fmt).option("qmgr", target.qmgr).option("queue", flow.input.queue)
     writer_opts = {"qmgr": target.qmgr, "mode": "flow"}
     for k, v in (("home", target.home), ("host", target.host)):
         if v is not None:
             reader = reader.option(k, v)
             writer_opts[k] = v
-    packed = flow.transform is None and not flow.extra_columns  # the node alone needs only the packed columns
-    df = (
+    out = (
         reader.option("maxMessagesPerBatch", str(flow.max_messages_per_batch))
-        .option("rowFormat", "packed" if packed else "columns")
+        .option("rowFormat", "packed" if fused else "columns")
         .option("logicalOrder", str(flow.input.logical_order).lower())
         .option("partitions", str(partitions))
         .load()
     )
-    extra: list[str] = list(flow.extra_columns)
-    if flow.transform is not None:
-        base = set(df.columns)
-        df = flow.transform(df)
-        missing = {"queue", "token"} - set(df.columns)
-        if missing:
-            raise ValueError(f"the flow's transform dropped the columns {sorted(missing)}; keep queue and token")
-        extra = [c for c in df.columns if c not in base]
-    _pickle_by_value(flow)
-    fn = node_partition(
-        flow.handlers(),
-        target,
-        logical_order=flow.input.logical_order,
-        all_or_nothing=flow.input.all_or_nothing_groups,
-        extra=extra,
-        packed=packed,
-    )
-    out = df.mapInArrow(fn, DISPOSITION_SCHEMA)
+    if not fused:
+        df = out
+        extra: list[str] = list(flow.extra_columns)
+        if flow.transform is not None:
+            base = set(df.columns)
+            df = flow.transform(df)
+            missing = {"queue", "token"} - set(df.columns)
+            if missing:
+                raise ValueError(f"the flow's transform dropped the columns {sorted(missing)}; keep queue and token")
+            extra = [c for c in df.columns if c not in base]
+        fn = node_partition(
+            flow.handlers(),
+            target,
+            logical_order=flow.input.logical_order,
+            all_or_nothing=flow.input.all_or_nothing_groups,
+            extra=extra,
+        )
+        out = df.mapInArrow(fn, DISPOSITION_SCHEMA)
     w = out.writeStream.format("syncpoint").options(**writer_opts).option("checkpointLocation", str(checkpoint))
     if query_name:
         w = w.queryName(query_name)

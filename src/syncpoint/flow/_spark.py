@@ -160,3 +160,24 @@ def _arrow_schema() -> Any:
             ("puts", pa.binary()),
         ]
     )
+
+
+def flow_source(fn: Callable[[Iterator[Any]], Iterator[Any]], key: str) -> Any:
+    """A "syncpoint" data source class of the flow's own that runs ``fn`` (the node over the packed columns) on
+    each partition inside the stream reader's read() and yields its disposition rows. Its name is derived from
+    ``key`` (the checkpoint), so a restarted query finds the same source; cloudpickle ships the class by value."""
+    import hashlib
+
+    from syncpoint.spark import DISPOSITION_SCHEMA, SyncpointDataSource
+
+    name = "syncpoint_flow_" + hashlib.sha256(key.encode()).hexdigest()[:16]
+    return type(
+        "SyncpointFlowSource",
+        (SyncpointDataSource,),
+        {
+            "partition_fn": staticmethod(fn),
+            "partition_schema": DISPOSITION_SCHEMA,
+            "name": classmethod(lambda cls: name),
+            "__module__": __name__,
+        },
+    )

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import logging
 import pickle
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, ClassVar
 
 from pyspark.sql.datasource import (
     DataSource,
@@ -137,7 +137,15 @@ def _queue(options: Any) -> str:
 
 
 class SyncpointDataSource(DataSource):
-    """Format "syncpoint": queues of a syncpoint queue manager as DataFrames (batch and streaming)."""
+    """Format "syncpoint": queues of a syncpoint queue manager as DataFrames (batch and streaming).
+
+    A subclass may set ``partition_fn`` and ``partition_schema``: the stream reader then applies the function to
+    each partition's record batches inside ``read()`` (in the same executor Python worker, the messages never
+    entering the JVM) and the stream's rows are its output, of that schema. A message flow runs its node so.
+    """
+
+    partition_fn: ClassVar[Callable[[Iterator[Any]], Iterator[Any]] | None] = None
+    partition_schema: ClassVar[str | None] = None
 
     @classmethod
     def name(cls) -> str:
@@ -150,6 +158,8 @@ class SyncpointDataSource(DataSource):
 
             return DISPOSITION_SCHEMA
         _check_queue(self.options)
+        if self.partition_schema is not None:
+            return self.partition_schema
         return PACKED_SCHEMA if _packed(self.options) else SCHEMA
 
     def reader(self, schema: StructType) -> DataSourceReader:
@@ -161,7 +171,9 @@ class SyncpointDataSource(DataSource):
         return BatchWriter(dict(self.options))
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
-        return StreamReader(dict(self.options))
+        r = StreamReader(dict(self.options))
+        r.partition_fn = type(self).partition_fn
+        return r
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
         return StreamWriter(dict(self.options))
@@ -393,6 +405,7 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         self.logical_order = _bool(_opt(options, "logicalOrder"), True)
         self.n = _int(options, "partitions", 2)
         self.packed = _packed(options)
+        self.partition_fn: Callable[[Iterator[Any]], Iterator[Any]] | None = None
         self._key = id(self)
 
     def _state(self) -> _DriverState:
@@ -470,7 +483,8 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         qm = self.target.connection("syncpoint.spark.read")
         record("executor.read.connect", t0)
         try:
-            yield from _read_tokens(qm, self.queue, partition.tokens, packed=self.packed)
+            batches = _read_tokens(qm, self.queue, partition.tokens, packed=self.packed)
+            yield from batches if self.partition_fn is None else self.partition_fn(batches)
         except BaseException:
             self.target.drop("syncpoint.spark.read")
             raise
