@@ -147,16 +147,20 @@ def build_query(
     register(spark)
     _pickle_by_value(flow)
     fused = flow.transform is None and not flow.extra_columns
-    fmt = "syncpoint"
-    if fused:
-        fn = node_partition(
+
+    def node(extra: list[str]) -> Callable[[Iterator[Any]], Iterator[Any]]:
+        return node_partition(
             flow.handlers(),
             target,
             logical_order=flow.input.logical_order,
             all_or_nothing=flow.input.all_or_nothing_groups,
-            packed=True,
+            extra=extra,
+            packed=fused,
         )
-        source = flow_source(fn, str(Path(checkpoint).resolve()))
+
+    fmt = "syncpoint"
+    if fused:
+        source = flow_source(node([]), str(Path(checkpoint).resolve()))
         spark.dataSource.register(source)
         fmt = source.name()
     reader = spark.readStream.format(fmt).option("qmgr", target.qmgr).option("queue", flow.input.queue)
@@ -182,14 +186,7 @@ def build_query(
             if missing:
                 raise ValueError(f"the flow's transform dropped the columns {sorted(missing)}; keep queue and token")
             extra = [c for c in df.columns if c not in base]
-        fn = node_partition(
-            flow.handlers(),
-            target,
-            logical_order=flow.input.logical_order,
-            all_or_nothing=flow.input.all_or_nothing_groups,
-            extra=extra,
-        )
-        out = df.mapInArrow(fn, DISPOSITION_SCHEMA)
+        out = df.mapInArrow(node(extra), DISPOSITION_SCHEMA)
     w = out.writeStream.format("syncpoint").options(**writer_opts).option("checkpointLocation", str(checkpoint))
     if query_name:
         w = w.queryName(query_name)
