@@ -277,7 +277,10 @@ def main() -> int:
                 (home / "profile.jsonl").rename(prof)  # the next run's parts go to a new file
             assert qm.open(dst).depth == a.count and qm.open(src).depth == 0, "the flow lost or duplicated messages"
             rate = totals.outputs / elapsed
+            steady = totals.steady_rate() if hasattr(totals, "steady_rate") else None
             note = f"{totals.batches} batches, {actual}, session start {started:.1f} s"
+            if steady is not None:
+                note += f", {steady:,.0f} msg/s after the first batch"
             rows[master] = (f"flow on Spark {master}, exactly-once", rate, note)
             print(f"{rows[master][0]}: {rate:,.0f} msg/s ({note})", file=sys.stderr, flush=True)
             if a.profile:

@@ -243,12 +243,22 @@ class Totals:
     gone: int = 0
     where: dict[str, str] = field(default_factory=dict)
     spark_ms: dict[str, int] = field(default_factory=dict)  # Spark's own durations (durationMs), summed
+    spark_batches: list[tuple[int, int]] = field(default_factory=list)  # (input rows, triggerExecution ms)
 
     def add_spark(self, progress: Any) -> None:
         """Add a StreamingQueryProgress's durationMs (latestOffset, addBatch, walCommit …)."""
-        for k, v in (getattr(progress, "durationMs", None) or {}).items():
+        durations = getattr(progress, "durationMs", None) or {}
+        for k, v in durations.items():
             self.spark_ms[k] = self.spark_ms.get(k, 0) + int(v)
         self.spark_ms["batches"] = self.spark_ms.get("batches", 0) + (1 if progress.numInputRows else 0)
+        if progress.numInputRows:
+            self.spark_batches.append((int(progress.numInputRows), int(durations.get("triggerExecution", 0))))
+
+    def steady_rate(self) -> float | None:
+        """Messages per second of the batches after the first (a query's first batch also starts its workers)."""
+        rest = self.spark_batches[1:]
+        ms = sum(t for _, t in rest)
+        return 1000.0 * sum(n for n, _ in rest) / ms if rest and ms else None
 
     def add(self, p: dict[str, Any]) -> None:
         if p.get("skipped"):
