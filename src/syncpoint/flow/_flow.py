@@ -243,27 +243,30 @@ class Totals:
     gone: int = 0
     where: dict[str, str] = field(default_factory=dict)
     spark_ms: dict[str, int] = field(default_factory=dict)  # Spark's own durations (durationMs), summed
-    spark_batches: list[tuple[int, int]] = field(default_factory=list)  # (input rows, triggerExecution ms)
+    spark_batches: dict[int, int] = field(default_factory=dict)  # batch id -> triggerExecution ms
+    batch_inputs: dict[int, int] = field(default_factory=dict)  # batch id -> input messages (the sink's count)
 
     def add_spark(self, progress: Any) -> None:
-        """Add a StreamingQueryProgress's durationMs (latestOffset, addBatch, walCommit …)."""
+        """Add a StreamingQueryProgress's durationMs (latestOffset, addBatch, walCommit …). Its numInputRows is
+        not a message count for a flow (the source's rows are the node's, one per partition)."""
         durations = getattr(progress, "durationMs", None) or {}
         for k, v in durations.items():
             self.spark_ms[k] = self.spark_ms.get(k, 0) + int(v)
-        self.spark_ms["batches"] = self.spark_ms.get("batches", 0) + (1 if progress.numInputRows else 0)
         if progress.numInputRows:
-            self.spark_batches.append((int(progress.numInputRows), int(durations.get("triggerExecution", 0))))
+            self.spark_ms["batches"] = self.spark_ms.get("batches", 0) + 1
+            self.spark_batches[int(progress.batchId)] = int(durations.get("triggerExecution", 0))
 
     def steady_rate(self) -> float | None:
         """Messages per second of the batches after the first (a query's first batch also starts its workers)."""
-        rest = self.spark_batches[1:]
-        ms = sum(t for _, t in rest)
-        return 1000.0 * sum(n for n, _ in rest) / ms if rest and ms else None
+        later = [b for b in sorted(self.spark_batches)[1:] if b in self.batch_inputs]
+        ms = sum(self.spark_batches[b] for b in later)
+        return 1000.0 * sum(self.batch_inputs[b] for b in later) / ms if later and ms else None
 
     def add(self, p: dict[str, Any]) -> None:
         if p.get("skipped"):
             return
         self.batches += 1
+        self.batch_inputs[int(p.get("batch_id", -1))] = int(p.get("inputs", 0))
         for k in (
             "inputs",
             "outputs",
