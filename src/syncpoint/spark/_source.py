@@ -347,6 +347,7 @@ class _DriverState:
         self.index: dict[int, Visible] = {}
         self.scanned = False
         self.last: tuple[str, list[Visible]] | None = None
+        self.refreshed = False  # the index has seen what the last batch's commit left of it
         self.reserved: dict[int, list[int]] = {}  # batch number (Offset.n) -> the tokens reserved for it
 
     def reserve(self, n: int, batch: Sequence[Visible]) -> None:
@@ -376,7 +377,8 @@ class _DriverState:
         if not self.scanned:
             self.full_scan()
             return
-        if self.last is not None:
+        if self.last is not None and not self.refreshed:  # once per batch: Spark plans after the commit
+            self.refreshed = True
             last = [v.token for v in self.last[1]]
             for t, seen in zip(last, self.access.lookup_many(last, with_data=False), strict=True):
                 if seen is None:
@@ -447,7 +449,7 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
             st.full_scan()
             end, chosen = st.planner.plan(s, st.visible(), cap)
         if chosen:
-            st.last = (end.to_json(), chosen)
+            st.last, st.refreshed = (end.to_json(), chosen), False
             st.reserve(end.n, chosen)
         # Spark plans a batch only once the one before has committed, and calls commit(end) only when it plans
         # the next batch with data: an idle query would keep its last batch's leftovers reserved without this.
@@ -470,7 +472,7 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
             batch = [v for v in visible if v.token in tokens]
             for v in batch:
                 st.planner.planned.setdefault(v.token, v.backout)
-            st.last = (e.to_json(), batch)
+            st.last, st.refreshed = (e.to_json(), batch), False
             st.reserve(e.n, batch)
         parts = split_partitions(order_units(batch, logical_order=self.logical_order), self.n)
         return [BatchPartition(p) for p in parts]
