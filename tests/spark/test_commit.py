@@ -221,3 +221,15 @@ def test_plain_rows_commit_consumes_inputs_and_puts_rows(qmx: QueueManager) -> N
     sink.commit_rows("Q-R", 0, {"IN": [t[0]]}, [Put("OUT", "", b"row1"), Put("OUT", "", b"row2")])
     assert bodies(qmx, "OUT") == [b"row1", b"row2"] and bodies(qmx, "IN") == [b"b"]
     assert sink.commit_rows("Q-R", 0, {"IN": [t[0]]}, [Put("OUT", "", b"row1")]).skipped
+
+
+def test_outputs_with_different_descriptors_each_keep_their_own(qmx: QueueManager) -> None:
+    """The sink's puts travel together (one putv request over the network), each with its own MQMD."""
+    t = load(qmx, "a", "b", "c")
+    ds = [
+        Disposition(tok, Action.COMMIT, Terminal.OUT, 0, [Put("OUT", "", b"r%d" % i, {"CorrelId": b"C%d" % i})])
+        for i, tok in enumerate(t)
+    ]
+    commit(qmx, 0, ds)
+    got = list(qmx.open("OUT").browse_all())
+    assert [(m.data, m.md.CorrelId[:2]) for m in got] == [(b"r0", b"C0"), (b"r1", b"C1"), (b"r2", b"C2")]

@@ -239,3 +239,17 @@ def test_the_sources_commit_releases_what_a_batch_left_on_the_queue(
         query.stop()
         competitor.disconnect()
     assert sorted(bodies(qm, dst)) == [b"A", b"B"]
+
+
+@pytest.mark.parametrize("streaming", [False, True], ids=["read", "readStream"])
+def test_an_unknown_queue_fails_load_with_the_mq_reason(
+    spark: Any, server: Server, names: Any, streaming: bool
+) -> None:
+    """Issue 21 item 5: an unknown queue in a Spark read fails at load() with the reason (MQRC_UNKNOWN_OBJECT_NAME,
+    2085), not later in a task."""
+    reader = spark.readStream if streaming else spark.read
+    with pytest.raises(Exception) as info:
+        reader.format("syncpoint").options(**opts(server, names("NO.SUCH.QUEUE"))).load()
+    text = str(info.value)
+    assert "MQRC_UNKNOWN_OBJECT_NAME (2085)" in text
+    assert text.count("MQRC_UNKNOWN_OBJECT_NAME (2085)") == 1  # said once, not a chained traceback repeating it

@@ -164,3 +164,41 @@ def test_continuous_query_processes_messages_that_arrive_while_it_runs(
     finally:
         query.stop()
     assert sorted(bodies(qm, dst)) == [b"A", b"B", b"C"] and qm.open(src).depth == 0
+
+
+def test_a_poison_message_costs_only_its_own_retries_the_rest_of_its_batch_is_processed_once(
+    spark: Any, server: Any, qm: QueueManager, names: Any, tmp_path: Path
+) -> None:
+    """Issue 22 item 4: the hidden cost of a poison message. Seed 004: it is backed out and retried until
+    BOTHRESH, then dead-lettered; the other messages of its batch commit in the batch's unit of work the first
+    time, so the flow runs for each of them exactly once, and the retries are batches of the poison message alone."""
+    import os
+
+    src, dst = names("P.IN"), names("P.OUT")
+    qm.admin("define", "QLOCAL", src, {"BOTHRESH": 3})
+    qm.admin("define", "QLOCAL", dst)
+    calls = tmp_path / "calls"
+    qm.open(src).put_many([b"poison" if i == 57 else b"m%03d" % i for i in range(200)], persistent=True)
+
+    def out(m: FlowMessage) -> Any:
+        fd = os.open(calls, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        try:
+            os.write(fd, m.data + b"\n")
+        finally:
+            os.close(fd)
+        if m.data == b"poison":
+            raise ValueError("poison")
+        return m.data
+
+    seen: list[dict[str, Any]] = []
+    flow = Flow(MQInput(src), out=out, output=dst)
+    totals = run_flow(
+        flow, server.target, tmp_path / "ckpt", available_now=True, spark=spark, on_progress=lambda p, t: seen.append(p)
+    )
+    counts: dict[bytes, int] = {}
+    for line in calls.read_bytes().splitlines():
+        counts[line] = counts.get(line, 0) + 1
+    assert counts.pop(b"poison") == 3  # Out at BackoutCount 0, 1 and 2; at 3 (the threshold) to the DLQ
+    assert len(counts) == 199 and set(counts.values()) == {1}  # every other message: the flow ran once
+    assert (totals.outputs, totals.backed_out, totals.to_dlq) == (199, 3, 1)
+    assert seen[0]["committed"] == 199 and [p["inputs"] for p in seen[1:]] == [1, 1, 1]

@@ -159,3 +159,15 @@ def test_a_retry_only_batch_still_gets_an_offset_of_its_own() -> None:
     end2, chosen = p.plan(end, [single(1, backout=1)])
     end3, chosen3 = p.plan(end2, [single(1, backout=2)])
     assert chosen and chosen3 and len({end.to_json(), end2.to_json(), end3.to_json()}) == 3
+
+
+def test_a_batch_stays_within_maxumsgs_with_a_get_and_an_output_per_message() -> None:
+    """Issue 22 item 2: the batch size is bounded by maxMessagesPerBatch and by MAXUMSGS (the batch's gets, one
+    output each, and the commit record's get and put share one unit of work)."""
+    from syncpoint.spark._qm import batch_bound
+
+    assert batch_bound(5000, 10_000) == 4999  # IBM's default MAXUMSGS
+    assert batch_bound(1000, 10_000) == 1000
+    assert batch_bound(5000, 12) == 5
+    assert batch_bound(5000, 3) == 1  # at least one message: a batch too big fails with MQRC_SYNCPOINT_LIMIT_REACHED
+    assert batch_bound(5000, None) == 5000  # MAXUMSGS unreadable

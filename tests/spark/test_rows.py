@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import pytest
 
@@ -81,3 +82,31 @@ def test_row_to_message_sets_the_mqmd_columns_given() -> None:
 def test_bad_rows_are_refused_with_the_column_named(row: dict[str, object], words: str) -> None:
     with pytest.raises(ValueError, match=words):
         row_to_message(row)
+
+
+def _spark_arrow_schema(columns: list[tuple[str, str]]) -> Any:
+    """The Arrow schema pyspark expects of a Python data source's record batches for these columns."""
+    pytest.importorskip("pyspark")
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import BinaryType, IntegerType, LongType, StringType, StructField, StructType, TimestampType
+
+    types = {"string": StringType(), "bigint": LongType(), "int": IntegerType(), "binary": BinaryType()}
+    types["timestamp"] = TimestampType()
+    return to_arrow_schema(StructType([StructField(n, types[t]) for n, t in columns]), timezone="UTC")
+
+
+@pytest.mark.parametrize("packed", [False, True], ids=["columns", "packed"])
+def test_the_reader_yields_arrow_record_batches_of_exactly_the_schema_spark_checks(packed: bool) -> None:
+    """Issue 22 item 2: the source hands Spark pyarrow.RecordBatch (Spark rejects a batch whose Arrow schema is
+    not the declared one)."""
+    from syncpoint.mqi import MQMD
+    from syncpoint.spark._rows import COLUMNS, PACKED_COLUMNS, messages_to_arrow
+
+    md = MQMD(CorrelId=b"C".ljust(24, b"\0"), Priority=4)
+    batch = messages_to_arrow("Q1", [(7, md, b"hello"), (9, md, b"\xff")], packed=packed)
+    assert batch.schema.equals(_spark_arrow_schema(PACKED_COLUMNS if packed else COLUMNS))
+    assert batch.num_rows == 2 and batch.column(1).to_pylist() == [7, 9]
+    if packed:
+        assert MQMD.unpack(batch.column(3)[0].as_py()).Priority == 4
+    else:
+        assert batch.column(batch.schema.get_field_index("text")).to_pylist() == ["hello", None]

@@ -116,6 +116,7 @@ class RemoteTransport:
         self.hconn: int = info["hconn"]
         self.server_version: str = info["server"]
         self.protocol_version: int = info["version"]
+        self._putv = True  # the server takes ``putv`` (an older one: pipelined puts instead)
 
     # -- the wire -------------------------------------------------------------------------------------
     def _broken(self, detail: str) -> MQMIError:
@@ -241,20 +242,22 @@ class RemoteTransport:
             if in_request:
                 args.append({"commit": True})
             reply = self._call("putm", args)
-            answers, pmo_b = reply[0], reply[1]
-            pmo_out = type(pmo0).unpack(pmo_b).__dict__
-            for (md, pmo, _), a in zip(items, answers, strict=True):
-                if len(a) == 3:
-                    out.append(MQMIError(a[0], a[1], a[2]))
-                    continue
-                md.unpack_into(a[1])
-                pmo.__dict__.update(pmo_out)
-                out.append(int(a[0]))
+            out = _put_answers(items, reply[0], reply[1])
             if in_request:
                 how = reply[2]
                 if isinstance(how, list):
                     raise MQMIError(how[0], how[1], how[2])
                 return out
+        elif self._putv and items and all(p.__dict__ == items[0][1].__dict__ for _, p, _ in items):
+            # one MQPMO for all, an MQMD each: one ``putv`` request (a server without it: pipelined puts)
+            try:
+                reply = self._call("putv", [hobj, items[0][1].pack(), [[md.pack(), bytes(d)] for md, _, d in items]])
+            except MQMIError as e:
+                if e.reason != C.MQRC_UNEXPECTED_ERROR or "unknown verb" not in str(e):
+                    raise
+                self._putv = False
+                return self.put_many(hobj, items, commit, alike)
+            out = _put_answers(items, reply[0], reply[1])
         else:
             packed = [(md.pack(), pmo.pack()) for md, pmo, _ in items]
             results = self.pipeline(
@@ -409,6 +412,20 @@ def _check_size(data: bytes) -> None:
         raise MQMIError(
             C.MQCC_FAILED, C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"{len(data)} bytes exceed the largest message (100 MiB)"
         )
+
+
+def _put_answers(items: Sequence[tuple[MQMD, MQPMO, bytes]], answers: list[Any], pmo_b: bytes) -> list[int | MQMIError]:
+    """A ``putm`` / ``putv`` reply: each put's MQMD completed in place and its reason, or its error."""
+    pmo_out = type(items[0][1]).unpack(pmo_b).__dict__
+    out: list[int | MQMIError] = []
+    for (md, pmo, _), a in zip(items, answers, strict=True):
+        if len(a) == 3:
+            out.append(MQMIError(a[0], a[1], a[2]))
+            continue
+        md.unpack_into(a[1])
+        pmo.__dict__.update(pmo_out)
+        out.append(int(a[0]))
+    return out
 
 
 def _alike(items: Sequence[tuple[Any, Any, Any]], third: bool = True) -> bool:

@@ -27,7 +27,7 @@ from typing import Any
 from syncpoint.spark import DISPOSITION_SCHEMA, PROGRESS_QUEUE, Target, ensure_progress_queue, query_key
 
 from ._node import CatchFn, FailureFn, Handlers, OutFn, TransactionMode
-from ._spark import node_partition
+from ._spark import flow_source, node_partition
 
 _PARSERS = ("none", "text", "json")
 
@@ -70,7 +70,7 @@ class Flow:
     failure: FailureFn | None = None
     transform: Callable[[Any], Any] | None = None
     name: str = "flow"
-    max_messages_per_batch: int = 1000
+    max_messages_per_batch: int = 5000
     extra_columns: list[str] = field(default_factory=list)
 
     def handlers(self) -> Handlers:
@@ -149,37 +149,55 @@ def build_query(
     partitions: int = 2,
     query_name: str | None = None,
 ) -> Any:
-    """Start the flow as a streaming query (not waiting for it)."""
+    """Start the flow as a streaming query (not waiting for it).
+
+    Without a DataFrame stage the node runs inside the source's read (a source class of the flow's own, see
+    ``flow_source``): the messages go from the queue manager to the node in one executor Python worker and only
+    the dispositions enter Spark. With a ``transform`` the source's rows go through it, then to the node
+    (mapInArrow)."""
     register(spark)
-    reader = spark.readStream.format("syncpoint").option("qmgr", target.qmgr).option("queue", flow.input.queue)
+    _pickle_by_value(flow)
+    fused = flow.transform is None and not flow.extra_columns
+
+    def node(extra: list[str]) -> Callable[[Iterator[Any]], Iterator[Any]]:
+        return node_partition(
+            flow.handlers(),
+            target,
+            logical_order=flow.input.logical_order,
+            all_or_nothing=flow.input.all_or_nothing_groups,
+            extra=extra,
+            packed=fused,
+        )
+
+    fmt = "syncpoint"
+    if fused:
+        source = flow_source(node([]), str(Path(checkpoint).resolve()))
+        spark.dataSource.register(source)
+        fmt = source.name()
+    reader = spark.readStream.format(fmt).option("qmgr", target.qmgr).option("queue", flow.input.queue)
     writer_opts = {"qmgr": target.qmgr, "mode": "flow"}
     for k, v in (("home", target.home), ("host", target.host)):
         if v is not None:
             reader = reader.option(k, v)
             writer_opts[k] = v
-    df = (
+    out = (
         reader.option("maxMessagesPerBatch", str(flow.max_messages_per_batch))
+        .option("rowFormat", "packed" if fused else "columns")
         .option("logicalOrder", str(flow.input.logical_order).lower())
         .option("partitions", str(partitions))
         .load()
     )
-    extra: list[str] = list(flow.extra_columns)
-    if flow.transform is not None:
-        base = set(df.columns)
-        df = flow.transform(df)
-        missing = {"queue", "token"} - set(df.columns)
-        if missing:
-            raise ValueError(f"the flow's transform dropped the columns {sorted(missing)}; keep queue and token")
-        extra = [c for c in df.columns if c not in base]
-    _pickle_by_value(flow)
-    fn = node_partition(
-        flow.handlers(),
-        target,
-        logical_order=flow.input.logical_order,
-        all_or_nothing=flow.input.all_or_nothing_groups,
-        extra=extra,
-    )
-    out = df.mapInArrow(fn, DISPOSITION_SCHEMA)
+    if not fused:
+        df = out
+        extra: list[str] = list(flow.extra_columns)
+        if flow.transform is not None:
+            base = set(df.columns)
+            df = flow.transform(df)
+            missing = {"queue", "token"} - set(df.columns)
+            if missing:
+                raise ValueError(f"the flow's transform dropped the columns {sorted(missing)}; keep queue and token")
+            extra = [c for c in df.columns if c not in base]
+        out = df.mapInArrow(node(extra), DISPOSITION_SCHEMA)
     w = out.writeStream.format("syncpoint").options(**writer_opts).option("checkpointLocation", str(checkpoint))
     if query_name:
         w = w.queryName(query_name)
@@ -235,11 +253,31 @@ class Totals:
     discarded: int = 0
     gone: int = 0
     where: dict[str, str] = field(default_factory=dict)
+    spark_ms: dict[str, int] = field(default_factory=dict)  # Spark's own durations (durationMs), summed
+    spark_batches: dict[int, int] = field(default_factory=dict)  # batch id -> triggerExecution ms
+    batch_inputs: dict[int, int] = field(default_factory=dict)  # batch id -> input messages (the sink's count)
+
+    def add_spark(self, progress: Any) -> None:
+        """Add a StreamingQueryProgress's durationMs (latestOffset, addBatch, walCommit …). Its numInputRows is
+        not a message count for a flow (the source's rows are the node's, one per partition)."""
+        durations = getattr(progress, "durationMs", None) or {}
+        for k, v in durations.items():
+            self.spark_ms[k] = self.spark_ms.get(k, 0) + int(v)
+        if progress.numInputRows:
+            self.spark_ms["batches"] = self.spark_ms.get("batches", 0) + 1
+            self.spark_batches[int(progress.batchId)] = int(durations.get("triggerExecution", 0))
+
+    def steady_rate(self) -> float | None:
+        """Messages per second of the batches after the first (a query's first batch also starts its workers)."""
+        later = [b for b in sorted(self.spark_batches)[1:] if b in self.batch_inputs]
+        ms = sum(self.spark_batches[b] for b in later)
+        return 1000.0 * sum(self.batch_inputs[b] for b in later) / ms if later and ms else None
 
     def add(self, p: dict[str, Any]) -> None:
         if p.get("skipped"):
             return
         self.batches += 1
+        self.batch_inputs[int(p.get("batch_id", -1))] = int(p.get("inputs", 0))
         for k in (
             "inputs",
             "outputs",
@@ -288,6 +326,8 @@ def run_flow(
                 break
         if query.exception() is not None:
             raise RuntimeError(f"the flow's streaming query failed: {query.exception()}")
+        for p in query.recentProgress:
+            totals.add_spark(p)
     finally:
         if query.isActive:
             query.stop()

@@ -11,13 +11,14 @@ Implements: seed 004, reference/mqinput-node.md, reference/spark.md (where code 
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.spark import MD_COLUMNS, Disposition, QueueAccess, Target
+from syncpoint.spark import MD_COLUMNS, Disposition, QueueAccess, Target, batch_row
+from syncpoint.spark import profile_record as record
+from syncpoint.spark import profile_span as span
 
 from ._node import FlowMessage, Handlers, process_group, process_message
 
@@ -47,18 +48,29 @@ def run_node(
     extra: Sequence[str] = (),
 ) -> list[Disposition]:
     """The node over one partition's rows (in the source's order: groups contiguous, in MsgSeqNumber order)."""
+    msgs = [_message(r, extra) for r in rows]
+    return run_messages(msgs, handlers, bothresh, logical_order=logical_order, all_or_nothing=all_or_nothing)
+
+
+def run_messages(
+    msgs: Sequence[FlowMessage],
+    handlers: Handlers,
+    bothresh: Mapping[str, int | None],
+    *,
+    logical_order: bool,
+    all_or_nothing: bool,
+) -> list[Disposition]:
+    """The node over one partition's messages (groups contiguous, in MsgSeqNumber order)."""
     out: list[Disposition] = []
     i = 0
-    while i < len(rows):
-        m = _message(rows[i], extra)
+    while i < len(msgs):
+        m = msgs[i]
         flags = int(m.md.get("MsgFlags", 0))
         if logical_order and m.group_id != C.MQGI_NONE and flags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP):
             group = [m]
             j = i + 1
-            while (
-                j < len(rows) and bytes(rows[j].get("GroupId") or b"") == m.group_id and rows[j].get("queue") == m.queue
-            ):
-                group.append(_message(rows[j], extra))
+            while j < len(msgs) and msgs[j].group_id == m.group_id and msgs[j].queue == m.queue:
+                group.append(msgs[j])
                 j += 1
             out.extend(process_group(group, handlers, bothresh.get(m.queue), all_or_nothing=all_or_nothing))
             i = j
@@ -68,47 +80,66 @@ def run_node(
     return out
 
 
-def _disposition_row(queue: str, d: Disposition) -> dict[str, Any]:
-    return {
-        "queue": queue,
-        "token": d.token,
-        "action": d.action.value,
-        "terminal": d.terminal.value,
-        "backout_count": d.backout_count,
-        "error": d.error,
-        "bip": d.bip,
-        "reason": d.reason,
-        "puts": pickle.dumps(d.puts),
-    }
+def _packed_messages(batch: Any) -> list[FlowMessage]:
+    """The flow's messages from a record batch of the source's packed columns (queue, token, data, md)."""
+    from syncpoint.mqi import MQMD
+    from syncpoint.spark import md_to_dict
+
+    queues = batch.column(0).to_pylist()
+    tokens = batch.column(1).to_pylist()
+    datas = batch.column(2).to_pylist()
+    mds = batch.column(3).to_pylist()
+    return [
+        FlowMessage(data, md_to_dict(MQMD.unpack(md)), queue=q, token=t)
+        for q, t, data, md in zip(queues, tokens, datas, mds, strict=True)
+    ]
 
 
 def node_partition(
-    handlers: Handlers, target: Target, *, logical_order: bool, all_or_nothing: bool, extra: Sequence[str] = ()
+    handlers: Handlers,
+    target: Target,
+    *,
+    logical_order: bool,
+    all_or_nothing: bool,
+    extra: Sequence[str] = (),
+    packed: bool = False,
 ) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    """A mapInArrow function running the node on an executor."""
+    """A mapInArrow function running the node on an executor. Its input is the source's record batches (the
+    packed columns when ``packed``); its output ONE row for the partition carrying every disposition (action
+    "batch", see syncpoint.spark's flow sink), so nothing is converted per message on the way to the sink."""
 
     def fn(batches: Iterator[Any]) -> Iterator[Any]:
+        import time
+
         import pyarrow as pa
 
-        rows = [r for b in batches for r in b.to_pylist()]
-        if not rows:
+        t0 = time.time()
+        if packed:
+            msgs = [m for b in batches for m in _packed_messages(b)]
+        else:
+            msgs = [_message(r, extra) for b in batches for r in b.to_pylist()]
+        record("executor.node.input", t0, len(msgs))
+        if not msgs:
             return
-        queues = sorted({str(r["queue"]) for r in rows})
+        t0 = time.time()
+        queues = sorted({m.queue for m in msgs})
         bothresh: dict[str, int | None] = {}
         try:
-            qm = target.connect("syncpoint.flow")
-            try:
-                for q in queues:
-                    a = QueueAccess(qm, q)
-                    bothresh[q] = a.attributes()[0]
-            finally:
-                qm.disconnect()
+            qm = target.connection("syncpoint.flow")
+            for q in queues:
+                bothresh[q] = QueueAccess(qm, q).attributes()[0]
         except MQMIError:
+            target.drop("syncpoint.flow")
             bothresh = {q: None for q in queues}  # unreadable: the node uses 1 (seed 004)
-        ds = run_node(rows, handlers, bothresh, logical_order=logical_order, all_or_nothing=all_or_nothing, extra=extra)
-        queue_of = {int(r["token"]): str(r["queue"]) for r in rows}
-        out = [_disposition_row(queue_of[d.token], d) for d in ds]
-        yield pa.RecordBatch.from_pylist(out, schema=_arrow_schema())
+        record("executor.node.bothresh", t0)
+        with span("executor.node.run", len(msgs)):
+            ds = run_messages(msgs, handlers, bothresh, logical_order=logical_order, all_or_nothing=all_or_nothing)
+        with span("executor.node.output", len(msgs)):
+            queue_of = {m.token: m.queue for m in msgs}
+            result = pa.RecordBatch.from_pylist(
+                [batch_row([(queue_of[d.token], d) for d in ds])], schema=_arrow_schema()
+            )
+        yield result
 
     return fn
 
@@ -128,4 +159,25 @@ def _arrow_schema() -> Any:
             ("reason", pa.int32()),
             ("puts", pa.binary()),
         ]
+    )
+
+
+def flow_source(fn: Callable[[Iterator[Any]], Iterator[Any]], key: str) -> Any:
+    """A "syncpoint" data source class of the flow's own that runs ``fn`` (the node over the packed columns) on
+    each partition inside the stream reader's read() and yields its disposition rows. Its name is derived from
+    ``key`` (the checkpoint), so a restarted query finds the same source; cloudpickle ships the class by value."""
+    import hashlib
+
+    from syncpoint.spark import DISPOSITION_SCHEMA, SyncpointDataSource
+
+    name = "syncpoint_flow_" + hashlib.sha256(key.encode()).hexdigest()[:16]
+    return type(
+        "SyncpointFlowSource",
+        (SyncpointDataSource,),
+        {
+            "partition_fn": staticmethod(fn),
+            "partition_schema": DISPOSITION_SCHEMA,
+            "name": classmethod(lambda cls: name),
+            "__module__": __name__,
+        },
     )

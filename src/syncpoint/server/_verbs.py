@@ -205,6 +205,37 @@ def _putm(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any,
     return reply, pending
 
 
+def _putv(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
+    """As ``putm``, but each item carries its own MQMD (``[[MQMD, data], ...]``, one MQPMO for all): a batch of
+    messages that differ in their descriptors (CorrelId, Persistence …) in one frame and one hold of the lock."""
+    hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
+    pmo0 = struct(MQPMO, args[1])
+    items = [(struct(MQMD, pair[0]), _data(pair[1])) for pair in _list(args[2]) if _pair(pair)]
+    put = qm.engine.put
+    out: list[Any] = []
+    last_pmo = [pmo0]
+
+    def puts() -> None:
+        for md, data in items:
+            pmo = pmo0.copy()
+            try:
+                reason = put(conn, hobj, md, pmo, data)
+            except MQMIError as e:
+                out.append([e.comp, e.reason, e.detail])
+                continue
+            last_pmo[0] = pmo
+            out.append([reason, md.pack()])
+
+    _, pending = qm.run(puts)
+    return [out, last_pmo[0].pack()], pending
+
+
+def _pair(item: Any) -> bool:
+    if not isinstance(item, list) or len(item) != 2:
+        raise ProtocolError("putv items are [MQMD, data] pairs")
+    return True
+
+
 def _getm(
     qm: QueueManagerHost, conn: Connection, args: list[Any], limit: int = DEFAULT_MAX_FRAME
 ) -> tuple[Any, Pending | None]:
@@ -395,6 +426,7 @@ VERBS: dict[str, Handler] = {
     "set": _set,
     "admin": _admin,
     "putm": _putm,
+    "putv": _putv,
     "reserve": _reserve,
     "release": _release,
     "channel": _channel,  # the receiving end of a message channel (_channel.py)

@@ -14,10 +14,12 @@ from typing import Any
 
 from ._commit import COMMITS_QUEUE, Sink, Summary, query_key, read_record
 from ._dispositions import BIP_NO_QUEUE, Action, Disposition, Put, Terminal, effective_threshold, requeue_order
-from ._flowsink import DISPOSITION_SCHEMA, PROGRESS_QUEUE, ensure_progress_queue
+from ._flowsink import DISPOSITION_SCHEMA, PROGRESS_QUEUE, batch_row, ensure_progress_queue
 from ._plan import Offset, Planner, Visible
+from ._profile import record as profile_record
+from ._profile import span as profile_span
 from ._qm import QueueAccess, Target
-from ._rows import COLUMN_NAMES, MD_COLUMNS, SCHEMA, message_to_row, row_to_message
+from ._rows import COLUMN_NAMES, MD_COLUMNS, PACKED_SCHEMA, SCHEMA, md_to_dict, message_to_row, row_to_message
 
 __all__ = [
     "BIP_NO_QUEUE",
@@ -25,6 +27,7 @@ __all__ = [
     "COMMITS_QUEUE",
     "DISPOSITION_SCHEMA",
     "MD_COLUMNS",
+    "PACKED_SCHEMA",
     "PROGRESS_QUEUE",
     "SCHEMA",
     "Action",
@@ -39,9 +42,13 @@ __all__ = [
     "Target",
     "Terminal",
     "Visible",
+    "batch_row",
     "effective_threshold",
     "ensure_progress_queue",
+    "md_to_dict",
     "message_to_row",
+    "profile_record",
+    "profile_span",
     "query_key",
     "read_record",
     "requeue_order",

@@ -38,6 +38,7 @@ from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, SyncpointError, dead_let
 from syncpoint.mqi import constants as C
 
 from ._dispositions import BIP_NO_QUEUE, Action, Disposition, Put, requeue_order
+from ._profile import span
 from ._qm import CHUNK, QueueAccess
 from ._rows import md_from_fields
 
@@ -208,8 +209,10 @@ class Sink:
     def _commit(self, query_id: str, batch_id: int, items: list[_Item]) -> Summary:
         self._attrs.clear()
         self._openable.clear()
+        self._deadq = None
         s = Summary(batch_id)
-        rec = read_record(self.qm, query_id)
+        with span("driver.commit.record"):
+            rec = read_record(self.qm, query_id)
         if rec is not None and int(rec["batch"]) >= batch_id:
             s.skipped = True
             if int(rec["batch"]) == batch_id:
@@ -217,7 +220,8 @@ class Sink:
             return s
         items.sort(key=lambda i: (i.queue, i.token))
         s.inputs = sum(1 for i in items if i.consume)
-        self._precheck(items)
+        with span("driver.commit.precheck"):
+            self._precheck(items)
         for _attempt in range(len(items) + 2):
             try:
                 backouts = self._unit_of_work(query_id, batch_id, items, s)
@@ -227,7 +231,8 @@ class Sink:
                 self._mark_failed(items, r)
         else:  # pragma: no cover - every redo marks one more item, so this cannot run out
             raise RuntimeError("the sink's unit of work did not settle")
-        self._finish_backouts(backouts, s, log=True)
+        with span("driver.commit.backouts"):
+            self._finish_backouts(backouts, s, log=True)
         return s
 
     def _precheck(self, items: list[_Item]) -> None:
@@ -280,7 +285,8 @@ class Sink:
         backouts: list[list[Any]] = []
         to_get: list[_Item] = []
         outputs: list[tuple[_Item, Put]] = []
-        seen_all = self._seen(items)
+        with span("driver.commit.seen", len(items)):
+            seen_all = self._seen(items)
         for it in items:
             if it.action is Action.BACKOUT:
                 backouts.append([it.queue, it.token, it.backout_count, it.error, it.bip, it.terminal])
@@ -329,13 +335,15 @@ class Sink:
                 _log.error("message %d on %s discarded (transaction mode No): %s", it.token, it.queue, it.error)
             if it.consume:
                 to_get.append(it)
-        self._put_outputs(outputs)
+        with span("driver.commit.puts", len(outputs)):
+            self._put_outputs(outputs)
         by_queue: dict[str, list[_Item]] = {}
         for it in to_get:
             by_queue.setdefault(it.queue, []).append(it)
         for queue, its in by_queue.items():
             try:
-                got = self.access(queue).get_many([it.token for it in its])
+                with span("driver.commit.gets", len(its)):
+                    got = self.access(queue).get_many([it.token for it in its])
             except MQMIError as e:
                 if e.reason == C.MQRC_SYNCPOINT_LIMIT_REACHED:
                     raise _limit(e) from None
@@ -345,9 +353,11 @@ class Sink:
                 for it in gone[1:]:
                     it.gone = True
                 raise _RedoError(gone[0].token, gone[0].queue, "gone")
-        _replace_record(self.qm, query_id, batch_id, backouts)
+        with span("driver.commit.replace_record"):
+            _replace_record(self.qm, query_id, batch_id, backouts)
         try:
-            self.qm.commit()
+            with span("driver.commit.mqcmit"):
+                self.qm.commit()
         except MQMIError as e:
             self.qm.backout()
             raise e
@@ -381,13 +391,24 @@ class Sink:
                     pmo.Options = C.MQPMO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING
                     pmo.Options |= C.MQPMO_NEW_MSG_ID if md.MsgId == C.MQMI_NONE else 0
                     batch.append((md, pmo, p.data))
-                for (it, p), r in zip(part, put_many(h, batch), strict=True):
+                results = put_many(h, batch)
+                if any(isinstance(r, MQMIError) or r != C.MQRC_NONE for r in results):
+                    self._forget_output(qmgr, queue)  # a handle kept from an earlier batch may be stale
+                for (it, p), r in zip(part, results, strict=True):
                     if isinstance(r, MQMIError):
                         if r.reason == C.MQRC_SYNCPOINT_LIMIT_REACHED:
                             raise _limit(r) from None
                         raise _RedoError(it.token, it.queue, f"put to {p.queue} failed: {_reason(r)}")
                     if r != C.MQRC_NONE:
                         raise _RedoError(it.token, it.queue, f"put to {p.queue} failed: reason {r}")
+
+    def _forget_output(self, qmgr: str, queue: str) -> None:
+        h = self._outputs.pop((qmgr, queue), None)
+        if h is not None:
+            try:
+                self.qm.mqclose(h)
+            except MQMIError:
+                pass
 
     def _put(self, it: _Item, queue: str, qmgr: str, md: MQMD, data: bytes, context: bool) -> None:
         pmo = MQPMO()

@@ -20,6 +20,7 @@ from syncpoint.mqi import constants as C
 
 from ._commit import Sink, Summary, query_key
 from ._dispositions import Action, Disposition, Terminal
+from ._profile import span
 
 DISPOSITION_SCHEMA = (
     "queue string, token bigint, action string, terminal string, backout_count int, error string, bip string, "
@@ -28,12 +29,35 @@ DISPOSITION_SCHEMA = (
 PROGRESS_QUEUE = "SYSTEM.SYNCPOINT.SPARK.PROGRESS"
 
 
-def collect_dispositions(rows: Iterator[Any]) -> list[tuple[str, dict[str, Any]]]:
-    """The sink's write(): disposition rows as (queue, fields) for the driver's commit."""
-    out = []
+BATCH = "batch"
+"""A row whose action is "batch" carries many dispositions at once (a flow's node sends one per partition): its
+``puts`` column is ``pickle.dumps([(queue, Disposition), ...])``, the other columns are empty."""
+
+
+def batch_row(items: Sequence[tuple[str, Disposition]]) -> dict[str, Any]:
+    """One disposition row carrying all these dispositions (see BATCH)."""
+    return {
+        "queue": "",
+        "token": -1,
+        "action": BATCH,
+        "terminal": Terminal.NONE.value,
+        "backout_count": 0,
+        "error": None,
+        "bip": None,
+        "reason": 0,
+        "puts": pickle.dumps(list(items)),
+    }
+
+
+def collect_dispositions(rows: Iterator[Any]) -> list[tuple[str, Disposition | dict[str, Any]]]:
+    """The sink's write(): disposition rows as (queue, fields), a batch row's dispositions as they are."""
+    out: list[tuple[str, Disposition | dict[str, Any]]] = []
     for row in rows:
         d = row.asDict()
-        out.append((str(d["queue"]), d))
+        if d["action"] == BATCH:
+            out.extend(pickle.loads(d["puts"]))
+        else:
+            out.append((str(d["queue"]), d))
     return out
 
 
@@ -51,15 +75,22 @@ def _disposition(d: Mapping[str, Any]) -> Disposition:
 
 
 def commit_flow_batch(
-    sink: Sink, query_id: str, batch_id: int, payloads: Sequence[Sequence[tuple[str, dict[str, Any]]]], options: Any
+    sink: Sink,
+    query_id: str,
+    batch_id: int,
+    payloads: Sequence[Sequence[tuple[str, Disposition | dict[str, Any]]]],
+    options: Any,
 ) -> Summary:
     """The sink's commit in flow mode: one unit of work, then a progress message for the driver."""
     by_queue: dict[str, list[Disposition]] = {}
-    for payload in payloads:
-        for queue, fields in payload:
-            by_queue.setdefault(queue, []).append(_disposition(fields))
+    with span("driver.commit.dispositions"):
+        for payload in payloads:
+            for queue, fields in payload:
+                d = fields if isinstance(fields, Disposition) else _disposition(fields)
+                by_queue.setdefault(queue, []).append(d)
     summary = sink.commit_flow(query_id, batch_id, by_queue)
-    publish_progress(sink, query_id, summary)
+    with span("driver.commit.progress"):
+        publish_progress(sink, query_id, summary)
     return summary
 
 

@@ -51,6 +51,36 @@ class Target:
             kw["host"] = self.host
         return syncpoint.connect(self.qmgr, **kw)
 
+    def connection(self, appl_name: str = "syncpoint.spark") -> QueueManager:
+        """A connection kept for the process (Spark reuses its Python workers from batch to batch, so a batch
+        costs no connect): checked with one round trip, replaced when it broke (the server restarted). The caller
+        leaves no unit of work open on it; :meth:`drop` it after an error."""
+        key = (self, appl_name)
+        qm = _kept.get(key)
+        if qm is not None:
+            ping = getattr(qm.transport, "ping", None)
+            try:
+                if getattr(qm.transport, "broken", None) is None and ping is not None:
+                    ping()
+                    return qm
+            except MQMIError:
+                pass
+            self.drop(appl_name)
+        qm = _kept[key] = self.connect(appl_name)
+        return qm
+
+    def drop(self, appl_name: str = "syncpoint.spark") -> None:
+        """Forget (and disconnect) the kept connection."""
+        qm = _kept.pop((self, appl_name), None)
+        if qm is not None:
+            try:
+                qm.disconnect()
+            except MQMIError:
+                pass
+
+
+_kept: dict[tuple[Target, str], QueueManager] = {}
+
 
 def token_bytes(token: int) -> bytes:
     return struct.pack(">QQ", 0, token)
@@ -230,6 +260,29 @@ class QueueAccess:
             except MQMIError:
                 pass
             self._queue = None
+
+
+def max_uncommitted(qm: QueueManager) -> int | None:
+    """The queue manager's MAXUMSGS (messages one unit of work may hold), None when it cannot be inquired."""
+    try:
+        h = qm.mqopen(MQOD(ObjectType=C.MQOT_Q_MGR), C.MQOO_INQUIRE)
+    except MQMIError:
+        return None
+    try:
+        ints, _ = qm.mqinq(h, [C.MQIA_MAX_UNCOMMITTED_MSGS])
+        return int(ints[0])
+    except MQMIError:
+        return None
+    finally:
+        qm.mqclose(h)
+
+
+def batch_bound(max_messages: int, maxumsgs: int | None) -> int:
+    """The most messages a batch plans: ``maxMessagesPerBatch``, and within MAXUMSGS for the batch's unit of work
+    (a get and one output each, plus the commit record's get and put)."""
+    if maxumsgs is None or maxumsgs <= 0:
+        return max_messages
+    return max(1, min(max_messages, (maxumsgs - 2) // 2))
 
 
 def visible_of(md: MQMD, token: int) -> Visible:

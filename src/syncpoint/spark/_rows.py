@@ -214,3 +214,45 @@ def md_from_fields(fields: Mapping[str, Any]) -> MQMD:
         else:
             setattr(md, name, str(value).encode().ljust(len(getattr(md, name))))
     return md
+
+
+# -- Arrow: the reader hands Spark record batches, not row tuples (no per-row conversion in Spark) -------------
+PACKED_COLUMNS: list[tuple[str, str]] = [("queue", "string"), ("token", "bigint"), ("data", "binary"), ("md", "binary")]
+"""``option("rowFormat", "packed")``: the columns a message flow needs, the MQMD packed (MQMD.unpack reads it)."""
+PACKED_SCHEMA = ", ".join(f"`{n}` {t}" for n, t in PACKED_COLUMNS)
+
+
+def arrow_schema(columns: list[tuple[str, str]]) -> Any:
+    """The Arrow schema Spark expects for these columns (as pyspark's to_arrow_schema makes it)."""
+    import pyarrow as pa
+
+    types = {
+        "string": pa.string(),
+        "bigint": pa.int64(),
+        "int": pa.int32(),
+        "binary": pa.binary(),
+        "timestamp": pa.timestamp("us", tz="UTC"),
+    }
+    return pa.schema([(n, types[t]) for n, t in columns])
+
+
+def rows_to_arrow(rows: list[tuple[Any, ...]], schema: Any) -> Any:
+    """Row tuples (in the schema's column order) as one pyarrow.RecordBatch."""
+    import pyarrow as pa
+
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema]
+    return pa.RecordBatch.from_arrays(
+        [pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)], schema=schema
+    )
+
+
+def messages_to_arrow(queue: str, got: list[tuple[int, MQMD, bytes]], *, packed: bool) -> Any:
+    """Messages ``(token, MQMD, data)`` as one record batch: the full columns, or the packed ones."""
+    if packed:
+        schema = _schemas.get("packed") or _schemas.setdefault("packed", arrow_schema(PACKED_COLUMNS))
+        return rows_to_arrow([(queue, t, data, md.pack()) for t, md, data in got], schema)
+    schema = _schemas.get("full") or _schemas.setdefault("full", arrow_schema(COLUMNS))
+    return rows_to_arrow([message_to_row(queue, t, data, md) for t, md, data in got], schema)
+
+
+_schemas: dict[str, Any] = {}

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import logging
 import pickle
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, ClassVar
 
 from pyspark.sql.datasource import (
     DataSource,
@@ -48,8 +48,9 @@ from syncpoint.mqi import MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
 
 from ._plan import Offset, Planner, Visible, batch_tokens, order_units, split_partitions
-from ._qm import CHUNK, QueueAccess, Target, visible_of
-from ._rows import SCHEMA, message_to_row, row_to_message
+from ._profile import record, span
+from ._qm import CHUNK, QueueAccess, Target, batch_bound, max_uncommitted, visible_of
+from ._rows import PACKED_SCHEMA, SCHEMA, messages_to_arrow, row_to_message
 
 try:
     from pyspark.sql.streaming.datasource import (
@@ -66,7 +67,7 @@ except ImportError:  # pragma: no cover - Spark 4.0/4.1: no admission control
         pass
 
 
-DEFAULT_MAX_MESSAGES = 1000
+DEFAULT_MAX_MESSAGES = 5000  # bounded by MAXUMSGS (default 10,000): a get and an output each (see batch_bound)
 _log = logging.getLogger("syncpoint.spark")
 
 
@@ -99,6 +100,35 @@ def _int(options: Any, name: str, default: int) -> int:
     return n
 
 
+def _packed(options: Any) -> bool:
+    """``rowFormat``: ``columns`` (the default: every MQMD field a column) or ``packed`` (queue, token, data and
+    the MQMD packed: what a message flow reads, the least to convert)."""
+    fmt = (_opt(options, "rowFormat", "columns") or "columns").lower()
+    if fmt not in ("columns", "packed"):
+        raise ValueError(f"option rowFormat must be columns or packed, not {fmt!r}")
+    return fmt == "packed"
+
+
+def _check_queue(options: Any) -> None:
+    """At load() (Spark asks the schema then): the queue manager and the queue must be there, else the reason
+    (MQRC_UNKNOWN_OBJECT_NAME 2085, MQRC_Q_MGR_NOT_AVAILABLE 2059 …) fails load() itself, not a later task."""
+    queue = _opt(options, "queue")
+    if not queue:
+        return
+    target = Target.from_options(options)
+    try:
+        qm = target.connect("syncpoint.spark.load")
+    except MQMIError as e:
+        raise MQMIError(e.comp, e.reason, f"queue manager {target.qmgr} is not available") from None
+    try:
+        h = qm.mqopen(MQOD(ObjectName=queue.encode()), C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING)
+        qm.mqclose(h)
+    except MQMIError as e:
+        raise MQMIError(e.comp, e.reason, f"queue {queue} of queue manager {target.qmgr} cannot be opened") from None
+    finally:
+        qm.disconnect()
+
+
 def _queue(options: Any) -> str:
     q = _opt(options, "queue")
     if not q:
@@ -107,7 +137,15 @@ def _queue(options: Any) -> str:
 
 
 class SyncpointDataSource(DataSource):
-    """Format "syncpoint": queues of a syncpoint queue manager as DataFrames (batch and streaming)."""
+    """Format "syncpoint": queues of a syncpoint queue manager as DataFrames (batch and streaming).
+
+    A subclass may set ``partition_fn`` and ``partition_schema``: the stream reader then applies the function to
+    each partition's record batches inside ``read()`` (in the same executor Python worker, the messages never
+    entering the JVM) and the stream's rows are its output, of that schema. A message flow runs its node so.
+    """
+
+    partition_fn: ClassVar[Callable[[Iterator[Any]], Iterator[Any]] | None] = None
+    partition_schema: ClassVar[str | None] = None
 
     @classmethod
     def name(cls) -> str:
@@ -119,7 +157,10 @@ class SyncpointDataSource(DataSource):
             from ._flowsink import DISPOSITION_SCHEMA
 
             return DISPOSITION_SCHEMA
-        return SCHEMA
+        _check_queue(self.options)
+        if self.partition_schema is not None:
+            return self.partition_schema
+        return PACKED_SCHEMA if _packed(self.options) else SCHEMA
 
     def reader(self, schema: StructType) -> DataSourceReader:
         return BatchReader(dict(self.options))
@@ -130,7 +171,9 @@ class SyncpointDataSource(DataSource):
         return BatchWriter(dict(self.options))
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
-        return StreamReader(dict(self.options))
+        r = StreamReader(dict(self.options))
+        r.partition_fn = type(self).partition_fn
+        return r
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
         return StreamWriter(dict(self.options))
@@ -152,6 +195,7 @@ class BatchReader(DataSourceReader):
         self.target = Target.from_options(options)
         self.queue = _queue(options)
         self.n = _int(options, "partitions", 1)
+        self.packed = _packed(options)
 
     def partitions(self) -> Sequence[InputPartition]:
         if self.n == 1:
@@ -164,11 +208,11 @@ class BatchReader(DataSourceReader):
             qm.disconnect()
         return [TokenPartition(p) for p in split_partitions(us, self.n)] or [InputPartition(None)]
 
-    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
+    def read(self, partition: InputPartition) -> Iterator[Any]:
         qm = self.target.connect("syncpoint.spark.read")
         try:
             if isinstance(partition, TokenPartition):
-                yield from _read_tokens(qm, self.queue, partition.tokens)
+                yield from _read_tokens(qm, self.queue, partition.tokens, packed=self.packed)
             else:
                 from syncpoint.mqi import MQGMO, MQMD
 
@@ -176,6 +220,7 @@ class BatchReader(DataSourceReader):
 
                 h = qm.mqopen(MQOD(ObjectName=self.queue.encode()), C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING)
                 first = True
+                got: list[tuple[int, Any, bytes]] = []
                 while True:
                     md = MQMD()
                     gmo = MQGMO(Version=C.MQGMO_VERSION_3)
@@ -191,21 +236,30 @@ class BatchReader(DataSourceReader):
                         break
                     if result.reason != C.MQRC_NONE:
                         raise MQMIError(result.comp, result.reason, f"browsing queue {self.queue}")
-                    yield message_to_row(self.queue, token_of(gmo), result.data, md)
+                    got.append((token_of(gmo), md, result.data))
+                    if len(got) == CHUNK:
+                        yield messages_to_arrow(self.queue, got, packed=self.packed)
+                        got = []
+                if got:
+                    yield messages_to_arrow(self.queue, got, packed=self.packed)
         finally:
             qm.disconnect()
 
 
-def _read_tokens(qm: Any, queue: str, tokens: Sequence[int]) -> Iterator[tuple[Any, ...]]:
-    """The messages with these tokens, in this order; those no longer on the queue are left out. One browse
-    request per CHUNK tokens."""
+def _read_tokens(qm: Any, queue: str, tokens: Sequence[int], *, packed: bool = False) -> Iterator[Any]:
+    """The messages with these tokens, in this order, as Arrow record batches; those no longer on the queue are
+    left out. One browse request per CHUNK tokens."""
     a = QueueAccess(qm, queue)
     try:
         for i in range(0, len(tokens), CHUNK):
             part = list(tokens[i : i + CHUNK])
-            for t, got in zip(part, a.lookup_many(part), strict=True):
-                if got is not None:
-                    yield message_to_row(queue, t, got[1], got[0])
+            with span("executor.read.browse", len(part)):
+                got_all = a.lookup_many(part)
+            with span("executor.read.arrow", len(part)):
+                found = [(t, got[0], got[1]) for t, got in zip(part, got_all, strict=True) if got is not None]
+                batch = messages_to_arrow(queue, found, packed=packed)
+            if found:
+                yield batch
     finally:
         a.close()
 
@@ -288,10 +342,12 @@ class _DriverState:
     def __init__(self, reader: StreamReader) -> None:
         self.qm = reader.target.connect("syncpoint.spark.source")
         self.access = QueueAccess(self.qm, reader.queue)
-        self.planner = Planner(max_messages=reader.max_messages, logical_order=reader.logical_order)
+        bound = batch_bound(reader.max_messages, max_uncommitted(self.qm))
+        self.planner = Planner(max_messages=bound, logical_order=reader.logical_order)
         self.index: dict[int, Visible] = {}
         self.scanned = False
         self.last: tuple[str, list[Visible]] | None = None
+        self.refreshed = False  # the index has seen what the last batch's commit left of it
         self.reserved: dict[int, list[int]] = {}  # batch number (Offset.n) -> the tokens reserved for it
 
     def reserve(self, n: int, batch: Sequence[Visible]) -> None:
@@ -321,7 +377,8 @@ class _DriverState:
         if not self.scanned:
             self.full_scan()
             return
-        if self.last is not None:
+        if self.last is not None and not self.refreshed:  # once per batch: Spark plans after the commit
+            self.refreshed = True
             last = [v.token for v in self.last[1]]
             for t, seen in zip(last, self.access.lookup_many(last, with_data=False), strict=True):
                 if seen is None:
@@ -349,6 +406,8 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         self.max_messages = _int(options, "maxMessagesPerBatch", DEFAULT_MAX_MESSAGES)
         self.logical_order = _bool(_opt(options, "logicalOrder"), True)
         self.n = _int(options, "partitions", 2)
+        self.packed = _packed(options)
+        self.partition_fn: Callable[[Iterator[Any]], Iterator[Any]] | None = None
         self._key = id(self)
 
     def _state(self) -> _DriverState:
@@ -373,6 +432,10 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         st.planner.stuck_after = 2 * effective_threshold(bothresh)
 
     def latestOffset(self, start: dict[str, Any] | None = None, limit: Any = None) -> dict[str, Any]:
+        with span("driver.latestOffset"):
+            return self._latest_offset(start, limit)
+
+    def _latest_offset(self, start: dict[str, Any] | None, limit: Any) -> dict[str, Any]:
         st = self._state()
         s = Offset.from_dict(start)
         cap: int | None = self.max_messages
@@ -386,7 +449,7 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
             st.full_scan()
             end, chosen = st.planner.plan(s, st.visible(), cap)
         if chosen:
-            st.last = (end.to_json(), chosen)
+            st.last, st.refreshed = (end.to_json(), chosen), False
             st.reserve(end.n, chosen)
         # Spark plans a batch only once the one before has committed, and calls commit(end) only when it plans
         # the next batch with data: an idle query would keep its last batch's leftovers reserved without this.
@@ -394,6 +457,10 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         return end.to_dict()
 
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
+        with span("driver.partitions"):
+            return self._partitions(start, end)
+
+    def _partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
         st = self._state()
         s, e = Offset.from_dict(start), Offset.from_dict(end)
         if st.last is not None and st.last[0] == e.to_json():
@@ -405,18 +472,24 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
             batch = [v for v in visible if v.token in tokens]
             for v in batch:
                 st.planner.planned.setdefault(v.token, v.backout)
-            st.last = (e.to_json(), batch)
+            st.last, st.refreshed = (e.to_json(), batch), False
             st.reserve(e.n, batch)
         parts = split_partitions(order_units(batch, logical_order=self.logical_order), self.n)
         return [BatchPartition(p) for p in parts]
 
-    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
+    def read(self, partition: InputPartition) -> Iterator[Any]:
         assert isinstance(partition, BatchPartition)
-        qm = self.target.connect("syncpoint.spark.read")
+        import time
+
+        t0 = time.time()
+        qm = self.target.connection("syncpoint.spark.read")
+        record("executor.read.connect", t0)
         try:
-            yield from _read_tokens(qm, self.queue, partition.tokens)
-        finally:
-            qm.disconnect()
+            batches = _read_tokens(qm, self.queue, partition.tokens, packed=self.packed)
+            yield from batches if self.partition_fn is None else self.partition_fn(batches)
+        except BaseException:
+            self.target.drop("syncpoint.spark.read")
+            raise
 
     def commit(self, end: dict[str, Any]) -> None:
         """The sink's unit of work removed the batch's messages: release the reservations of what is left (messages
@@ -469,7 +542,8 @@ class StreamWriter(DataSourceStreamWriter):
         if self.mode == "flow":
             from ._flowsink import collect_dispositions
 
-            return _Rows(pickle.dumps(collect_dispositions(iterator)), qid)
+            with span("executor.sink.write"):
+                return _Rows(pickle.dumps(collect_dispositions(iterator)), qid)
         consumed: dict[str, set[int]] = {}
         rows = []
         for row in iterator:
@@ -493,13 +567,17 @@ class StreamWriter(DataSourceStreamWriter):
         if not msgs:
             return
         qid = msgs[0].query_id or ""
-        qm = self.target.connect("syncpoint.spark.sink")
+        with span("driver.commit.connect"):
+            qm = self.target.connection("syncpoint.spark.sink")
+            sink = _sinks.get(self.target)
+            if sink is None or sink.qm is not qm:
+                sink = _sinks[self.target] = Sink(qm)
         try:
-            sink = Sink(qm)
             if self.mode == "flow":
                 from ._flowsink import commit_flow_batch
 
-                commit_flow_batch(sink, qid, batchId, [pickle.loads(m.payload) for m in msgs], self.options)
+                with span("driver.commit.flow"):
+                    commit_flow_batch(sink, qid, batchId, [pickle.loads(m.payload) for m in msgs], self.options)
                 return
             consumed: dict[str, set[int]] = {}
             puts: list[Put] = []
@@ -518,12 +596,20 @@ class StreamWriter(DataSourceStreamWriter):
                     fields = {k: v for k, v in md_to_dict(md).items() if k in _SETTABLE}
                     puts.append(Put(self.queue, "", data, fields))
             sink.commit_rows(qid, batchId, consumed, puts)
-        finally:
-            qm.disconnect()
+        except BaseException:
+            try:
+                qm.backout()
+            except MQMIError:
+                pass
+            _sinks.pop(self.target, None)
+            self.target.drop("syncpoint.spark.sink")
+            raise
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         """Nothing was put: the queue manager saw nothing of this batch."""
 
+
+_sinks: dict[Target, Any] = {}  # the sink of each queue manager, kept with its connection (Target.connection)
 
 _SETTABLE = frozenset(
     {"Report", "MsgType", "Expiry", "Feedback", "Encoding", "CodedCharSetId", "Format", "Priority", "Persistence"}

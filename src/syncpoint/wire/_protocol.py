@@ -51,6 +51,7 @@ VERBS: dict[str, int] = {
     "put1": 4,  # [MQOD, MQMD, MQPMO, data] -> [warning reason, MQOD, MQMD, MQPMO]
     "get": 4,  # [Hobj, MQMD, MQGMO, buffer length or None] -> [data, DataLength, CompCode, Reason, MQMD, MQGMO]
     "putm": 4,  # [Hobj, MQMD, MQPMO, [data, ...](, {commit})]: a put per data -> [[answer per put], MQPMO(, how)]
+    "putv": 3,  # [Hobj, MQPMO, [[MQMD, data], ...]]: a put per item, each its own MQMD -> [[answer per put], MQPMO]
     "getm": 5,  # [Hobj, MQMD, MQGMO, buffer length, n(, {commit_first, gmo})]: n gets, no wait -> [[result], error]
     "reserve": 2,  # [Hobj, [MsgToken, ...]] -> [MsgToken reserved, ...]
     "release": 2,  # [Hobj, [MsgToken, ...] or nil for all] -> [MsgToken released, ...]

@@ -53,11 +53,13 @@ if _spec:
     else:
         _orig_read = _source._read_tokens
 
-        def _read_tokens(qm, queue, tokens):  # type: ignore[no-untyped-def]
-            for i, row in enumerate(_orig_read(qm, queue, tokens)):
-                if i == len(tokens) // 2:
+        def _read_tokens(qm, queue, tokens, **kw):  # type: ignore[no-untyped-def]
+            n = 0
+            for batch in _orig_read(qm, queue, tokens, **kw):  # record batches: die once half the rows are read
+                n += batch.num_rows
+                if n >= len(tokens) // 2 and n - batch.num_rows < max(1, len(tokens) // 2):
                     _maybe_die("read")
-                yield row
+                yield batch
 
         _source._read_tokens = _read_tokens
 
