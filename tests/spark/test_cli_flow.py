@@ -51,6 +51,10 @@ def test_flow_run_processes_the_queue_and_shows_progress(
     r = run(["flow", "run", str(f), "--qmgr", server.name, "--available-now"], server.home)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "to DLQ" in r.stdout and "total" in r.stdout
+    # issue 21 item 5: Spark starts quietly — no log4j banner, no native-library notice, no loopback-hostname
+    # warning, no progress bar — while warnings and errors would still reach standard error
+    for noise in ("Using Spark's default log4j profile", "NativeCodeLoader", "resolves to a loopback", "[Stage "):
+        assert noise not in r.stderr, r.stderr[-3000:]
     assert sorted(m.data for m in qm.open(dst).browse_all()) == [b"A", b"B"]
     assert qm.open(src).depth == 0
 

@@ -123,13 +123,24 @@ def spark_session(master: str = "local[2]", app_name: str = "syncpoint-flow") ->
         .config("spark.sql.codegen.wholeStage", "false")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
+        .config("spark.driver.extraJavaOptions", f"-XX:+UseSerialGC -XX:TieredStopAtLevel=1 {_log_config()}")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.streaming.stopGracefullyOnShutdown", "true")
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
     register(spark)
     return spark
+
+
+def _log_config() -> str:
+    """The JVM option naming syncpoint's log4j2 settings for Spark (no start-up banner, no native-library notice,
+    no progress bar; warnings and errors still on standard error), unless the user names a configuration of
+    their own in ``JAVA_TOOL_OPTIONS`` or ``SPARK_SUBMIT_OPTS``."""
+    own = os.environ.get("JAVA_TOOL_OPTIONS", "") + os.environ.get("SPARK_SUBMIT_OPTS", "")
+    if "log4j2.configurationFile" in own or "log4j.configurationFile" in own:
+        return ""
+    return f"-Dlog4j2.configurationFile={Path(__file__).with_name('log4j2.properties').as_uri()}"
 
 
 def register(spark: Any) -> None:
