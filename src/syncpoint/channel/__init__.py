@@ -10,7 +10,7 @@ Implements: issue 23 items 3, 4, 5 (sending side), 7; seed 001 condition 6; seed
 
 from ._credentials import Credentials
 from ._initiator import Initiator
-from ._link import Link, parse_conname
+from ._link import Link, channel_address
 from ._sender import BATCHLIM, ChannelStoppedError, Record, Sender, Status, correl_id, valid_xqh
 
 __all__ = [
@@ -22,7 +22,7 @@ __all__ = [
     "Record",
     "Sender",
     "Status",
+    "channel_address",
     "correl_id",
-    "parse_conname",
     "valid_xqh",
 ]

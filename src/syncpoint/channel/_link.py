@@ -11,6 +11,7 @@ import socket
 import ssl
 from typing import Any
 
+from syncpoint.client import parse_conname
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.wire import (
@@ -27,13 +28,10 @@ from syncpoint.wire import (
 )
 
 
-def parse_conname(conname: str, default_port: int = 1414) -> tuple[str, int]:
-    """IBM's CONNAME: ``host(port)`` or ``host``; the first of a comma-separated list."""
-    first = conname.split(",")[0].strip()
-    if "(" in first and first.endswith(")"):
-        host, port = first[:-1].split("(", 1)
-        return host.strip(), int(port)
-    return first, default_port
+def channel_address(conname: str) -> tuple[str, int]:
+    """A channel's CONNAME as (host, port): IBM's ``host(port)`` or ``host`` (port 1414); of a comma-separated
+    list, the first."""
+    return parse_conname(conname.split(",")[0])
 
 
 class Link:
@@ -49,7 +47,7 @@ class Link:
         timeout: float = 30.0,
         appl_name: str = "syncpoint channel",
     ) -> None:
-        self.address = parse_conname(conname)
+        self.address = channel_address(conname)
         self.timeout = timeout
         self._next = 1
         self._decoder = FrameDecoder(DEFAULT_MAX_FRAME)
