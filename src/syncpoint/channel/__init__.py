@@ -11,7 +11,7 @@ Implements: issue 23 items 3, 4, 5 (sending side), 7; seed 001 condition 6; seed
 from ._credentials import Credentials
 from ._initiator import Initiator
 from ._link import Link, channel_address
-from ._sender import BATCHLIM, ChannelStoppedError, Record, Sender, Status, correl_id, valid_xqh
+from ._sender import BATCHLIM, ChannelStoppedError, Record, Sender, Status, correl_id, in_transit, valid_xqh
 
 __all__ = [
     "BATCHLIM",
@@ -24,5 +24,6 @@ __all__ = [
     "Status",
     "channel_address",
     "correl_id",
+    "in_transit",
     "valid_xqh",
 ]

@@ -114,15 +114,35 @@ class Record:
     batch_id: str = ""
     msgs: list[bytes] = field(default_factory=list)
     reset: int | None = None  # RESET CHANNEL SEQNUM(n): n - 1, told to the receiver at the next start
+    taken: float = 0.0  # when the batch left the transmission queue (wall clock: it outlives a restart)
 
     def pack(self) -> bytes:
-        packed: bytes = msgpack.packb([self.seq, self.batch_id, self.msgs, self.reset])
+        packed: bytes = msgpack.packb([self.seq, self.batch_id, self.msgs, self.reset, self.taken])
         return packed
 
     @classmethod
     def unpack(cls, data: bytes) -> Record:
-        seq, batch_id, msgs, reset = msgpack.unpackb(data)
-        return cls(seq, batch_id, list(msgs), reset)
+        seq, batch_id, msgs, reset, *rest = msgpack.unpackb(data)  # a record written before ``taken``: 0
+        return cls(seq, batch_id, list(msgs), reset, float(rest[0]) if rest else 0.0)
+
+
+def in_transit(msgs: list[bytes], taken: float, now: float) -> list[bytes]:
+    """The batch's messages as they leave ``now``: each MQXQH's Expiry lowered by the time since the batch left
+    the transmission queue at ``taken`` (seed 002: "decremented by message channel agents to reflect transmission
+    times, if these are significant" — a batch held in doubt across an outage or a restart). Under a second is
+    not significant: the messages are sent as they are."""
+    tenths = int((now - taken) * 10) if taken else 0
+    if tenths < 10:
+        return msgs
+    out = []
+    for raw in msgs:
+        xqh = MQXQH.unpack(raw[:_XQH])
+        inner: MQMD = xqh.MsgDesc
+        if inner.Expiry != C.MQEI_UNLIMITED:
+            inner.Expiry = max(inner.Expiry - tenths, 0)
+            raw = xqh.pack() + raw[_XQH:]
+        out.append(raw)
+    return out
 
 
 class LocalSide:
@@ -415,7 +435,7 @@ class Sender:
                 left = deadline - time.monotonic()
                 item = local.get(int(left * 1000) if left > 0.001 else 0)
             seq = 1 if rec.seq >= wrap else rec.seq + 1
-            rec = Record(seq, uuid.uuid4().hex, persistent)
+            rec = Record(seq, uuid.uuid4().hex, persistent, taken=time.time())
             local.write_record(rec)
             local.qm.mqcmit()  # the batch is in doubt: held in the record, off the transmission queue
             if persistent or np:
@@ -443,7 +463,12 @@ class Sender:
         self.link.channel(
             "batch",
             self.name,
-            {"seq": rec.seq, "id": rec.batch_id, "msgs": rec.msgs + np, "wrap": int(self.attrs["SEQWRAP"])},
+            {
+                "seq": rec.seq,
+                "id": rec.batch_id,
+                "msgs": in_transit(rec.msgs + np, rec.taken, time.time()),
+                "wrap": int(self.attrs["SEQWRAP"]),
+            },
         )
         st.seq, st.batch_id = rec.seq, rec.batch_id
         st.msgs += count
