@@ -68,5 +68,7 @@ def test_flow_demo_shows_where_every_message_went(tmp_path: Path) -> None:
         assert out.count("DEMO.ENRICHED") >= 5 and "reply on DEMO.REPLIES" in out
         assert "MQRC_FORMAT_ERROR" in out and "MQRC_BACKOUT_THRESHOLD_REACHED" in out
         assert "expiration report on DEMO.REPORTS" in out and "still on DEMO.ORDERS" not in out
+        # issue 21 item 7: a message is never hard-wrapped when the output is piped (grep finds it whole)
+        assert any(line.endswith("or stop it with `syncpoint endmqm DEMOT`.") for line in r.stdout.splitlines())
     finally:
         run(["endmqm", "-i", "DEMOT"], tmp_path, timeout=120)

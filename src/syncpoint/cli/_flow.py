@@ -25,7 +25,7 @@ from syncpoint.mqi import MQMIError
 from ._output import print_table
 
 # the progress table has ten columns: give it room where the output is not a terminal (pipes, CI logs)
-console = Console(width=None if sys.stdout.isatty() else 120)
+console = Console(width=None if sys.stdout.isatty() else 120, soft_wrap=True)  # messages never wrapped; tables fit
 err = Console(stderr=True, soft_wrap=True)
 
 flow_app = typer.Typer(no_args_is_help=True, help="message flows (MQInput-node error handling) on Spark")
