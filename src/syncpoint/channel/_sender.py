@@ -40,7 +40,8 @@ from typing import Any
 
 import msgpack
 
-from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQXQH, MQMIError, dead_letter_message, reason_name
+from syncpoint.client import dead_letter, dead_letter_queue
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQXQH, MQMIError, reason_name
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import CHANNEL, MQNPMS_FAST, QLOCAL, SYSTEM_CHANNEL_SYNCQ
 
@@ -201,24 +202,23 @@ class LocalSide:
             raise
 
     def dead_letter(self, md: MQMD, data: bytes, reason: int, dest_q: str, dest_qmgr: str) -> None:
-        """A message the channel cannot send, to this queue manager's DLQ (in the batch's unit of work)."""
-        dlq = str(self.qm.admin("qm_attr", "DEADQ") or "").strip()
-        if not dlq:
+        """A message the channel cannot send, to this queue manager's DLQ (in the batch's unit of work), by the
+        client's one dead-letter put (MQDLH, context and remaining expiry kept)."""
+        if not dead_letter_queue(self.qm):
             raise ChannelStoppedError(
                 f"AMQ9544E: a message could not be sent on channel '{self.channel}' (reason {reason}) and queue "
                 f"manager {self.qm.name} has no dead-letter queue: the channel stops."
             )
-        dmd, ddata = dead_letter_message(
+        dead_letter(
+            self.qm,
             md,
             data,
-            reason=reason,
+            reason,
             dest_q=dest_q,
             dest_qmgr=dest_qmgr,
             put_appl_type=C.MQAT_QMGR,
             put_appl_name="syncpoint channel",
-            now=time.time(),
         )
-        self.qm.mqput1(MQOD(ObjectName=dlq.encode()), dmd, MQPMO(Options=C.MQPMO_SYNCPOINT), ddata)
 
     def release(self) -> None:
         """Close the sync queue (a command or scan that used it is done: CLEAR and DELETE may act on it)."""
