@@ -104,12 +104,11 @@ class QueueManagerBase(EffectsRecorder):
             raise fail(C.MQRC_HOBJ_ERROR, "the object handle is not open on this connection")
         return h
 
-    @staticmethod
-    def _uow(conn: Connection) -> UnitOfWork:
+    def _uow(self, conn: Connection) -> UnitOfWork:
         """The connection's unit of work, begun by its first put or get in syncpoint."""
         uow = conn.uow
         if uow is None:
-            uow = conn.uow = UnitOfWork()
+            uow = conn.uow = UnitOfWork(self.clock.time())
         return uow
 
     def new_msgid(self) -> bytes:
