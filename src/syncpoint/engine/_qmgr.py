@@ -76,6 +76,7 @@ from ._remote import RemoteMixin
 from ._reports import ReportsMixin
 from ._resolve import ResolveMixin
 from ._shared import COPY_KIND, SharedMixin
+from ._shared_rules import SharedRulesMixin
 from ._state import LocalQueue, Message
 from ._tokens import TokensMixin
 from ._trigger import Triggering
@@ -96,6 +97,7 @@ class QueueManager(
     InquireMixin,
     AdminMixin,
     SharedMixin,
+    SharedRulesMixin,
 ):
     """One queue manager's state. Not thread-safe by itself: callers serialise (see module doc)."""
 
@@ -120,6 +122,7 @@ class QueueManager(
         self.started = clock.time()
         self.recovered_inflight = snapshot.recovered_inflight
         self.triggering = Triggering(self)  # seed 001; its TRIGINT timers start afresh with every start
+        self._init_shared_rules()  # seeds 001 and 002 on shared queues (``_shared_rules``)
         self._load(snapshot)
         self._load_shared(set(snapshot.objects.get(COPY_KIND, {})), set(snapshot.objects.get(DECISION_KIND, {})))
 
