@@ -38,6 +38,7 @@ The map: one module per rule or verb
 ``_get``            MQGET: gets, browses, the browse cursor and its lock
 ``_trigger``        triggering: the conditions for a trigger event (seed 001)
 ``_expiry``         message expiry: discards, EXPRYINT scans, REFRESH QMGR TYPE(EXPIRY) (seed 002)
+``_shared_rules``   seeds 001 and 002 on shared queues: group-wide trigger rules, the group's one expiry scanner
 ``_reports``        reports (COA, COD, expiration, exception), dead letters, and the queue manager's own puts
 ``_resolve``        name resolution: remote queues, queue-manager aliases, transmission queues
 ``_remote``         puts to remote queues, reply-to queue aliases, the channels' deliveries (``remote``: MQXQH)
@@ -51,8 +52,9 @@ The map: one module per rule or verb
 
 Imports point one way — ``_util`` < ``_state`` < ``_options`` < ``_effects`` < ``_trigger`` < ``_base`` < the
 parts < this module (and among the parts, ``_get`` uses ``_put``'s context fields, ``_get`` and ``_put`` use
-``_expiry``'s functions, ``_expiry`` and ``_remote`` use ``_reports``' ``report_wanted``, ``_connections`` and
-``_get`` use ``_skip_backout``; ``remote``, the MQXQH functions, imports no part) — never back, not even for types:
+``_expiry``'s functions, ``_expiry``, ``_remote`` and ``_shared_rules`` use ``_reports``' ``report_wanted``,
+``_connections`` and ``_get`` use ``_skip_backout``; ``remote``, the MQXQH functions, imports no part) — never
+back, not even for types:
 ``_trigger`` reads the queue manager through a protocol, and the base declares what one part calls on another.
 """
 
