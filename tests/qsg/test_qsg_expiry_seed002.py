@@ -135,6 +135,20 @@ def test_seed002_an_expired_message_the_scan_discards_is_reported_once_with_its_
     assert ea.expired_discarded == 1
 
 
+def test_seed002_the_scan_passes_to_another_member_when_the_scanners_expryint_is_turned_off(pair):
+    # seed 002: the scanner is "the first to have EXPRYINT set": a scanner whose EXPRYINT is turned off leaves
+    # the scan to another member (else nobody would scan the shared queues)
+    a, b, _ea, eb, clock = pair
+    a.admin("alter_qmgr", {"EXPRYINT": 0})
+    a.open("SQ").put(b"short-lived", **expiring("QMB"))
+    clock.advance(11.0)
+    a.open("SQ").close()  # A's call: it lets the scan go
+    b.open("SQ").close()  # B's tick: B takes the scan and discards the message
+    assert eb.shared.scanner() == "QMB"
+    assert eb.shared_scans >= 1 and b.open("SQ").depth == 0
+    assert [r.md.Feedback for r in reports(b)] == [C.MQFB_EXPIRATION]
+
+
 # -- takeover, with real member processes ---------------------------------------------------------------------
 @pytest.fixture
 def scanning(group: Any) -> Iterator[Any]:

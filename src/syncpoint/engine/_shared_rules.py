@@ -24,14 +24,14 @@ message (as a restarted queue manager's monitor gets one for a queue with messag
 NOTIFYs, the host's wake-up thread looks at every triggered shared queue each second (``TRIGGER_LOOK``): a lost
 notification delays a trigger message, never loses it.
 
-Expiry. The periodic scan of the shared queues is one member's: the one holding the group's scan lock (a
-PostgreSQL advisory lock of its session, ``SharedQueues.lead_expiry_scan``). Every member with EXPRYINT set asks
-for it at each of its EXPRYINT ticks (engine time, so a fake clock drives it in tests); the first to ask takes
-it and keeps it for the life of its session; when that member ends (endmqm, or killed: PostgreSQL ends its
-session and frees the lock) the next member to ask takes it over, at its next tick: within one EXPRYINT. The
-scan deletes the expired messages in one statement and sends the expiration reports (MQRO_EXPIRATION*) of what
-it deleted; a get that meets an expired message deletes it the same way (``_shared._shared_get``). A message is
-deleted by one statement of one member, so its report is sent once.
+Expiry. The periodic scan of the shared queues is one member's: the one holding the group's scan lock (a PostgreSQL
+advisory lock of its session, ``SharedQueues.lead_expiry_scan``). Every member with EXPRYINT set asks for it at
+each of its EXPRYINT ticks (engine time, so a fake clock drives it in tests); the first to ask takes it and keeps
+it for the life of its session, or until its EXPRYINT is turned off; when that member ends (endmqm, or killed:
+PostgreSQL ends its session and frees the lock) the next member to ask takes it over, at its next tick: within one
+EXPRYINT. The scan deletes the expired messages in one statement and sends the expiration reports
+(MQRO_EXPIRATION*) of what it deleted; a get that meets an expired message deletes it the same way
+(``_shared._shared_get``). A message is deleted by one statement of one member, so its report is sent once.
 
 Limits (docs/queue-sharing-groups.md): a member that dies between the scan's delete and the reports' write
 loses those reports (never duplicates them); two commits whose ids interleave with a look may make the later
@@ -59,12 +59,14 @@ class SharedRulesMixin(QueueManagerBase):
     _next_trigger_look: float  # monotonic time of the next look at every triggered shared queue
     _next_shared_scan: float  # monotonic time of this member's next EXPRYINT tick for the shared queues
     shared_scans: int  # scans of the shared queues this member made as the group's scanner (statistics)
+    _scanning: bool
 
     def _init_shared_rules(self) -> None:
         self._trigger_seen = {}
         self._next_trigger_look = 0.0
         self._next_shared_scan = self.clock.monotonic()
         self.shared_scans = 0
+        self._scanning = False  # this member held the group's scan lock at its last tick
 
     # -- seed 001 ----------------------------------------------------------------------------------------
     def check_shared_triggers(self, names: list[str] | None) -> int:
@@ -122,13 +124,20 @@ class SharedRulesMixin(QueueManagerBase):
             return
         interval = self.qmgr.attrs["EXPRYINT"]
         if interval <= 0:
+            if self._scanning:  # EXPRYINT turned off on the scanner: another member with EXPRYINT takes over
+                self._scanning = False
+                try:
+                    shared.release_expiry_scan()
+                except StoreError:
+                    pass  # the session is lost, and the lock with it
             return
         mono = self.clock.monotonic()
         if mono < self._next_shared_scan:
             return
         self._next_shared_scan = mono + interval
         try:
-            if not shared.lead_expiry_scan():
+            self._scanning = shared.lead_expiry_scan()
+            if not self._scanning:
                 return
             expired = shared.expire(self.clock.time())
         except StoreError:

@@ -740,6 +740,17 @@ class PostgresSharedQueues:
         self._scan_lock_conn = conn
         return True
 
+    def release_expiry_scan(self) -> None:
+        """Seed 002: this member no longer scans (its EXPRYINT was turned off): free the scan lock for another."""
+        conn = self._scan_lock_conn
+        self._scan_lock_conn = None
+        if conn is None or conn is not self._conn or conn.closed:
+            return  # a session since lost released it with its end
+        try:
+            conn.execute("SELECT pg_advisory_unlock(%s, %s)", member_lock(self.qsg, " expiry scan"))
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
     def scanner(self) -> str | None:
         """The member that last took the group's expiry scan (None before any did)."""
         try:

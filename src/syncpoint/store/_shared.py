@@ -144,6 +144,10 @@ class SharedQueues(Protocol):
         """Whether this member is (now) the group's one scanner of shared queues for expired messages."""
         ...
 
+    def release_expiry_scan(self) -> None:
+        """This member stops scanning (EXPRYINT turned off): another member may take the scan."""
+        ...
+
     def scanner(self) -> str | None:
         """The member that last took the group's expiry scan."""
         ...
