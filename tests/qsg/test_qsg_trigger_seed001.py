@@ -26,6 +26,7 @@ import pytest
 import syncpoint
 from syncpoint.mqi import MQTM
 from syncpoint.mqi import constants as C
+from waiting import wait_until
 
 INPUT = C.MQOO_INPUT_SHARED | C.MQOO_FAIL_IF_QUIESCING
 WAIT = 60.0  # seconds a trigger message that is due may take on a loaded machine (a bound, not a duration)
@@ -209,3 +210,24 @@ def test_seed001_each_member_with_a_trigger_monitor_writes_its_own_trigger_messa
         assert got.md.PutApplName.rstrip() == m.name.encode()  # written by that member itself
         assert m.triggers() == []  # one each
     assert c.init_depth() == 0
+
+
+def test_seed001_condition_13_a_monitor_opening_its_initiation_queue_triggers_for_a_shared_queue_altered_elsewhere(
+    members,
+):
+    # seed 001, condition 13: "A trigger-monitor application issues an MQOPEN call for input from an initiation
+    # queue, and there is at least one ... message ... on any of the application queues for which this is the
+    # initiation queue" — also when the shared queue was made to name it (ALTER) on another member
+    a, b = members("QMA", "QMB", INITQ="OTHER.INIT")
+    b.start_monitor()  # B now knows which queues name INIT.Q: none
+    b.monitor.close()
+    a.qm.admin("alter", "QLOCAL", "APP.SQ", {"INITQ": "INIT.Q"})
+    wait_until(
+        lambda: b.qm.admin("lookup", "QLOCAL", "APP.SQ").attrs["INITQ"] == "INIT.Q",
+        "QMB seeing the ALTER",
+        timeout=WAIT,
+    )
+    a.qm.open("APP.SQ").put(b"work")
+    sync(a, [a, b])  # B has evaluated the arrival, without a monitor: nothing
+    b.start_monitor()
+    assert names(b.triggers()) == ["APP.SQ"]

@@ -174,6 +174,8 @@ class SharedMixin(QueueManagerBase):
             elif known is not None and known.shared:
                 attrs = Definition.from_bytes(raw).attrs
                 if attrs != known.attrs:  # ALTERed on another member: the same dict, so every handle sees it
+                    if attrs.get("INITQ") != known.attrs.get("INITQ"):
+                        self.triggering.initq_changed()  # seed 001 (``_shared_rules``)
                     known.attrs.update(attrs)
                     known.fifo = attrs.get("MSGDLVSQ") == C.MQMDS_FIFO
         for qname, q in list(self.queues.items()):

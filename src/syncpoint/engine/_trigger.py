@@ -179,6 +179,11 @@ class Triggering:
         if index is not None and name:
             index.setdefault(name, []).append(q)
 
+    def initq_changed(self) -> None:
+        """A queue's INITQ changed other than by :meth:`attributes_changed` (a shared queue ALTERed on another
+        member of its group): the index by initiation queue is rebuilt at its next use."""
+        self._by_initq = None
+
     # -- the conditions ----------------------------------------------------------------------------
     def criteria(self, q: LocalQueue) -> Criteria | None:
         """The trigger criteria that apply to ``q`` now; None when no trigger message may be written for it.
