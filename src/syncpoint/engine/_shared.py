@@ -17,7 +17,8 @@ part has a number (``_shared_uows``: Hconn -> number), unique within this member
 of work holding private and shared messages commits in two phases (:meth:`SharedMixin._shared_end`).
 
 Not yet on shared queues (each refused with a reason, never half done): browse and the browse cursor, MQGMO_LOCK,
-match options other than MsgId and CorrelId, MARK_SKIP_BACKOUT, triggering, expiry reports.
+match options other than MsgId and CorrelId, MARK_SKIP_BACKOUT. Triggering and expiry on shared queues (seeds
+001 and 002): ``_shared_rules``.
 """
 
 from __future__ import annotations
@@ -138,6 +139,7 @@ class SharedMixin(QueueManagerBase):
         self.definitions[("Q", d.name)] = d
         q = SharedQueue(d, self.shared)
         self.queues[d.name] = q
+        self.triggering.queue_added(q)  # seed 001 (``_shared_rules``)
         return q
 
     def _refresh_copy(self, kind: str, d: Definition) -> None:
@@ -172,6 +174,8 @@ class SharedMixin(QueueManagerBase):
             elif known is not None and known.shared:
                 attrs = Definition.from_bytes(raw).attrs
                 if attrs != known.attrs:  # ALTERed on another member: the same dict, so every handle sees it
+                    if attrs.get("INITQ") != known.attrs.get("INITQ"):
+                        self.triggering.initq_changed()  # seed 001 (``_shared_rules``)
                     known.attrs.update(attrs)
                     known.fifo = attrs.get("MSGDLVSQ") == C.MQMDS_FIFO
         for qname, q in list(self.queues.items()):
@@ -312,6 +316,7 @@ class SharedMixin(QueueManagerBase):
                 # seed 002: the get that would have returned an expired message discards it
                 if uid is not None or claim_only:
                     shared.discard(sm.id)
+                self._shared_expired(sm)  # its expiration report, once (``_shared_rules``)
                 continue
             break
         fields = MQMD.unpack(sm.md).__dict__
