@@ -69,6 +69,7 @@ from ._admin import AdminMixin
 from ._connections import ConnectionsMixin
 from ._expiry import ExpiryMixin
 from ._get import GetMixin
+from ._indoubt import IndoubtMixin
 from ._inquire import InquireMixin
 from ._open import OpenMixin
 from ._put import PutMixin
@@ -96,6 +97,7 @@ class QueueManager(
     InquireMixin,
     AdminMixin,
     SharedMixin,
+    IndoubtMixin,
 ):
     """One queue manager's state. Not thread-safe by itself: callers serialise (see module doc)."""
 

@@ -100,6 +100,16 @@ class QueueManagerHost:
             raise
         if self.errorlog is not None:
             self.errorlog.started(snapshot.recovered_inflight)
+            for nid, action, by, logged in getattr(self.shared, "heuristic", ()):  # RESOLVE INDOUBT (``_qsg``)
+                self.errorlog.warning(
+                    "AMQ8497W",
+                    f"In-doubt unit of work NID={nid} was resolved by {by} with ACTION({action}); the log of queue "
+                    f"manager '{name}' says {logged}.",
+                    f"RESOLVE INDOUBT settled the unit of work's shared part while '{name}' was not running. Its "
+                    f"private part followed this queue manager's own log ({logged}): the two parts disagree.",
+                    "Compare the messages of the unit of work on its shared and private queues and repair by hand "
+                    "(docs/queue-sharing-groups.md, 'Resolving in-doubt units of work').",
+                )
         self.lock = HostLock()
         self.waiters = Waiters(self.clock)
         self.on_end: list[Callable[[QueueManagerHost], None]] = []
@@ -482,6 +492,8 @@ ADMIN_VERBS = frozenset(
         "qm_attr",
         "refresh_expiry",
         "qsgdisp",
+        "threads",  # DISPLAY THREAD (queue-sharing groups)
+        "indoubt_resolve",  # RESOLVE INDOUBT
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""

@@ -12,7 +12,7 @@ from ._base import Batch, Pending, Snapshot, Store, StoreDamagedError, StoredMes
 from ._group import DECISION_KIND, group_of, membership_record, open_group
 from ._memory import MemoryStore
 from ._salvage import SalvageReport, salvage
-from ._shared import SharedMessage, SharedQueues
+from ._shared import InDoubtUnit, SharedMessage, SharedQueues
 from ._sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DECISION_KIND",
     "Batch",
+    "InDoubtUnit",
     "MemoryStore",
     "Pending",
     "PostgresSharedQueues",

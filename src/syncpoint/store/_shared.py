@@ -47,6 +47,19 @@ class SharedMessage:
     backout: int = 0
 
 
+@dataclass(slots=True)
+class InDoubtUnit:
+    """One unit of work left in doubt in the shared store: what DISPLAY THREAD TYPE(INDOUBT) shows."""
+
+    member: str  # the member (coordinator) that prepared it
+    nid: str
+    uow: int
+    puts: int  # messages it put, held until it is settled
+    gets: int  # messages it got, held likewise
+    queues: list[str]
+    active: bool  # its member runs (its liveness lock is held): only the member may settle it
+
+
 class SharedQueues(Protocol):
     """A member's view of its queue-sharing group's shared store."""
 
@@ -128,6 +141,14 @@ class SharedQueues(Protocol):
     def listen(self, on_wake: Callable[[list[str] | None], None], stop: threading.Event) -> None:
         """Until ``stop`` is set, call ``on_wake(queues)`` with the queues other members notified, and
         ``on_wake(None)`` at least every 100 ms (the fallback poll: notifications can be lost)."""
+        ...
+
+    def indoubt_units(self, member: str | None) -> list[InDoubtUnit]:
+        """The units of work in doubt of ``member`` (None: of every member): DISPLAY THREAD TYPE(INDOUBT)."""
+        ...
+
+    def resolve_units(self, member: str, nids: list[str] | None, commit: bool, by: str) -> list[str] | None:
+        """RESOLVE INDOUBT: settle a stopped member's units of work in doubt; the NIDs settled, None if it runs."""
         ...
 
     def close(self) -> None: ...
