@@ -221,7 +221,7 @@ class SharedMixin(QueueManagerBase):
                 f"queue manager {self.name} is not a member of a queue-sharing group: QSGDISP({disposition}) needs one",
             )
         if disposition == SHARED and otype != QLOCAL:
-            raise fail(C.MQRC_OBJECT_TYPE_ERROR, "QSGDISP(SHARED) is for local queues only, not for a " + otype)
+            raise fail(C.MQRC_Q_TYPE_ERROR, "QSGDISP(SHARED) is for local queues only, not for a " + otype)
         existing = self.definitions.get((self._ns(otype), name))
         if existing is not None and not replace:
             raise fail(C.MQRC_OBJECT_ALREADY_EXISTS, f"{name} already exists")

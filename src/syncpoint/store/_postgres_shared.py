@@ -164,6 +164,14 @@ def create_member(url: str, qsg: str, member: str) -> None:
                     f"Queue-sharing group {qsg} already has a member named {member}: choose another queue manager "
                     "name, or remove the old member from the group first."
                 )
+            other = conn.execute(
+                "SELECT qsg FROM qsg_member WHERE member = %s AND qsg <> %s LIMIT 1", (member, qsg)
+            ).fetchone()
+            if other:  # IBM: a queue manager is a member of one queue-sharing group
+                raise StoreError(
+                    f"Queue manager {member} is already a member of queue-sharing group {other[0]} in this database: "
+                    "a queue manager belongs to one group; choose another name."
+                )
             clash = conn.execute("SELECT 1 FROM qsg WHERE qsg = %s", (member,)).fetchone()
             if clash:
                 raise StoreError(f"{member} is the name of a queue-sharing group: a queue manager needs another name.")
