@@ -5,8 +5,8 @@ Rule sources: reference/queue-sharing-groups.md, "Peer recovery": "In-doubt unit
 commit, outcome unknown) keep their messages locked until the failed queue manager restarts or an operator
 resolves them (RESOLVE INDOUBT; DISPLAY THREAD(*) TYPE(INDOUBT))"; docs/queue-sharing-groups.md, "Resolving
 in-doubt units of work" (commit: its shared gets gone, its puts visible; backout: gets reinstated with
-BackoutCount + 1, puts dropped; the member's restart keeps its private part as its own log says and reports a
-RESOLVE that disagreed with it).
+BackoutCount + 1, puts dropped; at the member's restart its private part follows the decision recorded, also where
+its own log said otherwise — reported then).
 
 Real member processes and a real PostgreSQL; the member is killed inside its two-phase commit at the two points
 (``SYNCPOINT_QSG_CRASH``: after the prepare — its log has no decision — and after its decision is durable).
@@ -50,8 +50,8 @@ def error_log(group, member: str) -> str:
 
 
 def in_doubt_member(group, crash: str):
-    """QMA killed inside the commit of a unit of work that got REQUESTS (shared), put RESULTS (shared) and put
-    REPLIES (QMA's private queue); QMB recovered QMA meanwhile, leaving the unit of work in doubt."""
+    """QMA killed inside the commit of a unit of work that got REQUESTS (shared), put RESULTS (shared), got INBOX
+    and put REPLIES (QMA's private queues); QMB recovered QMA meanwhile, leaving the unit of work in doubt."""
     group.add("QMB")
     assert group.create("QMA").returncode == 0
     group.start("QMA", env={"SYNCPOINT_QSG_CRASH": crash})
@@ -61,8 +61,11 @@ def in_doubt_member(group, crash: str):
     b.open("REQUESTS").put(b"request", persistent=True)
     a = syncpoint.connect("QMA")
     a.admin("define", "QLOCAL", "REPLIES")
+    a.admin("define", "QLOCAL", "INBOX")
+    a.open("INBOX").put(b"private request", persistent=True)
     pid = group.pid("QMA")
     assert a.open("REQUESTS").get(syncpoint=True).data == b"request"
+    assert a.open("INBOX").get(syncpoint=True).data == b"private request"
     a.open("RESULTS").put(b"result", syncpoint=True, persistent=True)
     a.open("REPLIES").put(b"reply", syncpoint=True, persistent=True)
     with pytest.raises(MQMIError):
@@ -110,16 +113,32 @@ def test_resolve_indoubt_on_another_member_settles_a_dead_members_unit_of_work(g
     shown = group.mqsc("QMB", "DISPLAY THREAD(*) TYPE(INDOUBT) QMNAME(QMA)\n").stdout
     assert "NID(" not in shown and "(0 THREADS)" in shown, shown
 
-    # the member's restart: its private part follows its own log; nothing of the shared part is settled twice
+    # the member's restart: its private part follows the decision recorded, whatever its own log said; nothing
+    # of the shared part is settled twice
     group.start("QMA")
     a = syncpoint.connect("QMA")
-    assert a.open("REPLIES").depth == (1 if crash == "decided" else 0)
+    if action == "COMMIT":
+        assert a.open("REPLIES").get().data == b"reply"
+        assert a.open("INBOX").depth == 0
+    else:
+        assert a.open("REPLIES").depth == 0
+        back = a.open("INBOX").get()
+        assert (back.data, back.md.BackoutCount) == (b"private request", 1)
+    assert a.open("REPLIES").depth == 0 and a.open("INBOX").depth == 0
     assert b.open("REQUESTS").depth == 0 and b.open("RESULTS").depth == 0
     log = error_log(group, "QMA")
     if agrees:
         assert "AMQ8497W" not in log
-    else:  # the disagreement is reported, naming the unit of work and both outcomes
+    else:  # the member's log said otherwise: its private part was made to follow, and that is reported
         assert "AMQ8497W" in log and nids[0] in log and f"ACTION({action})" in log
+    with psycopg.connect(group.url) as conn:  # the recorded decisions and private parts are dropped once followed
+        assert conn.execute("SELECT count(*) FROM qsg_resolved").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM qsg_indoubt_private").fetchone()[0] == 0
+    a.disconnect()
+    group.end("QMA")
+    group.start("QMA")  # a second restart follows nothing again
+    a = syncpoint.connect("QMA")
+    assert a.open("REPLIES").depth == 0 and a.open("INBOX").depth == 0
     a.disconnect()
     b.disconnect()
 

@@ -201,6 +201,8 @@ INDOUBT_SCHEMA = """
 CREATE TABLE IF NOT EXISTS qsg_resolved (
     qsg text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, action text NOT NULL, by text NOT NULL,
     at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (owner, uow));
+CREATE TABLE IF NOT EXISTS qsg_indoubt_private (
+    qsg text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, part bytea NOT NULL, PRIMARY KEY (owner, uow));
 """
 
 
@@ -238,6 +240,8 @@ class PostgresSharedQueues:
         self._notifier: threading.Thread | None = None
         self.recovered = 0  # gets of earlier sessions of this member backed out at open
         self.heuristic: list[tuple[str, str, str, str]] = []  # RESOLVE decisions its log disagrees with (at open)
+        self.follow: list[tuple[str, bytes]] = []  # (action, private part) its private part must follow (at open)
+        self._with_private: dict[int, bool] = {}  # units of work prepared with a private part (see prepare)
 
     # -- life ------------------------------------------------------------------------------------------
     def open(self) -> None:
@@ -541,9 +545,11 @@ class PostgresSharedQueues:
         """The name of the record in the member's private store that says unit of work ``uow`` committed."""
         return f"{self.owner}:{uow}"
 
-    def prepare(self, uow: int) -> None:
+    def prepare(self, uow: int, private: bytes = b"") -> None:
         """Phase 1: the unit of work's puts written (still held by it) and the unit of work marked in doubt, in
-        one durable transaction. From here no peer backs it out; only its member's decision settles it."""
+        one durable transaction. From here no peer backs it out; only its member's decision (or RESOLVE INDOUBT)
+        settles it. ``private``: its private part (``store.encode_private_part``), kept beside it so that the
+        member's restart can make that part follow a RESOLVE INDOUBT decision."""
         self._check_uow(uow)
         self._prepared_owner[uow] = self.owner
         puts = self._pending.pop(uow, [])
@@ -553,6 +559,11 @@ class PostgresSharedQueues:
                 if puts:
                     conn.cursor().executemany(_INSERT_HELD, [(*_values(self.qsg, m), self.owner, uow) for m in puts])
                 conn.execute("INSERT INTO qsg_indoubt VALUES (%s, %s, %s)", (self.qsg, self.owner, uow))
+                if private:
+                    conn.execute(
+                        "INSERT INTO qsg_indoubt_private VALUES (%s, %s, %s, %s)", (self.qsg, self.owner, uow, private)
+                    )
+                    self._with_private[uow] = True
         except psycopg.Error as e:
             raise self._fail(e) from None
         _crash_point("prepared")
@@ -589,6 +600,10 @@ class PostgresSharedQueues:
                         (owner, uow),
                     ).fetchall()
                 conn.execute("DELETE FROM qsg_indoubt WHERE owner = %s AND uow = %s", (owner, uow))
+                if resolved_by is None and (owner != self.owner or self._with_private.pop(uow, None) is not None):
+                    # settled by its member: its private part is no longer needed (RESOLVE keeps it for the
+                    # member's restart)
+                    conn.execute("DELETE FROM qsg_indoubt_private WHERE owner = %s AND uow = %s", (owner, uow))
         except psycopg.Error as e:
             raise self._fail(e) from None
         return sorted({r[0] for r in rows})
@@ -609,11 +624,18 @@ class PostgresSharedQueues:
             resolved = (
                 self._c()
                 .execute(
-                    "DELETE FROM qsg_resolved WHERE qsg = %s AND owner LIKE %s RETURNING owner, uow, action, by",
+                    "SELECT owner, uow, action, by FROM qsg_resolved WHERE qsg = %s AND owner LIKE %s",
                     (self.qsg, like),
                 )
                 .fetchall()
             )
+            parts = {
+                (o, u): bytes(p)
+                for o, u, p in self._c().execute(
+                    "SELECT owner, uow, part FROM qsg_indoubt_private WHERE qsg = %s AND owner LIKE %s",
+                    (self.qsg, like),
+                )
+            }
         except psycopg.Error as e:
             raise self._fail(e) from None
         for owner, uow in rows:
@@ -622,7 +644,24 @@ class PostgresSharedQueues:
             logged = "COMMIT" if f"{owner}:{uow}" in decided else "BACKOUT"
             if logged != action:
                 self.heuristic.append((nid(owner, uow), action, by, logged))
+                self.follow.append((action, parts.get((owner, uow), b"")))
         return len(rows)
+
+    def forget_resolved(self) -> None:
+        """At start, once the private parts followed (:attr:`follow`, written durably by the member's store): the
+        RESOLVE decisions and the private parts of earlier sessions are dropped. Until then a crash leaves them,
+        and the next start follows them again (what follows is idempotent)."""
+        like = _like(self.member)
+        try:
+            with self._c().transaction():
+                self._c().execute("DELETE FROM qsg_resolved WHERE qsg = %s AND owner LIKE %s", (self.qsg, like))
+                self._c().execute(
+                    "DELETE FROM qsg_indoubt_private i WHERE qsg = %s AND owner LIKE %s AND owner <> %s AND NOT "
+                    "EXISTS (SELECT 1 FROM qsg_indoubt d WHERE d.owner = i.owner AND d.uow = i.uow)",
+                    (self.qsg, like, self.owner),
+                )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
 
     def indoubt_units(self, member: str | None) -> list[InDoubtUnit]:
         """DISPLAY THREAD TYPE(INDOUBT): the units of work in doubt of ``member`` (None: of every member)."""

@@ -113,7 +113,7 @@ class SharedQueues(Protocol):
         """The name of the record in the member's private store that says unit of work ``uow`` committed."""
         ...
 
-    def prepare(self, uow: int) -> None:
+    def prepare(self, uow: int, private: bytes = b"") -> None:
         """Two-phase commit, phase 1: the unit of work's shared part made durable and marked in doubt."""
         ...
 
@@ -149,6 +149,10 @@ class SharedQueues(Protocol):
 
     def resolve_units(self, member: str, nids: list[str] | None, commit: bool, by: str) -> list[str] | None:
         """RESOLVE INDOUBT: settle a stopped member's units of work in doubt; the NIDs settled, None if it runs."""
+        ...
+
+    def forget_resolved(self) -> None:
+        """At start, after the private parts followed the RESOLVE decisions: drop those decisions."""
         ...
 
     def close(self) -> None: ...
