@@ -19,6 +19,7 @@ import re
 
 import psycopg
 import pytest
+from qsg_members import run
 
 import syncpoint
 from syncpoint.mqi import MQMIError
@@ -163,3 +164,20 @@ def test_display_thread_type_active_lists_this_members_units_of_work(group):
     shown = group.mqsc("QMA", "DIS THD(*) TYPE(*)\n").stdout
     assert "(0 THREADS)" in shown and "CSQV406I INDOUBT THREADS -" in shown, shown
     a.disconnect()
+
+
+def test_a_restart_killed_after_its_private_part_followed_a_resolve_follows_it_once(group):
+    # docs: "a crash before that repeats step 2 at the next start, which changes nothing the second time"
+    b = in_doubt_member(group, "prepared")  # QMA's log has no commit
+    r = group.mqsc("QMB", "RESOLVE INDOUBT(QMA) QMNAME(QMA) NID(*) ACTION(COMMIT)\n")
+    assert "COMMIT SCHEDULED" in r.stdout, r.stdout
+    r = run(group.home, "strmqm", "QMA", "--port", "0", env={"SYNCPOINT_QSG_CRASH": "followed"})
+    assert r.returncode != 0  # it died after writing the private part, before dropping the decision
+    with psycopg.connect(group.url) as conn:
+        assert conn.execute("SELECT action FROM qsg_resolved").fetchall() == [("COMMIT",)]
+    group.start("QMA")
+    a = syncpoint.connect("QMA")
+    assert a.open("REPLIES").get().data == b"reply"
+    assert a.open("REPLIES").depth == 0 and a.open("INBOX").depth == 0
+    a.disconnect()
+    b.disconnect()

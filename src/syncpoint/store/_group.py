@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from typing import Any
 
 from ._base import Batch, Snapshot, Store, StoredMessage
@@ -116,6 +117,8 @@ def follow_resolutions(shared: SharedQueues | None, store: Store, snapshot: Snap
         durable=True,
     )
     store.write(batch)
+    if os.environ.get("SYNCPOINT_QSG_CRASH") == "followed":  # the kill test of a crash before the decisions go
+        os._exit(137)
     kept = [m for m in snapshot.messages if m.seq not in drop]
     snapshot.messages = sorted(kept + batch.put_messages, key=lambda m: m.seq)
     shared.forget_resolved()
