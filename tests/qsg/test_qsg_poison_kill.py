@@ -35,6 +35,11 @@ def held(url: str) -> int:
         return int(conn.execute("SELECT count(*) FROM qsg_message WHERE owner IS NOT NULL").fetchone()[0])
 
 
+def rows(url: str) -> list:
+    with psycopg.connect(url) as conn:
+        return conn.execute("SELECT id, queue, owner, uow, got, backout FROM qsg_message").fetchall()
+
+
 def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -100,3 +105,68 @@ def test_a_poison_message_that_kills_its_getters_member_reaches_bothresh_and_goe
     assert moved.data == b"poison"
     assert b.open("ORDERS.BACKOUT").depth == 0  # once
     b.disconnect()
+
+
+CONSUMER = """
+import sys
+import syncpoint
+from syncpoint.flow import FlowMessage, Handlers, process_message
+from syncpoint.spark import Action, requeue_order
+
+qm = syncpoint.connect(sys.argv[1])
+got = qm.open("ORDERS").get(syncpoint=True)
+attrs = qm.admin("lookup", "QLOCAL", "ORDERS").attrs
+
+
+def hold(msg):
+    print("holding", got.md.BackoutCount, flush=True)  # the processing that never ends: it is killed here
+    sys.stdin.read()
+
+
+d = process_message(FlowMessage(got.data, {"BackoutCount": got.md.BackoutCount}), Handlers(out=hold), attrs["BOTHRESH"])
+assert d.action is Action.REQUEUE
+target, _ = requeue_order(str(attrs["BOQNAME"]).strip(), None)[0]
+qm.open(target).put(got.data, syncpoint=True, persistent=True)
+qm.commit()
+print("moved", got.md.BackoutCount, flush=True)
+"""
+
+
+def test_a_poison_message_whose_consumer_process_is_killed_each_time_reaches_bothresh_and_goes_to_boqname(group):
+    # the consumer dies, its member lives: the member backs the broken connection's unit of work out (+1)
+    import subprocess
+    import sys
+
+    members = [group.add("QMA"), group.add("QMB")]
+    admin = syncpoint.connect("QMA")
+    admin.admin("define", "QLOCAL", "ORDERS.BACKOUT", {"QSGDISP": "SHARED"})
+    admin.admin("define", "QLOCAL", "ORDERS", {"QSGDISP": "SHARED", "BOTHRESH": BOTHRESH, "BOQNAME": "ORDERS.BACKOUT"})
+    admin.open("ORDERS").put(b"poison", persistent=True)
+    env = dict(os.environ, SYNCPOINT_HOME=str(group.home))
+    seen = []
+    for round_ in range(BOTHRESH + 1):
+        p = subprocess.Popen(
+            [sys.executable, "-c", CONSUMER, members[round_ % 2]],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert p.stdout is not None
+        word, count = p.stdout.readline().split()
+        seen.append((word, int(count)))
+        if word == "moved":
+            assert p.wait(60) == 0
+            break
+        p.kill()  # SIGKILL while it holds the message
+        p.wait(60)
+        wait_until(
+            lambda: held(group.url) == 0,
+            "the member backing out its dead consumer's unit of work",
+            60,
+            detail=lambda: (seen, rows(group.url)),
+        )
+    assert seen == [("holding", n) for n in range(BOTHRESH)] + [("moved", BOTHRESH)]
+    assert admin.open("ORDERS").depth == 0
+    assert admin.open("ORDERS.BACKOUT").get().data == b"poison"
+    admin.disconnect()
