@@ -612,8 +612,9 @@ class PostgresSharedQueues:
         """At start: every unit of work of this member's earlier sessions left in doubt is committed if the
         member's private store holds its decision (``decided``: :meth:`decision_name` values), else backed out.
         Units of work a peer settled meanwhile (``RESOLVE INDOUBT``) are checked against the same decisions: each
-        that disagrees is kept in :attr:`heuristic` for the error log (docs/queue-sharing-groups.md, "Resolving
-        in-doubt units of work"). Returns how many were settled."""
+        that disagrees is kept in :attr:`heuristic` (for the error log) and, with its private part, in
+        :attr:`follow` (``store.follow_resolutions`` makes the private part follow the decision; docs/
+        queue-sharing-groups.md, "Resolving in-doubt units of work"). Returns how many were settled."""
         like = _like(self.member)
         try:
             rows = (
