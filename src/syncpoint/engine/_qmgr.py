@@ -71,6 +71,7 @@ from ._admin import AdminMixin
 from ._connections import ConnectionsMixin
 from ._expiry import ExpiryMixin
 from ._get import GetMixin
+from ._indoubt import IndoubtMixin
 from ._inquire import InquireMixin
 from ._open import OpenMixin
 from ._put import PutMixin
@@ -100,6 +101,7 @@ class QueueManager(
     AdminMixin,
     SharedMixin,
     SharedRulesMixin,
+    IndoubtMixin,
 ):
     """One queue manager's state. Not thread-safe by itself: callers serialise (see module doc)."""
 

@@ -31,7 +31,7 @@ from typing import Any, ParamSpec, TypeVar
 from syncpoint.mqi import MQGMO, MQMD, GetResult, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import QLOCAL, Definition, defaults_for
-from syncpoint.store import DECISION_KIND, SharedMessage, SharedQueues, StoreError
+from syncpoint.store import DECISION_KIND, SharedMessage, SharedQueues, StoreError, encode_private_part
 
 from ._base import QueueManagerBase
 from ._effects import stored_message
@@ -225,7 +225,7 @@ class SharedMixin(QueueManagerBase):
                 f"queue manager {self.name} is not a member of a queue-sharing group: QSGDISP({disposition}) needs one",
             )
         if disposition == SHARED and otype != QLOCAL:
-            raise fail(C.MQRC_OBJECT_TYPE_ERROR, "QSGDISP(SHARED) is for local queues only, not for a " + otype)
+            raise fail(C.MQRC_Q_TYPE_ERROR, "QSGDISP(SHARED) is for local queues only, not for a " + otype)
         existing = self.definitions.get((self._ns(otype), name))
         if existing is not None and not replace:
             raise fail(C.MQRC_OBJECT_ALREADY_EXISTS, f"{name} already exists")
@@ -377,7 +377,7 @@ class SharedMixin(QueueManagerBase):
 
     def _shared_end_in_store(self, conn: Connection, shared: SharedQueues, uid: int, commit: bool) -> bool:
         if commit and conn.uow is not None and len(conn.uow) > 0:
-            shared.prepare(uid)
+            shared.prepare(uid, private_part(conn))  # its private part kept beside it (RESOLVE INDOUBT)
             b = self._b()
             b.put_objects.append((DECISION_KIND, shared.decision_name(uid), b""))
             b.durable = True
@@ -411,3 +411,13 @@ class SharedMixin(QueueManagerBase):
                 self._wake.update(queues)
                 shared.notify(queues)
             self._b().delete_objects.append((DECISION_KIND, shared.decision_name(uid)))
+
+
+def private_part(conn: Connection) -> bytes:
+    """The persistent private messages of the connection's unit of work, for its prepare (RESOLVE INDOUBT)."""
+    uow = conn.uow
+    if uow is None:
+        return b""
+    puts = [stored_message(m) for m in uow.puts if m.persistent]
+    gets = [stored_message(m) for m in uow.gets if m.persistent]
+    return encode_private_part(puts, gets) if puts or gets else b""

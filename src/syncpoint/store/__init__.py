@@ -9,10 +9,17 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._base import Batch, Pending, Snapshot, Store, StoreDamagedError, StoredMessage, StoreError
-from ._group import DECISION_KIND, group_of, membership_record, open_group
+from ._group import (
+    DECISION_KIND,
+    encode_private_part,
+    follow_resolutions,
+    group_of,
+    membership_record,
+    open_group,
+)
 from ._memory import MemoryStore
 from ._salvage import SalvageReport, salvage
-from ._shared import SharedMessage, SharedQueues
+from ._shared import InDoubtUnit, SharedMessage, SharedQueues
 from ._sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -37,6 +44,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DECISION_KIND",
     "Batch",
+    "InDoubtUnit",
     "MemoryStore",
     "Pending",
     "PostgresSharedQueues",
@@ -51,6 +59,8 @@ __all__ = [
     "StoreError",
     "StoredMessage",
     "create_member",
+    "encode_private_part",
+    "follow_resolutions",
     "group_of",
     "membership_record",
     "open_group",

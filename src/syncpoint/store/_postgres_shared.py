@@ -41,7 +41,7 @@ import psycopg
 
 from ._base import StoreError
 from ._postgres import connect, describe_error
-from ._shared import SharedMessage
+from ._shared import InDoubtUnit, SharedMessage
 
 SCHEMA_VERSION = 1
 SCHEMA = """
@@ -140,6 +140,7 @@ def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
         conn.execute(SCHEMA)
+        conn.execute(INDOUBT_SCHEMA)
 
 
 def create_member(url: str, qsg: str, member: str) -> None:
@@ -168,6 +169,14 @@ def create_member(url: str, qsg: str, member: str) -> None:
                     f"Queue-sharing group {qsg} already has a member named {member}: choose another queue manager "
                     "name, or remove the old member from the group first."
                 )
+            other = conn.execute(
+                "SELECT qsg FROM qsg_member WHERE member = %s AND qsg <> %s LIMIT 1", (member, qsg)
+            ).fetchone()
+            if other:  # IBM: a queue manager is a member of one queue-sharing group
+                raise StoreError(
+                    f"Queue manager {member} is already a member of queue-sharing group {other[0]} in this database: "
+                    "a queue manager belongs to one group; choose another name."
+                )
             clash = conn.execute("SELECT 1 FROM qsg WHERE qsg = %s", (member,)).fetchone()
             if clash:
                 raise StoreError(f"{member} is the name of a queue-sharing group: a queue manager needs another name.")
@@ -192,6 +201,28 @@ def remove_member(url: str, qsg: str, member: str) -> None:
         conn.close()
 
 
+# -- in-doubt units of work settled by a peer (RESOLVE INDOUBT; docs/queue-sharing-groups.md) ------------------------
+INDOUBT_SCHEMA = """
+CREATE TABLE IF NOT EXISTS qsg_resolved (
+    qsg text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, action text NOT NULL, by text NOT NULL,
+    at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (owner, uow));
+CREATE TABLE IF NOT EXISTS qsg_indoubt_private (
+    qsg text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, part bytea NOT NULL, PRIMARY KEY (owner, uow));
+"""
+
+
+def nid(owner: str, uow: int) -> str:
+    """The network id (IBM's NID) of a unit of work: its member's session and its number, ``QMA.3F9A0C1B2D4E.17``
+    (in capitals: MQSC folds what is not quoted)."""
+    member, _, session = owner.rpartition(".")
+    return f"{member}.{session.upper()}.{uow}"
+
+
+def _like(member: str) -> str:
+    """A LIKE pattern for every session (``owner``) of ``member``."""
+    return member.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
+
+
 class PostgresSharedQueues:
     """A member's connection to its group's shared store (see the module doc)."""
 
@@ -214,6 +245,9 @@ class PostgresSharedQueues:
         self._notifier: threading.Thread | None = None
         self.recovered = 0  # gets of earlier sessions of this member backed out at open
         self._scan_lock_conn: psycopg.Connection[Any] | None = None  # the connection holding the scan lock
+        self.heuristic: list[tuple[str, str, str, str]] = []  # RESOLVE decisions its log disagrees with (at open)
+        self.follow: list[tuple[str, bytes]] = []  # (action, private part) its private part must follow (at open)
+        self._with_private: dict[int, bool] = {}  # units of work prepared with a private part (see prepare)
 
     # -- life ------------------------------------------------------------------------------------------
     def open(self) -> None:
@@ -517,9 +551,11 @@ class PostgresSharedQueues:
         """The name of the record in the member's private store that says unit of work ``uow`` committed."""
         return f"{self.owner}:{uow}"
 
-    def prepare(self, uow: int) -> None:
+    def prepare(self, uow: int, private: bytes = b"") -> None:
         """Phase 1: the unit of work's puts written (still held by it) and the unit of work marked in doubt, in
-        one durable transaction. From here no peer backs it out; only its member's decision settles it."""
+        one durable transaction. From here no peer backs it out; only its member's decision (or RESOLVE INDOUBT)
+        settles it. ``private``: its private part (``store.encode_private_part``), kept beside it so that the
+        member's restart can make that part follow a RESOLVE INDOUBT decision."""
         self._check_uow(uow)
         self._prepared_owner[uow] = self.owner
         puts = self._pending.pop(uow, [])
@@ -529,6 +565,11 @@ class PostgresSharedQueues:
                 if puts:
                     conn.cursor().executemany(_INSERT_HELD, [(*_values(self.qsg, m), self.owner, uow) for m in puts])
                 conn.execute("INSERT INTO qsg_indoubt VALUES (%s, %s, %s)", (self.qsg, self.owner, uow))
+                if private:
+                    conn.execute(
+                        "INSERT INTO qsg_indoubt_private VALUES (%s, %s, %s, %s)", (self.qsg, self.owner, uow, private)
+                    )
+                    self._with_private[uow] = True
         except psycopg.Error as e:
             raise self._fail(e) from None
         _crash_point("prepared")
@@ -542,10 +583,15 @@ class PostgresSharedQueues:
         self._prepared_owner.pop(uow, None)
         return queues
 
-    def _settle(self, owner: str, uow: int, commit: bool) -> list[str]:
+    def _settle(self, owner: str, uow: int, commit: bool, resolved_by: str | None = None) -> list[str]:
         conn = self._c()
         try:
             with conn.transaction():
+                if resolved_by is not None:  # RESOLVE INDOUBT: the decision is kept for the member's restart
+                    conn.execute(
+                        "INSERT INTO qsg_resolved VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                        (self.qsg, owner, uow, "COMMIT" if commit else "BACKOUT", resolved_by),
+                    )
                 if commit:
                     conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s AND got", (owner, uow))
                     rows = conn.execute(
@@ -560,6 +606,10 @@ class PostgresSharedQueues:
                         (owner, uow),
                     ).fetchall()
                 conn.execute("DELETE FROM qsg_indoubt WHERE owner = %s AND uow = %s", (owner, uow))
+                if resolved_by is None and (owner != self.owner or self._with_private.pop(uow, None) is not None):
+                    # settled by its member: its private part is no longer needed (RESOLVE keeps it for the
+                    # member's restart)
+                    conn.execute("DELETE FROM qsg_indoubt_private WHERE owner = %s AND uow = %s", (owner, uow))
         except psycopg.Error as e:
             raise self._fail(e) from None
         return sorted({r[0] for r in rows})
@@ -567,19 +617,124 @@ class PostgresSharedQueues:
     def resolve_indoubt(self, decided: set[str]) -> int:
         """At start: every unit of work of this member's earlier sessions left in doubt is committed if the
         member's private store holds its decision (``decided``: :meth:`decision_name` values), else backed out.
-        Returns how many were settled."""
-        like = self.member.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
+        Units of work a peer settled meanwhile (``RESOLVE INDOUBT``) are checked against the same decisions: each
+        that disagrees is kept in :attr:`heuristic` (for the error log) and, with its private part, in
+        :attr:`follow` (``store.follow_resolutions`` makes the private part follow the decision; docs/
+        queue-sharing-groups.md, "Resolving in-doubt units of work"). Returns how many were settled."""
+        like = _like(self.member)
         try:
             rows = (
                 self._c()
                 .execute("SELECT owner, uow FROM qsg_indoubt WHERE qsg = %s AND owner LIKE %s", (self.qsg, like))
                 .fetchall()
             )
+            resolved = (
+                self._c()
+                .execute(
+                    "SELECT owner, uow, action, by FROM qsg_resolved WHERE qsg = %s AND owner LIKE %s",
+                    (self.qsg, like),
+                )
+                .fetchall()
+            )
+            parts = {
+                (o, u): bytes(p)
+                for o, u, p in self._c().execute(
+                    "SELECT owner, uow, part FROM qsg_indoubt_private WHERE qsg = %s AND owner LIKE %s",
+                    (self.qsg, like),
+                )
+            }
         except psycopg.Error as e:
             raise self._fail(e) from None
         for owner, uow in rows:
             self._settle(owner, uow, commit=f"{owner}:{uow}" in decided)
+        for owner, uow, action, by in resolved:
+            logged = "COMMIT" if f"{owner}:{uow}" in decided else "BACKOUT"
+            if logged != action:
+                self.heuristic.append((nid(owner, uow), action, by, logged))
+                self.follow.append((action, parts.get((owner, uow), b"")))
         return len(rows)
+
+    def forget_resolved(self) -> None:
+        """At start, once the private parts followed (:attr:`follow`, written durably by the member's store): the
+        RESOLVE decisions and the private parts of earlier sessions are dropped. Until then a crash leaves them,
+        and the next start follows them again (what follows is idempotent)."""
+        like = _like(self.member)
+        try:
+            with self._c().transaction():
+                self._c().execute("DELETE FROM qsg_resolved WHERE qsg = %s AND owner LIKE %s", (self.qsg, like))
+                self._c().execute(
+                    "DELETE FROM qsg_indoubt_private i WHERE qsg = %s AND owner LIKE %s AND owner <> %s AND NOT "
+                    "EXISTS (SELECT 1 FROM qsg_indoubt d WHERE d.owner = i.owner AND d.uow = i.uow)",
+                    (self.qsg, like, self.owner),
+                )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    def indoubt_units(self, member: str | None) -> list[InDoubtUnit]:
+        """DISPLAY THREAD TYPE(INDOUBT): the units of work in doubt of ``member`` (None: of every member)."""
+        sql = (
+            "SELECT i.owner, i.uow, count(m.id) FILTER (WHERE NOT m.got), count(m.id) FILTER (WHERE m.got), "
+            "coalesce(array_agg(DISTINCT m.queue) FILTER (WHERE m.queue IS NOT NULL), '{}') FROM qsg_indoubt i "
+            "LEFT JOIN qsg_message m ON m.owner = i.owner AND m.uow = i.uow WHERE i.qsg = %s"
+        )
+        args: list[Any] = [self.qsg]
+        if member is not None:
+            sql += " AND i.owner LIKE %s"
+            args.append(_like(member))
+        try:
+            conn = self._c()
+            rows = conn.execute(sql + " GROUP BY i.owner, i.uow ORDER BY i.owner, i.uow", args).fetchall()
+            units = []
+            for owner, uow, puts, gets, queues in rows:
+                who = str(owner).rsplit(".", 1)[0]
+                units.append(InDoubtUnit(who, nid(owner, uow), uow, puts, gets, sorted(queues), self._active(who)))
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return units
+
+    def _active(self, member: str) -> bool:
+        """Whether ``member`` runs: its liveness lock is held by a session (this one, for this member)."""
+        if member == self.member:
+            return True
+        keys = member_lock(self.qsg, member)
+        got = self._c().execute("SELECT pg_try_advisory_lock(%s, %s)", keys).fetchone()
+        if got is not None and got[0]:
+            self._c().execute("SELECT pg_advisory_unlock(%s, %s)", keys)
+            return False
+        return True
+
+    def resolve_units(self, member: str, nids: list[str] | None, commit: bool, by: str) -> list[str] | None:
+        """RESOLVE INDOUBT QMNAME(member): settle the units of work in doubt of ``member`` whose NID is in ``nids``
+        (None: all of them) — committed (puts made available, gets deleted) or backed out (puts deleted, gets
+        reinstated with BackoutCount + 1) — and record each decision for the member's restart. The member's
+        liveness lock is held meanwhile, so it cannot start and settle them at the same time. Returns the NIDs
+        settled, or None when ``member`` runs (a running member settles its own units of work)."""
+        if member == self.member:
+            return None
+        keys = member_lock(self.qsg, member)
+        try:
+            conn = self._c()
+            got = conn.execute("SELECT pg_try_advisory_lock(%s, %s)", keys).fetchone()
+            if got is None or not got[0]:
+                return None
+            try:
+                rows = conn.execute(
+                    "SELECT owner, uow FROM qsg_indoubt WHERE qsg = %s AND owner LIKE %s ORDER BY owner, uow",
+                    (self.qsg, _like(member)),
+                ).fetchall()
+                done = []
+                wanted = None if nids is None else {n.upper() for n in nids}
+                for owner, uow in rows:
+                    ident = nid(owner, uow)
+                    if wanted is None or ident.upper() in wanted:
+                        self.notify(self._settle(owner, uow, commit, resolved_by=by))
+                        done.append(ident)
+                return done
+            finally:
+                if not conn.closed:
+                    conn.execute("SELECT pg_advisory_unlock(%s, %s)", keys)
+        except psycopg.Error as e:
+            raise self._fail(e) from None
 
     def backout(self, uow: int) -> list[str]:
         self._pending.pop(uow, None)  # its puts were never inserted

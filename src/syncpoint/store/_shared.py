@@ -47,6 +47,19 @@ class SharedMessage:
     backout: int = 0
 
 
+@dataclass(slots=True)
+class InDoubtUnit:
+    """One unit of work left in doubt in the shared store: what DISPLAY THREAD TYPE(INDOUBT) shows."""
+
+    member: str  # the member (coordinator) that prepared it
+    nid: str
+    uow: int
+    puts: int  # messages it put, held until it is settled
+    gets: int  # messages it got, held likewise
+    queues: list[str]
+    active: bool  # its member runs (its liveness lock is held): only the member may settle it
+
+
 class SharedQueues(Protocol):
     """A member's view of its queue-sharing group's shared store."""
 
@@ -100,7 +113,7 @@ class SharedQueues(Protocol):
         """The name of the record in the member's private store that says unit of work ``uow`` committed."""
         ...
 
-    def prepare(self, uow: int) -> None:
+    def prepare(self, uow: int, private: bytes = b"") -> None:
         """Two-phase commit, phase 1: the unit of work's shared part made durable and marked in doubt."""
         ...
 
@@ -154,6 +167,18 @@ class SharedQueues(Protocol):
 
     def expire(self, now: float) -> list[SharedMessage]:
         """Delete and return the available messages expired at ``now`` (engine time, seconds)."""
+        ...
+
+    def indoubt_units(self, member: str | None) -> list[InDoubtUnit]:
+        """The units of work in doubt of ``member`` (None: of every member): DISPLAY THREAD TYPE(INDOUBT)."""
+        ...
+
+    def resolve_units(self, member: str, nids: list[str] | None, commit: bool, by: str) -> list[str] | None:
+        """RESOLVE INDOUBT: settle a stopped member's units of work in doubt; the NIDs settled, None if it runs."""
+        ...
+
+    def forget_resolved(self) -> None:
+        """At start, after the private parts followed the RESOLVE decisions: drop those decisions."""
         ...
 
     def close(self) -> None: ...
