@@ -95,7 +95,10 @@ class ConnectionsMixin(QueueManagerBase):
     def backout(self, conn: Connection) -> None:
         """MQBACK: an application-requested backout, which honours MQGMO_MARK_SKIP_BACKOUT (seed 000)."""
         self._check_conn(conn)
+        carried = self._shared_skip_backout(conn) if self._shared_uows else None  # seed 000 on a shared queue
         self._backout(conn, honour_mark=True)
+        if carried is not None:
+            self._shared_uows[conn.hconn] = carried
 
     def _backout(self, conn: Connection, honour_mark: bool) -> None:
         if self._shared_uows:

@@ -153,7 +153,9 @@ class PutMixin(QueueManagerBase):
             )
         if first["PUT"] == MQQA_PUT_INHIBITED or qattrs["PUT"] == MQQA_PUT_INHIBITED:
             raise fail(C.MQRC_PUT_INHIBITED, f"puts are inhibited for queue {h.name}")
-        if q.depth >= qattrs["MAXDEPTH"]:
+        if q.shared:
+            self._shared_room(conn, q, opts & MQPMO_SYNCPOINT)  # MAXDEPTH counted across the group (``_shared``)
+        elif q.depth >= qattrs["MAXDEPTH"]:
             raise fail(C.MQRC_Q_FULL, f"queue {q.name} is full (MAXDEPTH {qattrs['MAXDEPTH']})")
         if q.fifo:
             prio = qattrs["DEFPRTY"]  # seed 001, condition 14: FIFO assigns the queue's default priority

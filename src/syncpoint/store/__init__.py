@@ -12,7 +12,7 @@ from ._base import Batch, Pending, Snapshot, Store, StoreDamagedError, StoredMes
 from ._group import DECISION_KIND, group_of, membership_record, open_group
 from ._memory import MemoryStore
 from ._salvage import SalvageReport, salvage
-from ._shared import SharedMessage, SharedQueues
+from ._shared import SharedMatch, SharedMessage, SharedQueues
 from ._sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -43,6 +43,7 @@ __all__ = [
     "PostgresStore",
     "SQLiteStore",
     "SalvageReport",
+    "SharedMatch",
     "SharedMessage",
     "SharedQueues",
     "Snapshot",

@@ -41,7 +41,7 @@ import psycopg
 
 from ._base import StoreError
 from ._postgres import connect, describe_error
-from ._shared import SharedMessage
+from ._shared import SharedMatch, SharedMessage
 
 SCHEMA_VERSION = 1
 SCHEMA = """
@@ -65,6 +65,9 @@ CREATE TABLE IF NOT EXISTS qsg_open (
     PRIMARY KEY (qsg, queue, owner));
 CREATE TABLE IF NOT EXISTS qsg_indoubt (
     qsg text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, PRIMARY KEY (owner, uow));
+CREATE TABLE IF NOT EXISTS qsg_uncommitted (
+    qsg text NOT NULL, queue text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, n integer NOT NULL,
+    PRIMARY KEY (qsg, queue, owner, uow));
 """
 LIVENESS_WAIT = 5.0  # seconds a starting member waits for its liveness lock (a peer may be recovering it)
 PEER_CHECK = 1.0  # seconds between two looks for dead peers (peer recovery)
@@ -72,6 +75,20 @@ _SCHEMA_LOCK = 7242002  # an advisory lock: one creator of the schema at a time
 
 QSG_NAME = re.compile(r"^[A-Z][A-Z0-9]{0,3}$")
 _COLUMNS = "id, queue, priority, persistent, md, data, msgid, correlid, expiry, put_time, backout"
+
+
+# the packed MQMD version 2 (SharedMessage.md): GroupId at bytes 324-347, MsgSeqNumber at 348-351
+_GROUPID = "substring(md from 325 for 24)"
+_SEQNO = "substring(md from 349 for 4)"
+_DEPTH = (
+    "SELECT (SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s) "
+    "+ (SELECT coalesce(sum(n), 0) FROM qsg_uncommitted WHERE qsg = %s AND queue = %s)"
+)
+_ROOM = (
+    f"WITH d AS ({_DEPTH} AS depth), up AS (INSERT INTO qsg_uncommitted (qsg, queue, owner, uow, n) "
+    "SELECT %s, %s, %s, %s, 1 FROM d WHERE d.depth + %s < %s ON CONFLICT (qsg, queue, owner, uow) "
+    "DO UPDATE SET n = qsg_uncommitted.n + 1 RETURNING 1) SELECT depth FROM d"
+)
 
 
 def channel(qsg: str) -> str:
@@ -120,8 +137,10 @@ def _back_out_member(conn: psycopg.Connection[Any], qsg: str, member: str) -> in
     like = member.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
     not_in_doubt = "NOT EXISTS (SELECT 1 FROM qsg_indoubt i WHERE i.owner = m.owner AND i.uow = m.uow)"
     deleted = conn.execute(
-        f"DELETE FROM qsg_message m WHERE qsg = %s AND owner LIKE %s AND NOT got AND {not_in_doubt}", (qsg, like)
+        f"DELETE FROM qsg_message m WHERE qsg = %s AND owner LIKE %s AND NOT got AND uow >= 0 AND {not_in_doubt}",
+        (qsg, like),
     ).rowcount
+    _release_member_locks(conn, qsg, like)
     reinstated = conn.execute(
         "UPDATE qsg_message m SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
         f"WHERE qsg = %s AND owner LIKE %s AND got AND {not_in_doubt}",
@@ -129,6 +148,16 @@ def _back_out_member(conn: psycopg.Connection[Any], qsg: str, member: str) -> in
     ).rowcount
     conn.execute("DELETE FROM qsg_open WHERE qsg = %s AND owner LIKE %s", (qsg, like))  # its input opens end
     return deleted + reinstated
+
+
+def _release_member_locks(conn: psycopg.Connection[Any], qsg: str, like: str) -> None:
+    """A member's session ended: its browse locks (rows held with a negative ``uow``, never got) are released
+    and its uncommitted puts no longer count towards MAXDEPTH."""
+    conn.execute(
+        "UPDATE qsg_message SET owner = NULL, uow = NULL WHERE qsg = %s AND owner LIKE %s AND NOT got AND uow < 0",
+        (qsg, like),
+    )
+    conn.execute("DELETE FROM qsg_uncommitted WHERE qsg = %s AND owner LIKE %s", (qsg, like))
 
 
 def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
@@ -208,6 +237,8 @@ class PostgresSharedQueues:
         self._closed = False
         self._notifier: threading.Thread | None = None
         self.recovered = 0  # gets of earlier sessions of this member backed out at open
+        # unit of work -> queue -> its uncommitted puts counted in qsg_uncommitted (MAXDEPTH, :meth:`room`)
+        self._published: dict[int, dict[str, int]] = {}
 
     # -- life ------------------------------------------------------------------------------------------
     def open(self) -> None:
@@ -344,6 +375,7 @@ class PostgresSharedQueues:
             self._conn = self._fast = None
             self._epoch += 1
             self._pending.clear()
+            self._published.clear()
             try:  # a new session at once, whose start backs the lost one's units of work out
                 self._connect_session()
             except StoreError:
@@ -469,6 +501,7 @@ class PostgresSharedQueues:
                 if puts:
                     conn.cursor().executemany(_INSERT, [_values(self.qsg, m) for m in puts])
                 conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s", (self.owner, uow))
+                self._end_published(conn, uow)
         except psycopg.Error as e:
             raise self._fail(e) from None
         return sorted({m.queue for m in puts})
@@ -523,6 +556,7 @@ class PostgresSharedQueues:
                 if puts:
                     conn.cursor().executemany(_INSERT_HELD, [(*_values(self.qsg, m), self.owner, uow) for m in puts])
                 conn.execute("INSERT INTO qsg_indoubt VALUES (%s, %s, %s)", (self.qsg, self.owner, uow))
+                self._end_published(conn, uow)  # its puts are in the table now
         except psycopg.Error as e:
             raise self._fail(e) from None
         _crash_point("prepared")
@@ -587,22 +621,25 @@ class PostgresSharedQueues:
                     "WHERE owner = %s AND uow = %s RETURNING queue",
                     (self.owner, uow),
                 ).fetchall()
+                self._end_published(conn, uow)
         except psycopg.Error as e:
             raise self._fail(e) from None
         return sorted({r[0] for r in rows})
 
     def depth(self, queue: str) -> int:
         try:
-            row = (
-                self._f()
-                .execute("SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s", (self.qsg, queue))
-                .fetchone()
-            )
+            row = self._f().execute(_DEPTH, (self.qsg, queue, self.qsg, queue)).fetchone()
         except psycopg.Error as e:
             raise self._fail(e) from None
-        # IBM counts a put in a unit of work in CURDEPTH at once: this member's own are not in the table yet
+        # IBM counts a put in a unit of work in CURDEPTH at once: the members' uncommitted puts are not in the
+        # table yet; those counted by :meth:`room` are in qsg_uncommitted, this member's others are added here
+        return (int(row[0]) if row else 0) + self._unpublished(queue)
+
+    def _unpublished(self, queue: str) -> int:
         mine = sum(1 for puts in self._pending.values() for m in puts if m.queue == queue)
-        return (int(row[0]) if row else 0) + mine
+        if self._published:
+            mine -= sum(counts.get(queue, 0) for counts in self._published.values())
+        return mine
 
     def clear(self, queue: str) -> int:
         try:
@@ -613,6 +650,146 @@ class PostgresSharedQueues:
             )
         except psycopg.Error as e:
             raise self._fail(e) from None
+
+    # -- the MQI rules beyond the plain get: browse, cursor, lock, match options, MAXDEPTH -----------------
+    # A browse lock is the row held by this session with ``uow`` the lock's (negative) number and ``got``
+    # false: no other get or browse sees it (they want ``owner IS NULL``), its handle does (_AVAILABLE_TO).
+    def select(
+        self,
+        queue: str,
+        match: SharedMatch,
+        lock: int | None,
+        take: bool,
+        uow: int | None,
+        claim_only: bool,
+        hold: bool = False,
+    ) -> SharedMessage | None:
+        where, args = self._where(queue, match, lock)
+        order = "id" if match.fifo else "priority DESC, id"
+        pick = f"SELECT id FROM qsg_message WHERE {where} ORDER BY {order} LIMIT 1"
+        try:
+            if take:
+                if uow is not None:
+                    self._begin_uow(uow)
+                pick += " FOR UPDATE SKIP LOCKED"
+                if uow is None and not claim_only:
+                    sql = f"DELETE FROM qsg_message WHERE id = ({pick}) RETURNING {_COLUMNS}"
+                    r = self._c().execute(sql, args).fetchone()
+                else:
+                    sql = (
+                        "UPDATE qsg_message SET owner = %s, uow = %s, got = true "
+                        f"WHERE id = ({pick}) RETURNING {_COLUMNS}"
+                    )
+                    r = self._f().execute(sql, [self.owner, 0 if uow is None else uow, *args]).fetchone()
+            elif not hold or lock is None:
+                sql = f"SELECT {_COLUMNS} FROM qsg_message WHERE {where} ORDER BY {order} LIMIT 1"
+                r = self._f().execute(sql, args).fetchone()
+            else:
+                conn = self._f()
+                with conn.transaction():
+                    sql = (
+                        f"UPDATE qsg_message SET owner = %s, uow = %s WHERE id = ({pick} FOR UPDATE SKIP LOCKED) "
+                        f"RETURNING {_COLUMNS}"
+                    )
+                    r = conn.execute(sql, [self.owner, lock, *args]).fetchone()
+                    if r is not None:  # the handle's previous lock ends (one locked message a handle)
+                        conn.execute(
+                            "UPDATE qsg_message SET owner = NULL, uow = NULL "
+                            "WHERE owner = %s AND uow = %s AND NOT got AND id <> %s",
+                            (self.owner, lock, r[0]),
+                        )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return None if r is None else _row(r)
+
+    def _where(self, queue: str, match: SharedMatch, lock: int | None) -> tuple[str, list[Any]]:
+        where = "qsg = %s AND queue = %s AND "
+        args: list[Any] = [self.qsg, queue]
+        if lock is None:
+            where += "owner IS NULL"
+        else:
+            where += "(owner IS NULL OR (owner = %s AND uow = %s AND NOT got))"
+            args += [self.owner, lock]
+        for column, value in (
+            ("msgid", match.msgid),
+            ("correlid", match.correlid),
+            (_GROUPID, match.groupid),
+            (_SEQNO, match.seqno),
+            ("id", match.token),
+            ("id", match.message_id),
+        ):
+            if value is not None:
+                where += f" AND {column} = %s"
+                args.append(value)
+        if match.after is not None:
+            priority, ident = match.after
+            if match.fifo:
+                where += " AND id > %s"
+                args.append(ident)
+            else:
+                where += " AND (priority < %s OR (priority = %s AND id > %s))"
+                args += [priority, priority, ident]
+        return where, args
+
+    def unlock(self, lock: int) -> bool:
+        try:
+            return (
+                self._f()
+                .execute(
+                    "UPDATE qsg_message SET owner = NULL, uow = NULL WHERE owner = %s AND uow = %s AND NOT got",
+                    (self.owner, lock),
+                )
+                .rowcount
+                > 0
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    def discard_available(self, message_id: int) -> SharedMessage | None:
+        try:
+            r = (
+                self._c()
+                .execute(f"DELETE FROM qsg_message WHERE id = %s AND owner IS NULL RETURNING {_COLUMNS}", (message_id,))
+                .fetchone()
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return None if r is None else _row(r)
+
+    def move_get(self, message_id: int, from_uow: int, to_uow: int) -> None:
+        self._begin_uow(to_uow)
+        try:
+            self._f().execute(
+                "UPDATE qsg_message SET uow = %s WHERE id = %s AND owner = %s AND uow = %s",
+                (to_uow, message_id, self.owner, from_uow),
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    def room(self, queue: str, maxdepth: int, uow: int | None) -> int:
+        """One statement: the group's depth, and (in a unit of work, with room) this put counted in
+        qsg_uncommitted, so that every member's MAXDEPTH check sees it before its commit (IBM counts
+        uncommitted puts in CURDEPTH)."""
+        mine = self._unpublished(queue)
+        try:
+            if uow is None:
+                row = self._f().execute(_DEPTH, (self.qsg, queue, self.qsg, queue)).fetchone()
+            else:
+                self._begin_uow(uow)
+                args = (self.qsg, queue, self.qsg, queue, self.qsg, queue, self.owner, uow, mine, maxdepth)
+                row = self._f().execute(_ROOM, args).fetchone()
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        depth = (int(row[0]) if row else 0) + mine
+        if uow is not None and depth < maxdepth:
+            counts = self._published.setdefault(uow, {})
+            counts[queue] = counts.get(queue, 0) + 1
+        return depth
+
+    def _end_published(self, conn: psycopg.Connection[Any], uow: int) -> None:
+        """Inside the transaction ending unit of work ``uow``: its uncommitted puts stop counting."""
+        if self._published.pop(uow, None):
+            conn.execute("DELETE FROM qsg_uncommitted WHERE owner = %s AND uow = %s", (self.owner, uow))
 
     # -- wake-ups --------------------------------------------------------------------------------------
     def notify(self, queues: list[str]) -> None:
