@@ -189,6 +189,10 @@ class QueueManagerBase(EffectsRecorder):
 
         def _shared_room(self, conn: Connection, q: LocalQueue, syncpoint: int) -> None: ...  # _shared
 
+        def _shared_place(self, q: LocalQueue, m: Message, uow: UnitOfWork | None) -> None: ...  # _shared
+
+        def _shared_messages(self, q: LocalQueue) -> list[Message]: ...  # _shared
+
         def define_in_group(  # _shared
             self, otype: str, name: str, attrs: dict[str, Any], disposition: str, replace: bool
         ) -> None: ...

@@ -46,7 +46,7 @@ class ConnectionsMixin(QueueManagerBase):
         """MQDISC: a normal end commits the unit of work; an abnormal end backs it out (no skip-backout)."""
         if not conn.alive:
             return
-        if conn.uow is not None:
+        if conn.uow is not None or conn.hconn in self._shared_uows:  # a unit of work, private or shared
             if abnormal:
                 self._backout(conn, honour_mark=False)
             else:

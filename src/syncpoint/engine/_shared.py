@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
 from syncpoint.mqi import MQGMO, MQMD, GetResult, MQMIError
 from syncpoint.mqi import constants as C
@@ -40,7 +40,7 @@ from ._effects import stored_message
 from ._get import deliver, match_criteria
 from ._put import CONTEXT_IDENTITY, CONTEXT_ORIGIN
 from ._reports import report_wanted
-from ._state import GONE, PRIO_SHIFT, Connection, Handle, LocalQueue, Message
+from ._state import GONE, PRIO_SHIFT, Connection, Handle, LocalQueue, Message, UnitOfWork
 from ._util import fail
 
 SHARED = "SHARED"
@@ -137,12 +137,25 @@ class SharedQueue(LocalQueue):
     def depth(self, value: int) -> None:
         pass  # the group's depth is counted by the shared store
 
+    @property
+    def uncommitted(self) -> int:
+        """UNCOM: this member's puts and gets in units of work (the shared store holds them)."""
+        try:
+            return self._store.uncommitted(self.name)
+        except StoreError as e:
+            raise unavailable(e) from None
+
+    @uncommitted.setter
+    def uncommitted(self, value: int) -> None:
+        pass  # counted by the shared store
+
 
 class SharedMixin(QueueManagerBase):
     """The hooks of the MQI verbs and of DEFINE for queue-sharing groups."""
 
     shared: SharedQueues | None
     _shared_uows: dict[int, int]  # Hconn -> the number of its unit of work's shared part
+    _shared_counts: dict[int, int]  # the number of a unit of work's shared part -> its puts and gets (MAXUMSGS)
     _next_shared_uow: int
     copies: set[str]  # names of this member's QSGDISP(COPY) objects
     _shared_prepared: list[int]  # units of work prepared (two-phase) since the host last took them
@@ -151,6 +164,7 @@ class SharedMixin(QueueManagerBase):
     def _load_shared(self, copies: set[str], decisions: set[str]) -> None:
         """Read the group's definitions: SHARED queues join this member; GROUP ones refresh their COPY."""
         self._shared_uows = {}
+        self._shared_counts = {}
         self._next_shared_uow = 1
         self._shared_prepared = []
         self.copies = set(copies)
@@ -338,7 +352,10 @@ class SharedMixin(QueueManagerBase):
         if opts & _BROWSE:
             return self._shared_browse(h, q, md, gmo, buflen, now, (msgid, correlid, groupid, seqno, token))
         sync = opts & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT)
-        uid = self._shared_uow(conn) if opts & C.MQGMO_SYNCPOINT else None
+        uid = None
+        if opts & C.MQGMO_SYNCPOINT:
+            self._shared_count(conn)
+            uid = self._shared_uow(conn)
         may_fail = buflen is not None and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG
         claim_only = may_fail or bool(sync & C.MQGMO_SYNCPOINT_IF_PERSISTENT)
         plain = not under and groupid is None and seqno is None and token is None and h.locked is None
@@ -375,6 +392,9 @@ class SharedMixin(QueueManagerBase):
         in_uow = uid is not None or (bool(sync & C.MQGMO_SYNCPOINT_IF_PERSISTENT) and sm.persistent)
         if uid is None and claim_only:
             shared.finish_claim(sm.id, take=True, uow=self._shared_uow(conn) if in_uow else None)
+        if in_uow:
+            counted = self._shared_uow(conn)
+            self._shared_counts[counted] = self._shared_counts.get(counted, 0) + 1
         if h.locked is not None and h.locked.seq == sm.id:  # a get of the locked message ends the lock
             h.locked.locked_by = None
             h.locked = None
@@ -512,17 +532,50 @@ class SharedMixin(QueueManagerBase):
         new = self._next_shared_uow
         self._next_shared_uow = new + 1
         self.shared.move_get(marked.seq, old, new)
+        self._shared_counts[new] = 1
         return new
 
     @group_call
     def _shared_room(self, conn: Connection, q: LocalQueue, syncpoint: int) -> None:
         """MAXDEPTH of a shared queue: the group's depth, committed, held and uncommitted puts of every member
-        (IBM counts a put in a unit of work at once) — MQRC_Q_FULL when the put would pass it."""
+        (IBM counts a put in a unit of work at once) — MQRC_Q_FULL when the put would pass it; and MAXUMSGS
+        of a put in syncpoint."""
         assert self.shared is not None
         maxdepth = q.attrs["MAXDEPTH"]
-        uid = self._shared_uow(conn) if syncpoint else None
+        uid = None
+        if syncpoint:
+            self._shared_count(conn)
+            uid = self._shared_uow(conn)
         if self.shared.room(q.name, maxdepth, uid) >= maxdepth:
             raise fail(C.MQRC_Q_FULL, f"shared queue {q.name} is full (MAXDEPTH {maxdepth})")
+        if uid is not None:
+            self._shared_counts[uid] = self._shared_counts.get(uid, 0) + 1
+
+    def _shared_count(self, conn: Connection) -> None:
+        """MAXUMSGS over the whole unit of work: its private puts and gets and its shared ones."""
+        uid = self._shared_uows.get(conn.hconn)
+        n = (len(conn.uow) if conn.uow is not None else 0) + (self._shared_counts.get(uid, 0) if uid else 0)
+        if n >= self.qmgr.attrs["MAXUMSGS"]:
+            raise fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
+
+    @group_call
+    def _shared_place(self, q: LocalQueue, m: Message, uow: UnitOfWork | None) -> None:
+        """The queue manager's own put (a report, a dead letter) on a shared queue, in ``uow`` when given."""
+        conn = None
+        if uow is not None:
+            conn = next((c for c in self.connections.values() if c.uow is uow), None)
+        if conn is None:
+            self._shared_put(cast(Connection, None), q, m, 0)
+        else:
+            self._shared_put(conn, q, m, C.MQPMO_SYNCPOINT)
+            uid = self._shared_uow(conn)
+            self._shared_counts[uid] = self._shared_counts.get(uid, 0) + 1
+
+    @group_call
+    def _shared_messages(self, q: LocalQueue) -> list[Message]:
+        """The available messages of a shared queue in delivery order (``messages``, for tests and tools)."""
+        assert self.shared is not None
+        return [shared_message(q, sm) for sm in self.shared.available(q.name, q.fifo)]
 
     # -- MQCMIT / MQBACK -------------------------------------------------------------------------------
     def _shared_end(self, conn: Connection, commit: bool) -> bool:
@@ -535,6 +588,7 @@ class SharedMixin(QueueManagerBase):
         uid = self._shared_uows.pop(conn.hconn, None)
         if uid is None:
             return False
+        self._shared_counts.pop(uid, None)
         shared = self.shared
         assert shared is not None
         try:

@@ -81,7 +81,7 @@ _COLUMNS = "id, queue, priority, persistent, md, data, msgid, correlid, expiry, 
 _GROUPID = "substring(md from 325 for 24)"
 _SEQNO = "substring(md from 349 for 4)"
 _DEPTH = (
-    "SELECT (SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s) "
+    "SELECT (SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s AND NOT got) "
     "+ (SELECT coalesce(sum(n), 0) FROM qsg_uncommitted WHERE qsg = %s AND queue = %s)"
 )
 _ROOM = (
@@ -785,6 +785,39 @@ class PostgresSharedQueues:
             counts = self._published.setdefault(uow, {})
             counts[queue] = counts.get(queue, 0) + 1
         return depth
+
+    def uncommitted(self, queue: str) -> int:
+        """UNCOM: this member's puts and gets on ``queue`` in units of work not yet ended."""
+        puts = sum(1 for pending in self._pending.values() for m in pending if m.queue == queue)
+        try:
+            row = (
+                self._f()
+                .execute(
+                    "SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s AND owner = %s AND got AND uow > 0",
+                    (self.qsg, queue, self.owner),
+                )
+                .fetchone()
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return puts + (int(row[0]) if row else 0)
+
+    def available(self, queue: str, fifo: bool) -> list[SharedMessage]:
+        """The available messages of ``queue`` in delivery order (neither held by a unit of work nor locked)."""
+        order = "id" if fifo else "priority DESC, id"
+        try:
+            rows = (
+                self._f()
+                .execute(
+                    f"SELECT {_COLUMNS} FROM qsg_message WHERE qsg = %s AND queue = %s AND owner IS NULL "
+                    f"ORDER BY {order}",
+                    (self.qsg, queue),
+                )
+                .fetchall()
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return [_row(r) for r in rows]
 
     def _end_published(self, conn: psycopg.Connection[Any], uow: int) -> None:
         """Inside the transaction ending unit of work ``uow``: its uncommitted puts stop counting."""

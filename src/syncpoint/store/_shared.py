@@ -164,8 +164,17 @@ class SharedQueues(Protocol):
         ``uow`` and room left, the put is counted as that unit of work's uncommitted put (MAXDEPTH)."""
         ...
 
+    def uncommitted(self, queue: str) -> int:
+        """UNCOM: this member's puts and gets on ``queue`` in units of work not yet ended."""
+        ...
+
+    def available(self, queue: str, fifo: bool) -> list[SharedMessage]:
+        """The available messages of ``queue`` in delivery order (for tests and tools)."""
+        ...
+
     def depth(self, queue: str) -> int:
-        """CURDEPTH: the group's messages on the queue (those held by units of work too)."""
+        """CURDEPTH: the group's messages on the queue, as IBM counts them: uncommitted puts in, uncommitted
+        gets out (CurrentQDepth "incremented by MQPUT … decremented by MQGET")."""
         ...
 
     def clear(self, queue: str) -> int:
