@@ -87,7 +87,7 @@ _DEPTH = (
 _ROOM = (
     f"WITH d AS ({_DEPTH} AS depth), up AS (INSERT INTO qsg_uncommitted (qsg, queue, owner, uow, n) "
     "SELECT %s, %s, %s, %s, 1 FROM d WHERE d.depth + %s < %s ON CONFLICT (qsg, queue, owner, uow) "
-    "DO UPDATE SET n = qsg_uncommitted.n + 1 RETURNING 1) SELECT depth FROM d"
+    "DO UPDATE SET n = qsg_uncommitted.n + 1 RETURNING 1) SELECT depth, nextval('qsg_message_id_seq') FROM d"
 )
 
 
@@ -110,6 +110,25 @@ _INSERT_HELD = (
     "INSERT INTO qsg_message (qsg, queue, priority, persistent, msgid, correlid, expiry, put_time, backout, md, "
     "data, owner, uow) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
+
+
+_INSERT_ID = _INSERT.replace("(qsg,", "(id, qsg,", 1).replace("VALUES (", "VALUES (%s, ", 1)
+_INSERT_HELD_ID = _INSERT_HELD.replace("(qsg,", "(id, qsg,", 1).replace("VALUES (", "VALUES (%s, ", 1)
+
+
+def _insert_puts(
+    conn: psycopg.Connection[Any], qsg: str, puts: list[SharedMessage], owner: str | None, uow: int | None
+) -> None:
+    """A unit of work's puts inserted at its commit (``owner`` None) or prepare. A put whose id was taken at
+    the put (:meth:`PostgresSharedQueues.room`) keeps it: its place in FIFO order is its put's, as on a private
+    queue, not its commit's."""
+    held = () if owner is None else (owner, uow)
+    plain = [(*_values(qsg, m), *held) for m in puts if not m.id]
+    placed = [(m.id, *_values(qsg, m), *held) for m in puts if m.id]
+    if plain:
+        conn.cursor().executemany(_INSERT if owner is None else _INSERT_HELD, plain)
+    if placed:
+        conn.cursor().executemany(_INSERT_ID if owner is None else _INSERT_HELD_ID, placed)
 
 
 def _crash_point(name: str) -> None:
@@ -239,6 +258,7 @@ class PostgresSharedQueues:
         self.recovered = 0  # gets of earlier sessions of this member backed out at open
         # unit of work -> queue -> its uncommitted puts counted in qsg_uncommitted (MAXDEPTH, :meth:`room`)
         self._published: dict[int, dict[str, int]] = {}
+        self._put_ids: dict[tuple[int, str], int] = {}  # (unit of work, queue) -> the id :meth:`room` took
 
     # -- life ------------------------------------------------------------------------------------------
     def open(self) -> None:
@@ -376,6 +396,7 @@ class PostgresSharedQueues:
             self._epoch += 1
             self._pending.clear()
             self._published.clear()
+            self._put_ids.clear()
             try:  # a new session at once, whose start backs the lost one's units of work out
                 self._connect_session()
             except StoreError:
@@ -432,6 +453,8 @@ class PostgresSharedQueues:
         durably for a persistent message. Returns the message's id (0 while it waits for its commit)."""
         if uow is not None:
             self._begin_uow(uow)
+            if self._put_ids:
+                message.id = self._put_ids.pop((uow, message.queue), 0)
             self._pending.setdefault(uow, []).append(message)
             return 0
         conn = self._c() if message.persistent else self._f()
@@ -499,7 +522,7 @@ class PostgresSharedQueues:
         try:
             with conn.transaction():
                 if puts:
-                    conn.cursor().executemany(_INSERT, [_values(self.qsg, m) for m in puts])
+                    _insert_puts(conn, self.qsg, puts, None, None)
                 conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s", (self.owner, uow))
                 self._end_published(conn, uow)
         except psycopg.Error as e:
@@ -554,7 +577,7 @@ class PostgresSharedQueues:
         try:
             with conn.transaction():
                 if puts:
-                    conn.cursor().executemany(_INSERT_HELD, [(*_values(self.qsg, m), self.owner, uow) for m in puts])
+                    _insert_puts(conn, self.qsg, puts, self.owner, uow)
                 conn.execute("INSERT INTO qsg_indoubt VALUES (%s, %s, %s)", (self.qsg, self.owner, uow))
                 self._end_published(conn, uow)  # its puts are in the table now
         except psycopg.Error as e:
@@ -784,6 +807,8 @@ class PostgresSharedQueues:
         if uow is not None and depth < maxdepth:
             counts = self._published.setdefault(uow, {})
             counts[queue] = counts.get(queue, 0) + 1
+            assert row is not None
+            self._put_ids[(uow, queue)] = int(row[1])  # the put's place in FIFO order (:func:`_insert_puts`)
         return depth
 
     def uncommitted(self, queue: str) -> int:
