@@ -282,3 +282,26 @@ def test_a_put_in_syncpoint_keeps_the_place_of_its_put_in_fifo_order_as_on_a_pri
         a.commit()
         q = a.open(name)
         assert [q.get().data, q.get().data] == [b"first", b"second"], name
+
+
+# -- reports (constants.md, "MQRO_* report options") -----------------------------------------------------------
+def test_coa_and_cod_reports_of_a_shared_queue_reach_a_shared_reply_queue_only_if_the_unit_of_work_commits(
+    pair: Pair,
+) -> None:
+    a, b, _ = pair
+    a.admin("define", "QLOCAL", "REPLY.SQ", {"QSGDISP": "SHARED"})
+    qa = a.open("SQ")
+    asking = MQMD(Report=C.MQRO_COA | C.MQRO_COD, ReplyToQ=b"REPLY.SQ")
+    md = qa.put(b"request", md=asking, syncpoint=True)
+    a.backout()  # the put never arrived: no COA
+    replies = b.open("REPLY.SQ")
+    assert replies.depth == 0
+    md = qa.put(b"request", md=MQMD(Report=C.MQRO_COA | C.MQRO_COD, ReplyToQ=b"REPLY.SQ"), syncpoint=True)
+    a.commit()
+    coa = replies.get()
+    assert (coa.md.Feedback, coa.md.CorrelId) == (C.MQFB_COA, md.MsgId)
+    assert qa.get(syncpoint=True).data == b"request"
+    assert replies.depth == 0  # COD of a get in syncpoint: at its commit
+    a.commit()
+    cod = replies.get()
+    assert (cod.md.Feedback, cod.md.CorrelId) == (C.MQFB_COD, md.MsgId)
