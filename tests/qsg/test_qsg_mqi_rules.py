@@ -11,6 +11,7 @@ reference/queue-sharing-groups.md ("Getting by CorrelId from a shared queue need
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -305,3 +306,35 @@ def test_coa_and_cod_reports_of_a_shared_queue_reach_a_shared_reply_queue_only_i
     a.commit()
     cod = replies.get()
     assert (cod.md.Feedback, cod.md.CorrelId) == (C.MQFB_COD, md.MsgId)
+
+
+# -- waiting (MQGMO_WAIT) -------------------------------------------------------------------------------------
+def test_a_waiting_get_on_one_member_is_woken_when_another_member_unlocks_the_only_message(pair: Pair) -> None:
+    # MQGMO_WAIT: the get waits "for a suitable message to arrive" — an unlocked message becomes suitable
+    a, b, _ = pair
+    a.open("SQ").put(b"m")
+    locker = browse_handle(a)
+    locker.browse(lock=True)
+    qb = b.open("SQ")
+    qb._h("get")  # open the input handle before the waiter starts
+    got: list[bytes] = []
+    waiter = threading.Thread(target=lambda: got.append(qb.get(wait=float("inf")).data))
+    waiter.start()
+    wait_until(lambda: HOSTS["QMB"].waiters.parked("SQ"), "QMB's get waiting", 60)
+    locker.unlock()
+    waiter.join(60)
+    assert got == [b"m"]
+
+
+def test_a_waiting_browse_on_one_member_is_woken_by_a_put_on_another(pair: Pair) -> None:
+    a, b, _ = pair
+    bb = browse_handle(b)
+    bb._h("browse")
+    seen: list[bytes] = []
+    waiter = threading.Thread(target=lambda: seen.append(bb.browse(wait=float("inf")).data))
+    waiter.start()
+    wait_until(lambda: HOSTS["QMB"].waiters.parked("SQ"), "QMB's browse waiting", 60)
+    a.open("SQ").put(b"arrived")
+    waiter.join(60)
+    assert seen == [b"arrived"]
+    assert a.open("SQ").depth == 1
