@@ -338,3 +338,17 @@ def test_a_waiting_browse_on_one_member_is_woken_by_a_put_on_another(pair: Pair)
     waiter.join(60)
     assert seen == [b"arrived"]
     assert a.open("SQ").depth == 1
+
+
+def test_mqsc_defines_and_displays_indxtype_of_a_shared_queue(pair: Pair) -> None:
+    # IBM's DEFINE QLOCAL keyword INDXTYPE(NONE | MSGID | CORRELID | MSGTOKEN | GROUPID)
+    from syncpoint.mqsc import MqscProcessor
+
+    a, b, _ = pair
+    out: list[str] = []
+    script = "DEFINE QLOCAL(BYCORREL) QSGDISP(SHARED) INDXTYPE(CORRELID)\nDISPLAY QLOCAL(BYCORREL) INDXTYPE"
+    summary = MqscProcessor(a).run(script.splitlines(), out.append)
+    assert "INDXTYPE(CORRELID)" in "\n".join(out), out
+    assert summary.failed == 0, out
+    b.open("BYCORREL").put(b"m", correl_id=b"C")
+    assert a.open("BYCORREL").get(correl_id=b"C").data == b"m"
