@@ -130,7 +130,7 @@ class ConnectionsMixin(QueueManagerBase):
                 b.backout_updates.append((m.seq, m.backout))
                 b.inflight_remove.append(m.seq)
         if marked is not None:
-            carry_into_new_unit_of_work(conn, marked)  # seed 000, step 7
+            carry_into_new_unit_of_work(conn, marked, self.clock.time())  # seed 000, step 7
         if uow.triggers:
             self.triggering.unit_of_work_ended(uow.triggers, committed=False)
 

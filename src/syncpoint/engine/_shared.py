@@ -22,6 +22,7 @@ browse, the browse cursor, MQGMO_LOCK / UNLOCK (a lock is the row held by the ha
 options, MARK_SKIP_BACKOUT, expiry with its report. MAXDEPTH counts every member's uncommitted puts
 (:meth:`SharedMixin._shared_room`). IBM's INDXTYPE rules for gets by CorrelId and MsgId apply
 (:func:`check_index_type`).
+Triggering and expiry on shared queues (seeds 001 and 002): ``_shared_rules``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ from ._base import QueueManagerBase
 from ._effects import stored_message
 from ._get import deliver, match_criteria
 from ._put import CONTEXT_IDENTITY, CONTEXT_ORIGIN
-from ._reports import report_wanted
 from ._state import GONE, PRIO_SHIFT, Connection, Handle, LocalQueue, Message, UnitOfWork
 from ._util import fail
 
@@ -186,6 +186,7 @@ class SharedMixin(QueueManagerBase):
         self.definitions[("Q", d.name)] = d
         q = SharedQueue(d, self.shared)
         self.queues[d.name] = q
+        self.triggering.queue_added(q)  # seed 001 (``_shared_rules``)
         return q
 
     def _refresh_copy(self, kind: str, d: Definition) -> None:
@@ -220,6 +221,8 @@ class SharedMixin(QueueManagerBase):
             elif known is not None and known.shared:
                 attrs = Definition.from_bytes(raw).attrs
                 if attrs != known.attrs:  # ALTERed on another member: the same dict, so every handle sees it
+                    if attrs.get("INITQ") != known.attrs.get("INITQ"):
+                        self.triggering.initq_changed()  # seed 001 (``_shared_rules``)
                     known.attrs.update(attrs)
                     known.fifo = attrs.get("MSGDLVSQ") == C.MQMDS_FIFO
         for qname, q in list(self.queues.items()):
@@ -376,7 +379,7 @@ class SharedMixin(QueueManagerBase):
                 # seed 002: the get that would have returned an expired message discards it
                 if uid is not None or claim_only:
                     shared.discard(sm.id)
-                self._shared_expired(q, sm)
+                self._shared_expired(sm)  # its expiration report, once (``_shared_rules``)
                 if under:
                     h.cursor = None
                     raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the message under the browse cursor has expired")
@@ -440,9 +443,9 @@ class SharedMixin(QueueManagerBase):
                     if h.locked is not None and h.locked.seq == sm.id:
                         h.locked.locked_by = None
                         h.locked = None
-                    self._shared_expired(q, sm)
+                    self._shared_expired(sm)
                 elif shared.discard_available(sm.id) is not None:
-                    self._shared_expired(q, sm)
+                    self._shared_expired(sm)
                 if under:
                     h.cursor = None
                     raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the message under the browse cursor has expired")
@@ -509,15 +512,6 @@ class SharedMixin(QueueManagerBase):
         assert self.shared is not None
         self._wake.add(name)
         self.shared.notify([name])
-
-    def _shared_expired(self, q: LocalQueue, sm: SharedMessage) -> None:
-        """A message of a shared queue a get or browse discarded as expired: its expiration report, as for a
-        private queue's (seed 002, notes 3 and 4; ``_expiry._discard_expired``)."""
-        self.expired_discarded += 1
-        m = shared_message(q, sm)
-        keep = report_wanted(m.md["Report"], C.MQFB_EXPIRATION)
-        if keep >= 0:
-            self._expiration_report(m, keep)
 
     @group_call
     def _shared_skip_backout(self, conn: Connection) -> int | None:

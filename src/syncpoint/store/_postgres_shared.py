@@ -73,6 +73,11 @@ LIVENESS_WAIT = 5.0  # seconds a starting member waits for its liveness lock (a 
 PEER_CHECK = 1.0  # seconds between two looks for dead peers (peer recovery)
 _SCHEMA_LOCK = 7242002  # an advisory lock: one creator of the schema at a time
 
+# seed 002: the member that scans the group's shared queues for expired messages (lead_expiry_scan)
+_SCANNER_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS qsg_scanner (qsg text PRIMARY KEY, member text NOT NULL, since timestamptz NOT NULL)"
+)
+
 QSG_NAME = re.compile(r"^[A-Z][A-Z0-9]{0,3}$")
 _COLUMNS = "id, queue, priority, persistent, md, data, msgid, correlid, expiry, put_time, backout"
 
@@ -259,6 +264,7 @@ class PostgresSharedQueues:
         # unit of work -> queue -> its uncommitted puts counted in qsg_uncommitted (MAXDEPTH, :meth:`room`)
         self._published: dict[int, dict[str, int]] = {}
         self._put_ids: dict[tuple[int, str], int] = {}  # (unit of work, queue) -> the id :meth:`room` took
+        self._scan_lock_conn: psycopg.Connection[Any] | None = None  # the connection holding the scan lock
 
     # -- life ------------------------------------------------------------------------------------------
     def open(self) -> None:
@@ -901,3 +907,112 @@ class PostgresSharedQueues:
                 stop.wait(0.1)
         if conn is not None:
             conn.close()
+
+    # == seeds 001 and 002 on shared queues: the group's trigger state and the expiry scan =====================
+    # (docs/queue-sharing-groups.md, "Triggering on shared queues", "Expiry on shared queues"; engine/_shared_rules)
+    def input_opens(self, queue: str) -> tuple[bool, int]:
+        """Seed 001, condition 4, notes a and b: whether any member of the group has ``queue`` open for exclusive
+        input, and how many *other* members have it open for shared input."""
+        try:
+            row = (
+                self._c()
+                .execute(
+                    "SELECT coalesce(bool_or(exclusive), false), count(*) FILTER (WHERE owner <> %s AND NOT exclusive) "
+                    "FROM qsg_open WHERE qsg = %s AND queue = %s",
+                    (self.owner, self.qsg, queue),
+                )
+                .fetchone()
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return (bool(row[0]), int(row[1])) if row else (False, 0)
+
+    def trigger_counts(self, queue: str, min_priority: int, after: int) -> tuple[int, int, int]:
+        """Seed 001, condition 3, note b: on a shared queue committed messages only count. Returns how many
+        committed messages of priority ``min_priority`` or above ``queue`` holds, how many of those have an id
+        above ``after`` (arrived since a look that saw ids up to ``after``), and the highest committed id.
+
+        Committed: not a put held by a unit of work (prepared or in doubt); a message got in a unit of work that
+        has not ended is still on the queue."""
+        try:
+            row = (
+                self._c()
+                .execute(
+                    "SELECT count(*) FILTER (WHERE priority >= %s), "
+                    "count(*) FILTER (WHERE priority >= %s AND id > %s), coalesce(max(id), 0) "
+                    "FROM qsg_message WHERE qsg = %s AND queue = %s AND (owner IS NULL OR got)",
+                    (min_priority, min_priority, after, self.qsg, queue),
+                )
+                .fetchone()
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return (int(row[0]), int(row[1]), int(row[2])) if row else (0, 0, 0)
+
+    def lead_expiry_scan(self) -> bool:
+        """Seed 002: whether this member is the one of its group that scans the shared queues for expired
+        messages. The scanner holds the group's scan lock, a PostgreSQL advisory lock of its session: the first
+        member to ask takes it; it is released when the member ends (its connections close, also when the
+        process is killed), and the next member to ask then takes it over. The holder's name is kept in
+        ``qsg_scanner`` for DISPLAY and for the operator."""
+        conn = self._c()
+        if self._scan_lock_conn is conn and not conn.closed:
+            return True
+        try:
+            got = conn.execute("SELECT pg_try_advisory_lock(%s, %s)", member_lock(self.qsg, " expiry scan")).fetchone()
+            if not got or not got[0]:
+                return False
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                conn.execute(_SCANNER_SCHEMA)
+                conn.execute(
+                    "INSERT INTO qsg_scanner VALUES (%s, %s, now()) ON CONFLICT (qsg) "
+                    "DO UPDATE SET member = excluded.member, since = excluded.since",
+                    (self.qsg, self.member),
+                )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        self._scan_lock_conn = conn
+        return True
+
+    def release_expiry_scan(self) -> None:
+        """Seed 002: this member no longer scans (its EXPRYINT was turned off): free the scan lock for another."""
+        conn = self._scan_lock_conn
+        self._scan_lock_conn = None
+        if conn is None or conn is not self._conn or conn.closed:
+            return  # a session since lost released it with its end
+        try:
+            conn.execute("SELECT pg_advisory_unlock(%s, %s)", member_lock(self.qsg, " expiry scan"))
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    def scanner(self) -> str | None:
+        """The member that last took the group's expiry scan (None before any did)."""
+        try:
+            with self._c().transaction():
+                self._c().execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                self._c().execute(_SCANNER_SCHEMA)
+                row = self._c().execute("SELECT member FROM qsg_scanner WHERE qsg = %s", (self.qsg,)).fetchone()
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return None if row is None else str(row[0])
+
+    def expire(self, now: float) -> list[SharedMessage]:
+        """Seed 002, the periodic scan: delete the group's available messages whose Expiry has passed at ``now``
+        (engine time, seconds) and return them, for their expiration reports. One statement: a message is
+        deleted by one member only (the scan, or a get that met it: rows held by a unit of work are skipped,
+        and so are rows a get is claiming), so it is reported once."""
+        try:
+            rows = (
+                self._c()
+                .execute(
+                    "DELETE FROM qsg_message WHERE id IN (SELECT id FROM qsg_message WHERE qsg = %s AND owner IS NULL "
+                    "AND expiry <> -1 AND put_time + expiry / 10.0 <= %s FOR UPDATE SKIP LOCKED) "
+                    f"RETURNING {_COLUMNS}",
+                    (self.qsg, now),
+                )
+                .fetchall()
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return [_row(r) for r in rows]

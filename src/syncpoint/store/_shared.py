@@ -190,4 +190,30 @@ class SharedQueues(Protocol):
         ``on_wake(None)`` at least every 100 ms (the fallback poll: notifications can be lost)."""
         ...
 
+    # seeds 001 and 002 on shared queues (engine/_shared_rules)
+    def input_opens(self, queue: str) -> tuple[bool, int]:
+        """Whether any member has ``queue`` open for exclusive input; how many others have it open shared."""
+        ...
+
+    def trigger_counts(self, queue: str, min_priority: int, after: int) -> tuple[int, int, int]:
+        """Committed messages of priority ``min_priority`` or above; those with an id above ``after``; the
+        highest committed id."""
+        ...
+
+    def lead_expiry_scan(self) -> bool:
+        """Whether this member is (now) the group's one scanner of shared queues for expired messages."""
+        ...
+
+    def release_expiry_scan(self) -> None:
+        """This member stops scanning (EXPRYINT turned off): another member may take the scan."""
+        ...
+
+    def scanner(self) -> str | None:
+        """The member that last took the group's expiry scan."""
+        ...
+
+    def expire(self, now: float) -> list[SharedMessage]:
+        """Delete and return the available messages expired at ``now`` (engine time, seconds)."""
+        ...
+
     def close(self) -> None: ...
