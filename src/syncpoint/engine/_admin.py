@@ -357,6 +357,8 @@ class AdminMixin(QueueManagerBase):
         if q is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
         now = self.clock.time()
+        if q.shared:
+            return [MessageView.of(m, now) for m in self._shared_messages(q)]  # queue-sharing groups
         return [MessageView.of(m, now) for m in q.iter_from(None)]
 
     def quiesce(self) -> None:

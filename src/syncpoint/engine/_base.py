@@ -178,6 +178,20 @@ class QueueManagerBase(EffectsRecorder):
 
         def _shared_end(self, conn: Connection, commit: bool) -> bool: ...  # _shared
 
+        def _shared_position_cursor(self, h: Handle, m: Message, opts: int) -> None: ...  # _shared
+
+        def _position_cursor(self, h: Handle, m: Message, opts: int) -> None: ...  # _get
+
+        def _shared_unlock(self, h: Handle) -> None: ...  # _shared
+
+        def _shared_skip_backout(self, conn: Connection) -> int | None: ...  # _shared
+
+        def _shared_room(self, conn: Connection, q: LocalQueue, syncpoint: int) -> None: ...  # _shared
+
+        def _shared_place(self, q: LocalQueue, m: Message, uow: UnitOfWork | None) -> None: ...  # _shared
+
+        def _shared_messages(self, q: LocalQueue) -> list[Message]: ...  # _shared
+
         def define_in_group(  # _shared
             self, otype: str, name: str, attrs: dict[str, Any], disposition: str, replace: bool
         ) -> None: ...

@@ -19,7 +19,7 @@ from ._group import (
 )
 from ._memory import MemoryStore
 from ._salvage import SalvageReport, salvage
-from ._shared import InDoubtUnit, SharedMessage, SharedQueues
+from ._shared import InDoubtUnit, SharedMatch, SharedMessage, SharedQueues
 from ._sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -51,6 +51,7 @@ __all__ = [
     "PostgresStore",
     "SQLiteStore",
     "SalvageReport",
+    "SharedMatch",
     "SharedMessage",
     "SharedQueues",
     "Snapshot",

@@ -41,7 +41,7 @@ import psycopg
 
 from ._base import StoreError
 from ._postgres import connect, describe_error
-from ._shared import InDoubtUnit, SharedMessage
+from ._shared import InDoubtUnit, SharedMatch, SharedMessage
 
 SCHEMA_VERSION = 1
 SCHEMA = """
@@ -65,6 +65,9 @@ CREATE TABLE IF NOT EXISTS qsg_open (
     PRIMARY KEY (qsg, queue, owner));
 CREATE TABLE IF NOT EXISTS qsg_indoubt (
     qsg text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, PRIMARY KEY (owner, uow));
+CREATE TABLE IF NOT EXISTS qsg_uncommitted (
+    qsg text NOT NULL, queue text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, n integer NOT NULL,
+    PRIMARY KEY (qsg, queue, owner, uow));
 """
 LIVENESS_WAIT = 5.0  # seconds a starting member waits for its liveness lock (a peer may be recovering it)
 PEER_CHECK = 1.0  # seconds between two looks for dead peers (peer recovery)
@@ -77,6 +80,20 @@ _SCANNER_SCHEMA = (
 
 QSG_NAME = re.compile(r"^[A-Z][A-Z0-9]{0,3}$")
 _COLUMNS = "id, queue, priority, persistent, md, data, msgid, correlid, expiry, put_time, backout"
+
+
+# the packed MQMD version 2 (SharedMessage.md): GroupId at bytes 324-347, MsgSeqNumber at 348-351
+_GROUPID = "substring(md from 325 for 24)"
+_SEQNO = "substring(md from 349 for 4)"
+_DEPTH = (
+    "SELECT (SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s AND NOT got) "
+    "+ (SELECT coalesce(sum(n), 0) FROM qsg_uncommitted WHERE qsg = %s AND queue = %s)"
+)
+_ROOM = (
+    f"WITH d AS ({_DEPTH} AS depth), up AS (INSERT INTO qsg_uncommitted (qsg, queue, owner, uow, n) "
+    "SELECT %s, %s, %s, %s, 1 FROM d WHERE d.depth + %s < %s ON CONFLICT (qsg, queue, owner, uow) "
+    "DO UPDATE SET n = qsg_uncommitted.n + 1 RETURNING 1) SELECT depth, nextval('qsg_message_id_seq') FROM d"
+)
 
 
 def channel(qsg: str) -> str:
@@ -98,6 +115,25 @@ _INSERT_HELD = (
     "INSERT INTO qsg_message (qsg, queue, priority, persistent, msgid, correlid, expiry, put_time, backout, md, "
     "data, owner, uow) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
+
+
+_INSERT_ID = _INSERT.replace("(qsg,", "(id, qsg,", 1).replace("VALUES (", "VALUES (%s, ", 1)
+_INSERT_HELD_ID = _INSERT_HELD.replace("(qsg,", "(id, qsg,", 1).replace("VALUES (", "VALUES (%s, ", 1)
+
+
+def _insert_puts(
+    conn: psycopg.Connection[Any], qsg: str, puts: list[SharedMessage], owner: str | None, uow: int | None
+) -> None:
+    """A unit of work's puts inserted at its commit (``owner`` None) or prepare. A put whose id was taken at
+    the put (:meth:`PostgresSharedQueues.room`) keeps it: its place in FIFO order is its put's, as on a private
+    queue, not its commit's."""
+    held = () if owner is None else (owner, uow)
+    plain = [(*_values(qsg, m), *held) for m in puts if not m.id]
+    placed = [(m.id, *_values(qsg, m), *held) for m in puts if m.id]
+    if plain:
+        conn.cursor().executemany(_INSERT if owner is None else _INSERT_HELD, plain)
+    if placed:
+        conn.cursor().executemany(_INSERT_ID if owner is None else _INSERT_HELD_ID, placed)
 
 
 def _crash_point(name: str) -> None:
@@ -125,8 +161,10 @@ def _back_out_member(conn: psycopg.Connection[Any], qsg: str, member: str) -> in
     like = member.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
     not_in_doubt = "NOT EXISTS (SELECT 1 FROM qsg_indoubt i WHERE i.owner = m.owner AND i.uow = m.uow)"
     deleted = conn.execute(
-        f"DELETE FROM qsg_message m WHERE qsg = %s AND owner LIKE %s AND NOT got AND {not_in_doubt}", (qsg, like)
+        f"DELETE FROM qsg_message m WHERE qsg = %s AND owner LIKE %s AND NOT got AND uow >= 0 AND {not_in_doubt}",
+        (qsg, like),
     ).rowcount
+    _release_member_locks(conn, qsg, like)
     reinstated = conn.execute(
         "UPDATE qsg_message m SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
         f"WHERE qsg = %s AND owner LIKE %s AND got AND {not_in_doubt}",
@@ -134,6 +172,16 @@ def _back_out_member(conn: psycopg.Connection[Any], qsg: str, member: str) -> in
     ).rowcount
     conn.execute("DELETE FROM qsg_open WHERE qsg = %s AND owner LIKE %s", (qsg, like))  # its input opens end
     return deleted + reinstated
+
+
+def _release_member_locks(conn: psycopg.Connection[Any], qsg: str, like: str) -> None:
+    """A member's session ended: its browse locks (rows held with a negative ``uow``, never got) are released
+    and its uncommitted puts no longer count towards MAXDEPTH."""
+    conn.execute(
+        "UPDATE qsg_message SET owner = NULL, uow = NULL WHERE qsg = %s AND owner LIKE %s AND NOT got AND uow < 0",
+        (qsg, like),
+    )
+    conn.execute("DELETE FROM qsg_uncommitted WHERE qsg = %s AND owner LIKE %s", (qsg, like))
 
 
 def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
@@ -244,6 +292,9 @@ class PostgresSharedQueues:
         self._closed = False
         self._notifier: threading.Thread | None = None
         self.recovered = 0  # gets of earlier sessions of this member backed out at open
+        # unit of work -> queue -> its uncommitted puts counted in qsg_uncommitted (MAXDEPTH, :meth:`room`)
+        self._published: dict[int, dict[str, int]] = {}
+        self._put_ids: dict[tuple[int, str], int] = {}  # (unit of work, queue) -> the id :meth:`room` took
         self._scan_lock_conn: psycopg.Connection[Any] | None = None  # the connection holding the scan lock
         self.heuristic: list[tuple[str, str, str, str]] = []  # RESOLVE decisions its log disagrees with (at open)
         self.follow: list[tuple[str, bytes]] = []  # (action, private part) its private part must follow (at open)
@@ -384,6 +435,8 @@ class PostgresSharedQueues:
             self._conn = self._fast = None
             self._epoch += 1
             self._pending.clear()
+            self._published.clear()
+            self._put_ids.clear()
             try:  # a new session at once, whose start backs the lost one's units of work out
                 self._connect_session()
             except StoreError:
@@ -440,6 +493,8 @@ class PostgresSharedQueues:
         durably for a persistent message. Returns the message's id (0 while it waits for its commit)."""
         if uow is not None:
             self._begin_uow(uow)
+            if self._put_ids:
+                message.id = self._put_ids.pop((uow, message.queue), 0)
             self._pending.setdefault(uow, []).append(message)
             return 0
         conn = self._c() if message.persistent else self._f()
@@ -507,8 +562,9 @@ class PostgresSharedQueues:
         try:
             with conn.transaction():
                 if puts:
-                    conn.cursor().executemany(_INSERT, [_values(self.qsg, m) for m in puts])
+                    _insert_puts(conn, self.qsg, puts, None, None)
                 conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s", (self.owner, uow))
+                self._end_published(conn, uow)
         except psycopg.Error as e:
             raise self._fail(e) from None
         return sorted({m.queue for m in puts})
@@ -563,13 +619,14 @@ class PostgresSharedQueues:
         try:
             with conn.transaction():
                 if puts:
-                    conn.cursor().executemany(_INSERT_HELD, [(*_values(self.qsg, m), self.owner, uow) for m in puts])
+                    _insert_puts(conn, self.qsg, puts, self.owner, uow)
                 conn.execute("INSERT INTO qsg_indoubt VALUES (%s, %s, %s)", (self.qsg, self.owner, uow))
                 if private:
                     conn.execute(
                         "INSERT INTO qsg_indoubt_private VALUES (%s, %s, %s, %s)", (self.qsg, self.owner, uow, private)
                     )
                     self._with_private[uow] = True
+                self._end_published(conn, uow)  # its puts are in the table now
         except psycopg.Error as e:
             raise self._fail(e) from None
         _crash_point("prepared")
@@ -748,22 +805,25 @@ class PostgresSharedQueues:
                     "WHERE owner = %s AND uow = %s RETURNING queue",
                     (self.owner, uow),
                 ).fetchall()
+                self._end_published(conn, uow)
         except psycopg.Error as e:
             raise self._fail(e) from None
         return sorted({r[0] for r in rows})
 
     def depth(self, queue: str) -> int:
         try:
-            row = (
-                self._f()
-                .execute("SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s", (self.qsg, queue))
-                .fetchone()
-            )
+            row = self._f().execute(_DEPTH, (self.qsg, queue, self.qsg, queue)).fetchone()
         except psycopg.Error as e:
             raise self._fail(e) from None
-        # IBM counts a put in a unit of work in CURDEPTH at once: this member's own are not in the table yet
+        # IBM counts a put in a unit of work in CURDEPTH at once: the members' uncommitted puts are not in the
+        # table yet; those counted by :meth:`room` are in qsg_uncommitted, this member's others are added here
+        return (int(row[0]) if row else 0) + self._unpublished(queue)
+
+    def _unpublished(self, queue: str) -> int:
         mine = sum(1 for puts in self._pending.values() for m in puts if m.queue == queue)
-        return (int(row[0]) if row else 0) + mine
+        if self._published:
+            mine -= sum(counts.get(queue, 0) for counts in self._published.values())
+        return mine
 
     def clear(self, queue: str) -> int:
         try:
@@ -774,6 +834,181 @@ class PostgresSharedQueues:
             )
         except psycopg.Error as e:
             raise self._fail(e) from None
+
+    # -- the MQI rules beyond the plain get: browse, cursor, lock, match options, MAXDEPTH -----------------
+    # A browse lock is the row held by this session with ``uow`` the lock's (negative) number and ``got``
+    # false: no other get or browse sees it (they want ``owner IS NULL``), its handle does (_AVAILABLE_TO).
+    def select(
+        self,
+        queue: str,
+        match: SharedMatch,
+        lock: int | None,
+        take: bool,
+        uow: int | None,
+        claim_only: bool,
+        hold: bool = False,
+    ) -> SharedMessage | None:
+        where, args = self._where(queue, match, lock)
+        order = "id" if match.fifo else "priority DESC, id"
+        pick = f"SELECT id FROM qsg_message WHERE {where} ORDER BY {order} LIMIT 1"
+        try:
+            if take:
+                if uow is not None:
+                    self._begin_uow(uow)
+                pick += " FOR UPDATE SKIP LOCKED"
+                if uow is None and not claim_only:
+                    sql = f"DELETE FROM qsg_message WHERE id = ({pick}) RETURNING {_COLUMNS}"
+                    r = self._c().execute(sql, args).fetchone()
+                else:
+                    sql = (
+                        "UPDATE qsg_message SET owner = %s, uow = %s, got = true "
+                        f"WHERE id = ({pick}) RETURNING {_COLUMNS}"
+                    )
+                    r = self._f().execute(sql, [self.owner, 0 if uow is None else uow, *args]).fetchone()
+            elif not hold or lock is None:
+                sql = f"SELECT {_COLUMNS} FROM qsg_message WHERE {where} ORDER BY {order} LIMIT 1"
+                r = self._f().execute(sql, args).fetchone()
+            else:
+                conn = self._f()
+                with conn.transaction():
+                    sql = (
+                        f"UPDATE qsg_message SET owner = %s, uow = %s WHERE id = ({pick} FOR UPDATE SKIP LOCKED) "
+                        f"RETURNING {_COLUMNS}"
+                    )
+                    r = conn.execute(sql, [self.owner, lock, *args]).fetchone()
+                    if r is not None:  # the handle's previous lock ends (one locked message a handle)
+                        conn.execute(
+                            "UPDATE qsg_message SET owner = NULL, uow = NULL "
+                            "WHERE owner = %s AND uow = %s AND NOT got AND id <> %s",
+                            (self.owner, lock, r[0]),
+                        )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return None if r is None else _row(r)
+
+    def _where(self, queue: str, match: SharedMatch, lock: int | None) -> tuple[str, list[Any]]:
+        where = "qsg = %s AND queue = %s AND "
+        args: list[Any] = [self.qsg, queue]
+        if lock is None:
+            where += "owner IS NULL"
+        else:
+            where += "(owner IS NULL OR (owner = %s AND uow = %s AND NOT got))"
+            args += [self.owner, lock]
+        for column, value in (
+            ("msgid", match.msgid),
+            ("correlid", match.correlid),
+            (_GROUPID, match.groupid),
+            (_SEQNO, match.seqno),
+            ("id", match.token),
+            ("id", match.message_id),
+        ):
+            if value is not None:
+                where += f" AND {column} = %s"
+                args.append(value)
+        if match.after is not None:
+            priority, ident = match.after
+            if match.fifo:
+                where += " AND id > %s"
+                args.append(ident)
+            else:
+                where += " AND (priority < %s OR (priority = %s AND id > %s))"
+                args += [priority, priority, ident]
+        return where, args
+
+    def unlock(self, lock: int) -> bool:
+        try:
+            return (
+                self._f()
+                .execute(
+                    "UPDATE qsg_message SET owner = NULL, uow = NULL WHERE owner = %s AND uow = %s AND NOT got",
+                    (self.owner, lock),
+                )
+                .rowcount
+                > 0
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    def discard_available(self, message_id: int) -> SharedMessage | None:
+        try:
+            r = (
+                self._c()
+                .execute(f"DELETE FROM qsg_message WHERE id = %s AND owner IS NULL RETURNING {_COLUMNS}", (message_id,))
+                .fetchone()
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return None if r is None else _row(r)
+
+    def move_get(self, message_id: int, from_uow: int, to_uow: int) -> None:
+        self._begin_uow(to_uow)
+        try:
+            self._f().execute(
+                "UPDATE qsg_message SET uow = %s WHERE id = %s AND owner = %s AND uow = %s",
+                (to_uow, message_id, self.owner, from_uow),
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    def room(self, queue: str, maxdepth: int, uow: int | None) -> int:
+        """One statement: the group's depth, and (in a unit of work, with room) this put counted in
+        qsg_uncommitted, so that every member's MAXDEPTH check sees it before its commit (IBM counts
+        uncommitted puts in CURDEPTH)."""
+        mine = self._unpublished(queue)
+        try:
+            if uow is None:
+                row = self._f().execute(_DEPTH, (self.qsg, queue, self.qsg, queue)).fetchone()
+            else:
+                self._begin_uow(uow)
+                args = (self.qsg, queue, self.qsg, queue, self.qsg, queue, self.owner, uow, mine, maxdepth)
+                row = self._f().execute(_ROOM, args).fetchone()
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        depth = (int(row[0]) if row else 0) + mine
+        if uow is not None and depth < maxdepth:
+            counts = self._published.setdefault(uow, {})
+            counts[queue] = counts.get(queue, 0) + 1
+            assert row is not None
+            self._put_ids[(uow, queue)] = int(row[1])  # the put's place in FIFO order (:func:`_insert_puts`)
+        return depth
+
+    def uncommitted(self, queue: str) -> int:
+        """UNCOM: this member's puts and gets on ``queue`` in units of work not yet ended."""
+        puts = sum(1 for pending in self._pending.values() for m in pending if m.queue == queue)
+        try:
+            row = (
+                self._f()
+                .execute(
+                    "SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s AND owner = %s AND got AND uow > 0",
+                    (self.qsg, queue, self.owner),
+                )
+                .fetchone()
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return puts + (int(row[0]) if row else 0)
+
+    def available(self, queue: str, fifo: bool) -> list[SharedMessage]:
+        """The available messages of ``queue`` in delivery order (neither held by a unit of work nor locked)."""
+        order = "id" if fifo else "priority DESC, id"
+        try:
+            rows = (
+                self._f()
+                .execute(
+                    f"SELECT {_COLUMNS} FROM qsg_message WHERE qsg = %s AND queue = %s AND owner IS NULL "
+                    f"ORDER BY {order}",
+                    (self.qsg, queue),
+                )
+                .fetchall()
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return [_row(r) for r in rows]
+
+    def _end_published(self, conn: psycopg.Connection[Any], uow: int) -> None:
+        """Inside the transaction ending unit of work ``uow``: its uncommitted puts stop counting."""
+        if self._published.pop(uow, None):
+            conn.execute("DELETE FROM qsg_uncommitted WHERE owner = %s AND uow = %s", (self.owner, uow))
 
     # -- wake-ups --------------------------------------------------------------------------------------
     def notify(self, queues: list[str]) -> None:

@@ -60,6 +60,23 @@ class InDoubtUnit:
     active: bool  # its member runs (its liveness lock is held): only the member may settle it
 
 
+@dataclass(slots=True, frozen=True)
+class SharedMatch:
+    """What a get on a shared queue selects by, beyond "the first available message" (the MQMO_* match options
+    and the browse cursor, as the engine decided them). ``groupid`` and ``seqno`` are compared with the packed
+    MQMD version 2 (``SharedMessage.md``): GroupId is its bytes 324-347, MsgSeqNumber its bytes 348-351 as
+    packed; ``token`` is a message's id (its MsgToken)."""
+
+    msgid: bytes | None = None
+    correlid: bytes | None = None
+    groupid: bytes | None = None
+    seqno: bytes | None = None
+    token: int | None = None
+    message_id: int | None = None  # exactly this message (the one under the browse cursor)
+    after: tuple[int, int] | None = None  # (priority, id) of the browse cursor: only messages after it
+    fifo: bool = False  # delivery order by id alone (MSGDLVSQ(FIFO)), else priority then id
+
+
 class SharedQueues(Protocol):
     """A member's view of its queue-sharing group's shared store."""
 
@@ -126,8 +143,51 @@ class SharedQueues(Protocol):
         messages back."""
         ...
 
+    # -- the MQI rules beyond the plain get (browse, cursor, lock, match options, MAXDEPTH) ------------------
+    def select(
+        self,
+        queue: str,
+        match: SharedMatch,
+        lock: int | None,
+        take: bool,
+        uow: int | None,
+        claim_only: bool,
+        hold: bool = False,
+    ) -> SharedMessage | None:
+        """The first message in delivery order that ``match`` selects and that is available to the handle
+        whose browse lock is ``lock`` (available, or locked by that handle). ``take``: taken as :meth:`get`
+        takes it (``uow``, ``claim_only``); else browsed, and with ``hold`` locked by that handle (its
+        previous lock released)."""
+        ...
+
+    def unlock(self, lock: int) -> bool:
+        """Release the browse lock ``lock`` (MQGMO_UNLOCK, MQCLOSE); False when it held no message."""
+        ...
+
+    def discard_available(self, message_id: int) -> SharedMessage | None:
+        """Delete an available message (an expired one a browse met); None when another took it first."""
+        ...
+
+    def move_get(self, message_id: int, from_uow: int, to_uow: int) -> None:
+        """A get of unit of work ``from_uow`` becomes a get of ``to_uow`` (MQGMO_MARK_SKIP_BACKOUT, seed 000)."""
+        ...
+
+    def room(self, queue: str, maxdepth: int, uow: int | None) -> int:
+        """The group's depth before a put (committed, held and uncommitted messages of every member); with
+        ``uow`` and room left, the put is counted as that unit of work's uncommitted put (MAXDEPTH)."""
+        ...
+
+    def uncommitted(self, queue: str) -> int:
+        """UNCOM: this member's puts and gets on ``queue`` in units of work not yet ended."""
+        ...
+
+    def available(self, queue: str, fifo: bool) -> list[SharedMessage]:
+        """The available messages of ``queue`` in delivery order (for tests and tools)."""
+        ...
+
     def depth(self, queue: str) -> int:
-        """CURDEPTH: the group's messages on the queue (those held by units of work too)."""
+        """CURDEPTH: the group's messages on the queue, as IBM counts them: uncommitted puts in, uncommitted
+        gets out (CurrentQDepth "incremented by MQPUT … decremented by MQGET")."""
         ...
 
     def clear(self, queue: str) -> int:
