@@ -185,12 +185,16 @@ def build_query(
         source = flow_source(node([]), str(Path(checkpoint).resolve()))
         spark.dataSource.register(source)
         fmt = source.name()
-    reader = spark.readStream.format(fmt).option("qmgr", target.qmgr).option("queue", flow.input.queue)
-    writer_opts = {"qmgr": target.qmgr, "mode": "flow"}
-    for k, v in (("home", target.home), ("host", target.host)):
-        if v is not None:
-            reader = reader.option(k, v)
-            writer_opts[k] = v
+    if target.members and not fused:
+        raise ValueError(
+            "a flow reading a shared queue through several members (Target members) runs its node inside the "
+            "read, in each member's unit of work: it cannot have a DataFrame stage (transform, extra_columns)"
+        )
+    reader = spark.readStream.format(fmt).option("queue", flow.input.queue)
+    writer_opts = {"mode": "flow"}
+    for k, v in target.options().items():
+        reader = reader.option(k, v)
+        writer_opts[k] = v
     out = (
         reader.option("maxMessagesPerBatch", str(flow.max_messages_per_batch))
         .option("rowFormat", "packed" if fused else "columns")

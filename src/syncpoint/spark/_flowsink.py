@@ -94,6 +94,42 @@ def commit_flow_batch(
     return summary
 
 
+def publish_member_progress(
+    target: Any, query_id: str, batch_id: int, payloads: Sequence[Sequence[tuple[str, Disposition | dict[str, Any]]]]
+) -> Summary:
+    """A batch read through members (syncpoint.spark._member): its partitions committed on their members; add up
+    what they did and put the progress message through the first member that answers (best effort)."""
+    from ._member import BROKEN, MEMBER
+
+    total = Summary(batch_id)
+    for payload in payloads:
+        for _queue, fields in payload:
+            if isinstance(fields, Disposition) or fields.get("action") != MEMBER:
+                raise ValueError("a flow reading through members hands the sink its partitions' summaries only")
+            part = pickle.loads(fields["puts"])
+            for k, v in part.items():
+                if isinstance(v, int) and not isinstance(v, bool) and k != "batch_id":
+                    setattr(total, k, getattr(total, k) + v)
+            total.errors.extend(part.get("errors", []))
+    for t in target.member_targets():
+        try:
+            qm = t.connection("syncpoint.spark.sink")
+            ensure_progress_queue(qm)
+            qm.put1(
+                PROGRESS_QUEUE,
+                json.dumps(total.to_json()),
+                correl_id=query_key(query_id),
+                persistent=False,
+                expiry=3600.0,
+            )
+            break
+        except MQMIError as e:
+            t.drop("syncpoint.spark.sink")
+            if e.reason not in BROKEN:
+                break
+    return total
+
+
 def ensure_progress_queue(qm: Any) -> None:
     try:
         qm.admin("define", "QLOCAL", PROGRESS_QUEUE, {"DEFPSIST": C.MQPER_NOT_PERSISTENT, "MAXDEPTH": 100_000})
