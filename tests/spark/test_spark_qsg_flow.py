@@ -32,7 +32,7 @@ from syncpoint.spark import Target, current_member
 from waiting import wait_until
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "qsg"))
-from qsg_members import Group  # noqa: E402
+from qsg_members import Group
 
 
 @pytest.fixture
@@ -91,7 +91,7 @@ def tagged(m: Any) -> bytes:
     return f"{member.qmgr if member else '?'}|{m.md.get('BackoutCount', 0)}|".encode() + m.data
 
 
-def test_flow_reads_one_shared_queue_through_every_member_exactly_once(spark: Any, group: Group, tmp_path: Path) -> None:
+def test_flow_reads_one_shared_queue_through_all_members_exactly_once(spark: Any, group: Group, tmp_path: Path) -> None:
     # reference/queue-sharing-groups.md: a shared queue "can be accessed by any queue manager in the group";
     # issue 20 item 7: partitions spread over members, exactly-once as today.
     group.add("QMA")

@@ -129,6 +129,17 @@ def _check_queue(options: Any) -> None:
         qm.disconnect()
 
 
+def _check_members(options: Any, partition_fn: Any) -> None:
+    """Option ``members`` (a shared queue read through several members of a group) needs the processing inside
+    the read: each partition commits in its member's unit of work (see _member)."""
+    if _opt(options, "members") and partition_fn is None:
+        raise ValueError(
+            "option members reads a shared queue through several members, each partition committing in its "
+            "member's unit of work: that needs the processing inside the read (a message flow without a "
+            "DataFrame stage, or a source with partition_fn); a plain stream of rows reads through one qmgr"
+        )
+
+
 def _queue(options: Any) -> str:
     q = _opt(options, "queue")
     if not q:
@@ -157,6 +168,7 @@ class SyncpointDataSource(DataSource):
             from ._flowsink import DISPOSITION_SCHEMA
 
             return DISPOSITION_SCHEMA
+        _check_members(self.options, self.partition_fn)
         _check_queue(self.options)
         if self.partition_schema is not None:
             return self.partition_schema
@@ -173,12 +185,7 @@ class SyncpointDataSource(DataSource):
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         r = StreamReader(dict(self.options))
         r.partition_fn = type(self).partition_fn
-        if r.target.members and r.partition_fn is None:
-            raise ValueError(
-                "option members reads a shared queue through several members, each partition committing in its "
-                "member's unit of work: that needs the processing inside the read (a message flow without a "
-                "DataFrame stage, or a source with partition_fn); a plain stream of rows reads through one qmgr"
-            )
+        _check_members(self.options, r.partition_fn)
         return r
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
