@@ -168,7 +168,7 @@ class SyncpointDataSource(DataSource):
             from ._flowsink import DISPOSITION_SCHEMA
 
             return DISPOSITION_SCHEMA
-        _check_members(self.options, self.partition_fn)
+        _check_members(self.options, type(self).partition_fn)
         _check_queue(self.options)
         if self.partition_schema is not None:
             return self.partition_schema
