@@ -72,6 +72,10 @@ class Flow:
     name: str = "flow"
     max_messages_per_batch: int = 5000
     extra_columns: list[str] = field(default_factory=list)
+    commit: str = "sink"
+    """Where a batch's unit of work commits: ``sink`` (the sink's commit on the driver, one unit of work per
+    batch) or ``partition`` (each partition's executor gets its messages, runs the node and commits, in parallel;
+    docs/flows.md). A flow reading through several members always commits per partition."""
 
     def handlers(self) -> Handlers:
         return Handlers(
@@ -185,10 +189,12 @@ def build_query(
         source = flow_source(node([]), str(Path(checkpoint).resolve()))
         spark.dataSource.register(source)
         fmt = source.name()
-    if target.members and not fused:
+    if flow.commit not in ("sink", "partition"):
+        raise ValueError(f"Flow commit must be sink or partition, not {flow.commit!r}")
+    if (target.members or flow.commit == "partition") and not fused:
         raise ValueError(
-            "a flow reading a shared queue through several members (Target members) runs its node inside the "
-            "read, in each member's unit of work: it cannot have a DataFrame stage (transform, extra_columns)"
+            "a flow committing per partition (commit='partition', or reading a shared queue through several "
+            "members) runs its node inside the read: it cannot have a DataFrame stage (transform, extra_columns)"
         )
     reader = spark.readStream.format(fmt).option("queue", flow.input.queue)
     writer_opts = {"mode": "flow"}
@@ -200,6 +206,7 @@ def build_query(
         .option("rowFormat", "packed" if fused else "columns")
         .option("logicalOrder", str(flow.input.logical_order).lower())
         .option("partitions", str(partitions))
+        .option("commit", flow.commit if fused else "sink")
         .load()
     )
     if not fused:

@@ -94,6 +94,14 @@ def commit_flow_batch(
     return summary
 
 
+def committed_by_partitions(payloads: Sequence[Sequence[tuple[str, Disposition | dict[str, Any]]]]) -> bool:
+    """Every row a summary of a partition that committed on its own (syncpoint.spark._member)?"""
+    from ._member import MEMBER
+
+    items = [f for p in payloads for _, f in p]
+    return bool(items) and all(isinstance(f, dict) and f.get("action") == MEMBER for f in items)
+
+
 def publish_member_progress(
     target: Any, query_id: str, batch_id: int, payloads: Sequence[Sequence[tuple[str, Disposition | dict[str, Any]]]]
 ) -> Summary:
@@ -111,7 +119,7 @@ def publish_member_progress(
                 if isinstance(v, int) and not isinstance(v, bool) and k != "batch_id":
                     setattr(total, k, getattr(total, k) + v)
             total.errors.extend(part.get("errors", []))
-    for t in target.member_targets():
+    for t in target.member_targets() or [target]:
         try:
             qm = t.connection("syncpoint.spark.sink")
             ensure_progress_queue(qm)

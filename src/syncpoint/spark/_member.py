@@ -214,14 +214,60 @@ def _unit_of_work(
     *,
     packed: bool,
 ) -> Any:
-    import pyarrow as pa
-
     with span("executor.member.get", part.count):
         msgs = _get_batch(qm, queue, part.count)
-    if not msgs:
+    got = [(i + 1, m.md, m.data) for i, m in enumerate(msgs)]
+    return process(qm, target.qmgr, queue, got, part.batch, fn, packed=packed, again=again_by_ids)
+
+
+def read_tokens_partition(
+    target: Target,
+    queue: str,
+    tokens: list[int],
+    fn: Callable[[Iterator[Any]], Iterator[Any]],
+    *,
+    packed: bool,
+) -> Iterator[Any]:
+    """A private queue's partition committed on the executor (option ``commit`` = ``partition``): the batch's
+    messages got by MsgToken under syncpoint, the node, the dispositions carried out and MQCMIT in the executor's
+    one unit of work; the partition yields its summary row. A message no longer on the queue (a replay of a
+    partition that committed, another consumer) is simply not got."""
+    from ._qm import QueueAccess
+
+    t0 = time.time()
+    qm = target.connection("syncpoint.spark.read")
+    record("executor.read.connect", t0)
+    try:
+        with span("executor.member.get", len(tokens)):
+            found = QueueAccess(qm, queue).get_many(tokens)
+        got = [(t, g[0], g[1]) for t, g in zip(tokens, found, strict=True) if g is not None]
+        row = process(qm, target.qmgr, queue, got, 0, fn, packed=packed, again=again_by_tokens)
+    except BaseException:
+        _safe_backout(qm)
+        target.drop("syncpoint.spark.read")
+        raise
+    if row is not None:
+        yield row
+
+
+def process(
+    qm: QueueManager,
+    where: str,
+    queue: str,
+    got: list[tuple[int, Any, bytes]],
+    batch: int,
+    fn: Callable[[Iterator[Any]], Iterator[Any]],
+    *,
+    packed: bool,
+    again: Again,
+) -> Any:
+    """The node over the messages got in the connection's unit of work, its dispositions carried out, MQCMIT; the
+    summary row (None when nothing was got)."""
+    import pyarrow as pa
+
+    if not got:
         qm.commit()
         return None
-    got = [(i + 1, m.md, m.data) for i, m in enumerate(msgs)]
     with span("executor.read.arrow", len(got)):
         batch = messages_to_arrow(queue, got, packed=packed)
     dispositions: dict[int, Disposition] = {}
@@ -235,7 +281,7 @@ def _unit_of_work(
 
                 dispositions[int(r["token"])] = _disposition(r)
     with span("executor.member.commit", len(got)):
-        s = commit_member(qm, queue, got, dispositions, part.batch)
+        s = commit_member(qm, queue, got, dispositions, batch, again)
     s.where = {}
     row = {
         "queue": queue,
@@ -244,7 +290,7 @@ def _unit_of_work(
         "terminal": "none",
         "backout_count": 0,
         "error": None,
-        "bip": target.qmgr,
+        "bip": where,
         "reason": 0,
         "puts": pickle.dumps(s.to_json()),
     }
@@ -271,8 +317,43 @@ def _sink(qm: QueueManager) -> Sink:
     return s
 
 
+Again = Callable[[QueueManager, str, list[tuple[int, Any, bytes]]], list[tuple[Any, bytes] | str | None]]
+"""Gets messages got before a backout again in the unit of work: ``(token, MQMD, data)`` as first got → the
+message now (None: gone; ``OTHER``: another message was got instead, so the unit of work must be backed out)."""
+OTHER = "other"
+
+
+def again_by_ids(
+    qm: QueueManager, queue: str, wanted: list[tuple[int, Any, bytes]]
+) -> list[tuple[Any, bytes] | str | None]:
+    """By MsgId and CorrelId (a shared queue), checking the body."""
+    q = qm.open(queue)
+    out: list[tuple[Any, bytes] | str | None] = []
+    try:
+        for _, md, data in wanted:
+            m = q.get_or_none(syncpoint=True, msg_id=bytes(md.MsgId), correl_id=bytes(md.CorrelId))
+            out.append(None if m is None else OTHER if m.data != data else (m.md, m.data))
+    finally:
+        q.close()
+    return out
+
+
+def again_by_tokens(
+    qm: QueueManager, queue: str, wanted: list[tuple[int, Any, bytes]]
+) -> list[tuple[Any, bytes] | str | None]:
+    """By MsgToken (a private queue): one request per CHUNK."""
+    from ._qm import QueueAccess
+
+    return list(QueueAccess(qm, queue).get_many([t for t, _, _ in wanted]))
+
+
 def commit_member(
-    qm: QueueManager, queue: str, got: Sequence[tuple[int, Any, bytes]], ds: dict[int, Disposition], batch: int
+    qm: QueueManager,
+    queue: str,
+    got: Sequence[tuple[int, Any, bytes]],
+    ds: dict[int, Disposition],
+    batch: int,
+    again: Again = again_by_ids,
 ) -> Summary:
     """Carry out the node's dispositions for the messages got (``(token, MQMD, data)``) in the connection's unit
     of work, and commit (see the module's steps 4 and 5)."""
@@ -296,9 +377,9 @@ def commit_member(
         if not regot and any(it.action is Action.BACKOUT for it in items):
             qm.backout()  # every get back, BackoutCount + 1; the others are got again below
             regot = True
-        if regot:
-            _get_again(qm, queue, items, msg)
         try:
+            if regot:
+                _get_again(qm, queue, items, msg, again)
             counts = _carry_out(sink, items, msg)
         except _RedoError as r:
             qm.backout()
@@ -346,26 +427,25 @@ class _StaysError(Exception):
     """A REQUEUE neither BOQNAME nor the DLQ took: it became a BACKOUT (it stays); the unit of work is redone."""
 
 
-def _get_again(qm: QueueManager, queue: str, items: list[_Item], msg: dict[int, tuple[Any, bytes]]) -> None:
-    """After a backout: get the messages that are not backed out again, by MsgId and CorrelId, in this unit of
-    work. One that another getter took meanwhile, or that is not the same message, is "gone" (its outputs are
-    dropped: whoever has it processes it)."""
-    q = qm.open(queue)
-    try:
-        for it in items:
-            if it.action is Action.BACKOUT or it.gone:
-                continue
-            md, data = msg[it.token]
-            m = q.get_or_none(syncpoint=True, msg_id=bytes(md.MsgId), correl_id=bytes(md.CorrelId))
-            if m is None:
-                it.gone = True
-                continue
-            if m.data != data:  # another message with the same ids: leave it to the queue
-                it.gone = True
-                raise _StaysError()
-            msg[it.token] = (m.md, m.data)
-    finally:
-        q.close()
+def _get_again(
+    qm: QueueManager, queue: str, items: list[_Item], msg: dict[int, tuple[Any, bytes]], again: Again
+) -> None:
+    """After a backout: get the messages that are not backed out again in this unit of work. One that another
+    getter took meanwhile is "gone" (its outputs are dropped: whoever has it processes it)."""
+    todo = [it for it in items if it.action is not Action.BACKOUT and not it.gone]
+    if not todo:
+        return
+    wanted = [(it.token, *msg[it.token]) for it in todo]
+    other = False
+    with span("executor.member.again", len(wanted)):
+        for it, m in zip(todo, again(qm, queue, wanted), strict=True):
+            if m is None or isinstance(m, str):
+                it.gone = True  # another getter has it (or another message has its ids): leave it to the queue
+                other = other or isinstance(m, str)
+            else:
+                msg[it.token] = m
+    if other:
+        raise _StaysError()
 
 
 def _carry_out(sink: Sink, items: list[_Item], msg: dict[int, tuple[Any, bytes]]) -> Summary:

@@ -422,6 +422,9 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         self.packed = _packed(options)
         self.partition_fn: Callable[[Iterator[Any]], Iterator[Any]] | None = None
         self._key = id(self)
+        self.commit_mode = (_opt(options, "commit", "sink") or "sink").lower()
+        if self.commit_mode not in ("sink", "partition"):
+            raise ValueError(f"option commit must be sink or partition, not {self.commit_mode!r}")
         self._bound: int | None = None  # members: the batch bound (maxMessagesPerBatch within MAXUMSGS)
         self._budget: int | None = None  # members, availableNow: messages still to plan
 
@@ -541,6 +544,13 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
             yield from read_partition(self.target, self.queue, partition, self.partition_fn, packed=self.packed)
             return
         assert isinstance(partition, BatchPartition)
+        if self.partition_fn is not None and self.commit_mode == "partition":
+            from ._member import read_tokens_partition
+
+            yield from read_tokens_partition(
+                self.target, self.queue, partition.tokens, self.partition_fn, packed=self.packed
+            )
+            return
         import time
 
         t0 = time.time()
@@ -629,12 +639,14 @@ class StreamWriter(DataSourceStreamWriter):
         if not msgs:
             return
         qid = msgs[0].query_id or ""
-        if self.mode == "flow" and self.target.members:
-            from ._flowsink import publish_member_progress
+        if self.mode == "flow":
+            from ._flowsink import committed_by_partitions, publish_member_progress
 
-            # each partition committed in its member's unit of work: only the progress message is left
-            publish_member_progress(self.target, qid, batchId, [pickle.loads(m.payload) for m in msgs])
-            return
+            payloads = [pickle.loads(m.payload) for m in msgs]
+            if self.target.members or committed_by_partitions(payloads):
+                # each partition committed in its own unit of work: only the progress message is left
+                publish_member_progress(self.target, qid, batchId, payloads)
+                return
         with span("driver.commit.connect"):
             qm = self.target.connection("syncpoint.spark.sink")
             sink = _sinks.get(self.target)
@@ -645,7 +657,7 @@ class StreamWriter(DataSourceStreamWriter):
                 from ._flowsink import commit_flow_batch
 
                 with span("driver.commit.flow"):
-                    commit_flow_batch(sink, qid, batchId, [pickle.loads(m.payload) for m in msgs], self.options)
+                    commit_flow_batch(sink, qid, batchId, payloads, self.options)
                 return
             consumed: dict[str, set[int]] = {}
             puts: list[Put] = []
