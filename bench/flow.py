@@ -261,6 +261,7 @@ def main() -> int:
     ap.add_argument("--count", "--messages", dest="count", type=int, default=100_000)
     ap.add_argument("--masters", default="local[1],local[2]")
     ap.add_argument("--batch", type=int, default=5000, help="the flow's maxMessagesPerBatch")
+    ap.add_argument("--commits", default="sink,partition", help="the flow's commit modes to run: sink,partition")
     ap.add_argument("--cpus", default="auto", help="the server's --cpus (default auto, as strmqm)")
     ap.add_argument("--rate", type=float, default=20.0, help="the latency trickle's messages/s")
     ap.add_argument("--trickle", type=float, default=30.0, help="the latency trickle's seconds (0: skip it)")
@@ -311,7 +312,8 @@ def main() -> int:
             rate = loop(qm, every, src, dst)
             rows[f"loop{every}"] = (f"Python loop, 1 unit of work per {every} message(s)", rate, "")
             print(f"{rows[f'loop{every}'][0]}: {rate:,.0f} msg/s", file=sys.stderr, flush=True)
-        for master in a.masters.split(","):
+        for master, commit in [(m, c) for c in a.commits.split(",") for m in a.masters.split(",")]:
+            key = master if commit == "sink" else f"{master}/{commit}"
             run += 1
             src, dst = load(qm, a.count, run)
             prof = home / f"profile-{run}.jsonl"
@@ -321,7 +323,9 @@ def main() -> int:
             spark = spark_session(master, "bench-flow")
             started = time.perf_counter() - t0
             actual = spark.sparkContext.master
-            flow = Flow(MQInput(src, parse="json"), out=flow_out, output=dst, max_messages_per_batch=a.batch)
+            flow = Flow(
+                MQInput(src, parse="json"), out=flow_out, output=dst, max_messages_per_batch=a.batch, commit=commit
+            )
             t1 = time.perf_counter()
             totals = run_flow(flow, Target(QM, home=str(home)), home / f"ckpt-{run}", available_now=True, spark=spark)
             elapsed = time.perf_counter() - t1
@@ -334,10 +338,11 @@ def main() -> int:
             note = f"{totals.batches} batches, {actual}, session start {started:.1f} s"
             if steady is not None:
                 note += f", {steady:,.0f} msg/s after the first batch"
-            rows[master] = (f"flow on Spark {master}, exactly-once", rate, note)
-            print(f"{rows[master][0]}: {rate:,.0f} msg/s ({note})", file=sys.stderr, flush=True)
+            label = "" if commit == "sink" else ", commit per partition"
+            rows[key] = (f"flow on Spark {master}, exactly-once{label}", rate, note)
+            print(f"{rows[key][0]}: {rate:,.0f} msg/s ({note})", file=sys.stderr, flush=True)
             if a.profile:
-                profiles += [f"flow on {master}:", *profile_table(prof, getattr(totals, "spark_ms", {}))]
+                profiles += [f"flow on {key}:", *profile_table(prof, getattr(totals, "spark_ms", {}))]
         if "qm" not in skip:
             run += 1
             rate = qm_rate(home, a.count, run)
@@ -359,10 +364,12 @@ def main() -> int:
         server.wait()
         shutil.rmtree(home, ignore_errors=True)
     print(f"\n{a.count:,} persistent 1 KiB JSON messages, parse + enrich + put; maxMessagesPerBatch {a.batch}")
+    masters = a.masters.split(",")
     loop1 = rows.get("loop1", ("", 0.0, ""))[1]
     loop100 = rows.get("loop100", ("", 0.0, ""))[1]
     qmr = rows.get("qm", ("", 0.0, ""))[1]
-    order = ["loop1", "loop100", *a.masters.split(","), "qm", "shared"]
+    order = ["loop1", "loop100", *[m if c == "sink" else f"{m}/{c}" for c in a.commits.split(",") for m in masters]]
+    order += ["qm", "shared"]
     print(f"{'run':<50} {'msg/s':>9} {'vs loop':>8} {'vs loop@100':>12} {'vs QM':>7}")
     for key in order:
         if key not in rows:
@@ -373,9 +380,10 @@ def main() -> int:
             return f"{rate / base:.2f}x" if base else "-"
 
         print(f"{name:<50} {rate:>9,.0f} {ratio(loop1):>8} {ratio(loop100):>12} {ratio(qmr):>7}  {note}")
-    masters = a.masters.split(",")
-    if len(masters) >= 2 and all(m in rows for m in masters[:2]):
-        print(f"{masters[1]} / {masters[0]}: {rows[masters[1]][1] / rows[masters[0]][1]:.2f}x")
+    for c in a.commits.split(","):
+        ks = [m if c == "sink" else f"{m}/{c}" for m in masters[:2]]
+        if len(ks) == 2 and all(k in rows for k in ks):
+            print(f"{ks[1]} / {ks[0]}: {rows[ks[1]][1] / rows[ks[0]][1]:.2f}x")
     if latency is not None:
         p50, p99, n = latency
         print(
