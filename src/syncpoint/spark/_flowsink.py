@@ -28,6 +28,10 @@ DISPOSITION_SCHEMA = (
 )
 PROGRESS_QUEUE = "SYSTEM.SYNCPOINT.SPARK.PROGRESS"
 
+MEMBER = "member"
+"""The action of the one row a partition read through a member hands on: ``puts`` is ``pickle.dumps`` of its
+commit's Summary.to_json() (what the sink's progress message adds up)."""
+
 
 BATCH = "batch"
 """A row whose action is "batch" carries many dispositions at once (a flow's node sends one per partition): its
@@ -96,8 +100,6 @@ def commit_flow_batch(
 
 def committed_by_partitions(payloads: Sequence[Sequence[tuple[str, Disposition | dict[str, Any]]]]) -> bool:
     """Every row a summary of a partition that committed on its own (syncpoint.spark._member)?"""
-    from ._member import MEMBER
-
     items = [f for p in payloads for _, f in p]
     return bool(items) and all(isinstance(f, dict) and f.get("action") == MEMBER for f in items)
 
@@ -107,7 +109,7 @@ def publish_member_progress(
 ) -> Summary:
     """A batch read through members (syncpoint.spark._member): its partitions committed on their members; add up
     what they did and put the progress message through the first member that answers (best effort)."""
-    from ._member import BROKEN, MEMBER
+    from ._qm import BROKEN
 
     total = Summary(batch_id)
     for payload in payloads:

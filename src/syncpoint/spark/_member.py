@@ -51,29 +51,12 @@ from syncpoint.mqi import constants as C
 
 from ._commit import Sink, Summary, _Item, _RedoError
 from ._dispositions import BIP_NO_QUEUE, Action, Disposition, Put
+from ._flowsink import MEMBER, _disposition
 from ._profile import record, span
-from ._qm import CHUNK, Target, _current
+from ._qm import BROKEN, CHUNK, Target, _current
 from ._rows import messages_to_arrow
 
 _log = logging.getLogger("syncpoint.spark")
-
-MEMBER = "member"
-"""The action of the one row a partition read through a member hands on: ``puts`` is ``pickle.dumps`` of its
-commit's Summary.to_json() (what the sink's progress message adds up)."""
-
-BROKEN = frozenset(
-    {
-        C.MQRC_CONNECTION_BROKEN,
-        C.MQRC_Q_MGR_NOT_AVAILABLE,
-        C.MQRC_Q_MGR_STOPPING,
-        C.MQRC_Q_MGR_QUIESCING,
-        C.MQRC_HCONN_ERROR,
-        C.MQRC_CF_NOT_AVAILABLE,
-        C.MQRC_BACKED_OUT,
-    }
-)
-"""Reasons that mean the partition's unit of work is gone with its member (or backed out): its messages come back
-on the queue (peer recovery), so the partition ends without doing anything more."""
 
 _APPL = "syncpoint.spark.member"
 
@@ -277,8 +260,6 @@ def process(
                 for _q, d in pickle.loads(r["puts"]):
                     dispositions[int(d.token)] = d
             else:
-                from ._flowsink import _disposition
-
                 dispositions[int(r["token"])] = _disposition(r)
     with span("executor.member.commit", len(got)):
         s = commit_member(qm, queue, got, dispositions, batch, again)

@@ -24,6 +24,20 @@ from syncpoint.mqi import constants as C
 from ._plan import Visible
 
 _OK_READS = (C.MQRC_NONE, C.MQRC_TRUNCATED_MSG_ACCEPTED)
+BROKEN = frozenset(
+    {
+        C.MQRC_CONNECTION_BROKEN,
+        C.MQRC_Q_MGR_NOT_AVAILABLE,
+        C.MQRC_Q_MGR_STOPPING,
+        C.MQRC_Q_MGR_QUIESCING,
+        C.MQRC_HCONN_ERROR,
+        C.MQRC_CF_NOT_AVAILABLE,
+        C.MQRC_BACKED_OUT,
+    }
+)
+"""Reasons that mean the partition's unit of work is gone with its member (or backed out): its messages come back
+on the queue (peer recovery), so the partition ends without doing anything more."""
+
 CHUNK = 500  # MsgTokens per request
 
 
