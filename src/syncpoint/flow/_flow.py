@@ -72,10 +72,11 @@ class Flow:
     name: str = "flow"
     max_messages_per_batch: int = 5000
     extra_columns: list[str] = field(default_factory=list)
-    commit: str = "sink"
-    """Where a batch's unit of work commits: ``sink`` (the sink's commit on the driver, one unit of work per
-    batch) or ``partition`` (each partition's executor gets its messages, runs the node and commits, in parallel;
-    docs/flows.md). A flow reading through several members always commits per partition."""
+    commit: str = "auto"
+    """Where a batch's unit of work commits: ``partition`` (each partition's executor gets its messages, runs the
+    node and commits, in parallel; docs/flows.md), ``sink`` (the sink's commit on the driver, one unit of work per
+    batch), or ``auto`` (the default: ``partition``, and ``sink`` for a flow with a DataFrame stage, whose node
+    runs after the read). A flow reading through several members always commits per partition."""
 
     def handlers(self) -> Handlers:
         return Handlers(
@@ -189,8 +190,8 @@ def build_query(
         source = flow_source(node([]), str(Path(checkpoint).resolve()))
         spark.dataSource.register(source)
         fmt = source.name()
-    if flow.commit not in ("sink", "partition"):
-        raise ValueError(f"Flow commit must be sink or partition, not {flow.commit!r}")
+    if flow.commit not in ("auto", "sink", "partition"):
+        raise ValueError(f"Flow commit must be auto, sink or partition, not {flow.commit!r}")
     if (target.members or flow.commit == "partition") and not fused:
         raise ValueError(
             "a flow committing per partition (commit='partition', or reading a shared queue through several "
@@ -206,7 +207,7 @@ def build_query(
         .option("rowFormat", "packed" if fused else "columns")
         .option("logicalOrder", str(flow.input.logical_order).lower())
         .option("partitions", str(partitions))
-        .option("commit", flow.commit if fused else "sink")
+        .option("commit", ("partition" if flow.commit == "auto" else flow.commit) if fused else "sink")
         .load()
     )
     if not fused:

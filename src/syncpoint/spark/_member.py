@@ -263,7 +263,8 @@ def process(
                 dispositions[int(r["token"])] = _disposition(r)
     with span("executor.member.commit", len(got)):
         s = commit_member(qm, queue, got, dispositions, batch, again)
-    s.where = {}
+    if again is again_by_ids:  # tokens numbered per partition: not the messages' own
+        s.where = {}
     row = {
         "queue": queue,
         "token": -1,
@@ -378,8 +379,10 @@ def commit_member(
         raise RuntimeError("the member's unit of work did not settle")
     for name in ("gone", "outputs", "committed", "discarded", "to_dlq", "to_boq", "failure", "catch"):
         setattr(s, name, getattr(counts, name))
+    s.where.update(counts.where)
     for it in items:
         if it.action is Action.BACKOUT:
+            s.where[it.token] = "stayed" if it.terminal == "stay" else "backed out"
             if it.terminal == "stay":
                 s.stayed += 1
                 _log.error(
@@ -435,17 +438,20 @@ def _carry_out(sink: Sink, items: list[_Item], msg: dict[int, tuple[Any, bytes]]
     for it in items:
         if it.gone:
             counts.gone += 1
+            counts.where[it.token] = "gone"
             continue
         if it.action is Action.COMMIT:
             outputs.extend((it, p) for p in it.puts)
             counts.outputs += len(it.puts)
             counts.committed += 1
+            counts.where[it.token] = ",".join(sorted({p.queue for p in it.puts})) or "consumed"
             if it.terminal == "failure":
                 counts.failure += 1
             elif it.terminal == "catch":
                 counts.catch += 1
         elif it.action is Action.DISCARD:
             counts.discarded += 1
+            counts.where[it.token] = "discarded"
             _log.error("a message on %s discarded (transaction mode No): %s", it.queue, it.error)
         elif it.action is Action.REQUEUE:
             md, data = msg[it.token]
@@ -455,6 +461,7 @@ def _carry_out(sink: Sink, items: list[_Item], msg: dict[int, tuple[Any, bytes]]
                 raise _StaysError()
             counts.to_dlq += dest[1]
             counts.to_boq += not dest[1]
+            counts.where[it.token] = dest[0]
             _log.warning(
                 "%s: a message on %s (BackoutCount %d) put on %s: %s",
                 it.bip,
