@@ -6,7 +6,8 @@ exactly once. Rows of the table, all against the same queue-manager server (Unix
 - the Python loop with syncpoint's client, one unit of work per message (get + put + MQCMIT: what an MQ
   application does for exactly-once), and one unit of work per 100 messages;
 - the flow on Spark local[1] and local[2] with availableNow (the rate counts from the query's start to the
-  drained queue; the SparkSession's start-up is shown apart);
+  drained queue; the SparkSession's start-up is shown apart), with the sink's commit on the driver and with
+  per-partition commits on the executors (``--commits sink,partition``);
 - the queue manager's own rate: a producer process putting 100 per unit of work and a consumer process getting
   100 per unit of work at the same time (as bench/server.py row 2), messages through per second;
 - the flow's end-to-end latency, put on the input queue to output committed, p50 and p99, for a trickle of
