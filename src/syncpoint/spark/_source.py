@@ -11,7 +11,10 @@ Options: ``qmgr`` (required), ``home`` / ``host`` (as syncpoint.connect takes th
 bounded by MAXUMSGS), ``logicalOrder`` (default true: groups kept whole and in MsgSeqNumber order),
 ``partitions`` (default 2), and for the stream writer ``mode`` (``rows``: rows become messages, and a row
 carrying ``queue`` + ``token`` of a streamed input consumes that input; ``flow``: the rows are a flow's
-dispositions, see syncpoint.flow).
+dispositions, see syncpoint.flow). A source that processes inside its read (``partition_fn``, a message flow)
+also takes ``commit`` (``sink``, the default: the sink's one unit of work per batch; ``partition``: each partition
+gets, processes and commits on its executor) and ``members`` (a shared queue read through several members of a
+queue-sharing group, each partition committing on one: see _member).
 
 Where code runs (reference/spark.md): the stream reader's offsets and partitions in one long-lived driver
 process (its planner memory lives there); read() and write() on executors; the stream writer's commit in a
