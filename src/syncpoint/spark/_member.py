@@ -222,7 +222,11 @@ def read_tokens_partition(
     record("executor.read.connect", t0)
     try:
         with span("executor.member.get", len(tokens)):
-            found = QueueAccess(qm, queue).get_many(tokens)
+            a = QueueAccess(qm, queue)
+            try:
+                found = a.get_many(tokens)
+            finally:
+                a.close()
         got = [(t, g[0], g[1]) for t, g in zip(tokens, found, strict=True) if g is not None]
         row = process(qm, target.qmgr, queue, got, 0, fn, packed=packed, again=again_by_tokens)
     except BaseException:
@@ -326,7 +330,11 @@ def again_by_tokens(
     """By MsgToken (a private queue): one request per CHUNK."""
     from ._qm import QueueAccess
 
-    return list(QueueAccess(qm, queue).get_many([t for t, _, _ in wanted]))
+    a = QueueAccess(qm, queue)
+    try:
+        return list(a.get_many([t for t, _, _ in wanted]))
+    finally:
+        a.close()
 
 
 def commit_member(
