@@ -352,3 +352,15 @@ def test_mqsc_defines_and_displays_indxtype_of_a_shared_queue(pair: Pair) -> Non
     assert summary.failed == 0, out
     b.open("BYCORREL").put(b"m", correl_id=b"C")
     assert a.open("BYCORREL").get(correl_id=b"C").data == b"m"
+
+
+# -- MsgToken reservations ----------------------------------------------------------------------------------
+def test_a_msgtoken_reservation_on_a_shared_queue_is_refused_not_silently_empty(pair: Pair) -> None:
+    # A reservation lives in one member's memory and would bind no other member: refused with a reason
+    # (MQRC_ENVIRONMENT_ERROR) instead of answering "nothing reserved" for a message that is there.
+    a, b, _ = pair
+    a.open("SQ").put(b"x")
+    bb = browse_handle(b)
+    assert bb.browse().data == b"x"
+    assert reason(lambda: bb.reserve([1])) == C.MQRC_ENVIRONMENT_ERROR
+    assert bb.get().data == b"x"  # nothing half done: the message is there for a get
