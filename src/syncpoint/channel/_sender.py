@@ -163,30 +163,6 @@ def in_transit(msgs: list[bytes], taken: float, now: float) -> list[bytes]:
     return out
 
 
-class _Timer:
-    def __init__(self):
-        self.cpu = {}
-        self.wall = {}
-        self.batches = 0
-        self.t = None
-
-    def mark(self, what):
-        now = (time.thread_time(), time.perf_counter())
-        if what is not None and self.t is not None:
-            self.cpu[what] = self.cpu.get(what, 0) + now[0] - self.t[0]
-            self.wall[what] = self.wall.get(what, 0) + now[1] - self.t[1]
-        self.t = now
-
-    def report(self):
-        b = self.batches
-        out = {k: (round(v / b * 1e6), round(self.wall[k] / b * 1e6)) for k, v in self.cpu.items()}
-        self.cpu, self.wall, self.batches = {}, {}, 0
-        return out
-
-
-_T = _Timer()
-
-
 class LocalSide:
     """The sending MCA's connection to its own queue manager: the transmission queue and the sync queue."""
 
@@ -491,27 +467,18 @@ class Sender:
                         last_sent = now
                     continue
                 got.append(first)
-            _T.mark(None)
             persistent, np, count = self._collect(got)
-            _T.mark("collect")
             if sent is not None:
                 self._confirmed(sent)
                 sent = None
-            _T.mark("confirm")
             if not count:
                 continue  # the transmission queue is empty: wait for it as above
             seq = 1 if rec.seq >= wrap else rec.seq + 1
             rec = Record(seq, uuid.uuid4().hex, persistent, taken=time.time())
             local.write_record(rec)
-            _T.mark("record")
             local.qm.mqcmit()  # the batch is in doubt: held in the record, off the transmission queue
-            _T.mark("commit")
             # only dead letters: nothing to deliver, but the sequence number is used
             sent = self._send_batch(rec, len(persistent) + len(np), np)
-            _T.mark("send")
-            _T.batches += 1
-            if _T.batches % 100 == 0:
-                log.warning("TT %s", _T.report())
             last_sent = idle_since = time.monotonic()
 
     def _collect(self, got: list[tuple[MQMD, bytes]]) -> tuple[list[bytes], list[bytes], int]:
