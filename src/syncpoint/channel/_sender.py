@@ -467,14 +467,20 @@ class Sender:
                         last_sent = now
                     continue
                 got.append(first)
-            persistent, np, count = self._collect(got)
+            taken = time.time()  # the batch leaves the transmission queue
+            try:
+                persistent, np, count = self._collect(got)
+            except ChannelStoppedError:
+                if sent is not None:  # the batch sent is confirmed first: it is not left in doubt
+                    self._confirmed(sent)
+                raise
             if sent is not None:
                 self._confirmed(sent)
                 sent = None
             if not count:
                 continue  # the transmission queue is empty: wait for it as above
             seq = 1 if rec.seq >= wrap else rec.seq + 1
-            rec = Record(seq, uuid.uuid4().hex, persistent, taken=time.time())
+            rec = Record(seq, uuid.uuid4().hex, persistent, taken=taken)
             local.write_record(rec)
             local.qm.mqcmit()  # the batch is in doubt: held in the record, off the transmission queue
             # only dead letters: nothing to deliver, but the sequence number is used
