@@ -435,8 +435,9 @@ class Sender:
 
     def _batches(self, rec: Record) -> None:
         """Batches until DISCINT or STOP CHANNEL. While the receiver commits the batch sent, the next is taken off
-        the transmission queue (in this end's unit of work, not committed); its record replaces the sent batch's
-        only once the answer confirmed that one, so one batch at most is ever in doubt."""
+        the transmission queue and its record written, in this end's unit of work; that is committed only once
+        the answer confirmed the batch sent, so one batch at most is ever in doubt (a failure before backs the
+        next batch out: its messages are on the transmission queue again, the sent batch's record is back)."""
         local = self.local
         assert local is not None and self.link is not None
         discint, hbint = int(self.attrs["DISCINT"]), int(self.attrs["HBINT"])
@@ -474,14 +475,15 @@ class Sender:
                 if sent is not None:  # the batch sent is confirmed first: it is not left in doubt
                     self._confirmed(sent)
                 raise
+            if count:  # the record replaced in the unit of work; backed out, the last one is back
+                seq = 1 if rec.seq >= wrap else rec.seq + 1
+                rec = Record(seq, uuid.uuid4().hex, persistent, taken=taken)
+                local.write_record(rec)
             if sent is not None:
                 self._confirmed(sent)
                 sent = None
             if not count:
                 continue  # the transmission queue is empty: wait for it as above
-            seq = 1 if rec.seq >= wrap else rec.seq + 1
-            rec = Record(seq, uuid.uuid4().hex, persistent, taken=taken)
-            local.write_record(rec)
             local.qm.mqcmit()  # the batch is in doubt: held in the record, off the transmission queue
             # only dead letters: nothing to deliver, but the sequence number is used
             sent = self._send_batch(rec, len(persistent) + len(np), np)
