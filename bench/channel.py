@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/channel.py                 # 5,000 messages per row (a few minutes)
     .venv/bin/python bench/channel.py --messages 1000 --batches 1,50
+    .venv/bin/python bench/channel.py --batches 50 --rounds 3 --limit-seconds 3   # a busy machine: best of 3
 
 Both queue managers are real servers (``syncpoint strmqm``) on loopback ports. A row preloads N messages on
 QM1's transmission queue (MQXQH + 1 KiB, persistent) with the channel stopped, starts the channel and measures
@@ -77,6 +78,7 @@ class Pair:
         )
         self.qm1 = syncpoint.connect("QM1", home=self.home)
         self.qm2 = syncpoint.connect("QM2", home=self.home)
+        self._in: Any = None
 
     def syncs(self) -> tuple[int, int]:
         return tuple(int(q.transport.ping()["store"].get("syncs", 0)) for q in (self.qm1, self.qm2))  # type: ignore[return-value]
@@ -99,7 +101,11 @@ class Pair:
         self.qm1.mqclose(h)
 
     def depth(self) -> int:
-        return int(self.qm2.admin("queue_status", "BENCH.IN")["CURDEPTH"])
+        # MQINQ CURDEPTH on an open handle: constant time (DISPLAY QSTATUS computes MSGAGE over every message,
+        # which loaded the receiving server the benchmark measures)
+        if self._in is None:
+            self._in = self.qm2.open("BENCH.IN")
+        return self._in.depth
 
     def row(self, batchsz: int, n: int) -> tuple[float, float, float]:
         sp(self.home, "runmqsc", "QM1", input=f"ALTER CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) BATCHSZ({batchsz})\n")
@@ -111,10 +117,12 @@ class Pair:
         started = MqscProcessor(self.qm1, echo=False).execute("START CHANNEL(QM1.TO.QM2)")  # no runmqsc process
         assert started.ok, started.lines
         while self.depth() < n:
-            time.sleep(0.02)
+            time.sleep(0.005)
         elapsed = time.perf_counter() - t0
         e1, e2 = self.syncs()
         sp(self.home, "runmqsc", "QM1", input="STOP CHANNEL(QM1.TO.QM2)\n")
+        self._in.close()  # CLEAR QLOCAL refuses an open queue
+        self._in = None
         self.qm2.admin("clear", "BENCH.IN")
         return n / elapsed, n / max(1, e1 - s1), n / max(1, e2 - s2)
 
@@ -204,23 +212,35 @@ def main() -> None:
     p.add_argument("--batches", default="1,50,100")
     p.add_argument("--limit-seconds", type=float, default=10.0)
     p.add_argument("--no-rabbit", action="store_true")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="measure the limit and every row this many times, interleaved, and keep the best of each "
+        "(on a machine others use: noise only ever lowers a rate)",
+    )
     a = p.parse_args()
     batches = [int(b) for b in a.batches.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         pair = Pair(root)
         try:
-            log("local limit: persistent put + get, 100 per unit of work …")
-            limit = pair.local_limit(a.limit_seconds)
-            rows: list[tuple[int, float, float, float]] = []
-            for b in batches:
-                log(f"channel, BATCHSZ({b}), {a.messages} messages …")
-                rate, per1, per2 = pair.row(b, a.messages)
-                rows.append((b, rate, per1, per2))
+            limit = 0.0
+            best: dict[int, tuple[float, float, float]] = {}
+            for r in range(a.rounds):
+                log(f"round {r + 1}: local limit: persistent put + get, 100 per unit of work …")
+                limit = max(limit, pair.local_limit(a.limit_seconds))
+                for b in batches:
+                    log(f"round {r + 1}: channel, BATCHSZ({b}), {a.messages} messages …")
+                    got = pair.row(b, a.messages)
+                    if b not in best or got[0] > best[b][0]:
+                        best[b] = got
+            rows = [(b, *best[b]) for b in batches]
         finally:
             pair.close()
         shovel: Any = "not measured (--no-rabbit)" if a.no_rabbit else shovel_rows(root, batches, a.messages)
-    print(f"1 KiB persistent messages, QM1 → QM2 over a channel, {a.messages} per row")
+    rounds = f", best of {a.rounds} interleaved rounds" if a.rounds > 1 else ""
+    print(f"1 KiB persistent messages, QM1 → QM2 over a channel, {a.messages} per row{rounds}")
     print(f"limit: local persistent put + get, 100 per unit of work: {limit:,.0f} msg/s")
     print()
     print("| BATCHSZ | channel msg/s | × limit | msgs per sync QM1 | msgs per sync QM2 | shovel msg/s | × shovel |")

@@ -97,11 +97,24 @@ class Link:
         return MQMIError(C.MQCC_FAILED, C.MQRC_CONNECTION_BROKEN, detail)
 
     def call(self, verb: str, args: list[Any], timeout: float | None = None) -> Any:
+        return self.answer(self.send(verb, args, timeout), timeout)
+
+    def send(self, verb: str, args: list[Any], timeout: float | None = None) -> int:
+        """Send a request without waiting for its answer (a sending channel's next batch leaves while the receiver
+        commits the last); the request id, for :meth:`answer`. Requests are answered in the order sent."""
         rid = self._next
         self._next += 1
         try:
             self._sock.settimeout(timeout or self.timeout)
             self._sock.sendall(encode_request(rid, verb, args))
+        except (OSError, ssl.SSLError) as e:
+            raise self._broken(f"the connection to the remote queue manager failed: {e}") from None
+        return rid
+
+    def answer(self, rid: int, timeout: float | None = None) -> Any:
+        """The answer to request ``rid`` (the oldest not yet read): its body, or the error it carries."""
+        try:
+            self._sock.settimeout(timeout or self.timeout)
             while not self._frames:
                 data = self._sock.recv(256 * 1024)
                 if not data:

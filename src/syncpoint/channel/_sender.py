@@ -31,6 +31,7 @@ without a message end the channel normally (INACTIVE); HBINT seconds without one
 from __future__ import annotations
 
 import logging
+import struct
 import threading
 import time
 import uuid
@@ -51,6 +52,12 @@ log = logging.getLogger("syncpoint.channel")
 
 BATCHLIM = 5000 * 1024  # IBM's BATCHLIM default: a batch ends after this many bytes
 _XQH = C.MQXQH_LENGTH_1
+_XQH_HEAD = struct.Struct("=4si48s48s")  # MQXQH StrucId, Version, RemoteQName, RemoteQMgrName
+_MD_VERSION_AT = 104 + 4  # the embedded MQMD's Version
+_EXPIRY_AT = 104 + 16  # the embedded MQMD's Expiry
+_INT = struct.Struct("=i")
+_MD_FIELDS = MQMD().__dict__
+_GMO_NO_WAIT = MQGMO(Options=C.MQGMO_SYNCPOINT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_NO_WAIT).__dict__
 SYNCQ_ATTRS = {"DESCR": "channel synchronisation records", "MAXDEPTH": 999_999_999, "MAXMSGL": 104_857_600}
 
 
@@ -127,6 +134,16 @@ class Record:
         return cls(seq, batch_id, list(msgs), reset, float(rest[0]) if rest else 0.0)
 
 
+@dataclass(frozen=True, slots=True)
+class _Sent:
+    """A batch sent whose answer is not read yet: its request, sequence number, id and message count."""
+
+    rid: int
+    seq: int
+    batch_id: str
+    count: int
+
+
 def in_transit(msgs: list[bytes], taken: float, now: float) -> list[bytes]:
     """The batch's messages as they leave ``now``: each MQXQH's Expiry lowered by the time since the batch left
     the transmission queue at ``taken`` (seed 002: "decremented by message channel agents to reflect transmission
@@ -201,6 +218,26 @@ class LocalSide:
                 return None
             raise
 
+    def get_more(self, n: int) -> list[tuple[MQMD, bytes]]:
+        """Up to ``n`` messages from the transmission queue without waiting, in the unit of work: one call to the
+        queue manager for the lot where the connection can (in process: one hold of its lock)."""
+        assert self.xmitq is not None
+        get_many = getattr(self.qm.transport, "get_many", None)
+        if get_many is None:
+            out: list[tuple[MQMD, bytes]] = []
+            while len(out) < n and (one := self.get(0)) is not None:
+                out.append(one)
+            return out
+        items = [(MQMD.with_fields(_MD_FIELDS), MQGMO.with_fields(_GMO_NO_WAIT), None) for _ in range(n)]
+        got: list[tuple[MQMD, bytes]] = []
+        for (md, _, _), r in zip(items, get_many(self.xmitq, items), strict=False):
+            if isinstance(r, MQMIError):
+                if r.reason == C.MQRC_NO_MSG_AVAILABLE:
+                    break
+                raise r
+            got.append((md, r.data))
+        return got
+
     def dead_letter(self, md: MQMD, data: bytes, reason: int, dest_q: str, dest_qmgr: str) -> None:
         """A message the channel cannot send, to this queue manager's DLQ (in the batch's unit of work), by the
         client's one dead-letter put (MQDLH, context and remaining expiry kept)."""
@@ -238,17 +275,28 @@ class LocalSide:
             pass
 
 
+def _xqh_ok(md: MQMD, data: bytes) -> bool:
+    """Whether a transmission-queue message starts with a valid MQXQH (version 1, a RemoteQName, an embedded
+    MQMD version 1), read in place."""
+    if len(data) < _XQH or md.Format != C.MQFMT_XMIT_Q_HEADER:
+        return False
+    sid, version, remote_q, _ = _XQH_HEAD.unpack_from(data)
+    return (
+        sid == b"XQH "
+        and version == C.MQXQH_VERSION_1
+        and _INT.unpack_from(data, _MD_VERSION_AT)[0] == C.MQMD_VERSION_1
+        and bool(remote_q.strip(b" \0"))
+    )
+
+
 def valid_xqh(md: MQMD, data: bytes) -> MQXQH | None:
     """The MQXQH at the front of a transmission-queue message, or None when it has none that is valid."""
-    if len(data) < _XQH or data[:4] != b"XQH " or md.Format != C.MQFMT_XMIT_Q_HEADER:
+    if not _xqh_ok(md, data):
         return None
     try:
-        xqh = MQXQH.unpack(data[:_XQH])
+        return MQXQH.unpack(data[:_XQH])
     except Exception:
         return None
-    if xqh.Version != C.MQXQH_VERSION_1 or not xqh.RemoteQName.strip(b" \0"):
-        return None
-    return xqh
 
 
 class Sender:
@@ -386,65 +434,96 @@ class Sender:
         link.channel("close", self.name, {})
 
     def _batches(self, rec: Record) -> None:
-        st = self.status
+        """Batches until DISCINT or STOP CHANNEL. While the receiver commits the batch sent, the next is taken off
+        the transmission queue and its record written, in this end's unit of work; that is committed only once
+        the answer confirmed the batch sent, so one batch at most is ever in doubt (a failure before backs the
+        next batch out: its messages are on the transmission queue again, the sent batch's record is back)."""
         local = self.local
         assert local is not None and self.link is not None
-        batchsz, batchint = int(self.attrs["BATCHSZ"]), int(self.attrs["BATCHINT"])
         discint, hbint = int(self.attrs["DISCINT"]), int(self.attrs["HBINT"])
-        maxmsgl = int(self.attrs["CHLMAXMSGL"])
-        fast = self.attrs["NPMSPEED"] == MQNPMS_FAST
         wrap = int(self.attrs["SEQWRAP"])
         idle_since = time.monotonic()
         last_sent = time.monotonic()
+        sent: _Sent | None = None  # the batch sent whose answer is not read yet
         while True:
             if self.stop.is_set():
+                if sent is not None:
+                    self._confirmed(sent)
                 self._forget_confirmed(rec)
                 raise ChannelStoppedError("STOP CHANNEL")
-            now = time.monotonic()
-            wait_s = 1.0  # wake at least every second to see STOP CHANNEL
-            if discint:
-                wait_s = min(wait_s, max(0.0, idle_since + discint - now))
-            first = local.get(max(1, int(wait_s * 1000)))
-            if first is None:
-                rec = self._forget_confirmed(rec)  # idle: the confirmed batch need not be held any longer
+            got: list[tuple[MQMD, bytes]] = []
+            if sent is None:
                 now = time.monotonic()
-                if discint and now - idle_since >= discint:
-                    return  # DISCINT: the channel ends normally, INACTIVE (the record was cleared above)
-                if hbint and now - last_sent >= hbint:
-                    self.link.channel("hb", self.name, {})
-                    last_sent = now
-                continue
-            persistent: list[bytes] = []
-            np: list[bytes] = []
-            size = 0
-            deadline = time.monotonic() + batchint / 1000.0
-            item: tuple[MQMD, bytes] | None = first
-            count = 0
-            while item is not None:
-                md, data = item
+                wait_s = 1.0  # wake at least every second to see STOP CHANNEL
+                if discint:
+                    wait_s = min(wait_s, max(0.0, idle_since + discint - now))
+                first = local.get(max(1, int(wait_s * 1000)))
+                if first is None:
+                    rec = self._forget_confirmed(rec)  # idle: the confirmed batch need not be held any longer
+                    now = time.monotonic()
+                    if discint and now - idle_since >= discint:
+                        return  # DISCINT: the channel ends normally, INACTIVE (the record was cleared above)
+                    if hbint and now - last_sent >= hbint:
+                        self.link.channel("hb", self.name, {})
+                        last_sent = now
+                    continue
+                got.append(first)
+            taken = time.time()  # the batch leaves the transmission queue
+            try:
+                persistent, np, count = self._collect(got)
+            except ChannelStoppedError:
+                if sent is not None:  # the batch sent is confirmed first: it is not left in doubt
+                    self._confirmed(sent)
+                raise
+            if count:  # the record replaced in the unit of work; backed out, the last one is back
+                seq = 1 if rec.seq >= wrap else rec.seq + 1
+                rec = Record(seq, uuid.uuid4().hex, persistent, taken=taken)
+                local.write_record(rec)
+            if sent is not None:
+                self._confirmed(sent)
+                sent = None
+            if not count:
+                continue  # the transmission queue is empty: wait for it as above
+            local.qm.mqcmit()  # the batch is in doubt: held in the record, off the transmission queue
+            # only dead letters: nothing to deliver, but the sequence number is used
+            sent = self._send_batch(rec, len(persistent) + len(np), np)
+            last_sent = idle_since = time.monotonic()
+
+    def _collect(self, got: list[tuple[MQMD, bytes]]) -> tuple[list[bytes], list[bytes], int]:
+        """A batch from the transmission queue, in the unit of work: up to BATCHSZ messages and BATCHLIM bytes,
+        waiting BATCHINT ms for more; ``got`` holds those already got. The persistent (and NPMSPEED(NORMAL))
+        messages as they will cross, the fast non-persistent ones, and how many messages were got (dead letters
+        included)."""
+        assert self.local is not None
+        batchsz, batchint = int(self.attrs["BATCHSZ"]), int(self.attrs["BATCHINT"])
+        maxmsgl = int(self.attrs["CHLMAXMSGL"])
+        fast = self.attrs["NPMSPEED"] == MQNPMS_FAST
+        persistent: list[bytes] = []
+        np: list[bytes] = []
+        size = count = longest = 0
+        deadline = time.monotonic() + batchint / 1000.0
+        while True:
+            for md, data in got:
                 count += 1
                 raw = self._prepared(md, data, maxmsgl)
                 if raw is not None:
                     size += len(raw)
+                    longest = max(longest, len(raw))
                     if md.Persistence != C.MQPER_PERSISTENT and fast:
                         np.append(raw)
                     else:
                         persistent.append(raw)
-                if count >= batchsz or size >= BATCHLIM:
-                    break
+            if count >= batchsz or size >= BATCHLIM:
+                return persistent, np, count
+            # as many as can come without passing BATCHLIM by more than the last message, if none is longer
+            want = batchsz - count if not longest else min(batchsz - count, -(-(BATCHLIM - size) // longest))
+            got = self.local.get_more(want)
+            if not got:
                 left = deadline - time.monotonic()
-                item = local.get(int(left * 1000) if left > 0.001 else 0)
-            seq = 1 if rec.seq >= wrap else rec.seq + 1
-            rec = Record(seq, uuid.uuid4().hex, persistent, taken=time.time())
-            local.write_record(rec)
-            local.qm.mqcmit()  # the batch is in doubt: held in the record, off the transmission queue
-            if persistent or np:
-                st.indoubt = True
-                self._send(rec, len(persistent) + len(np), np)
-                st.indoubt = False
-            else:  # only dead letters: nothing to send, but the sequence number is used
-                self._send(rec, 0, [])
-            last_sent = idle_since = time.monotonic()
+                one = self.local.get(int(left * 1000)) if left > 0.001 else None
+                if one is None:
+                    return persistent, np, count
+                got = [one]
 
     def _forget_confirmed(self, rec: Record) -> Record:
         """The last batch is confirmed: drop its messages from the sync record (one sync, when the channel is
@@ -458,20 +537,31 @@ class Sender:
         return rec
 
     def _send(self, rec: Record, count: int, np: list[bytes]) -> None:
-        st = self.status
+        """Send a batch and wait for its answer (a batch in doubt sent again at the start)."""
+        self._confirmed(self._send_batch(rec, count, np))
+
+    def _send_batch(self, rec: Record, count: int, np: list[bytes]) -> _Sent:
+        """Send a batch without waiting for its answer (:meth:`_confirmed` reads it)."""
         assert self.link is not None
-        self.link.channel(
-            "batch",
-            self.name,
-            {
-                "seq": rec.seq,
-                "id": rec.batch_id,
-                "msgs": in_transit(rec.msgs + np, rec.taken, time.time()),
-                "wrap": int(self.attrs["SEQWRAP"]),
-            },
-        )
-        st.seq, st.batch_id = rec.seq, rec.batch_id
-        st.msgs += count
+        params = {
+            "seq": rec.seq,
+            "id": rec.batch_id,
+            "msgs": in_transit(rec.msgs + np, rec.taken, time.time()),
+            "wrap": int(self.attrs["SEQWRAP"]),
+        }
+        rid = self.link.send("channel", ["batch", self.name, params])
+        self.status.indoubt = True
+        return _Sent(rid, rec.seq, rec.batch_id, count)
+
+    def _confirmed(self, sent: _Sent) -> None:
+        """The receiver's answer to a batch sent: it committed the batch (else the answer's error is raised, and
+        the batch stays in doubt)."""
+        assert self.link is not None
+        self.link.answer(sent.rid)
+        st = self.status
+        st.indoubt = False
+        st.seq, st.batch_id = sent.seq, sent.batch_id
+        st.msgs += sent.count
         st.batches += 1
         st.last = time.time()
 
@@ -479,22 +569,20 @@ class Sender:
         """The message as it crosses (its MQXQH's MQMD carrying the Expiry left), or None when it went to the
         dead-letter queue instead (no valid MQXQH; longer than the channel's MAXMSGL)."""
         assert self.local is not None
-        xqh = valid_xqh(md, data)
-        if xqh is None:
+        if not _xqh_ok(md, data):
             self.local.dead_letter(md, data, C.MQFB_XMIT_Q_MSG_ERROR, self.status.xmitq, self.local.qm.name)
             return None
-        inner: MQMD = xqh.MsgDesc
         if len(data) - _XQH > maxmsgl:
+            _, _, remote_q, remote_qmgr = _XQH_HEAD.unpack_from(data)
             self.local.dead_letter(
                 md,
                 data,
                 C.MQRC_MSG_TOO_BIG_FOR_CHANNEL,
-                xqh.RemoteQName.rstrip(b" \0").decode(),
-                xqh.RemoteQMgrName.rstrip(b" \0").decode(),
+                remote_q.rstrip(b" \0").decode(),
+                remote_qmgr.rstrip(b" \0").decode(),
             )
             return None
-        if md.Expiry != C.MQEI_UNLIMITED and inner.Expiry != md.Expiry:
+        if md.Expiry != C.MQEI_UNLIMITED and _INT.unpack_from(data, _EXPIRY_AT)[0] != md.Expiry:
             # seed 002: the time spent on the transmission queue counts: the MQXQH's MQMD leaves with what is left
-            inner.Expiry = md.Expiry
-            return xqh.pack() + data[_XQH:]
+            return data[:_EXPIRY_AT] + _INT.pack(md.Expiry) + data[_EXPIRY_AT + 4 :]
         return data

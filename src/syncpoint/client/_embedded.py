@@ -60,6 +60,33 @@ class EmbeddedConnection:
     def get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> GetResult:
         return self.qm.get(self.conn, hobj, md, gmo, buflen)
 
+    def get_many(self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]]) -> list[GetResult | MQMIError]:
+        """Several gets (or browses) under one hold of the queue manager, each item's MQMD and MQGMO completed in
+        place: a result or an error per item, ending at the first failure (as the remote transport's ``getm``).
+        Items that may wait (MQGMO_WAIT) are got one by one, waiting as MQGET does."""
+        if any(gmo.Options & C.MQGMO_WAIT for _, gmo, _ in items):
+            out: list[GetResult | MQMIError] = []
+            for md, gmo, buflen in items:
+                try:
+                    out.append(self.qm.get(self.conn, hobj, md, gmo, buflen))
+                except MQMIError as e:
+                    out.append(e)
+                    break
+            return out
+        get, conn = self.qm.engine.get, self.conn
+
+        def gets() -> list[GetResult | MQMIError]:
+            done: list[GetResult | MQMIError] = []
+            for md, gmo, buflen in items:
+                try:
+                    done.append(get(conn, hobj, md, gmo, buflen))
+                except MQMIError as e:
+                    done.append(e)
+                    break
+            return done
+
+        return self.qm.call(gets)
+
     def inq(self, hobj: int, selectors: Sequence[int]) -> tuple[list[int], list[bytes], int]:
         return self.qm.call(self.qm.engine.inq, self.conn, hobj, selectors)
 

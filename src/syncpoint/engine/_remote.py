@@ -25,7 +25,8 @@ Theory of operation
   2053, too big 2030 …) it goes to the dead-letter queue behind an MQDLH (PutApplType MQAT_DQM, PutApplName the
   channel), or — with MQRO_DISCARD_MSG — is discarded; either way with an exception report when MQRO_EXCEPTION*
   asks. With no dead-letter queue, or one that refuses it too, the call raises: the channel backs out its batch
-  and stops, and nothing is lost (IBM's rule).
+  and stops, and nothing is lost (IBM's rule). :meth:`RemoteMixin.deliver_batch` does this for a channel's whole
+  batch in one call, resolving each destination once.
 * **A sending MCA** that meets a message without a valid MQXQH on its transmission queue calls
   :meth:`RemoteMixin.dead_letter_xmit_error`: the message goes to the dead-letter queue with Reason
   MQFB_XMIT_Q_MSG_ERROR, in the channel's unit of work.
@@ -38,6 +39,7 @@ Expiry ran out in transit is discarded at the receiver with its expiration repor
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -47,7 +49,7 @@ from syncpoint.mqi.objects import QREMOTE
 
 from ._effects import INBOUND
 from ._reports import ReportsMixin, report_wanted
-from ._state import Connection, UnitOfWork
+from ._state import Connection, Target, UnitOfWork
 from ._util import fail, padded
 from .remote import XmitMessage, parse_xmit_message, xqh_bytes
 
@@ -111,10 +113,30 @@ class RemoteMixin(ReportsMixin):
         MQMIError when neither the destination nor the dead-letter queue takes the message: the channel then
         backs out and stops (nothing of this message is left in the unit of work)."""
         self._check_conn(conn)
-        uow = self._uow(conn) if syncpoint else None
+        return self._deliver(md, data, self._uow(conn) if syncpoint else None, channel, None)
+
+    def deliver_batch(self, conn: Connection, msgs: Sequence[bytes], *, channel: str = "") -> list[Delivery]:
+        """A receiving channel delivers a whole batch: each message (MQXQH + application data, as the sending
+        channel got it from its transmission queue) as :meth:`deliver_inbound` delivers one, all in ``conn``'s
+        unit of work, in one call; each destination is resolved once per batch. Raises as deliver_inbound does
+        (the channel then backs the batch out)."""
+        self._check_conn(conn)
+        uow = self._uow(conn)
+        md = MQMD(Format=C.MQFMT_XMIT_Q_HEADER)  # the outer descriptor, which the channel does not carry
+        targets: dict[tuple[str, str], Target] = {}
+        return [self._deliver(md, raw, uow, channel, targets) for raw in msgs]
+
+    def _deliver(
+        self,
+        md: MQMD,
+        data: bytes,
+        uow: UnitOfWork | None,
+        channel: str,
+        targets: dict[tuple[str, str], Target] | None,
+    ) -> Delivery:
         x = parse_xmit_message(md, data)
         if x is None:
-            return self._xmit_error(md, data, "", uow, channel)
+            return self._xmit_error(md.copy(), data, "", uow, channel)
         app = x.md
         if app.Expiry == 0:  # its embedded Expiry ran out on the way (seed 002, note 9): discarded here
             keep = report_wanted(app.Report, C.MQFB_EXPIRATION)
@@ -122,10 +144,15 @@ class RemoteMixin(ReportsMixin):
                 self.send_report(app, x.payload, C.MQFB_EXPIRATION, keep, uow)
             self.expired_discarded += 1
             return Delivery(DISCARDED, "", C.MQRC_NONE)
-        try:
-            t = self._resolve_target(x.remote_q, x.remote_qmgr)
-        except MQMIError as e:
-            return self._undeliverable(x, e.reason, uow, channel)
+        key = (x.remote_q, x.remote_qmgr)
+        t = targets.get(key) if targets is not None else None
+        if t is None:
+            try:
+                t = self._resolve_target(x.remote_q, x.remote_qmgr)
+            except MQMIError as e:
+                return self._undeliverable(x, e.reason, uow, channel)
+            if targets is not None:
+                targets[key] = t
         reason = self._place(t, app, x.payload, uow, INBOUND)
         if reason != C.MQRC_NONE:
             return self._undeliverable(x, reason, uow, channel)

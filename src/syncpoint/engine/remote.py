@@ -77,17 +77,18 @@ def parse_xmit_message(md: MQMD, data: bytes) -> XmitMessage | None:
     sid, version, rq, rqm = _HEAD.unpack_from(data, 0)
     if sid != b"XQH " or version != C.MQXQH_VERSION_1 or data[_XQH_OWN : _XQH_OWN + 4] != b"MD  ":
         return None
-    try:
-        app = MQMD.unpack(bytes(data[_XQH_OWN:XQH_LENGTH]))
-    except (ValueError, struct.error):
-        return None
-    app.Version = C.MQMD_VERSION_2
-    for f in _V2_ONLY:
-        setattr(app, f, getattr(md, f))
     rq_name = rq.rstrip(b" \0").decode("utf-8", "replace")
     rqm_name = rqm.rstrip(b" \0").decode("utf-8", "replace")
     if not rq_name or not rqm_name:
         return None
+    try:
+        app = MQMD.unpack(data[_XQH_OWN:XQH_LENGTH])
+    except (ValueError, struct.error):
+        return None
+    d, outer = app.__dict__, md.__dict__
+    d["Version"] = C.MQMD_VERSION_2
+    for f in _V2_ONLY:
+        d[f] = outer[f]
     return XmitMessage(rq_name, rqm_name, app, bytes(data[XQH_LENGTH:]))
 
 

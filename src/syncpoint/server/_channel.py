@@ -10,7 +10,7 @@ it serves TLS) and then speaks ``channel`` requests, ``[op, channel name, {…}]
   doubt. ``reset`` (RESET CHANNEL at the sender) sets the sequence number.
 - ``batch``: ``seq``, ``id``, ``msgs`` (each the transmission-queue message: MQXQH + data). Under one hold of
   the queue manager and in one unit of work: every message is delivered as an MCA delivers (the engine's
-  ``deliver_inbound``: resolution, dead-letter queue with MQDLH, reports), the channel's sync record on
+  ``deliver_batch``: resolution, dead-letter queue with MQDLH, reports), the channel's sync record on
   SYSTEM.CHANNEL.SYNCQ is replaced by (seq, id), and the unit of work is committed; the reply leaves once that
   is durable. The batch that was last committed, sent again (the sender restarted in doubt), is acknowledged
   without delivering anything twice. Any other sequence number stops the channel with IBM's AMQ9526E.
@@ -209,10 +209,9 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
         )
         raise _fail(C.MQRC_CHANNEL_STOPPED, r.stopped)
     try:
-        for raw in msgs:
-            if not isinstance(raw, bytes):
-                raise _fail(C.MQRC_UNEXPECTED_ERROR, "a batch's messages must be bytes")
-            _deliver(engine, conn, raw, r.name)
+        if not all(type(raw) is bytes for raw in msgs):
+            raise _fail(C.MQRC_UNEXPECTED_ERROR, "a batch's messages must be bytes")
+        engine.deliver_batch(conn, msgs, channel=r.name)
         r.seq, r.batch_id = seq, batch_id
         _write_sync(engine, conn, r)
         engine.commit(conn)
@@ -227,10 +226,3 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
     r.batches += 1
     r.msgs += len(msgs)
     return {"seq": r.seq}
-
-
-def _deliver(engine: Any, conn: Connection, raw: bytes, channel: str) -> None:
-    """One arriving message (MQXQH + data), as the receiving MCA puts it, in the batch's unit of work: the
-    engine's ``deliver_inbound`` (resolution, multi-hop, COA, dead-letter queue with MQDLH, exception reports;
-    it raises when neither the destination nor the dead-letter queue takes the message)."""
-    engine.deliver_inbound(conn, MQMD(Format=C.MQFMT_XMIT_Q_HEADER), raw, channel=channel)
