@@ -224,8 +224,13 @@ class Initiator:
             r = self.running.get(name)
             if r is None or not r.thread.is_alive():
                 return {"ok": False, "lines": [f"AMQ9533E: Channel '{name}' is not currently active."]}
+            mode, status = str(req.get("mode", "QUIESCE")).upper(), str(req.get("status", "STOPPED")).upper()
             self.statuses[name].state = "STOPPING"
-            r.stop.set()
+            r.sender.stop_status = "INACTIVE" if status == "INACTIVE" else "STOPPED"
+            if mode in ("FORCE", "TERMINATE"):
+                r.sender.force()  # stop now: the batch on the wire stays in doubt
+            else:
+                r.stop.set()  # QUIESCE: the current batch finishes first
             return {"ok": True, "lines": ["AMQ8019I: Stop syncpoint channel accepted."]}
         if op == "PING":
             return self._ping(d)

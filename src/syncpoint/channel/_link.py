@@ -92,6 +92,14 @@ class Link:
         except OSError:
             pass
 
+    def abort(self) -> None:
+        """Cut the connection from another thread (STOP CHANNEL MODE(FORCE)): a call waiting for its reply ends
+        with MQRC_CONNECTION_BROKEN at once."""
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
     def _broken(self, detail: str) -> MQMIError:
         self.close()
         return MQMIError(C.MQCC_FAILED, C.MQRC_CONNECTION_BROKEN, detail)

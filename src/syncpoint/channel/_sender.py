@@ -273,6 +273,17 @@ class Sender:
         self.local: LocalSide | None = None
         self.link: Link | None = None
         self.reached_running = False
+        self.stop_status = "STOPPED"  # STOP CHANNEL STATUS(STOPPED|INACTIVE): the state the channel ends in
+        self.cut = threading.Event()  # STOP CHANNEL MODE(FORCE|TERMINATE): the link was cut, a batch may be in doubt
+
+    def force(self) -> None:
+        """STOP CHANNEL MODE(FORCE|TERMINATE), from another thread: stop now, without finishing the current batch
+        (it stays in doubt, held in the sync record, and is resolved when the channel next starts)."""
+        self.cut.set()
+        self.stop.set()
+        link = self.link
+        if link is not None:
+            link.abort()
 
     # -- the whole run ------------------------------------------------------------------------------------
     def run(self) -> None:
@@ -290,8 +301,13 @@ class Sender:
             self.local.open_xmitq(st.xmitq)
             self._retrying_loop()
         except ChannelStoppedError as e:
-            st.state, st.reason = "STOPPED", str(e)
-            log.error("channel %s stopped: %s", self.name, e)
+            if self.stop.is_set():  # STOP CHANNEL: IBM's AMQ9528I, the state STATUS() asked for
+                st.state = self.stop_status
+                st.reason = f"AMQ9528I: User requested closedown of channel '{self.name}'."
+                log.info("channel %s ended by STOP CHANNEL (%s)", self.name, st.state)
+            else:
+                st.state, st.reason = "STOPPED", str(e)
+                log.error("channel %s stopped: %s", self.name, e)
         except MQMIError as e:
             if e.reason in (C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_QUIESCING):
                 st.state = "INACTIVE"
@@ -322,6 +338,9 @@ class Sender:
             except MQMIError as e:
                 if e.reason in (C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_QUIESCING):
                     raise
+                if self.stop.is_set():  # STOP CHANNEL MODE(FORCE) cut the link: no retry
+                    self.local_backout()
+                    raise ChannelStoppedError("STOP CHANNEL") from None
                 if e.reason in (C.MQRC_UNKNOWN_CHANNEL_NAME, C.MQRC_CHANNEL_STOPPED, C.MQRC_NOT_AUTHORIZED):
                     raise ChannelStoppedError(_why(e)) from None
                 st.reason = _why(e)
@@ -460,16 +479,23 @@ class Sender:
     def _send(self, rec: Record, count: int, np: list[bytes]) -> None:
         st = self.status
         assert self.link is not None
-        self.link.channel(
-            "batch",
-            self.name,
-            {
-                "seq": rec.seq,
-                "id": rec.batch_id,
-                "msgs": in_transit(rec.msgs + np, rec.taken, time.time()),
-                "wrap": int(self.attrs["SEQWRAP"]),
-            },
-        )
+        while True:
+            answer = self.link.channel(
+                "batch",
+                self.name,
+                {
+                    "seq": rec.seq,
+                    "id": rec.batch_id,
+                    "msgs": in_transit(rec.msgs + np, rec.taken, time.time()),
+                    "wrap": int(self.attrs["SEQWRAP"]),
+                },
+            )
+            if not isinstance(answer, dict) or "retry" not in answer:
+                break
+            # the receiving MCA's message retry (MRRTY/MRTMR, its channel PAUSED): the same batch again after
+            # MRTMR ms; STOP CHANNEL MODE(QUIESCE) waits for it, MODE(FORCE) leaves it in doubt
+            if self.cut.wait(max(0, int(answer["retry"])) / 1000.0):
+                raise ChannelStoppedError("STOP CHANNEL")
         st.seq, st.batch_id = rec.seq, rec.batch_id
         st.msgs += count
         st.batches += 1

@@ -51,11 +51,12 @@ from ._state import Connection, UnitOfWork
 from ._util import fail, padded
 from .remote import XmitMessage, parse_xmit_message, xqh_bytes
 
-Outcome = Literal["delivered", "forwarded", "dead-lettered", "discarded"]
+Outcome = Literal["delivered", "forwarded", "dead-lettered", "discarded", "held"]
 DELIVERED: Outcome = "delivered"  # put on its destination queue here
 FORWARDED: Outcome = "forwarded"  # put on the next transmission queue (a queue manager further on)
 DEAD_LETTERED: Outcome = "dead-lettered"  # put on the dead-letter queue behind an MQDLH
 DISCARDED: Outcome = "discarded"  # dropped, as its MQRO_DISCARD_MSG (or its expiry) asked
+HELD: Outcome = "held"  # not put: the destination refused it for a reason the channel retries (MRRTY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,13 +104,21 @@ class RemoteMixin(ReportsMixin):
 
     # -- the receiving MCA ----------------------------------------------------------------------------
     def deliver_inbound(
-        self, conn: Connection, md: MQMD, data: bytes, *, channel: str = "", syncpoint: bool = True
+        self,
+        conn: Connection,
+        md: MQMD,
+        data: bytes,
+        *,
+        channel: str = "",
+        syncpoint: bool = True,
+        hold: frozenset[int] = frozenset(),
     ) -> Delivery:
         """A receiving channel delivers one message it received: ``md`` and ``data`` as the sending channel got
         them from its transmission queue (Format MQXMIT, MQXQH + application data). Inside ``conn``'s unit of
         work unless ``syncpoint`` is False (non-persistent messages on an NPMSPEED(FAST) channel). Raises
         MQMIError when neither the destination nor the dead-letter queue takes the message: the channel then
-        backs out and stops (nothing of this message is left in the unit of work)."""
+        backs out and stops (nothing of this message is left in the unit of work). A destination that refuses it
+        with a reason in ``hold`` (the channel's message retry: MRRTY/MRTMR) leaves it undelivered: HELD."""
         self._check_conn(conn)
         uow = self._uow(conn) if syncpoint else None
         x = parse_xmit_message(md, data)
@@ -127,6 +136,8 @@ class RemoteMixin(ReportsMixin):
         except MQMIError as e:
             return self._undeliverable(x, e.reason, uow, channel)
         reason = self._place(t, app, x.payload, uow, INBOUND)
+        if reason in hold:
+            return Delivery(HELD, t.queue.name, reason)
         if reason != C.MQRC_NONE:
             return self._undeliverable(x, reason, uow, channel)
         if t.remote is not None:

@@ -58,12 +58,19 @@ class Receiver:
     msgs: int = 0
     last: float = field(default_factory=time.time)
     stopped: str = ""  # why the channel stopped (sequence error, no DLQ …), "" while it runs
+    chltype: str = "RCVR"
+    mrrty: int = 10  # message retry (IBM's MRRTY / MRTMR): attempts of a batch a destination refused for now
+    mrtmr: int = 1000
+    retry_seq: int = -1  # the batch being retried and how many retries it had
+    retries: int = 0
+    paused: bool = False  # PAUSED: waiting MRTMR before the batch is tried again
 
     def status(self) -> dict[str, Any]:
+        state = "RUNNING" if self.conn.alive and not self.stopped else "STOPPED"
         return {
             "CHANNEL": self.name,
-            "CHLTYPE": "RCVR",
-            "STATUS": "RUNNING" if self.conn.alive and not self.stopped else "STOPPED",
+            "CHLTYPE": self.chltype,
+            "STATUS": "PAUSED" if state == "RUNNING" and self.paused else state,
             "RQMNAME": self.peer,
             "CURSEQNO": self.seq,
             "LSTLUWID": self.batch_id,
@@ -155,6 +162,8 @@ def _open(qm: QueueManagerHost, conn: Connection, name: str, params: dict[str, A
     seq, batch_id = _read_sync(engine, conn, handle.hobj, name)
     r = Receiver(name, conn, handle.hobj, seq, batch_id, str(params.get("qmgr", ""))[:48], conn.user)
     r.mcauser = str(d.attrs.get("MCAUSER", ""))
+    r.chltype = "RQSTR" if d.attrs.get("CHLTYPE") == MQCHT_REQUESTER else "RCVR"
+    r.mrrty, r.mrtmr = int(d.attrs.get("MRRTY", 10)), int(d.attrs.get("MRTMR", 1000))
     _RECEIVERS[key] = r
     reset = params.get("reset")
     if isinstance(reset, int) and not isinstance(reset, bool) and reset >= 0:
@@ -208,11 +217,22 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
             "Use RESET CHANNEL at the sending end."
         )
         raise _fail(C.MQRC_CHANNEL_STOPPED, r.stopped)
+    if r.retry_seq != seq:
+        r.retry_seq, r.retries = seq, 0
+    # IBM's message retry: a destination full or put-inhibited is tried MRRTY more times, MRTMR apart, before
+    # the message goes to the dead-letter queue (MQCD MsgRetryCount: only for these reasons)
+    hold = _MESSAGE_RETRY if r.retries < r.mrrty else frozenset()
     try:
         for raw in msgs:
             if not isinstance(raw, bytes):
                 raise _fail(C.MQRC_UNEXPECTED_ERROR, "a batch's messages must be bytes")
-            _deliver(engine, conn, raw, r.name)
+            held = _deliver(engine, conn, raw, r.name, hold)
+            if held:
+                engine.backout(conn)  # the whole batch waits: PAUSED, tried again after MRTMR
+                r.retries += 1
+                r.paused = True
+                return {"seq": r.seq, "retry": r.mrtmr, "reason": held}
+        r.paused = False
         r.seq, r.batch_id = seq, batch_id
         _write_sync(engine, conn, r)
         engine.commit(conn)
@@ -229,8 +249,13 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
     return {"seq": r.seq}
 
 
-def _deliver(engine: Any, conn: Connection, raw: bytes, channel: str) -> None:
+_MESSAGE_RETRY = frozenset({C.MQRC_Q_FULL, C.MQRC_PUT_INHIBITED})
+
+
+def _deliver(engine: Any, conn: Connection, raw: bytes, channel: str, hold: frozenset[int] = frozenset()) -> int:
     """One arriving message (MQXQH + data), as the receiving MCA puts it, in the batch's unit of work: the
     engine's ``deliver_inbound`` (resolution, multi-hop, COA, dead-letter queue with MQDLH, exception reports;
-    it raises when neither the destination nor the dead-letter queue takes the message)."""
-    engine.deliver_inbound(conn, MQMD(Format=C.MQFMT_XMIT_Q_HEADER), raw, channel=channel)
+    it raises when neither the destination nor the dead-letter queue takes the message). The reason when the
+    destination refused it for a reason in ``hold`` (message retry), else 0."""
+    d = engine.deliver_inbound(conn, MQMD(Format=C.MQFMT_XMIT_Q_HEADER), raw, channel=channel, hold=hold)
+    return int(d.reason) if d.outcome == "held" else 0
