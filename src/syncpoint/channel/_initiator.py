@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -39,6 +40,7 @@ from syncpoint.mqi.objects import (
 
 from ._credentials import Credentials
 from ._link import Link
+from ._requester import Requester
 from ._sender import LocalSide, Record, Sender, Status
 
 log = logging.getLogger("syncpoint.channel")
@@ -49,7 +51,7 @@ _ENDING = (C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_QUIE
 
 
 class _Running:
-    def __init__(self, sender: Sender, thread: threading.Thread, stop: threading.Event) -> None:
+    def __init__(self, sender: Sender | Requester, thread: threading.Thread, stop: threading.Event) -> None:
         self.sender, self.thread, self.stop = sender, thread, stop
 
 
@@ -63,6 +65,7 @@ class Initiator:
         receivers: Callable[[], list[dict[str, Any]]] | None = None,
     ) -> None:
         self.connect = connect
+        self.qmgr_dir = qmgr_dir
         self.credentials = Credentials(qmgr_dir / "channels.json" if qmgr_dir is not None else None)
         self.receivers = receivers or (lambda: [])
         self.statuses: dict[str, Status] = {}
@@ -162,6 +165,9 @@ class Initiator:
             st = self.statuses.get(name)
             if st is not None and st.state == "STOPPED":
                 return  # IBM: a STOPPED channel (by STOP CHANNEL or an error) is not started by a trigger: START it
+            d = qm.admin("lookup", CHANNEL, name)
+            if d is not None and d.attrs.get("CHLTYPE") == MQCHT_SERVER and not d.attrs.get("CONNAME"):
+                return  # a SVR without CONNAME waits for its requester to start it
             self.start_channel(name, triggered=True)
             return
         if md.Format == CHANNEL_COMMAND_FORMAT:
@@ -186,7 +192,9 @@ class Initiator:
         log.warning("a message of format %r on %s was ignored", md.Format, SYSTEM_CHANNEL_INITQ)
 
     # -- running channels -----------------------------------------------------------------------------------
-    def start_channel(self, name: str, triggered: bool = False) -> bool:
+    def start_channel(
+        self, name: str, triggered: bool = False, tunnel: socket.socket | None = None, requester: bool = False
+    ) -> bool:
         with self._lock:
             r = self.running.get(name)
             if r is not None and r.thread.is_alive():
@@ -194,11 +202,34 @@ class Initiator:
             stop = threading.Event()
             st = Status(name)
             self.statuses[name] = st
-            sender = Sender(name, self.connect, st, self.credentials.of, stop, triggered=triggered)
+            sender: Sender | Requester
+            if requester:
+                sender = Requester(
+                    name,
+                    self.connect,
+                    st,
+                    self.credentials.of,
+                    stop,
+                    self.qmgr_dir,
+                    lambda n: any(r["CHANNEL"] == n for r in self.receivers()),
+                )
+            else:
+                sender = Sender(name, self.connect, st, self.credentials.of, stop, triggered=triggered, tunnel=tunnel)
             thread = threading.Thread(target=sender.run, name=f"syncpoint-channel-{name}", daemon=True)
             self.running[name] = _Running(sender, thread, stop)
             thread.start()
             return True
+
+    def requested(self, name: str, tunnel: socket.socket | None) -> str:
+        """A requester of another queue manager asks for channel ``name`` (a SVR: ``tunnel`` is the requester's
+        connection; a SDR: None, it calls back). "" when it started, else IBM's message why not. Called on the
+        server's event loop: it only starts a thread."""
+        st = self.statuses.get(name)
+        if st is not None and st.state == "STOPPED":
+            return f"AMQ9558E: The remote channel '{name}' is not currently available: it is STOPPED."
+        if not self.start_channel(name, tunnel=tunnel):
+            return f"AMQ9514E: Channel '{name}' is in use."
+        return ""
 
     def is_running(self, name: str) -> bool:
         r = self.running.get(name)
@@ -215,9 +246,12 @@ class Initiator:
             return {"ok": False, "lines": [f"AMQ9519E: Channel '{name}' not found."]}
         sending = d.attrs.get("CHLTYPE") in _SENDING
         if op == "START":
-            if not sending:
+            requester = d.attrs.get("CHLTYPE") == MQCHT_REQUESTER and bool(d.attrs.get("CONNAME"))
+            if not sending and not requester:
                 return {"ok": True, "lines": ["AMQ8018I: Start syncpoint channel accepted."]}
-            if not self.start_channel(name):
+            if d.attrs.get("CHLTYPE") == MQCHT_SERVER and not d.attrs.get("CONNAME"):
+                return {"ok": False, "lines": [f"AMQ8101E: Channel '{name}' has no CONNAME: its requester starts it."]}
+            if not self.start_channel(name, requester=requester):
                 return {"ok": False, "lines": [f"AMQ9514E: Channel '{name}' is in use."]}
             return {"ok": True, "lines": ["AMQ8018I: Start syncpoint channel accepted."]}
         if op == "STOP":
@@ -287,11 +321,16 @@ class Initiator:
 
     def _display(self, qm: Any, pattern: str) -> dict[str, Any]:
         rows: list[dict[str, Any]] = []
+        receiving = [r for r in self.receivers() if matches_generic(pattern or "*", r["CHANNEL"])]
         for name, st in sorted(self.statuses.items()):
             if not matches_generic(pattern or "*", name):
                 continue
             if st.state == "INACTIVE":
                 continue
+            if st.chltype == "RQSTR" and any(
+                r["CHANNEL"] == name and r["STATUS"] in ("RUNNING", "PAUSED") for r in receiving
+            ):
+                continue  # a requester whose partner sends: the receiving MCA's status is the channel's
             rows.append(st.pairs())
         shown = {r["CHANNEL"] for r in rows}
         local = None
@@ -315,7 +354,7 @@ class Initiator:
                     rows.append(st.pairs())
         if local is not None:
             local.release()
-        rows.extend(r for r in self.receivers() if matches_generic(pattern or "*", r["CHANNEL"]))
+        rows.extend(receiving)
         return {"ok": True, "status": rows}
 
 

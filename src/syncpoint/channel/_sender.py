@@ -31,6 +31,7 @@ without a message end the channel normally (INACTIVE); HBINT seconds without one
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 import time
 import uuid
@@ -43,7 +44,7 @@ import msgpack
 from syncpoint.client import dead_letter, dead_letter_queue
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQXQH, MQMIError, reason_name
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import CHANNEL, MQNPMS_FAST, QLOCAL, SYSTEM_CHANNEL_SYNCQ
+from syncpoint.mqi.objects import CHANNEL, MQCHT_SERVER, MQNPMS_FAST, QLOCAL, SYSTEM_CHANNEL_SYNCQ
 
 from ._link import Link
 
@@ -263,8 +264,10 @@ class Sender:
         stop: threading.Event,
         *,
         triggered: bool = False,
+        tunnel: socket.socket | None = None,
     ) -> None:
         self.name = name
+        self.tunnel = tunnel  # a SVR started by a requester: its connection, relayed by this server's session
         self.connect = connect
         self.status = status
         self.credentials = credentials
@@ -295,8 +298,9 @@ class Sender:
             if d is None:
                 raise ChannelStoppedError(f"AMQ9519E: Channel '{self.name}' not found.")
             self.attrs = dict(d.attrs)
+            st.chltype = "SVR" if self.attrs.get("CHLTYPE") == MQCHT_SERVER else "SDR"
             st.xmitq, st.conname = self.attrs["CHLXMITQ"], self.attrs["CONNAME"]
-            if not st.xmitq or not st.conname:
+            if not st.xmitq or not (st.conname or self.tunnel is not None):
                 raise ChannelStoppedError(f"channel '{self.name}' needs XMITQ and CONNAME to send")
             self.local.open_xmitq(st.xmitq)
             self._retrying_loop()
@@ -345,6 +349,10 @@ class Sender:
                     raise ChannelStoppedError(_why(e)) from None
                 st.reason = _why(e)
                 log.warning("channel %s: %s", self.name, st.reason)
+                if not self.attrs.get("CONNAME"):  # a SVR started by its requester cannot call back: it ends and
+                    self.local_backout()  # the requester retries (its batch in doubt is resolved then)
+                    st.state = "INACTIVE"
+                    return
             finally:
                 if self.link is not None:
                     self.link.close()
@@ -373,8 +381,11 @@ class Sender:
         st = self.status
         local = self.local
         assert local is not None
+        tunnel, self.tunnel = self.tunnel, None  # a requester's connection serves one session
+        hbint = int(self.attrs["HBINT"])
+        # a reply that does not come within twice HBINT (10 s at least; 30 s without heartbeats) ends the link
         self.link = link = Link.for_channel(
-            self.attrs, self.credentials(self.name), timeout=max(30.0, 2.0 * int(self.attrs["HBINT"]))
+            self.attrs, self.credentials(self.name), timeout=max(10.0, 2.0 * hbint) if hbint else 30.0, sock=tunnel
         )
         rec = local.read_record()
         params: dict[str, Any] = {"qmgr": local.qm.name, "wrap": int(self.attrs["SEQWRAP"])}
@@ -418,6 +429,10 @@ class Sender:
         while True:
             if self.stop.is_set():
                 self._forget_confirmed(rec)
+                try:  # STOP CHANNEL MODE(QUIESCE): the channel ends with its partner, as at DISCINT
+                    self.link.channel("close", self.name, {})
+                except MQMIError:
+                    pass
                 raise ChannelStoppedError("STOP CHANNEL")
             now = time.monotonic()
             wait_s = 1.0  # wake at least every second to see STOP CHANNEL
@@ -430,7 +445,9 @@ class Sender:
                 if discint and now - idle_since >= discint:
                     return  # DISCINT: the channel ends normally, INACTIVE (the record was cleared above)
                 if hbint and now - last_sent >= hbint:
-                    self.link.channel("hb", self.name, {})
+                    # IBM's heartbeat: an idle channel checks its partner every HBINT seconds; no answer within
+                    # HBINT and the link is broken: RETRYING, the partner is not waited for any longer
+                    self.link.channel("hb", self.name, {}, timeout=max(1.0, float(hbint)))
                     last_sent = now
                 continue
             persistent: list[bytes] = []

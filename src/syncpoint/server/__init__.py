@@ -25,6 +25,7 @@ _LAZY = {
     "lock_holder": "._lifecycle",
     "process_description": "._lifecycle",
     "receiving_channels": "._channel",
+    "serve_channel_requests": "._channel",
 }
 
 
@@ -58,6 +59,7 @@ __all__ = [
     "process_description",
     "receiving_channels",
     "run_server",
+    "serve_channel_requests",
     "server_info",
     "status",
 ]

@@ -15,6 +15,14 @@ it serves TLS) and then speaks ``channel`` requests, ``[op, channel name, {…}]
   is durable. The batch that was last committed, sent again (the sender restarted in doubt), is acknowledged
   without delivering anything twice. Any other sequence number stops the channel with IBM's AMQ9526E.
 - ``hb`` (heartbeat), ``close`` (the sender ends the channel normally), ``ping`` (PING CHANNEL: no open).
+- ``request``: a requester (RQSTR) of another queue manager asks this one's channel of the same name to start
+  (IBM's requester-server and requester-sender pairs). A SVR answers ``{"mode": "server"}`` and sends over the
+  requester's own connection: the channel initiator's sending MCA gets one end of a socket pair and the session
+  relays the other end's bytes to and from the requester (``tunnel`` in the result, taken by the session), which
+  relays them to its own queue manager's server: the sending MCA speaks to the requester's queue manager as it
+  would over a connection of its own. A SDR answers ``{"mode": "callback"}``: the requester's connection ends
+  and the sender starts the channel to its CONNAME (IBM's callback). A channel that is STOPPED, or running, is
+  refused (AMQ9558E / AMQ9514E, MQRC_CHANNEL_NOT_AVAILABLE).
 
 Implements: issue 23 items 4, 5, 7 (receiving side); reference/mqsc.md, channel states.
 """
@@ -22,7 +30,9 @@ Implements: issue 23 items 4, 5, 7 (receiving side); reference/mqsc.md, channel 
 from __future__ import annotations
 
 import json
+import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +40,15 @@ from syncpoint.engine import Connection
 from syncpoint.host import QueueManagerHost
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import CHANNEL, MQCHT_RECEIVER, MQCHT_REQUESTER, QLOCAL, SYSTEM_CHANNEL_SYNCQ
+from syncpoint.mqi.objects import (
+    CHANNEL,
+    MQCHT_RECEIVER,
+    MQCHT_REQUESTER,
+    MQCHT_SENDER,
+    MQCHT_SERVER,
+    QLOCAL,
+    SYSTEM_CHANNEL_SYNCQ,
+)
 from syncpoint.store import Pending
 
 _SYNCQ_ATTRS = {"DESCR": "channel synchronisation records", "MAXDEPTH": 999_999_999, "MAXMSGL": 104_857_600}
@@ -85,6 +103,15 @@ class Receiver:
 
 
 _RECEIVERS: dict[tuple[int, str], Receiver] = {}
+# the channel initiator's answer to a requester: (channel, socket for a SVR or None for a SDR) -> "" when it
+# started the channel, else IBM's message why not
+_REQUESTS: dict[int, Callable[[str, socket.socket | None], str]] = {}
+
+
+def serve_channel_requests(qm: Any, start: Callable[[str, socket.socket | None], str]) -> None:
+    """Register the channel initiator of ``qm`` (its QueueManagerHost) as the one that starts a SVR or SDR a
+    requester of another queue manager asks for."""
+    _REQUESTS[id(qm)] = start
 
 
 def receiving_channels(qm: Any) -> list[dict[str, Any]]:
@@ -118,6 +145,8 @@ def channel(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[An
         return qm.run(lambda: _definition(qm, name) and {"qmgr": qm.engine.name})
     if op == "open":
         return qm.run(_open, qm, conn, name, params)
+    if op == "request":
+        return _request(qm, name)
     r = _RECEIVERS.get((id(qm), name))
     if r is None or r.conn is not conn:
         raise _fail(C.MQRC_CHANNEL_NOT_AVAILABLE, f"channel {name} is not open on this connection")
@@ -143,6 +172,32 @@ def _definition(qm: QueueManagerHost, name: str) -> Any:
             "channel of that name.",
         )
     return d
+
+
+def _request(qm: QueueManagerHost, name: str) -> tuple[Any, Pending | None]:
+    """A requester asks channel ``name`` here to start (module docstring)."""
+    d, _ = qm.run(qm.engine.lookup, CHANNEL, name)
+    if d is None or d.attrs.get("CHLTYPE") not in (MQCHT_SERVER, MQCHT_SENDER):
+        raise _fail(
+            C.MQRC_UNKNOWN_CHANNEL_NAME,
+            f"AMQ9520E: Channel '{name}' not defined remotely: queue manager {qm.engine.name} has no server or "
+            "sender channel of that name.",
+        )
+    start = _REQUESTS.get(id(qm))
+    if start is None:
+        raise _fail(C.MQRC_CHANNEL_NOT_AVAILABLE, f"queue manager {qm.engine.name} runs no channel initiator")
+    if d.attrs.get("CHLTYPE") == MQCHT_SENDER:
+        why = start(name, None)  # callback: the sender calls the requester back at its CONNAME
+        if why:
+            raise _fail(C.MQRC_CHANNEL_NOT_AVAILABLE, why)
+        return {"mode": "callback", "qmgr": qm.engine.name}, None
+    mine, theirs = socket.socketpair()
+    why = start(name, mine)
+    if why:
+        mine.close()
+        theirs.close()
+        raise _fail(C.MQRC_CHANNEL_NOT_AVAILABLE, why)
+    return {"mode": "server", "qmgr": qm.engine.name, "tunnel": theirs}, None
 
 
 def _open(qm: QueueManagerHost, conn: Connection, name: str, params: dict[str, Any]) -> dict[str, Any]:
