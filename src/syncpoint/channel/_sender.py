@@ -409,7 +409,7 @@ class Sender:
             # the last batch (in doubt) did not arrive: send it again, same number and id
             st.indoubt = True
             self._send(rec, len(rec.msgs), [])
-            st.indoubt = False
+        st.indoubt = False  # the batch in doubt arrived (same id at the receiver) or was sent again just now
         st.state, st.reason = "RUNNING", ""
         self.reached_running = True
         self._batches(rec)
@@ -447,7 +447,17 @@ class Sender:
                 if hbint and now - last_sent >= hbint:
                     # IBM's heartbeat: an idle channel checks its partner every HBINT seconds; no answer within
                     # HBINT and the link is broken: RETRYING, the partner is not waited for any longer
-                    self.link.channel("hb", self.name, {}, timeout=max(1.0, float(hbint)))
+                    try:
+                        self.link.channel("hb", self.name, {}, timeout=max(1.0, float(hbint)))
+                    except MQMIError as e:
+                        if e.reason != C.MQRC_CONNECTION_BROKEN:
+                            raise
+                        raise MQMIError(
+                            C.MQCC_FAILED,
+                            C.MQRC_CONNECTION_BROKEN,
+                            f"AMQ9259E: Connection timed out from host '{st.conname}': the heartbeat was not answered"
+                            f" within HBINT ({hbint} s): {e.detail}",
+                        ) from None
                     last_sent = now
                 continue
             persistent: list[bytes] = []
