@@ -111,7 +111,8 @@ def test_a_link_dropped_mid_transfer_makes_the_channel_retry_and_then_deliver_ev
         assert "AMQ8014I" in out and "AMQ8006I" in out, out
         out = qms.mqsc(
             "QM1",
-            "DEFINE QLOCAL(QM2) USAGE(XMITQ) TRIGGER INITQ(SYSTEM.CHANNEL.INITQ) TRIGDATA(QM1.TO.QM2) MAXDEPTH(100000)\n"
+            "DEFINE QLOCAL(QM2) USAGE(XMITQ) TRIGGER INITQ(SYSTEM.CHANNEL.INITQ) TRIGDATA(QM1.TO.QM2)"
+            " MAXDEPTH(100000)\n"
             f"DEFINE CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) CONNAME('{netns.addr_b}({PORT})') XMITQ(QM2) BATCHSZ(5)"
             " HBINT(1) SHORTRTY(100000) SHORTTMR(1)\n",
         )
