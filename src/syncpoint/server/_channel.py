@@ -214,7 +214,13 @@ def _open(qm: QueueManagerHost, conn: Connection, name: str, params: dict[str, A
         engine.define(QLOCAL, SYSTEM_CHANNEL_SYNCQ, dict(_SYNCQ_ATTRS))
     od = MQOD(ObjectName=SYSTEM_CHANNEL_SYNCQ.encode())
     handle = engine.open(conn, od, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_BROWSE)
-    seq, batch_id = _read_sync(engine, conn, handle.hobj, name)
+    if old is not None:
+        # this server ran the channel before: its last committed batch is known here, even while that commit's
+        # new sync record is not yet visible to other connections (a get sees a message once its write is
+        # durable: an old session's last batch, answered to a sender that gave up, may be in that window)
+        seq, batch_id = old.seq, old.batch_id
+    else:
+        seq, batch_id = _read_sync(engine, conn, handle.hobj, name)
     r = Receiver(name, conn, handle.hobj, seq, batch_id, str(params.get("qmgr", ""))[:48], conn.user)
     r.mcauser = str(d.attrs.get("MCAUSER", ""))
     r.chltype = "RQSTR" if d.attrs.get("CHLTYPE") == MQCHT_REQUESTER else "RCVR"
