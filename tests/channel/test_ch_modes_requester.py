@@ -118,3 +118,14 @@ def test_a_requester_server_channel_broken_by_a_crash_delivers_everything_once_a
     q = qm.open("APP.IN")
     got = [q.get(wait=30).data for _ in range(n)]
     assert sorted(got) == sorted(bodies)  # each once
+
+
+def test_a_fully_qualified_server_starts_the_channel_to_its_requester_itself(qms: QMs) -> None:
+    # IBM: "A fully qualified server can either be started by a requester, or can initiate a communication with a
+    # requester"
+    pair(qms, "SVR")
+    qms.mqsc("QM1", f"ALTER CHANNEL(QM2.REQ) CHLTYPE(SVR) CONNAME('{qms.conname('QM2')}')\n")
+    put_xmit(qms, [b"s%d" % i for i in range(5)])
+    assert "AMQ8018I" in qms.mqsc("QM1", "START CHANNEL(QM2.REQ)\n")
+    wait_until(lambda: depth(qms, "QM2", "APP.IN") == 5, "the server delivered to its requester's queue manager")
+    assert chstatus(qms, "QM2", "QM2.REQ", "CHLTYPE") == "RQSTR"

@@ -85,6 +85,8 @@ def test_stop_channel_mode_force_stops_at_once_and_the_batch_in_doubt_is_resolve
     assert "AMQ8019I" in qms.mqsc("QM1", "STOP CHANNEL(QM1.TO.QM2) MODE(FORCE)\n")
     wait_until(lambda: channel_state(qms, "QM1", "QM1.TO.QM2") == "STOPPED", "STOPPED without the batch finishing")
     assert chstatus(qms, "QM1", "QM1.TO.QM2", "INDOUBT") == "YES"
+    # the receiving end, its sender gone, ends: INACTIVE (no status), not STOPPED (IBM: only an error stops it)
+    wait_until(lambda: channel_state(qms, "QM2", "QM1.TO.QM2") == "INACTIVE", "the receiver ended")
     assert depth(qms, "QM2", "APP.IN") == 0 and depth(qms, "QM1", "QM2") == 0  # held in the sync record
     qms.mqsc("QM2", "ALTER QLOCAL(APP.IN) PUT(ENABLED)\n")
     assert "AMQ8018I" in qms.mqsc("QM1", "START CHANNEL(QM1.TO.QM2)\n")

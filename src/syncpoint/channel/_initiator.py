@@ -354,7 +354,7 @@ class Initiator:
                     rows.append(st.pairs())
         if local is not None:
             local.release()
-        rows.extend(receiving)
+        rows.extend(r for r in receiving if r["STATUS"] != "INACTIVE")
         return {"ok": True, "status": rows}
 
 

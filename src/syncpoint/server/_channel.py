@@ -84,7 +84,9 @@ class Receiver:
     paused: bool = False  # PAUSED: waiting MRTMR before the batch is tried again
 
     def status(self) -> dict[str, Any]:
-        state = "RUNNING" if self.conn.alive and not self.stopped else "STOPPED"
+        # IBM: a receiving channel whose sender went away ends (INACTIVE: DISPLAY CHSTATUS no longer shows it);
+        # STOPPED only when it stopped for an error (a sequence number error, no dead-letter queue)
+        state = "STOPPED" if self.stopped else "RUNNING" if self.conn.alive else "INACTIVE"
         return {
             "CHANNEL": self.name,
             "CHLTYPE": self.chltype,
