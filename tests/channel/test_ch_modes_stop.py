@@ -130,3 +130,19 @@ def test_stop_channel_rejects_a_mode_or_status_ibm_does_not_have(qms: QMs) -> No
     assert "MODE takes QUIESCE or FORCE or TERMINATE" in out, out
     out = qms.mqsc("QM1", "STOP CHANNEL(QM1.TO.QM2) STATUS(RUNNING)\n")
     assert "STATUS takes STOPPED or INACTIVE" in out, out
+
+
+def test_stop_channel_at_the_receiving_end_makes_the_sender_retry_until_start_channel_there(qms: QMs) -> None:
+    # IBM: STOP CHANNEL takes the side that issued it to STOPPED; the partner's sending end goes into retry
+    connect_pair(qms, extra="SHORTRTY(1000)")
+    put_xmit(qms, [b"one"])
+    wait_until(lambda: depth(qms, "QM2", "APP.IN") == 1, "delivered")
+    assert "AMQ8019I" in qms.mqsc("QM2", "STOP CHANNEL(QM1.TO.QM2)\n")
+    assert channel_state(qms, "QM2", "QM1.TO.QM2") == "STOPPED"
+    assert "AMQ9528I" in chstatus(qms, "QM2", "QM1.TO.QM2", "STOPREASON")
+    put_xmit(qms, [b"two"])
+    wait_until(lambda: channel_state(qms, "QM1", "QM1.TO.QM2") == "RETRYING", "the sender retries")
+    assert depth(qms, "QM2", "APP.IN") == 1  # refused while STOPPED there
+    assert "AMQ8018I" in qms.mqsc("QM2", "START CHANNEL(QM1.TO.QM2)\n")
+    wait_until(lambda: depth(qms, "QM2", "APP.IN") == 2, "delivered once the receiving end runs again")
+    wait_until(lambda: channel_state(qms, "QM1", "QM1.TO.QM2") == "RUNNING", "the sender RUNNING again")

@@ -63,7 +63,9 @@ class Initiator:
         connect: Callable[[], Any],
         qmgr_dir: Path | None = None,
         receivers: Callable[[], list[dict[str, Any]]] | None = None,
+        receiving_control: Callable[[str, str, str], bool] | None = None,
     ) -> None:
+        self.receiving_control = receiving_control or (lambda op, name, status: False)
         self.connect = connect
         self.qmgr_dir = qmgr_dir
         self.credentials = Credentials(qmgr_dir / "channels.json" if qmgr_dir is not None else None)
@@ -248,6 +250,7 @@ class Initiator:
         if op == "START":
             requester = d.attrs.get("CHLTYPE") == MQCHT_REQUESTER and bool(d.attrs.get("CONNAME"))
             if not sending and not requester:
+                self.receiving_control("START", name, "")  # a receiving channel STOPPED here may run again
                 return {"ok": True, "lines": ["AMQ8018I: Start syncpoint channel accepted."]}
             if d.attrs.get("CHLTYPE") == MQCHT_SERVER and not d.attrs.get("CONNAME"):
                 return {"ok": False, "lines": [f"AMQ8101E: Channel '{name}' has no CONNAME: its requester starts it."]}
@@ -256,9 +259,11 @@ class Initiator:
             return {"ok": True, "lines": ["AMQ8018I: Start syncpoint channel accepted."]}
         if op == "STOP":
             r = self.running.get(name)
+            mode, status = str(req.get("mode", "QUIESCE")).upper(), str(req.get("status", "STOPPED")).upper()
+            if (r is None or not r.thread.is_alive()) and not sending and self.receiving_control("STOP", name, status):
+                return {"ok": True, "lines": ["AMQ8019I: Stop syncpoint channel accepted."]}
             if r is None or not r.thread.is_alive():
                 return {"ok": False, "lines": [f"AMQ9533E: Channel '{name}' is not currently active."]}
-            mode, status = str(req.get("mode", "QUIESCE")).upper(), str(req.get("status", "STOPPED")).upper()
             self.statuses[name].state = "STOPPING"
             r.sender.stop_status = "INACTIVE" if status == "INACTIVE" else "STOPPED"
             if mode in ("FORCE", "TERMINATE"):

@@ -26,6 +26,7 @@ _LAZY = {
     "process_description": "._lifecycle",
     "receiving_channels": "._channel",
     "serve_channel_requests": "._channel",
+    "receiving_control": "._channel",
 }
 
 
@@ -58,6 +59,7 @@ __all__ = [
     "pid_alive",
     "process_description",
     "receiving_channels",
+    "receiving_control",
     "run_server",
     "serve_channel_requests",
     "server_info",

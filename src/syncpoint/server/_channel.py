@@ -82,6 +82,7 @@ class Receiver:
     retry_seq: int = -1  # the batch being retried and how many retries it had
     retries: int = 0
     paused: bool = False  # PAUSED: waiting MRTMR before the batch is tried again
+    held: bool = False  # stopped by STOP CHANNEL here: its sender is refused and retries
 
     def status(self) -> dict[str, Any]:
         # IBM: a receiving channel whose sender went away ends (INACTIVE: DISPLAY CHSTATUS no longer shows it);
@@ -108,6 +109,31 @@ _RECEIVERS: dict[tuple[int, str], Receiver] = {}
 # the channel initiator's answer to a requester: (channel, socket for a SVR or None for a SDR) -> "" when it
 # started the channel, else IBM's message why not
 _REQUESTS: dict[int, Callable[[str, socket.socket | None], str]] = {}
+
+
+_HELD: set[tuple[int, str]] = set()  # receiving channels an operator STOPPED: refused until START CHANNEL
+
+
+def receiving_control(qm: Any, op: str, name: str, status: str = "STOPPED") -> bool:
+    """STOP / START CHANNEL of a receiving channel here (``qm``: its QueueManagerHost). STOP: the running receiver
+    ends (its sender's next call is refused and it retries); STATUS(STOPPED) also refuses new starts until
+    START CHANNEL. False when STOP finds the channel not running."""
+    key = (id(qm), name)
+    if op == "START":
+        _HELD.discard(key)
+        return True
+    r = _RECEIVERS.get(key)
+    running = r is not None and r.conn.alive and not r.stopped
+    if not running:
+        return False
+    assert r is not None
+    if status == "INACTIVE":
+        _RECEIVERS.pop(key, None)
+    else:
+        _HELD.add(key)
+        r.stopped = f"AMQ9528I: User requested closedown of channel '{name}'."
+        r.held = True
+    return True
 
 
 def serve_channel_requests(qm: Any, start: Callable[[str, socket.socket | None], str]) -> None:
@@ -153,7 +179,7 @@ def channel(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[An
     if r is None or r.conn is not conn:
         raise _fail(C.MQRC_CHANNEL_NOT_AVAILABLE, f"channel {name} is not open on this connection")
     if r.stopped:
-        raise _fail(C.MQRC_CHANNEL_STOPPED, r.stopped)
+        raise _fail(C.MQRC_CHANNEL_NOT_AVAILABLE if r.held else C.MQRC_CHANNEL_STOPPED, r.stopped)
     r.last = time.time()
     if op == "hb":
         return {"seq": r.seq}, None
@@ -206,6 +232,12 @@ def _open(qm: QueueManagerHost, conn: Connection, name: str, params: dict[str, A
     engine = qm.engine
     d = _definition(qm, name)
     key = (id(qm), name)
+    if key in _HELD:  # IBM: the sending end retries until the receiving end is started again
+        raise _fail(
+            C.MQRC_CHANNEL_NOT_AVAILABLE,
+            f"AMQ9558E: The remote channel '{name}' on queue manager {engine.name} is not currently available: it "
+            "was stopped there (START CHANNEL there to let it run).",
+        )
     old = _RECEIVERS.get(key)
     if old is not None and old.conn is not conn and old.conn.alive and not old.stopped:
         raise _fail(
