@@ -12,7 +12,11 @@ It holds SYSTEM.CHANNEL.INITQ open for input and reads two kinds of message from
 At start it starts every sending channel whose transmission queue holds messages or whose sync record holds
 a batch in doubt, so a queue manager restarted after a failure resumes its channels by itself.
 
-Each running channel is a :class:`~._sender.Sender` on its own thread.
+Each running channel is a :class:`~._sender.Sender` (SDR, SVR) or a :class:`~._requester.Requester` (RQSTR) on
+its own thread. A requester of another queue manager reaches this initiator through its server
+(:meth:`Initiator.requested`): a SVR starts over the requester's connection, a SDR calls back. STOP CHANNEL's
+MODE(QUIESCE) lets the current batch finish, MODE(FORCE|TERMINATE) cuts the link; STATUS(STOPPED|INACTIVE) is
+the state the channel ends in; at the receiving end STOP and START act on the server's receiving channel.
 """
 
 from __future__ import annotations
