@@ -12,13 +12,18 @@ It holds SYSTEM.CHANNEL.INITQ open for input and reads two kinds of message from
 At start it starts every sending channel whose transmission queue holds messages or whose sync record holds
 a batch in doubt, so a queue manager restarted after a failure resumes its channels by itself.
 
-Each running channel is a :class:`~._sender.Sender` on its own thread.
+Each running channel is a :class:`~._sender.Sender` (SDR, SVR) or a :class:`~._requester.Requester` (RQSTR) on
+its own thread. A requester of another queue manager reaches this initiator through its server
+(:meth:`Initiator.requested`): a SVR starts over the requester's connection, a SDR calls back. STOP CHANNEL's
+MODE(QUIESCE) lets the current batch finish, MODE(FORCE|TERMINATE) cuts the link; STATUS(STOPPED|INACTIVE) is
+the state the channel ends in; at the receiving end STOP and START act on the server's receiving channel.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import socket
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -39,6 +44,7 @@ from syncpoint.mqi.objects import (
 
 from ._credentials import Credentials
 from ._link import Link
+from ._requester import Requester
 from ._sender import LocalSide, Record, Sender, Status
 
 log = logging.getLogger("syncpoint.channel")
@@ -49,7 +55,7 @@ _ENDING = (C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_QUIE
 
 
 class _Running:
-    def __init__(self, sender: Sender, thread: threading.Thread, stop: threading.Event) -> None:
+    def __init__(self, sender: Sender | Requester, thread: threading.Thread, stop: threading.Event) -> None:
         self.sender, self.thread, self.stop = sender, thread, stop
 
 
@@ -61,8 +67,11 @@ class Initiator:
         connect: Callable[[], Any],
         qmgr_dir: Path | None = None,
         receivers: Callable[[], list[dict[str, Any]]] | None = None,
+        receiving_control: Callable[[str, str, str], bool] | None = None,
     ) -> None:
+        self.receiving_control = receiving_control or (lambda op, name, status: False)
         self.connect = connect
+        self.qmgr_dir = qmgr_dir
         self.credentials = Credentials(qmgr_dir / "channels.json" if qmgr_dir is not None else None)
         self.receivers = receivers or (lambda: [])
         self.statuses: dict[str, Status] = {}
@@ -162,6 +171,9 @@ class Initiator:
             st = self.statuses.get(name)
             if st is not None and st.state == "STOPPED":
                 return  # IBM: a STOPPED channel (by STOP CHANNEL or an error) is not started by a trigger: START it
+            d = qm.admin("lookup", CHANNEL, name)
+            if d is not None and d.attrs.get("CHLTYPE") == MQCHT_SERVER and not d.attrs.get("CONNAME"):
+                return  # a SVR without CONNAME waits for its requester to start it
             self.start_channel(name, triggered=True)
             return
         if md.Format == CHANNEL_COMMAND_FORMAT:
@@ -186,7 +198,9 @@ class Initiator:
         log.warning("a message of format %r on %s was ignored", md.Format, SYSTEM_CHANNEL_INITQ)
 
     # -- running channels -----------------------------------------------------------------------------------
-    def start_channel(self, name: str, triggered: bool = False) -> bool:
+    def start_channel(
+        self, name: str, triggered: bool = False, tunnel: socket.socket | None = None, requester: bool = False
+    ) -> bool:
         with self._lock:
             r = self.running.get(name)
             if r is not None and r.thread.is_alive():
@@ -194,11 +208,34 @@ class Initiator:
             stop = threading.Event()
             st = Status(name)
             self.statuses[name] = st
-            sender = Sender(name, self.connect, st, self.credentials.of, stop, triggered=triggered)
+            sender: Sender | Requester
+            if requester:
+                sender = Requester(
+                    name,
+                    self.connect,
+                    st,
+                    self.credentials.of,
+                    stop,
+                    self.qmgr_dir,
+                    lambda n: any(r["CHANNEL"] == n for r in self.receivers()),
+                )
+            else:
+                sender = Sender(name, self.connect, st, self.credentials.of, stop, triggered=triggered, tunnel=tunnel)
             thread = threading.Thread(target=sender.run, name=f"syncpoint-channel-{name}", daemon=True)
             self.running[name] = _Running(sender, thread, stop)
             thread.start()
             return True
+
+    def requested(self, name: str, tunnel: socket.socket | None) -> str:
+        """A requester of another queue manager asks for channel ``name`` (a SVR: ``tunnel`` is the requester's
+        connection; a SDR: None, it calls back). "" when it started, else IBM's message why not. Called on the
+        server's event loop: it only starts a thread."""
+        st = self.statuses.get(name)
+        if st is not None and st.state == "STOPPED":
+            return f"AMQ9558E: The remote channel '{name}' is not currently available: it is STOPPED."
+        if not self.start_channel(name, tunnel=tunnel):
+            return f"AMQ9514E: Channel '{name}' is in use."
+        return ""
 
     def is_running(self, name: str) -> bool:
         r = self.running.get(name)
@@ -215,17 +252,28 @@ class Initiator:
             return {"ok": False, "lines": [f"AMQ9519E: Channel '{name}' not found."]}
         sending = d.attrs.get("CHLTYPE") in _SENDING
         if op == "START":
-            if not sending:
+            requester = d.attrs.get("CHLTYPE") == MQCHT_REQUESTER and bool(d.attrs.get("CONNAME"))
+            if not sending and not requester:
+                self.receiving_control("START", name, "")  # a receiving channel STOPPED here may run again
                 return {"ok": True, "lines": ["AMQ8018I: Start syncpoint channel accepted."]}
-            if not self.start_channel(name):
+            if d.attrs.get("CHLTYPE") == MQCHT_SERVER and not d.attrs.get("CONNAME"):
+                return {"ok": False, "lines": [f"AMQ8101E: Channel '{name}' has no CONNAME: its requester starts it."]}
+            if not self.start_channel(name, requester=requester):
                 return {"ok": False, "lines": [f"AMQ9514E: Channel '{name}' is in use."]}
             return {"ok": True, "lines": ["AMQ8018I: Start syncpoint channel accepted."]}
         if op == "STOP":
             r = self.running.get(name)
+            mode, status = str(req.get("mode", "QUIESCE")).upper(), str(req.get("status", "STOPPED")).upper()
+            if (r is None or not r.thread.is_alive()) and not sending and self.receiving_control("STOP", name, status):
+                return {"ok": True, "lines": ["AMQ8019I: Stop syncpoint channel accepted."]}
             if r is None or not r.thread.is_alive():
                 return {"ok": False, "lines": [f"AMQ9533E: Channel '{name}' is not currently active."]}
             self.statuses[name].state = "STOPPING"
-            r.stop.set()
+            r.sender.stop_status = "INACTIVE" if status == "INACTIVE" else "STOPPED"
+            if mode in ("FORCE", "TERMINATE"):
+                r.sender.force()  # stop now: the batch on the wire stays in doubt
+            else:
+                r.stop.set()  # QUIESCE: the current batch finishes first
             return {"ok": True, "lines": ["AMQ8019I: Stop syncpoint channel accepted."]}
         if op == "PING":
             return self._ping(d)
@@ -282,11 +330,16 @@ class Initiator:
 
     def _display(self, qm: Any, pattern: str) -> dict[str, Any]:
         rows: list[dict[str, Any]] = []
+        receiving = [r for r in self.receivers() if matches_generic(pattern or "*", r["CHANNEL"])]
         for name, st in sorted(self.statuses.items()):
             if not matches_generic(pattern or "*", name):
                 continue
             if st.state == "INACTIVE":
                 continue
+            if st.chltype == "RQSTR" and any(
+                r["CHANNEL"] == name and r["STATUS"] in ("RUNNING", "PAUSED") for r in receiving
+            ):
+                continue  # a requester whose partner sends: the receiving MCA's status is the channel's
             rows.append(st.pairs())
         shown = {r["CHANNEL"] for r in rows}
         local = None
@@ -310,7 +363,7 @@ class Initiator:
                     rows.append(st.pairs())
         if local is not None:
             local.release()
-        rows.extend(r for r in self.receivers() if matches_generic(pattern or "*", r["CHANNEL"]))
+        rows.extend(r for r in receiving if r["STATUS"] != "INACTIVE")
         return {"ok": True, "status": rows}
 
 

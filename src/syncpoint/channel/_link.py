@@ -46,19 +46,21 @@ class Link:
         tls: ssl.SSLContext | None = None,
         timeout: float = 30.0,
         appl_name: str = "syncpoint channel",
+        sock: socket.socket | ssl.SSLSocket | None = None,
     ) -> None:
-        self.address = channel_address(conname)
+        self.address = channel_address(conname) if sock is None else ("", 0)
         self.timeout = timeout
         self._next = 1
         self._decoder = FrameDecoder(DEFAULT_MAX_FRAME)
         self._frames: list[Any] = []
-        try:
-            sock = socket.create_connection(self.address, timeout=timeout)
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if tls is not None:
-                sock = tls.wrap_socket(sock, server_hostname=self.address[0])
-        except (OSError, ssl.SSLError) as e:
-            raise MQMIError(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, f"cannot reach {conname}: {e}") from None
+        if sock is None:  # else a connection a requester made (a SVR started by it sends over it)
+            try:
+                sock = socket.create_connection(self.address, timeout=timeout)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                if tls is not None:
+                    sock = tls.wrap_socket(sock, server_hostname=self.address[0])
+            except (OSError, ssl.SSLError) as e:
+                raise MQMIError(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, f"cannot reach {conname}: {e}") from None
         self._sock = sock
         hello = {
             "versions": list(PROTOCOL_VERSIONS),
@@ -74,21 +76,63 @@ class Link:
         self.qmgr: str = str(info["qmgr"])
 
     @classmethod
-    def for_channel(cls, attrs: dict[str, Any], cred: dict[str, Any], timeout: float) -> Link:
-        """The link of a sending channel: its CONNAME, the user and password ``chlpasswd`` stored for it, TLS
-        (trusting the stored CA file, else the system's) when SSLCIPH is set."""
-        tls = ssl.create_default_context(cafile=cred.get("cafile")) if attrs.get("SSLCIPH") else None
+    def for_channel(
+        cls, attrs: dict[str, Any], cred: dict[str, Any], timeout: float, sock: socket.socket | None = None
+    ) -> Link:
+        """The link of a sending channel (or a requester): its CONNAME, the user and password ``chlpasswd``
+        stored for it, TLS (trusting the stored CA file, else the system's) when SSLCIPH is set. With ``sock``
+        (a SVR started by a requester): over the requester's connection, whose security the requester set."""
+        tls = ssl.create_default_context(cafile=cred.get("cafile")) if attrs.get("SSLCIPH") and sock is None else None
         return cls(
             str(attrs["CONNAME"]),
             user=str(cred.get("user", "")),
             password=cred.get("password") or None,
             tls=tls,
             timeout=timeout,
+            sock=sock,
         )
+
+    def request_alone(self, verb: str, args: list[Any]) -> Any:
+        """One call whose reply is read byte for byte, nothing after it: what follows on the connection (a SVR's
+        channel, started by this request) is left in the socket for the relay."""
+        rid = self._next
+        self._next += 1
+        try:
+            self._sock.settimeout(self.timeout)
+            self._sock.sendall(encode_request(rid, verb, args))
+            head = self._exactly(4)
+            frames = self._decoder.feed(head + self._exactly(int.from_bytes(head, "big")))
+        except ProtocolError as e:
+            raise self._broken(f"the remote end does not speak syncpoint's protocol: {e.detail}") from None
+        except (OSError, ssl.SSLError) as e:
+            raise self._broken(f"the connection to the remote queue manager failed: {e}") from None
+        self._frames.extend(frames)
+        return self._reply(rid)
+
+    def _exactly(self, n: int) -> bytes:
+        out = bytearray()
+        while len(out) < n:
+            data = self._sock.recv(n - len(out))
+            if not data:
+                raise self._broken("the remote queue manager closed the connection")
+            out += data
+        return bytes(out)
+
+    @property
+    def sock(self) -> socket.socket:
+        return self._sock
 
     def close(self) -> None:
         try:
             self._sock.close()
+        except OSError:
+            pass
+
+    def abort(self) -> None:
+        """Cut the connection from another thread (STOP CHANNEL MODE(FORCE)): a call waiting for its reply ends
+        with MQRC_CONNECTION_BROKEN at once."""
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
 
@@ -124,6 +168,9 @@ class Link:
             raise self._broken(f"the remote end does not speak syncpoint's protocol: {e.detail}") from None
         except (OSError, ssl.SSLError) as e:
             raise self._broken(f"the connection to the remote queue manager failed: {e}") from None
+        return self._reply(rid)
+
+    def _reply(self, rid: int) -> Any:
         frame = self._frames.pop(0)
         try:
             reply = parse_reply(frame)

@@ -31,6 +31,7 @@ without a message end the channel normally (INACTIVE); HBINT seconds without one
 from __future__ import annotations
 
 import logging
+import socket
 import struct
 import threading
 import time
@@ -44,7 +45,7 @@ import msgpack
 from syncpoint.client import dead_letter, dead_letter_queue
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQXQH, MQMIError, reason_name
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import CHANNEL, MQNPMS_FAST, QLOCAL, SYSTEM_CHANNEL_SYNCQ
+from syncpoint.mqi.objects import CHANNEL, MQCHT_SERVER, MQNPMS_FAST, QLOCAL, SYSTEM_CHANNEL_SYNCQ
 
 from ._link import Link
 
@@ -134,7 +135,7 @@ class Record:
         return cls(seq, batch_id, list(msgs), reset, float(rest[0]) if rest else 0.0)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Sent:
     """A batch sent whose answer is not read yet: its request, sequence number, id and message count."""
 
@@ -142,6 +143,7 @@ class _Sent:
     seq: int
     batch_id: str
     count: int
+    params: dict[str, Any]  # the request, sent again when the receiver asks for a retry (MRRTY)
 
 
 def in_transit(msgs: list[bytes], taken: float, now: float) -> list[bytes]:
@@ -311,8 +313,10 @@ class Sender:
         stop: threading.Event,
         *,
         triggered: bool = False,
+        tunnel: socket.socket | None = None,
     ) -> None:
         self.name = name
+        self.tunnel = tunnel  # a SVR started by a requester: its connection, relayed by this server's session
         self.connect = connect
         self.status = status
         self.credentials = credentials
@@ -321,6 +325,17 @@ class Sender:
         self.local: LocalSide | None = None
         self.link: Link | None = None
         self.reached_running = False
+        self.stop_status = "STOPPED"  # STOP CHANNEL STATUS(STOPPED|INACTIVE): the state the channel ends in
+        self.cut = threading.Event()  # STOP CHANNEL MODE(FORCE|TERMINATE): the link was cut, a batch may be in doubt
+
+    def force(self) -> None:
+        """STOP CHANNEL MODE(FORCE|TERMINATE), from another thread: stop now, without finishing the current batch
+        (it stays in doubt, held in the sync record, and is resolved when the channel next starts)."""
+        self.cut.set()
+        self.stop.set()
+        link = self.link
+        if link is not None:
+            link.abort()
 
     # -- the whole run ------------------------------------------------------------------------------------
     def run(self) -> None:
@@ -332,14 +347,20 @@ class Sender:
             if d is None:
                 raise ChannelStoppedError(f"AMQ9519E: Channel '{self.name}' not found.")
             self.attrs = dict(d.attrs)
+            st.chltype = "SVR" if self.attrs.get("CHLTYPE") == MQCHT_SERVER else "SDR"
             st.xmitq, st.conname = self.attrs["CHLXMITQ"], self.attrs["CONNAME"]
-            if not st.xmitq or not st.conname:
+            if not st.xmitq or not (st.conname or self.tunnel is not None):
                 raise ChannelStoppedError(f"channel '{self.name}' needs XMITQ and CONNAME to send")
             self.local.open_xmitq(st.xmitq)
             self._retrying_loop()
         except ChannelStoppedError as e:
-            st.state, st.reason = "STOPPED", str(e)
-            log.error("channel %s stopped: %s", self.name, e)
+            if self.stop.is_set():  # STOP CHANNEL: IBM's AMQ9528I, the state STATUS() asked for
+                st.state = self.stop_status
+                st.reason = f"AMQ9528I: User requested closedown of channel '{self.name}'."
+                log.info("channel %s ended by STOP CHANNEL (%s)", self.name, st.state)
+            else:
+                st.state, st.reason = "STOPPED", str(e)
+                log.error("channel %s stopped: %s", self.name, e)
         except MQMIError as e:
             if e.reason in (C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_QUIESCING):
                 st.state = "INACTIVE"
@@ -370,10 +391,17 @@ class Sender:
             except MQMIError as e:
                 if e.reason in (C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_QUIESCING):
                     raise
+                if self.stop.is_set():  # STOP CHANNEL MODE(FORCE) cut the link: no retry
+                    self.local_backout()
+                    raise ChannelStoppedError("STOP CHANNEL") from None
                 if e.reason in (C.MQRC_UNKNOWN_CHANNEL_NAME, C.MQRC_CHANNEL_STOPPED, C.MQRC_NOT_AUTHORIZED):
                     raise ChannelStoppedError(_why(e)) from None
                 st.reason = _why(e)
                 log.warning("channel %s: %s", self.name, st.reason)
+                if not self.attrs.get("CONNAME"):  # a SVR started by its requester cannot call back: it ends and
+                    self.local_backout()  # the requester retries (its batch in doubt is resolved then)
+                    st.state = "INACTIVE"
+                    return
             finally:
                 if self.link is not None:
                     self.link.close()
@@ -402,8 +430,11 @@ class Sender:
         st = self.status
         local = self.local
         assert local is not None
+        tunnel, self.tunnel = self.tunnel, None  # a requester's connection serves one session
+        hbint = int(self.attrs["HBINT"])
+        # a reply that does not come within twice HBINT (10 s at least; 30 s without heartbeats) ends the link
         self.link = link = Link.for_channel(
-            self.attrs, self.credentials(self.name), timeout=max(30.0, 2.0 * int(self.attrs["HBINT"]))
+            self.attrs, self.credentials(self.name), timeout=max(10.0, 2.0 * hbint) if hbint else 30.0, sock=tunnel
         )
         rec = local.read_record()
         params: dict[str, Any] = {"qmgr": local.qm.name, "wrap": int(self.attrs["SEQWRAP"])}
@@ -427,7 +458,7 @@ class Sender:
             # the last batch (in doubt) did not arrive: send it again, same number and id
             st.indoubt = True
             self._send(rec, len(rec.msgs), [])
-            st.indoubt = False
+        st.indoubt = False  # the batch in doubt arrived (same id at the receiver) or was sent again just now
         st.state, st.reason = "RUNNING", ""
         self.reached_running = True
         self._batches(rec)
@@ -450,6 +481,10 @@ class Sender:
                 if sent is not None:
                     self._confirmed(sent)
                 self._forget_confirmed(rec)
+                try:  # STOP CHANNEL MODE(QUIESCE): the channel ends with its partner, as at DISCINT
+                    self.link.channel("close", self.name, {})
+                except MQMIError:
+                    pass
                 raise ChannelStoppedError("STOP CHANNEL")
             got: list[tuple[MQMD, bytes]] = []
             if sent is None:
@@ -464,7 +499,7 @@ class Sender:
                     if discint and now - idle_since >= discint:
                         return  # DISCINT: the channel ends normally, INACTIVE (the record was cleared above)
                     if hbint and now - last_sent >= hbint:
-                        self.link.channel("hb", self.name, {})
+                        self._heartbeat(hbint)
                         last_sent = now
                     continue
                 got.append(first)
@@ -525,6 +560,22 @@ class Sender:
                     return persistent, np, count
                 got = [one]
 
+    def _heartbeat(self, hbint: int) -> None:
+        """IBM's heartbeat: an idle channel checks its partner every HBINT seconds; no answer within HBINT and
+        the link is broken: RETRYING, the partner is not waited for any longer."""
+        assert self.link is not None
+        try:
+            self.link.channel("hb", self.name, {}, timeout=max(1.0, float(hbint)))
+        except MQMIError as e:
+            if e.reason != C.MQRC_CONNECTION_BROKEN:
+                raise
+            raise MQMIError(
+                C.MQCC_FAILED,
+                C.MQRC_CONNECTION_BROKEN,
+                f"AMQ9259E: Connection timed out from host '{self.status.conname}': the heartbeat was not answered"
+                f" within HBINT ({hbint} s): {e.detail}",
+            ) from None
+
     def _forget_confirmed(self, rec: Record) -> Record:
         """The last batch is confirmed: drop its messages from the sync record (one sync, when the channel is
         idle or ends, not per batch), so that an in-doubt record always means a batch not yet confirmed."""
@@ -551,13 +602,21 @@ class Sender:
         }
         rid = self.link.send("channel", ["batch", self.name, params])
         self.status.indoubt = True
-        return _Sent(rid, rec.seq, rec.batch_id, count)
+        return _Sent(rid, rec.seq, rec.batch_id, count, params)
 
     def _confirmed(self, sent: _Sent) -> None:
         """The receiver's answer to a batch sent: it committed the batch (else the answer's error is raised, and
-        the batch stays in doubt)."""
+        the batch stays in doubt). An answer asking for a retry (the receiving MCA's message retry, MRRTY/MRTMR,
+        its channel PAUSED) sends the same batch again after MRTMR ms; STOP CHANNEL MODE(QUIESCE) waits for it,
+        MODE(FORCE) leaves it in doubt."""
         assert self.link is not None
-        self.link.answer(sent.rid)
+        while True:
+            answer = self.link.answer(sent.rid)
+            if not isinstance(answer, dict) or "retry" not in answer:
+                break
+            if self.cut.wait(max(0, int(answer["retry"])) / 1000.0):
+                raise ChannelStoppedError("STOP CHANNEL")
+            sent.rid = self.link.send("channel", ["batch", self.name, sent.params])
         st = self.status
         st.indoubt = False
         st.seq, st.batch_id = sent.seq, sent.batch_id

@@ -65,14 +65,20 @@ def start_channel_initiator(server: Any, host_qm: Any, users: Any) -> Callable[[
     """The channel initiator (runmqchi) on SYSTEM.CHANNEL.INITQ, its channels on their own threads."""
     import syncpoint
     from syncpoint.channel import Initiator
-    from syncpoint.server import receiving_channels
+    from syncpoint.server import receiving_channels, receiving_control, serve_channel_requests
 
     def connect() -> Any:
         qm = syncpoint.connect(host_qm.name, embedded=host_qm, appl_name="syncpoint channel")
         server.internal_connections.add(qm.transport.conn.hconn)  # type: ignore[attr-defined]
         return qm
 
-    initiator = Initiator(connect, users.path.parent, lambda: receiving_channels(host_qm))
+    initiator = Initiator(
+        connect,
+        users.path.parent,
+        lambda: receiving_channels(host_qm),
+        lambda op, name, status: receiving_control(host_qm, op, name, status),
+    )
+    serve_channel_requests(host_qm, initiator.requested)  # IBM's requester-server / requester-sender pairs
     initiator.start()
     return initiator.stop
 

@@ -53,11 +53,12 @@ from ._state import Connection, Target, UnitOfWork
 from ._util import fail, padded
 from .remote import XmitMessage, parse_xmit_message, xqh_bytes
 
-Outcome = Literal["delivered", "forwarded", "dead-lettered", "discarded"]
+Outcome = Literal["delivered", "forwarded", "dead-lettered", "discarded", "held"]
 DELIVERED: Outcome = "delivered"  # put on its destination queue here
 FORWARDED: Outcome = "forwarded"  # put on the next transmission queue (a queue manager further on)
 DEAD_LETTERED: Outcome = "dead-lettered"  # put on the dead-letter queue behind an MQDLH
 DISCARDED: Outcome = "discarded"  # dropped, as its MQRO_DISCARD_MSG (or its expiry) asked
+HELD: Outcome = "held"  # not put: the destination refused it for a reason the channel retries (MRRTY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,26 +106,43 @@ class RemoteMixin(ReportsMixin):
 
     # -- the receiving MCA ----------------------------------------------------------------------------
     def deliver_inbound(
-        self, conn: Connection, md: MQMD, data: bytes, *, channel: str = "", syncpoint: bool = True
+        self,
+        conn: Connection,
+        md: MQMD,
+        data: bytes,
+        *,
+        channel: str = "",
+        syncpoint: bool = True,
+        hold: frozenset[int] = frozenset(),
     ) -> Delivery:
         """A receiving channel delivers one message it received: ``md`` and ``data`` as the sending channel got
         them from its transmission queue (Format MQXMIT, MQXQH + application data). Inside ``conn``'s unit of
         work unless ``syncpoint`` is False (non-persistent messages on an NPMSPEED(FAST) channel). Raises
         MQMIError when neither the destination nor the dead-letter queue takes the message: the channel then
-        backs out and stops (nothing of this message is left in the unit of work)."""
+        backs out and stops (nothing of this message is left in the unit of work). A destination that refuses it
+        with a reason in ``hold`` (the channel's message retry: MRRTY/MRTMR) leaves it undelivered: HELD."""
         self._check_conn(conn)
-        return self._deliver(md, data, self._uow(conn) if syncpoint else None, channel, None)
+        return self._deliver(md, data, self._uow(conn) if syncpoint else None, channel, None, hold)
 
-    def deliver_batch(self, conn: Connection, msgs: Sequence[bytes], *, channel: str = "") -> list[Delivery]:
+    def deliver_batch(
+        self, conn: Connection, msgs: Sequence[bytes], *, channel: str = "", hold: frozenset[int] = frozenset()
+    ) -> list[Delivery]:
         """A receiving channel delivers a whole batch: each message (MQXQH + application data, as the sending
         channel got it from its transmission queue) as :meth:`deliver_inbound` delivers one, all in ``conn``'s
         unit of work, in one call; each destination is resolved once per batch. Raises as deliver_inbound does
-        (the channel then backs the batch out)."""
+        (the channel then backs the batch out). Ends at the first message HELD (``hold``, as deliver_inbound):
+        the list then ends with that delivery, and the channel backs the batch out to try it again."""
         self._check_conn(conn)
         uow = self._uow(conn)
         md = MQMD(Format=C.MQFMT_XMIT_Q_HEADER)  # the outer descriptor, which the channel does not carry
         targets: dict[tuple[str, str], Target] = {}
-        return [self._deliver(md, raw, uow, channel, targets) for raw in msgs]
+        out: list[Delivery] = []
+        for raw in msgs:
+            d = self._deliver(md, raw, uow, channel, targets, hold)
+            out.append(d)
+            if d.outcome == HELD:
+                break
+        return out
 
     def _deliver(
         self,
@@ -133,6 +151,7 @@ class RemoteMixin(ReportsMixin):
         uow: UnitOfWork | None,
         channel: str,
         targets: dict[tuple[str, str], Target] | None,
+        hold: frozenset[int] = frozenset(),
     ) -> Delivery:
         x = parse_xmit_message(md, data)
         if x is None:
@@ -154,6 +173,8 @@ class RemoteMixin(ReportsMixin):
             if targets is not None:
                 targets[key] = t
         reason = self._place(t, app, x.payload, uow, INBOUND)
+        if reason in hold:
+            return Delivery(HELD, t.queue.name, reason)
         if reason != C.MQRC_NONE:
             return self._undeliverable(x, reason, uow, channel)
         if t.remote is not None:

@@ -233,6 +233,8 @@ ATTRIBUTES: dict[str, Attribute] = {
         Attribute("MCAUSER", 0, "str", "", _CH, length=64),
         Attribute("SSLCIPH", 0, "str", "", _CH, length=32),
         Attribute("SEQWRAP", 0, "int", 999_999_999, _CH, low=100, high=999_999_999),
+        Attribute("MRRTY", 0, "int", 10, _CH, high=999_999_999),  # message retry: count (receiving MCA)
+        Attribute("MRTMR", 0, "int", 1000, _CH, high=999_999_999),  # and interval in milliseconds
     ]
 }
 

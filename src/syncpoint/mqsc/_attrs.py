@@ -257,8 +257,6 @@ _NO_EFFECT = {
             "MONCHL",
             "MRDATA",
             "MREXIT",
-            "MRRTY",
-            "MRTMR",
             "MSGDATA",
             "MSGEXIT",
             "NETPRTY",

@@ -89,8 +89,16 @@ def parse_channel_command(verb: str, tokens: list[Token], make: Callable[..., An
             if value not in ("COMMIT", "BACKOUT"):
                 raise MqscSyntaxError("ACTION takes COMMIT or BACKOUT", t.end)
             req.attrs["ACTION"] = value
-        elif verb == "STOP" and k in ("MODE", "STATUS", "CONNAME", "QMNAME"):
-            continue  # IBM's STOP CHANNEL options: syncpoint's STOP ends the channel after its current batch
+        elif verb == "STOP" and k in ("MODE", "STATUS"):
+            # IBM's STOP CHANNEL: MODE(QUIESCE) finishes the current batch, MODE(FORCE|TERMINATE) stop now (the
+            # batch may be left in doubt); STATUS(STOPPED) needs a START, STATUS(INACTIVE) ends it normally
+            value = (t.value or "").strip().upper()
+            allowed = ("QUIESCE", "FORCE", "TERMINATE") if k == "MODE" else ("STOPPED", "INACTIVE")
+            if value not in allowed:
+                raise MqscSyntaxError(f"{k} takes {' or '.join(allowed)}", t.end)
+            req.attrs[k] = value
+        elif verb == "STOP" and k in ("CONNAME", "QMNAME"):
+            continue  # IBM's instance selectors: a syncpoint channel has one instance
         elif k in ("CMDSCOPE", "CHLDISP", "DATALEN"):
             continue
         else:
@@ -174,6 +182,10 @@ def run_channel_command(
         request["seqnum"] = req.attrs["SEQNUM"]
     if "ACTION" in req.attrs:
         request["action"] = req.attrs["ACTION"]
+    if "MODE" in req.attrs:
+        request["mode"] = req.attrs["MODE"]
+    if "STATUS" in req.attrs:
+        request["status"] = req.attrs["STATUS"]
     answer = channel_request(qm, request)
     out_lines.extend(answer.get("lines", []))
     return bool(answer.get("ok"))

@@ -25,6 +25,8 @@ _LAZY = {
     "lock_holder": "._lifecycle",
     "process_description": "._lifecycle",
     "receiving_channels": "._channel",
+    "serve_channel_requests": "._channel",
+    "receiving_control": "._channel",
 }
 
 
@@ -57,7 +59,9 @@ __all__ = [
     "pid_alive",
     "process_description",
     "receiving_channels",
+    "receiving_control",
     "run_server",
+    "serve_channel_requests",
     "server_info",
     "status",
 ]

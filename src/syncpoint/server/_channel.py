@@ -15,6 +15,14 @@ it serves TLS) and then speaks ``channel`` requests, ``[op, channel name, {…}]
   is durable. The batch that was last committed, sent again (the sender restarted in doubt), is acknowledged
   without delivering anything twice. Any other sequence number stops the channel with IBM's AMQ9526E.
 - ``hb`` (heartbeat), ``close`` (the sender ends the channel normally), ``ping`` (PING CHANNEL: no open).
+- ``request``: a requester (RQSTR) of another queue manager asks this one's channel of the same name to start
+  (IBM's requester-server and requester-sender pairs). A SVR answers ``{"mode": "server"}`` and sends over the
+  requester's own connection: the channel initiator's sending MCA gets one end of a socket pair and the session
+  relays the other end's bytes to and from the requester (``tunnel`` in the result, taken by the session), which
+  relays them to its own queue manager's server: the sending MCA speaks to the requester's queue manager as it
+  would over a connection of its own. A SDR answers ``{"mode": "callback"}``: the requester's connection ends
+  and the sender starts the channel to its CONNAME (IBM's callback). A channel that is STOPPED, or running, is
+  refused (AMQ9558E / AMQ9514E, MQRC_CHANNEL_NOT_AVAILABLE).
 
 Implements: issue 23 items 4, 5, 7 (receiving side); reference/mqsc.md, channel states.
 """
@@ -22,7 +30,9 @@ Implements: issue 23 items 4, 5, 7 (receiving side); reference/mqsc.md, channel 
 from __future__ import annotations
 
 import json
+import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +40,15 @@ from syncpoint.engine import Connection
 from syncpoint.host import QueueManagerHost
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import CHANNEL, MQCHT_RECEIVER, MQCHT_REQUESTER, QLOCAL, SYSTEM_CHANNEL_SYNCQ
+from syncpoint.mqi.objects import (
+    CHANNEL,
+    MQCHT_RECEIVER,
+    MQCHT_REQUESTER,
+    MQCHT_SENDER,
+    MQCHT_SERVER,
+    QLOCAL,
+    SYSTEM_CHANNEL_SYNCQ,
+)
 from syncpoint.store import Pending
 
 _SYNCQ_ATTRS = {"DESCR": "channel synchronisation records", "MAXDEPTH": 999_999_999, "MAXMSGL": 104_857_600}
@@ -58,12 +76,22 @@ class Receiver:
     msgs: int = 0
     last: float = field(default_factory=time.time)
     stopped: str = ""  # why the channel stopped (sequence error, no DLQ …), "" while it runs
+    chltype: str = "RCVR"
+    mrrty: int = 10  # message retry (IBM's MRRTY / MRTMR): attempts of a batch a destination refused for now
+    mrtmr: int = 1000
+    retry_seq: int = -1  # the batch being retried and how many retries it had
+    retries: int = 0
+    paused: bool = False  # PAUSED: waiting MRTMR before the batch is tried again
+    held: bool = False  # stopped by STOP CHANNEL here: its sender is refused and retries
 
     def status(self) -> dict[str, Any]:
+        # IBM: a receiving channel whose sender went away ends (INACTIVE: DISPLAY CHSTATUS no longer shows it);
+        # STOPPED only when it stopped for an error (a sequence number error, no dead-letter queue)
+        state = "STOPPED" if self.stopped else "RUNNING" if self.conn.alive else "INACTIVE"
         return {
             "CHANNEL": self.name,
-            "CHLTYPE": "RCVR",
-            "STATUS": "RUNNING" if self.conn.alive and not self.stopped else "STOPPED",
+            "CHLTYPE": self.chltype,
+            "STATUS": "PAUSED" if state == "RUNNING" and self.paused else state,
             "RQMNAME": self.peer,
             "CURSEQNO": self.seq,
             "LSTLUWID": self.batch_id,
@@ -78,6 +106,40 @@ class Receiver:
 
 
 _RECEIVERS: dict[tuple[int, str], Receiver] = {}
+# the channel initiator's answer to a requester: (channel, socket for a SVR or None for a SDR) -> "" when it
+# started the channel, else IBM's message why not
+_REQUESTS: dict[int, Callable[[str, socket.socket | None], str]] = {}
+
+
+_HELD: set[tuple[int, str]] = set()  # receiving channels an operator STOPPED: refused until START CHANNEL
+
+
+def receiving_control(qm: Any, op: str, name: str, status: str = "STOPPED") -> bool:
+    """STOP / START CHANNEL of a receiving channel here (``qm``: its QueueManagerHost). STOP: the running receiver
+    ends (its sender's next call is refused and it retries); STATUS(STOPPED) also refuses new starts until
+    START CHANNEL. False when STOP finds the channel not running."""
+    key = (id(qm), name)
+    if op == "START":
+        _HELD.discard(key)
+        return True
+    r = _RECEIVERS.get(key)
+    running = r is not None and r.conn.alive and not r.stopped
+    if not running:
+        return False
+    assert r is not None
+    if status == "INACTIVE":
+        _RECEIVERS.pop(key, None)
+    else:
+        _HELD.add(key)
+        r.stopped = f"AMQ9528I: User requested closedown of channel '{name}'."
+        r.held = True
+    return True
+
+
+def serve_channel_requests(qm: Any, start: Callable[[str, socket.socket | None], str]) -> None:
+    """Register the channel initiator of ``qm`` (its QueueManagerHost) as the one that starts a SVR or SDR a
+    requester of another queue manager asks for."""
+    _REQUESTS[id(qm)] = start
 
 
 def receiving_channels(qm: Any) -> list[dict[str, Any]]:
@@ -111,11 +173,13 @@ def channel(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[An
         return qm.run(lambda: _definition(qm, name) and {"qmgr": qm.engine.name})
     if op == "open":
         return qm.run(_open, qm, conn, name, params)
+    if op == "request":
+        return _request(qm, name)
     r = _RECEIVERS.get((id(qm), name))
     if r is None or r.conn is not conn:
         raise _fail(C.MQRC_CHANNEL_NOT_AVAILABLE, f"channel {name} is not open on this connection")
     if r.stopped:
-        raise _fail(C.MQRC_CHANNEL_STOPPED, r.stopped)
+        raise _fail(C.MQRC_CHANNEL_NOT_AVAILABLE if r.held else C.MQRC_CHANNEL_STOPPED, r.stopped)
     r.last = time.time()
     if op == "hb":
         return {"seq": r.seq}, None
@@ -138,10 +202,42 @@ def _definition(qm: QueueManagerHost, name: str) -> Any:
     return d
 
 
+def _request(qm: QueueManagerHost, name: str) -> tuple[Any, Pending | None]:
+    """A requester asks channel ``name`` here to start (module docstring)."""
+    d, _ = qm.run(qm.engine.lookup, CHANNEL, name)
+    if d is None or d.attrs.get("CHLTYPE") not in (MQCHT_SERVER, MQCHT_SENDER):
+        raise _fail(
+            C.MQRC_UNKNOWN_CHANNEL_NAME,
+            f"AMQ9520E: Channel '{name}' not defined remotely: queue manager {qm.engine.name} has no server or "
+            "sender channel of that name.",
+        )
+    start = _REQUESTS.get(id(qm))
+    if start is None:
+        raise _fail(C.MQRC_CHANNEL_NOT_AVAILABLE, f"queue manager {qm.engine.name} runs no channel initiator")
+    if d.attrs.get("CHLTYPE") == MQCHT_SENDER:
+        why = start(name, None)  # callback: the sender calls the requester back at its CONNAME
+        if why:
+            raise _fail(C.MQRC_CHANNEL_NOT_AVAILABLE, why)
+        return {"mode": "callback", "qmgr": qm.engine.name}, None
+    mine, theirs = socket.socketpair()
+    why = start(name, mine)
+    if why:
+        mine.close()
+        theirs.close()
+        raise _fail(C.MQRC_CHANNEL_NOT_AVAILABLE, why)
+    return {"mode": "server", "qmgr": qm.engine.name, "tunnel": theirs}, None
+
+
 def _open(qm: QueueManagerHost, conn: Connection, name: str, params: dict[str, Any]) -> dict[str, Any]:
     engine = qm.engine
     d = _definition(qm, name)
     key = (id(qm), name)
+    if key in _HELD:  # IBM: the sending end retries until the receiving end is started again
+        raise _fail(
+            C.MQRC_CHANNEL_NOT_AVAILABLE,
+            f"AMQ9558E: The remote channel '{name}' on queue manager {engine.name} is not currently available: it "
+            "was stopped there (START CHANNEL there to let it run).",
+        )
     old = _RECEIVERS.get(key)
     if old is not None and old.conn is not conn and old.conn.alive and not old.stopped:
         raise _fail(
@@ -152,9 +248,17 @@ def _open(qm: QueueManagerHost, conn: Connection, name: str, params: dict[str, A
         engine.define(QLOCAL, SYSTEM_CHANNEL_SYNCQ, dict(_SYNCQ_ATTRS))
     od = MQOD(ObjectName=SYSTEM_CHANNEL_SYNCQ.encode())
     handle = engine.open(conn, od, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_BROWSE)
-    seq, batch_id = _read_sync(engine, conn, handle.hobj, name)
+    if old is not None:
+        # this server ran the channel before: its last committed batch is known here, even while that commit's
+        # new sync record is not yet visible to other connections (a get sees a message once its write is
+        # durable: an old session's last batch, answered to a sender that gave up, may be in that window)
+        seq, batch_id = old.seq, old.batch_id
+    else:
+        seq, batch_id = _read_sync(engine, conn, handle.hobj, name)
     r = Receiver(name, conn, handle.hobj, seq, batch_id, str(params.get("qmgr", ""))[:48], conn.user)
     r.mcauser = str(d.attrs.get("MCAUSER", ""))
+    r.chltype = "RQSTR" if d.attrs.get("CHLTYPE") == MQCHT_REQUESTER else "RCVR"
+    r.mrrty, r.mrtmr = int(d.attrs.get("MRRTY", 10)), int(d.attrs.get("MRTMR", 1000))
     _RECEIVERS[key] = r
     reset = params.get("reset")
     if isinstance(reset, int) and not isinstance(reset, bool) and reset >= 0:
@@ -208,10 +312,21 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
             "Use RESET CHANNEL at the sending end."
         )
         raise _fail(C.MQRC_CHANNEL_STOPPED, r.stopped)
+    if r.retry_seq != seq:
+        r.retry_seq, r.retries = seq, 0
+    # IBM's message retry: a destination full or put-inhibited is tried MRRTY more times, MRTMR apart, before
+    # the message goes to the dead-letter queue (MQCD MsgRetryCount: only for these reasons)
+    hold = _MESSAGE_RETRY if r.retries < r.mrrty else frozenset()
     try:
         if not all(type(raw) is bytes for raw in msgs):
             raise _fail(C.MQRC_UNEXPECTED_ERROR, "a batch's messages must be bytes")
-        engine.deliver_batch(conn, msgs, channel=r.name)
+        done = engine.deliver_batch(conn, msgs, channel=r.name, hold=hold)
+        if done and done[-1].outcome == "held":  # engine.remote HELD
+            engine.backout(conn)  # the whole batch waits: PAUSED, tried again after MRTMR
+            r.retries += 1
+            r.paused = True
+            return {"seq": r.seq, "retry": r.mrtmr, "reason": int(done[-1].reason)}
+        r.paused = False
         r.seq, r.batch_id = seq, batch_id
         _write_sync(engine, conn, r)
         engine.commit(conn)
@@ -226,3 +341,6 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
     r.batches += 1
     r.msgs += len(msgs)
     return {"seq": r.seq}
+
+
+_MESSAGE_RETRY = frozenset({C.MQRC_Q_FULL, C.MQRC_PUT_INHIBITED})

@@ -130,6 +130,47 @@ def _warn_now(what: str) -> bool:
     return True
 
 
+class _Tunnel(asyncio.Protocol):
+    """The SVR channel's side of a requester's connection: bytes each way, as they come."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.transport: Any = None
+        self.early: list[bytes] = []
+        self.closed = False
+        self.task: Any = None
+
+    def connection_made(self, transport: Any) -> None:
+        self.transport = transport
+        if self.closed:
+            transport.close()
+            return
+        for data in self.early:
+            transport.write(data)
+        self.early.clear()
+
+    def data_received(self, data: bytes) -> None:
+        t = self.session.transport
+        if t is not None and not t.is_closing():
+            t.write(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        t = self.session.transport
+        if t is not None and not t.is_closing():
+            t.close()
+
+    def forward(self, data: bytes) -> None:
+        if self.transport is None:
+            self.early.append(data)
+        elif not self.transport.is_closing():
+            self.transport.write(data)
+
+    def close(self) -> None:
+        self.closed = True
+        if self.transport is not None:
+            self.transport.close()
+
+
 class Session(asyncio.Protocol):
     """One connection: one MQI session with its requests run in order."""
 
@@ -154,6 +195,7 @@ class Session(asyncio.Protocol):
         self.write_full = False
         self._handshake: asyncio.TimerHandle | None = None
         self._fatal_slot: list[Any] | None = None
+        self.tunnel: _Tunnel | None = None  # a requester's connection now carries a SVR's channel (_channel.py)
 
     # -- transport events -----------------------------------------------------------------------------
     def connection_made(self, transport: Any) -> None:  # uvloop's transports are not asyncio's classes
@@ -198,6 +240,9 @@ class Session(asyncio.Protocol):
         self.fatal(f"no hello within {self.server.limits.handshake_timeout:g} seconds", quiet=True)
 
     def data_received(self, data: bytes) -> None:
+        if self.tunnel is not None:
+            self.tunnel.forward(data)
+            return
         if self.closing:
             return
         POLLER.touch()  # requests are coming: keep the CPU polling for the next (syncpoint.host, the busy poller)
@@ -216,6 +261,8 @@ class Session(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closing = True
+        if self.tunnel is not None:
+            self.tunnel.close()
         if self.counted:
             self.counted = False
             self.server.tcp_sessions -= 1
@@ -549,7 +596,10 @@ class Session(asyncio.Protocol):
             handler = VERBS.get(verb)
             if handler is not None:
                 result, pending = handler(server.qm, conn, args)
+                tunnel = result.pop("tunnel", None) if verb == "channel" and isinstance(result, dict) else None
                 self._reply_when_durable(rid, result, pending)
+                if tunnel is not None:
+                    self._start_tunnel(tunnel)
             elif (sized := SIZED_VERBS.get(verb)) is not None:
                 result, pending = sized(server.qm, conn, args, server.max_frame)
                 self._reply_when_durable(rid, result, pending)
@@ -572,6 +622,16 @@ class Session(asyncio.Protocol):
         except Exception as e:  # a defect must not take the server down: the caller learns, the log tells
             log.exception("unexpected error in %s from %s", verb, self.peer)
             self.reply_error(rid, MQMIError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, f"{type(e).__name__}: {e}"))
+
+    def _start_tunnel(self, sock: socket.socket) -> None:
+        """From now on this connection relays bytes between the requester and ``sock`` (the SVR channel's end of
+        a socket pair): the reply that said so is written first, no more requests are read."""
+        self._flush_out()
+        self.inbox.clear()
+        tunnel = self.tunnel = _Tunnel(self)
+        loop = asyncio.get_running_loop()
+        sock.setblocking(False)
+        tunnel.task = loop.create_task(loop.connect_accepted_socket(lambda: tunnel, sock))
 
     def _close_when_flushed(self) -> None:
         self.closing = True
