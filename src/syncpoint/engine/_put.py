@@ -153,7 +153,7 @@ class PutMixin(QueueManagerBase):
             )
         if first["PUT"] == MQQA_PUT_INHIBITED or qattrs["PUT"] == MQQA_PUT_INHIBITED:
             raise fail(C.MQRC_PUT_INHIBITED, f"puts are inhibited for queue {h.name}")
-        if q.depth >= qattrs["MAXDEPTH"]:
+        if q.full(qattrs["MAXDEPTH"]) if q.shared else q.depth >= qattrs["MAXDEPTH"]:
             raise fail(C.MQRC_Q_FULL, f"queue {q.name} is full (MAXDEPTH {qattrs['MAXDEPTH']})")
         if q.fifo:
             prio = qattrs["DEFPRTY"]  # seed 001, condition 14: FIFO assigns the queue's default priority

@@ -47,6 +47,7 @@ COPY_KIND = "QSGCOPY"  # in the member's store: the names of its QSGDISP(COPY) o
 _NONE24 = b"\0" * 24
 _ID_MATCH = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
 _TOKEN = struct.Struct(">QQ")
+MAXDEPTH_LIMIT = 999_999_999  # MAXDEPTH's largest value
 _NOT_YET_GET = (
     C.MQGMO_BROWSE_FIRST
     | C.MQGMO_BROWSE_NEXT
@@ -70,6 +71,10 @@ def unavailable(e: StoreError) -> MQMIError:
     return fail(C.MQRC_CF_NOT_AVAILABLE, str(e))
 
 
+def _direct(fn: Callable[..., T], *args: Any) -> T:
+    return fn(*args)
+
+
 def group_call(fn: Callable[P, T]) -> Callable[P, T]:
     """A verb that reaches the shared store: its StoreError becomes MQRC_CF_NOT_AVAILABLE (2345)."""
 
@@ -88,8 +93,9 @@ class SharedQueue(LocalQueue):
 
     shared = True
 
-    def __init__(self, definition: Definition, store: SharedQueues) -> None:
+    def __init__(self, definition: Definition, store: SharedQueues, io: Callable[..., Any] | None = None) -> None:
         self._store = store
+        self.io: Callable[..., Any] = io or _direct  # SharedMixin._io: the host's lock let go while it waits
         super().__init__(definition)
 
     @property
@@ -103,6 +109,17 @@ class SharedQueue(LocalQueue):
     def depth(self, value: int) -> None:
         pass  # the group's depth is counted by the shared store
 
+    def full(self, maxdepth: int) -> bool:
+        """MQPUT's MAXDEPTH check: the group's messages counted up to MAXDEPTH only, none at the largest MAXDEPTH
+        (999 999 999: a queue of that many messages is beyond what the shared store is sized for)."""
+        if maxdepth >= MAXDEPTH_LIMIT:
+            return False
+        try:
+            depth: int = self.io(self._store.depth, self.name, maxdepth)
+            return depth >= maxdepth
+        except StoreError as e:
+            raise unavailable(e) from None
+
 
 class SharedMixin(QueueManagerBase):
     """The hooks of the MQI verbs and of DEFINE for queue-sharing groups."""
@@ -112,6 +129,19 @@ class SharedMixin(QueueManagerBase):
     _next_shared_uow: int
     copies: set[str]  # names of this member's QSGDISP(COPY) objects
     _shared_prepared: list[int]  # units of work prepared (two-phase) since the host last took them
+    # set by the host: run a call with its lock let go (see _io); None: the caller keeps whatever it holds
+    unlocked: Callable[..., Any] | None = None
+
+    def _io(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a call of the shared store that waits for PostgreSQL, with the host's lock let go (``unlocked``)
+        so that the member's other connections go on meanwhile, each on a connection of its own (the store's
+        pool). Only while this call has left nothing for the host to write (its store batch, the queue
+        manager's own puts): those must stay with the call that made them."""
+        unlocked = self.unlocked
+        if unlocked is None or self._batch is not None or self._system_puts:
+            return fn(*args)
+        result: T = unlocked(fn, *args)
+        return result
 
     # -- start -----------------------------------------------------------------------------------------
     def _load_shared(self, copies: set[str], decisions: set[str]) -> None:
@@ -136,7 +166,7 @@ class SharedMixin(QueueManagerBase):
     def _add_shared_queue(self, d: Definition) -> SharedQueue:
         assert self.shared is not None
         self.definitions[("Q", d.name)] = d
-        q = SharedQueue(d, self.shared)
+        q = SharedQueue(d, self.shared, self._io)
         self.queues[d.name] = q
         return q
 
@@ -273,7 +303,7 @@ class SharedMixin(QueueManagerBase):
         if syncpoint:
             shared.put(message, self._shared_uow(conn))
         else:
-            shared.put(message, None)
+            self._io(shared.put, message, None)
             self._wake.add(q.name)
             shared.notify([q.name])
 
@@ -305,13 +335,13 @@ class SharedMixin(QueueManagerBase):
         may_fail = buflen is not None and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG
         claim_only = may_fail or bool(sync & C.MQGMO_SYNCPOINT_IF_PERSISTENT)
         while True:
-            sm = shared.get(q.name, uid, msgid, correlid, claim_only and uid is None)
+            sm = self._io(shared.get, q.name, uid, msgid, correlid, claim_only and uid is None)
             if sm is None:
                 raise fail(C.MQRC_NO_MSG_AVAILABLE, None)
             if sm.expiry != C.MQEI_UNLIMITED and sm.expiry - (now - sm.put_time) * 10 <= 0:
                 # seed 002: the get that would have returned an expired message discards it
                 if uid is not None or claim_only:
-                    shared.discard(sm.id)
+                    self._io(shared.discard, sm.id)
                 continue
             break
         fields = MQMD.unpack(sm.md).__dict__
@@ -336,14 +366,14 @@ class SharedMixin(QueueManagerBase):
             gmo.ReturnedLength = total if buflen is None else min(total, buflen)
         if buflen is not None and total > buflen:
             if not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
-                shared.finish_claim(sm.id, take=False, uow=None)  # the message stays where it was
+                self._io(shared.finish_claim, sm.id, False, None)  # the message stays where it was
                 return GetResult(body[:buflen], total, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
             result = GetResult(body[:buflen], total, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED)
         else:
             result = GetResult(body, total)
         if uid is None and claim_only:
             in_uow = bool(sync & C.MQGMO_SYNCPOINT_IF_PERSISTENT) and sm.persistent
-            shared.finish_claim(sm.id, take=True, uow=self._shared_uow(conn) if in_uow else None)
+            self._io(shared.finish_claim, sm.id, True, self._shared_uow(conn) if in_uow else None)
         q.note_get(now, sm.put_time)
         if h.options & C.MQOO_SAVE_ALL_CONTEXT:
             h.saved_context = {f: d[f] for f in CONTEXT_IDENTITY + CONTEXT_ORIGIN}
@@ -378,11 +408,29 @@ class SharedMixin(QueueManagerBase):
             b.durable = True
             self._shared_prepared.append(uid)
             return False
-        queues = shared.commit(uid) if commit else shared.backout(uid)
+        queues = self._io(shared.commit if commit else shared.backout, uid)
         if queues:
             self._wake.update(queues)
             shared.notify(queues)
         return False
+
+    @group_call
+    def shared_get_ahead(self, conn: Connection, hobj: int, gmo: MQGMO, count: int) -> None:
+        """An MQGET of ``count`` messages in syncpoint from a shared queue (the server's getm): its plain gets
+        claim their messages with one statement; ``count`` 0 after it releases those claimed and not got."""
+        shared = self.shared
+        h = conn.handles.get(hobj)
+        if shared is None or h is None or h.queue is None or not h.queue.shared:
+            return
+        uid = self._shared_uows.get(conn.hconn)
+        if count == 0:
+            if uid is not None:
+                self._io(shared.get_ahead, uid, h.queue.name, 0)
+            return
+        mo = gmo.MatchOptions if gmo.Version >= 2 else _ID_MATCH
+        plain = not gmo.Options & _NOT_YET_GET and gmo.Options & C.MQGMO_SYNCPOINT
+        if count > 1 and plain and not mo & ~_ID_MATCH:
+            shared.get_ahead(self._shared_uow(conn), h.queue.name, count)
 
     def take_shared_completions(self) -> list[int]:
         """The host: units of work prepared by the calls since the last take, to complete once their batch is

@@ -28,13 +28,14 @@ The connection string may hold a password: it is kept in this object only and ne
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
 import threading
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
@@ -93,6 +94,58 @@ _INSERT_HELD = (
     "INSERT INTO qsg_message (qsg, queue, priority, persistent, msgid, correlid, expiry, put_time, backout, md, "
     "data, owner, uow) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
+_COPY = (
+    "COPY qsg_message (qsg, queue, priority, persistent, msgid, correlid, expiry, put_time, backout, md, data{}) "
+    "FROM STDIN"
+)
+_RELEASE = "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false WHERE id = ANY(%s) AND owner = %s"
+POOL_IDLE = 16  # idle connections a member keeps of each kind (durable, fast) for its verbs
+
+
+def _insert_all(conn: psycopg.Connection[Any], rows: list[tuple[Any, ...]], held: bool) -> None:
+    """Insert many messages with one COPY (one statement, inside the caller's transaction)."""
+    with conn.cursor().copy(_COPY.format(", owner, uow" if held else "")) as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+class _Pool:
+    """Idle connections of one kind (durable, or fast: ``synchronous_commit = off``) for the member's verbs. A
+    connection serves one verb at a time, so several verbs of the member (several of its applications) wait
+    for PostgreSQL at once, each on its own connection; psycopg prepares a statement a connection runs often."""
+
+    def __init__(self, url: str, fast: bool) -> None:
+        self._url = url
+        self._fast = fast
+        self._idle: list[psycopg.Connection[Any]] = []
+        self._lock = threading.Lock()
+
+    def take(self) -> psycopg.Connection[Any]:
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        conn = connect(self._url, autocommit=True)
+        if self._fast:
+            try:
+                conn.execute("SET synchronous_commit = off")
+            except psycopg.Error:
+                conn.close()
+                raise
+        return conn
+
+    def give(self, conn: psycopg.Connection[Any]) -> None:
+        if not conn.closed and not conn.broken and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+            with self._lock:
+                if len(self._idle) < POOL_IDLE:
+                    self._idle.append(conn)
+                    return
+        conn.close()
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
 
 
 def _crash_point(name: str) -> None:
@@ -199,6 +252,12 @@ class PostgresSharedQueues:
         self._conn: psycopg.Connection[Any] | None = None  # durable commits (synchronous_commit on)
         self._fast: psycopg.Connection[Any] | None = None  # see _f
         self._pending: dict[int, list[SharedMessage]] = {}  # unit of work -> its puts, inserted at commit
+        self._pool = _Pool(url, fast=False)  # the verbs' connections (see _use)
+        self._fast_pool = _Pool(url, fast=True)
+        self._session_lock = threading.RLock()  # one thread at a time replaces a lost session
+        # an MQGET of many messages in a unit of work (get_ahead): unit of work -> [queue, gets still to come,
+        # messages claimed ahead and not yet got]
+        self._ahead: dict[int, list[Any]] = {}
         self._epoch = 0  # sessions lost so far (a PostgreSQL restart): a unit of work is of one session
         self._uow_epoch: dict[int, int] = {}  # unit of work -> the epoch it began in
         self._prepared_owner: dict[int, str] = {}  # unit of work prepared -> the session (owner) that prepared it
@@ -308,6 +367,33 @@ class PostgresSharedQueues:
         if self._fast is not None:
             self._fast.close()
             self._fast = None
+        self._pool.close()
+        self._fast_pool.close()
+
+    @contextlib.contextmanager
+    def _use(self, fast: bool = False) -> Iterator[psycopg.Connection[Any]]:
+        """A connection of the pool for one verb (fast: ``synchronous_commit = off``, see :meth:`_f`). The verbs
+        may run on several threads at once (the host lets go of its lock while they wait for PostgreSQL); a
+        failure is reported as :meth:`_fail` says."""
+        if self._conn is None:
+            with self._session_lock:
+                if self._conn is None:
+                    self._reconnect()
+        epoch = self._epoch
+        pool = self._fast_pool if fast else self._pool
+        try:
+            conn = pool.take()
+        except psycopg.Error as e:
+            raise self._fail(e, epoch) from None
+        try:
+            yield conn
+        except psycopg.Error as e:
+            raise self._fail(e, epoch) from None
+        finally:
+            if epoch == self._epoch:
+                pool.give(conn)
+            else:
+                conn.close()
 
     def _f(self) -> psycopg.Connection[Any]:
         """The connection whose commits do not wait for the disk (``synchronous_commit = off``): for what need not
@@ -330,24 +416,30 @@ class PostgresSharedQueues:
             raise StoreError("The shared store is not open.")
         self._connect_session()
 
-    def _fail(self, e: psycopg.Error) -> StoreError:
+    def _fail(self, e: psycopg.Error, epoch: int | None = None) -> StoreError:
         """A failed statement. A lost connection ends this session: a new one is connected at once, or by the
         next call while the database is away (its start backs out the lost one's units of work); the units of
-        work begun before fail at their commit."""
+        work begun before fail at their commit. ``epoch``: the session the failed statement ran in (a pool's
+        connection): when that session was already replaced, nothing more is done."""
         lost = any(c is not None and c.broken for c in (self._conn, self._fast)) or isinstance(
             e, psycopg.OperationalError
         )
         if lost:
-            for c in (self._conn, self._fast):
-                if c is not None:
-                    c.close()
-            self._conn = self._fast = None
-            self._epoch += 1
-            self._pending.clear()
-            try:  # a new session at once, whose start backs the lost one's units of work out
-                self._connect_session()
-            except StoreError:
-                pass  # the database is still away: the next call tries again
+            with self._session_lock:
+                if epoch is None or epoch == self._epoch:
+                    for c in (self._conn, self._fast):
+                        if c is not None:
+                            c.close()
+                    self._conn = self._fast = None
+                    self._pool.close()
+                    self._fast_pool.close()
+                    self._epoch += 1
+                    self._pending.clear()
+                    self._ahead.clear()
+                    try:  # a new session at once, whose start backs the lost one's units of work out
+                        self._connect_session()
+                    except StoreError:
+                        pass  # the database is still away: the next call tries again
             return StoreError(
                 f"The shared database was lost ({describe_error(e)}); the units of work in flight on shared queues "
                 "are backed out. Check that PostgreSQL runs and is reachable."
@@ -402,11 +494,8 @@ class PostgresSharedQueues:
             self._begin_uow(uow)
             self._pending.setdefault(uow, []).append(message)
             return 0
-        conn = self._c() if message.persistent else self._f()
-        try:
+        with self._use(fast=not message.persistent) as conn:
             row = conn.execute(_INSERT + " RETURNING id", _values(self.qsg, message)).fetchone()
-        except psycopg.Error as e:
-            raise self._fail(e) from None
         assert row is not None
         ident: int = row[0]
         return ident
@@ -414,6 +503,10 @@ class PostgresSharedQueues:
     def get(
         self, queue: str, uow: int | None, msgid: bytes | None, correlid: bytes | None, claim_only: bool
     ) -> SharedMessage | None:
+        if uow is not None and msgid is None and correlid is None:
+            ahead = self._ahead.get(uow)
+            if ahead is not None and ahead[0] == queue:
+                return self._get_ahead(uow, ahead)
         where = "qsg = %s AND queue = %s AND owner IS NULL"
         args: list[Any] = [self.qsg, queue]
         if msgid is not None:
@@ -428,13 +521,55 @@ class PostgresSharedQueues:
         else:
             sql = f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = {pick} RETURNING {_COLUMNS}"
             args = [self.owner, 0 if uow is None else uow, *args]
-        if uow is not None:
-            self._begin_uow(uow)
-        try:
-            r = (self._c() if uow is None and not claim_only else self._f()).execute(sql, args).fetchone()
-        except psycopg.Error as e:
-            raise self._fail(e) from None
-        return None if r is None else _row(r)
+        epoch = self._epoch
+        with self._use(fast=uow is not None or claim_only) as conn:
+            r = conn.execute(sql, args).fetchone()
+        if r is None:
+            return None
+        if uow is not None:  # the unit of work holds a row from here (of the session it was claimed in)
+            self._uow_epoch.setdefault(uow, epoch)
+        return _row(r)
+
+    # -- MQGET of many messages in a unit of work: one claim for them all ----------------------------------------
+    def get_ahead(self, uow: int, queue: str, count: int) -> None:
+        """The next ``count`` plain gets of ``uow`` from ``queue`` claim their messages with one statement (the
+        first of them claims up to ``count``); 0: the messages claimed and not got are released as they were
+        (no BackoutCount + 1: no application saw them)."""
+        if count > 1:
+            self._ahead[uow] = [queue, count, []]
+            return
+        ahead = self._ahead.pop(uow, None)
+        if ahead is not None and ahead[2]:
+            with self._use(fast=True) as conn:
+                conn.execute(_RELEASE, ([m.id for m in ahead[2]], self.owner))
+
+    def _get_ahead(self, uow: int, ahead: list[Any]) -> SharedMessage | None:
+        claimed: list[SharedMessage] = ahead[2]
+        if not claimed and ahead[1] > 0:  # claim, in one statement, as many as the gets still to come
+            epoch = self._epoch
+            sql = (
+                f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id IN (SELECT id FROM qsg_message "
+                "WHERE qsg = %s AND queue = %s AND owner IS NULL ORDER BY priority DESC, id LIMIT %s "
+                f"FOR UPDATE SKIP LOCKED) RETURNING {_COLUMNS}"
+            )
+            with self._use(fast=True) as conn:
+                rows = conn.execute(sql, (self.owner, uow, self.qsg, ahead[0], ahead[1])).fetchall()
+            if rows:
+                self._uow_epoch.setdefault(uow, epoch)
+            claimed.extend(sorted((_row(r) for r in rows), key=lambda m: (-m.priority, m.id), reverse=True))
+            if not claimed:
+                ahead[1] = 0  # the queue is empty: the next gets look again one by one
+                return None
+        if not claimed:
+            return None
+        ahead[1] -= 1
+        return claimed.pop()
+
+    def _release_ahead(self, conn: psycopg.Connection[Any], uow: int) -> None:
+        """In the transaction that ends ``uow``: what it claimed ahead and did not get is released as it was."""
+        ahead = self._ahead.pop(uow, None)
+        if ahead is not None and ahead[2]:
+            conn.execute(_RELEASE, ([m.id for m in ahead[2]], self.owner))
 
     def finish_claim(self, message_id: int, take: bool, uow: int | None) -> None:
         args: tuple[Any, ...] = (message_id, self.owner)
@@ -448,29 +583,27 @@ class PostgresSharedQueues:
             self._begin_uow(uow)
             sql = "UPDATE qsg_message SET uow = %s WHERE id = %s AND owner = %s AND uow = 0"
             args = (uow, *args)
-        try:
-            self._c().execute(sql, args)
-        except psycopg.Error as e:
-            raise self._fail(e) from None
+        with self._use() as conn:
+            conn.execute(sql, args)
 
     def discard(self, message_id: int) -> None:
-        try:
-            self._c().execute("DELETE FROM qsg_message WHERE id = %s AND owner = %s", (message_id, self.owner))
-        except psycopg.Error as e:
-            raise self._fail(e) from None
+        with self._use() as conn:
+            conn.execute("DELETE FROM qsg_message WHERE id = %s AND owner = %s", (message_id, self.owner))
 
     def commit(self, uow: int) -> list[str]:
-        """One durable transaction: the unit of work's puts inserted, its gets deleted."""
+        """One durable transaction, the unit of work's one PostgreSQL commit: its puts inserted (one COPY), its
+        gets deleted. A unit of work that got nothing from the group and put nothing there costs nothing."""
+        holds = uow in self._uow_epoch  # every statement that makes it hold a row begins it (_begin_uow)
         self._check_uow(uow)
         puts = self._pending.pop(uow, [])
-        conn = self._c()
-        try:
-            with conn.transaction():
-                if puts:
-                    conn.cursor().executemany(_INSERT, [_values(self.qsg, m) for m in puts])
-                conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s", (self.owner, uow))
-        except psycopg.Error as e:
-            raise self._fail(e) from None
+        if not holds:
+            self._ahead.pop(uow, None)
+            return []
+        with self._use() as conn, conn.transaction():
+            self._release_ahead(conn, uow)
+            if puts:
+                _insert_all(conn, [_values(self.qsg, m) for m in puts], held=False)
+            conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s", (self.owner, uow))
         return sorted({m.queue for m in puts})
 
     # -- input opens, group-wide -------------------------------------------------------------------------
@@ -520,8 +653,9 @@ class PostgresSharedQueues:
         conn = self._c()
         try:
             with conn.transaction():
+                self._release_ahead(conn, uow)
                 if puts:
-                    conn.cursor().executemany(_INSERT_HELD, [(*_values(self.qsg, m), self.owner, uow) for m in puts])
+                    _insert_all(conn, [(*_values(self.qsg, m), self.owner, uow) for m in puts], held=True)
                 conn.execute("INSERT INTO qsg_indoubt VALUES (%s, %s, %s)", (self.qsg, self.owner, uow))
         except psycopg.Error as e:
             raise self._fail(e) from None
@@ -577,29 +711,26 @@ class PostgresSharedQueues:
 
     def backout(self, uow: int) -> list[str]:
         self._pending.pop(uow, None)  # its puts were never inserted
-        if self._uow_epoch.pop(uow, self._epoch) != self._epoch:
-            return []  # of a lost session: backed out when the new session began
-        conn = self._c()
-        try:
-            with conn.transaction():
-                rows = conn.execute(
-                    "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
-                    "WHERE owner = %s AND uow = %s RETURNING queue",
-                    (self.owner, uow),
-                ).fetchall()
-        except psycopg.Error as e:
-            raise self._fail(e) from None
+        if uow not in self._uow_epoch or self._uow_epoch.pop(uow) != self._epoch:
+            self._ahead.pop(uow, None)
+            return []  # holds nothing, or of a lost session: backed out when the new session began
+        with self._use() as conn, conn.transaction():
+            self._release_ahead(conn, uow)
+            rows = conn.execute(
+                "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
+                "WHERE owner = %s AND uow = %s RETURNING queue",
+                (self.owner, uow),
+            ).fetchall()
         return sorted({r[0] for r in rows})
 
-    def depth(self, queue: str) -> int:
-        try:
-            row = (
-                self._f()
-                .execute("SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s", (self.qsg, queue))
-                .fetchone()
-            )
-        except psycopg.Error as e:
-            raise self._fail(e) from None
+    def depth(self, queue: str, limit: int | None = None) -> int:
+        sql = "SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s"
+        args: tuple[Any, ...] = (self.qsg, queue)
+        if limit is not None:  # enough to tell whether MAXDEPTH is reached: at most ``limit`` rows read
+            sql = "SELECT count(*) FROM (SELECT 1 FROM qsg_message WHERE qsg = %s AND queue = %s LIMIT %s) s"
+            args = (self.qsg, queue, limit)
+        with self._use(fast=True) as conn:
+            row = conn.execute(sql, args).fetchone()
         # IBM counts a put in a unit of work in CURDEPTH at once: this member's own are not in the table yet
         mine = sum(1 for puts in self._pending.values() for m in puts if m.queue == queue)
         return (int(row[0]) if row else 0) + mine
@@ -634,9 +765,12 @@ class PostgresSharedQueues:
             try:
                 if conn is None or conn.closed:
                     conn = psycopg.connect(self._url, autocommit=True, connect_timeout=10)
-                with conn.transaction():
-                    for name in names:
-                        conn.execute("SELECT pg_notify(%s, %s)", (channel(self.qsg), name))
+                    # a NOTIFY's transaction writes a commit record: it need not wait for the disk (a lost
+                    # wake-up is caught by the members' 100 ms poll)
+                    conn.execute("SET synchronous_commit = off")
+                conn.execute(  # one statement, one round trip, however many names
+                    "SELECT pg_notify(%s, n) FROM unnest(%s::text[]) n", (channel(self.qsg), names)
+                )
             except psycopg.Error:
                 conn = None  # lost: the members' 100 ms poll wakes the waiters anyway
         if conn is not None:

@@ -113,8 +113,15 @@ class SharedQueues(Protocol):
         messages back."""
         ...
 
-    def depth(self, queue: str) -> int:
-        """CURDEPTH: the group's messages on the queue (those held by units of work too)."""
+    def depth(self, queue: str, limit: int | None = None) -> int:
+        """CURDEPTH: the group's messages on the queue (those held by units of work too); with ``limit``,
+        counted up to that many only (enough to tell whether MAXDEPTH is reached)."""
+        ...
+
+    def get_ahead(self, uow: int, queue: str, count: int) -> None:
+        """The next ``count`` plain gets of unit of work ``uow`` from ``queue`` (an MQGET of many messages) may
+        claim their messages with one statement; 0 ends that, making what was claimed and not got available
+        again as it was."""
         ...
 
     def clear(self, queue: str) -> int:
