@@ -335,7 +335,11 @@ class SharedMixin(QueueManagerBase):
         may_fail = buflen is not None and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG
         claim_only = may_fail or bool(sync & C.MQGMO_SYNCPOINT_IF_PERSISTENT)
         while True:
-            sm = self._io(shared.get, q.name, uid, msgid, correlid, claim_only and uid is None)
+            sm = None
+            if uid is not None and msgid is None and correlid is None:  # claimed ahead (getm): no round trip
+                sm = shared.take_ahead(uid, q.name)
+            if sm is None:
+                sm = self._io(shared.get, q.name, uid, msgid, correlid, claim_only and uid is None)
             if sm is None:
                 raise fail(C.MQRC_NO_MSG_AVAILABLE, None)
             if sm.expiry != C.MQEI_UNLIMITED and sm.expiry - (now - sm.put_time) * 10 <= 0:

@@ -68,6 +68,7 @@ CREATE TABLE IF NOT EXISTS qsg_indoubt (
     qsg text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, PRIMARY KEY (owner, uow));
 """
 LIVENESS_WAIT = 5.0  # seconds a starting member waits for its liveness lock (a peer may be recovering it)
+NOTIFY_GAP = 0.02  # seconds between two NOTIFYs of a member (the other members' waiters wake that much later)
 PEER_CHECK = 1.0  # seconds between two looks for dead peers (peer recovery)
 _SCHEMA_LOCK = 7242002  # an advisory lock: one creator of the schema at a time
 
@@ -506,7 +507,7 @@ class PostgresSharedQueues:
         if uow is not None and msgid is None and correlid is None:
             ahead = self._ahead.get(uow)
             if ahead is not None and ahead[0] == queue:
-                return self._get_ahead(uow, ahead)
+                return self.take_ahead(uow, queue) or self._get_ahead(uow, ahead)
         where = "qsg = %s AND queue = %s AND owner IS NULL"
         args: list[Any] = [self.qsg, queue]
         if msgid is not None:
@@ -542,6 +543,16 @@ class PostgresSharedQueues:
         if ahead is not None and ahead[2]:
             with self._use(fast=True) as conn:
                 conn.execute(_RELEASE, ([m.id for m in ahead[2]], self.owner))
+
+    def take_ahead(self, uow: int, queue: str) -> SharedMessage | None:
+        """The next message ``uow`` claimed ahead from ``queue``, without a statement; None when there is none
+        (then :meth:`get` claims)."""
+        ahead = self._ahead.get(uow)
+        if ahead is None or ahead[0] != queue or not ahead[2]:
+            return None
+        ahead[1] -= 1
+        m: SharedMessage = ahead[2].pop()
+        return m
 
     def _get_ahead(self, uow: int, ahead: list[Any]) -> SharedMessage | None:
         claimed: list[SharedMessage] = ahead[2]
@@ -732,7 +743,7 @@ class PostgresSharedQueues:
         with self._use(fast=True) as conn:
             row = conn.execute(sql, args).fetchone()
         # IBM counts a put in a unit of work in CURDEPTH at once: this member's own are not in the table yet
-        mine = sum(1 for puts in self._pending.values() for m in puts if m.queue == queue)
+        mine = sum(1 for puts in list(self._pending.values()) for m in list(puts) if m.queue == queue)
         return (int(row[0]) if row else 0) + mine
 
     def clear(self, queue: str) -> int:
@@ -773,6 +784,8 @@ class PostgresSharedQueues:
                 )
             except psycopg.Error:
                 conn = None  # lost: the members' 100 ms poll wakes the waiters anyway
+            with self._notify_lock:  # what comes meanwhile goes in the next one: a NOTIFY is a commit too
+                self._notify_lock.wait_for(lambda: self._closed, NOTIFY_GAP)
         if conn is not None:
             conn.close()
 

@@ -118,6 +118,11 @@ class SharedQueues(Protocol):
         counted up to that many only (enough to tell whether MAXDEPTH is reached)."""
         ...
 
+    def take_ahead(self, uow: int, queue: str) -> SharedMessage | None:
+        """The next message ``uow`` claimed ahead from ``queue`` (:meth:`get_ahead`), without reaching the
+        store; None when there is none."""
+        ...
+
     def get_ahead(self, uow: int, queue: str, count: int) -> None:
         """The next ``count`` plain gets of unit of work ``uow`` from ``queue`` (an MQGET of many messages) may
         claim their messages with one statement; 0 ends that, making what was claimed and not got available
