@@ -101,7 +101,7 @@ _COPY = (
     "FROM STDIN"
 )
 _RELEASE = "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false WHERE id = ANY(%s) AND owner = %s"
-GROUPS_IN_FLIGHT = int(os.environ.get("SYNCPOINT_QSG_GROUPS", "2"))  # a member's group transactions at once
+GROUPS_IN_FLIGHT = int(os.environ.get("SYNCPOINT_QSG_GROUPS", "4"))  # a member's group transactions at once
 POOL_IDLE = 16  # idle connections a member keeps of each kind (durable, fast) for its verbs
 
 
