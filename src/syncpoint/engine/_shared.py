@@ -30,7 +30,7 @@ from typing import Any, ParamSpec, TypeVar
 from syncpoint.mqi import MQGMO, MQMD, GetResult, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import QLOCAL, Definition, defaults_for
-from syncpoint.store import DECISION_KIND, SharedMessage, SharedQueues, StoreError
+from syncpoint.store import DECISION_KIND, Batch, SharedMessage, SharedQueues, StoreError
 
 from ._base import QueueManagerBase
 from ._effects import stored_message
@@ -69,6 +69,16 @@ T = TypeVar("T")
 def unavailable(e: StoreError) -> MQMIError:
     """The group's shared store failed: IBM's reason for a coupling facility that cannot be used."""
     return fail(C.MQRC_CF_NOT_AVAILABLE, str(e))
+
+
+def _counters_only(b: Batch) -> bool:
+    """A batch that holds only counters (the MsgId block reserved by this put): whichever call writes it, it
+    is written in order before any later batch, so the call may let the lock go meanwhile."""
+    counters = b.counters
+    b.counters = {}
+    empty = b.is_empty()
+    b.counters = counters
+    return empty
 
 
 def _direct(fn: Callable[..., T], *args: Any) -> T:
@@ -138,7 +148,8 @@ class SharedMixin(QueueManagerBase):
         pool). Only while this call has left nothing for the host to write (its store batch, the queue
         manager's own puts): those must stay with the call that made them."""
         unlocked = self.unlocked
-        if unlocked is None or self._batch is not None or self._system_puts:
+        b = self._batch
+        if unlocked is None or self._system_puts or (b is not None and not _counters_only(b)):
             return fn(*args)
         result: T = unlocked(fn, *args)
         return result
