@@ -12,7 +12,12 @@ rows, so nothing is locked between verbs and any member can back out another's w
 object until its commit inserts them, in the commit's one transaction (nobody may see them before; a member that
 dies takes them along). Gets claim the first available row with ``FOR UPDATE SKIP LOCKED``, so concurrent
 getters on any member never wait for each other. What need not survive the loss of the database (a claim before
-its commit, a non-persistent message) is written on a second connection with ``synchronous_commit = off``.
+its commit, a non-persistent message) is written on connections with ``synchronous_commit = off``.
+
+Speed: the verbs take a connection of the member's pool (``_Pool``; the host lets go of its lock while they wait,
+so several run at once); the durable ones share group transactions (``_Group``: one PostgreSQL commit for the
+verbs that came while the previous one ran); a unit of work's puts are one COPY; a get of many messages in a
+unit of work claims them with one statement (:meth:`PostgresSharedQueues.get_ahead`).
 
 ``owner`` is ``<member>.<session>``, a fresh session each time the member opens the group: at open, whatever an
 earlier session of this member still holds is backed out (its puts deleted, its gets reinstated with
