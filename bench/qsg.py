@@ -15,9 +15,12 @@ round-robin over the members (the peer's clients all talk to PostgreSQL). Rows:
   then MQCMIT (``get_many(commit_first=True)``); peer: 100 INSERTs in one transaction, one DELETE of up to 100
   rows.
 
-messages/s is what went through the queue (the consumers' count over the measured window). PostgreSQL's own
-commits/s (``pg_stat_database.xact_commit``) over the same window is the limit the group runs into; msgs/commit is
-how many messages each PostgreSQL commit carried. PostgreSQL runs with fsync on (tests/pg.py, ``durable``).
+messages/s is what went through the queue (the consumers' count over the measured window, which opens once every
+client is connected). PostgreSQL's own commits/s over the same window is the limit the group runs into: the
+transactions that wrote (its transaction-id counter, exact), and ``pg_stat_database.xact_commit`` (read-only ones
+too, reported by each backend at most once a second); messages per PG commit is how many messages each writing
+commit carried. Member i runs on CPU i mod CPUs (``--member-cpus``). PostgreSQL runs with fsync on (tests/pg.py,
+``durable``).
 This is not a test: it lives outside ``tests/`` and is never collected by pytest.
 """
 
