@@ -6,11 +6,16 @@ exactly once. Rows of the table, all against the same queue-manager server (Unix
 - the Python loop with syncpoint's client, one unit of work per message (get + put + MQCMIT: what an MQ
   application does for exactly-once), and one unit of work per 100 messages;
 - the flow on Spark local[1] and local[2] with availableNow (the rate counts from the query's start to the
-  drained queue; the SparkSession's start-up is shown apart);
+  drained queue; the SparkSession's start-up is shown apart), with the sink's commit on the driver and with
+  per-partition commits on the executors (``--commits sink,partition``);
 - the queue manager's own rate: a producer process putting 100 per unit of work and a consumer process getting
   100 per unit of work at the same time (as bench/server.py row 2), messages through per second;
 - the flow's end-to-end latency, put on the input queue to output committed, p50 and p99, for a trickle of
-  ``--rate`` messages/s (default 20) for ``--trickle`` seconds, with the flow's default trigger.
+  ``--rate`` messages/s (default 20) for ``--trickle`` seconds, with the flow's default trigger;
+- the flow on the last master with its input and output queues SHARED in a queue-sharing group of two members
+  (``syncpoint strmqm`` processes) on a PostgreSQL the run starts (tests/pg.py, fsync on), each partition
+  reading through one member (Target members; ``--shared-count`` messages, default ``--count``; skip with
+  ``--skip shared``).
 
 ``--profile`` also prints where a micro-batch's time goes (syncpoint's parts from timestamps each process
 writes, and Spark's own durations from the query's progress), per batch.
@@ -204,15 +209,65 @@ def trickle(home: Path, master: str, rate: float, seconds: float, batch: int, ru
     return statistics.median(latencies), p99, len(latencies)
 
 
+def shared_row(master: str, n: int, batch: int) -> tuple[float, str]:
+    """The flow over a shared input queue (and a shared output queue) read through two members of a group."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # tests/pg.py
+    from pg import PostgresServer
+
+    syncpoint_cmd = str(Path(sys.executable).parent / "syncpoint")
+    pg = PostgresServer(durable=True).start()
+    home = Path(tempfile.mkdtemp(prefix="bench-flow-qsg-"))
+    env = dict(os.environ, SYNCPOINT_HOME=str(home))
+    members = ("QMA", "QMB")
+    try:
+        url = pg.new_database("flow")
+        for m in members:
+            for args in (["crtmqm", "-qsg", "BF", "--shared", url, m], ["strmqm", m, "--port", "0"]):
+                r = subprocess.run([syncpoint_cmd, *args], env=env, capture_output=True, text=True, timeout=300)
+                if r.returncode != 0:
+                    raise SystemExit(f"syncpoint {args[0]} failed: {r.stderr.strip()}")
+        qm = syncpoint.connect("QMA", home=home, appl_name="bench.flow")
+        src, dst = "BENCH.SHARED.IN", "BENCH.SHARED.OUT"
+        for name in (src, dst):
+            qm.admin("define", "QLOCAL", name, {"QSGDISP": "SHARED", "MAXDEPTH": 999_999_999})
+        q = qm.open(src)
+        payload = [body(i) for i in range(n)]
+        for i in range(0, n, 1000):
+            q.put_many(payload[i : i + 1000], syncpoint=True, commit=True, persistent=True, format="MQSTR")
+        q.close()
+        spark = spark_session(master, "bench-flow-shared")
+        flow = Flow(MQInput(src, parse="json"), out=flow_out, output=dst, max_messages_per_batch=batch)
+        target = Target("QMA", home=str(home), members=members)
+        t1 = time.perf_counter()
+        totals = run_flow(flow, target, home / "ckpt-shared", available_now=True, spark=spark)
+        elapsed = time.perf_counter() - t1
+        actual = spark.sparkContext.master
+        spark.stop()
+        assert qm.open(dst).depth == n and qm.open(src).depth == 0, "the flow lost or duplicated messages"
+        qm.disconnect()
+        note = f"{n:,} messages, {totals.batches} batches, {actual}, PostgreSQL fsync on"
+        steady = totals.steady_rate()
+        if steady is not None:
+            note += f", {steady:,.0f} msg/s after the first batch"
+        return totals.outputs / elapsed, note
+    finally:
+        for m in members:
+            subprocess.run([syncpoint_cmd, "endmqm", "-i", m], env=env, capture_output=True, timeout=120)
+        pg.stop()
+        shutil.rmtree(home, ignore_errors=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", "--messages", dest="count", type=int, default=100_000)
     ap.add_argument("--masters", default="local[1],local[2]")
     ap.add_argument("--batch", type=int, default=5000, help="the flow's maxMessagesPerBatch")
+    ap.add_argument("--commits", default="sink,partition", help="the flow's commit modes to run: sink,partition")
     ap.add_argument("--cpus", default="auto", help="the server's --cpus (default auto, as strmqm)")
     ap.add_argument("--rate", type=float, default=20.0, help="the latency trickle's messages/s")
     ap.add_argument("--trickle", type=float, default=30.0, help="the latency trickle's seconds (0: skip it)")
-    ap.add_argument("--skip", default="", help="rows to skip: loop1,loop100,qm")
+    ap.add_argument("--skip", default="", help="rows to skip: loop1,loop100,qm,shared")
+    ap.add_argument("--shared-count", type=int, default=0, help="messages of the shared-queue row (default --count)")
     ap.add_argument("--profile", action="store_true", help="print where a micro-batch's time goes")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--home", help=argparse.SUPPRESS)
@@ -258,7 +313,8 @@ def main() -> int:
             rate = loop(qm, every, src, dst)
             rows[f"loop{every}"] = (f"Python loop, 1 unit of work per {every} message(s)", rate, "")
             print(f"{rows[f'loop{every}'][0]}: {rate:,.0f} msg/s", file=sys.stderr, flush=True)
-        for master in a.masters.split(","):
+        for master, commit in [(m, c) for c in a.commits.split(",") for m in a.masters.split(",")]:
+            key = master if commit == "sink" else f"{master}/{commit}"
             run += 1
             src, dst = load(qm, a.count, run)
             prof = home / f"profile-{run}.jsonl"
@@ -268,7 +324,9 @@ def main() -> int:
             spark = spark_session(master, "bench-flow")
             started = time.perf_counter() - t0
             actual = spark.sparkContext.master
-            flow = Flow(MQInput(src, parse="json"), out=flow_out, output=dst, max_messages_per_batch=a.batch)
+            flow = Flow(
+                MQInput(src, parse="json"), out=flow_out, output=dst, max_messages_per_batch=a.batch, commit=commit
+            )
             t1 = time.perf_counter()
             totals = run_flow(flow, Target(QM, home=str(home)), home / f"ckpt-{run}", available_now=True, spark=spark)
             elapsed = time.perf_counter() - t1
@@ -281,10 +339,11 @@ def main() -> int:
             note = f"{totals.batches} batches, {actual}, session start {started:.1f} s"
             if steady is not None:
                 note += f", {steady:,.0f} msg/s after the first batch"
-            rows[master] = (f"flow on Spark {master}, exactly-once", rate, note)
-            print(f"{rows[master][0]}: {rate:,.0f} msg/s ({note})", file=sys.stderr, flush=True)
+            label = "" if commit == "sink" else ", commit per partition"
+            rows[key] = (f"flow on Spark {master}, exactly-once{label}", rate, note)
+            print(f"{rows[key][0]}: {rate:,.0f} msg/s ({note})", file=sys.stderr, flush=True)
             if a.profile:
-                profiles += [f"flow on {master}:", *profile_table(prof, getattr(totals, "spark_ms", {}))]
+                profiles += [f"flow on {key}:", *profile_table(prof, getattr(totals, "spark_ms", {}))]
         if "qm" not in skip:
             run += 1
             rate = qm_rate(home, a.count, run)
@@ -294,16 +353,24 @@ def main() -> int:
             run += 1
             master = a.masters.split(",")[-1]
             latency = trickle(home, master, a.rate, a.trickle, a.batch, run)
+        if "shared" not in skip:
+            master = a.masters.split(",")[-1]
+            n = a.shared_count or a.count
+            rate, note = shared_row(master, n, a.batch)
+            rows["shared"] = (f"flow on {master}, input SHARED, 2 members", rate, note)
+            print(f"{rows['shared'][0]}: {rate:,.0f} msg/s ({note})", file=sys.stderr, flush=True)
         qm.disconnect()
     finally:
         server.terminate()
         server.wait()
         shutil.rmtree(home, ignore_errors=True)
     print(f"\n{a.count:,} persistent 1 KiB JSON messages, parse + enrich + put; maxMessagesPerBatch {a.batch}")
+    masters = a.masters.split(",")
     loop1 = rows.get("loop1", ("", 0.0, ""))[1]
     loop100 = rows.get("loop100", ("", 0.0, ""))[1]
     qmr = rows.get("qm", ("", 0.0, ""))[1]
-    order = ["loop1", "loop100", *a.masters.split(","), "qm"]
+    order = ["loop1", "loop100", *[m if c == "sink" else f"{m}/{c}" for c in a.commits.split(",") for m in masters]]
+    order += ["qm", "shared"]
     print(f"{'run':<50} {'msg/s':>9} {'vs loop':>8} {'vs loop@100':>12} {'vs QM':>7}")
     for key in order:
         if key not in rows:
@@ -314,9 +381,10 @@ def main() -> int:
             return f"{rate / base:.2f}x" if base else "-"
 
         print(f"{name:<50} {rate:>9,.0f} {ratio(loop1):>8} {ratio(loop100):>12} {ratio(qmr):>7}  {note}")
-    masters = a.masters.split(",")
-    if len(masters) >= 2 and all(m in rows for m in masters[:2]):
-        print(f"{masters[1]} / {masters[0]}: {rows[masters[1]][1] / rows[masters[0]][1]:.2f}x")
+    for c in a.commits.split(","):
+        ks = [m if c == "sink" else f"{m}/{c}" for m in masters[:2]]
+        if len(ks) == 2 and all(k in rows for k in ks):
+            print(f"{ks[1]} / {ks[0]}: {rows[ks[1]][1] / rows[ks[0]][1]:.2f}x")
     if latency is not None:
         p50, p99, n = latency
         print(

@@ -27,6 +27,11 @@ def reply(qm: QueueManager) -> QueueManager:
     return qm
 
 
+# seed 002 gives the scan of shared queues (EXPRYINT, REFRESH QMGR TYPE(EXPIRY)) to one member of the group:
+# those rules are checked with several members (tests/qsg/test_qsg_expiry_*.py)
+_SCAN = pytest.mark.not_on_shared_queue("the scan for expired messages of shared queues is the group's (seed 002)")
+
+
 def put_expiring(q, data: bytes, tenths: int, **kw) -> MQMD:
     md = MQMD(Expiry=tenths)
     for k, v in kw.items():
@@ -180,6 +185,7 @@ def test_expiration_report_is_sent_when_the_message_is_discarded(
     assert rep.md.Format == (C.MQFMT_STRING if expected_data else C.MQFMT_NONE)
 
 
+@_SCAN
 def test_expiration_report_passes_msgid_and_correlid_when_asked(reply: QueueManager, clock: FakeClock) -> None:
     q = reply.open("Q1")
     opts = C.MQRO_EXPIRATION | C.MQRO_PASS_MSG_ID | C.MQRO_PASS_CORREL_ID
@@ -326,6 +332,7 @@ def test_periodic_scan_by_expryint_discards_expired_messages_and_reports(reply: 
     assert reply.open("REPLY").depth == 3
 
 
+@_SCAN
 def test_scan_tracks_only_queues_holding_messages_with_an_expiry(
     qm: QueueManager, embedded: EmbeddedQueueManager, clock: FakeClock
 ) -> None:
@@ -338,6 +345,7 @@ def test_scan_tracks_only_queues_holding_messages_with_an_expiry(
     assert not embedded.engine._expiry_candidates
 
 
+@_SCAN
 def test_refresh_expiry_scans_only_the_named_queues(qm: QueueManager, clock: FakeClock) -> None:
     for name in ("APP.A", "APP.B", "OTHER"):
         qm.admin("define", "QLOCAL", name)
@@ -349,6 +357,7 @@ def test_refresh_expiry_scans_only_the_named_queues(qm: QueueManager, clock: Fak
 
 
 # 11 ------------------------------------------------------------------------------------------------
+@_SCAN
 def test_messages_held_by_a_unit_of_work_are_not_discarded_under_it_but_checked_when_reinstated(
     qm: QueueManager, clock: FakeClock
 ) -> None:
@@ -382,6 +391,7 @@ def test_gmo_returned_for_expiry_uses_mqgmo_version_1_too(qm: QueueManager, cloc
 
 
 # issue 24, defect 4 ---------------------------------------------------------------------------------
+@_SCAN
 def test_a_backed_out_get_leaves_one_expiry_entry_and_the_scan_discards_it_once(
     qm: QueueManager, clock: FakeClock
 ) -> None:
@@ -398,6 +408,7 @@ def test_a_backed_out_get_leaves_one_expiry_entry_and_the_scan_discards_it_once(
     assert qm.admin("refresh_expiry", "*") == 0
 
 
+@_SCAN
 def test_repeated_backouts_keep_one_expiry_entry_per_message(qm: QueueManager, clock: FakeClock) -> None:
     q = qm.open("Q1")
     q.put(b"m", md=MQMD(Expiry=10))

@@ -307,6 +307,9 @@ def test_fifo_queue_ignores_priority_and_assigns_default_priority(qm: QueueManag
     assert {m.priority for m in got} == {3}
 
 
+@pytest.mark.not_on_shared_queue(
+    "one queue indexed by both MsgId and CorrelId; a shared queue has one INDXTYPE (tests/qsg/test_qsg_mqi_rules.py)"
+)
 def test_get_matches_msgid_correlid_and_none_matches_any(qm: QueueManager) -> None:
     q = qm.open("Q1")
     q.put(b"1", correl_id=b"A")

@@ -12,6 +12,8 @@ import pytest
 from test_mqsc_commands import pairs
 
 from syncpoint.client import QueueManager
+from syncpoint.engine import FakeClock
+from syncpoint.mqi._dates import mqsc_date_time
 from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL
 from syncpoint.mqsc import MqscProcessor, Summary
 from syncpoint.mqsc._attrs import _TABLES, IGNORED_ATTRIBUTES, display_keywords
@@ -81,6 +83,30 @@ def test_display_conn_shows_conn_extconn_type_and_with_all_the_connection_attrib
     conn = shown["CONN"]
     _, out = run(admin, f"DIS CONN({conn}) APPLTAG")
     assert out.count("AMQ8276I: Display Connection details.") == 1 and pairs(out)["APPLTAG"] == "worker"
+
+
+def test_display_conn_uowstda_uowstti_are_when_the_unit_of_work_began_and_blank_without_one(
+    admin: QueueManager, connect: Connect, clock: FakeClock
+) -> None:
+    # IBM's DISPLAY CONN: UOWSTDA / UOWSTTI, the date and time the unit of work began (blank when there is none)
+    admin.admin("define", "QLOCAL", "Q1")
+    worker = connect(appl_name="worker")
+    q = worker.open("Q1")
+
+    def worker_pairs() -> dict[str, str]:
+        _, out = run(admin, "DIS CONN(*) UOWSTDA UOWSTTI UOWSTATE APPLTAG")
+        block = next(b for b in "\n".join(out).split("AMQ8276I")[1:] if "APPLTAG(worker)" in b)
+        return pairs(block.splitlines())
+
+    assert (worker_pairs()["UOWSTDA"], worker_pairs()["UOWSTTI"]) == (" ", " ")  # IBM shows UOWSTDA( )
+    began = clock.time()
+    q.put(b"x", syncpoint=True)
+    clock.advance(90)  # the start stays the first syncpoint verb's time, not the display's
+    q.put(b"y", syncpoint=True)
+    shown = worker_pairs()
+    assert (shown["UOWSTATE"], shown["UOWSTDA"], shown["UOWSTTI"]) == ("ACTIVE", *mqsc_date_time(began))
+    worker.commit()
+    assert (worker_pairs()["UOWSTDA"], worker_pairs()["UOWSTTI"]) == (" ", " ")  # IBM shows UOWSTDA( )
 
 
 def test_display_qstatus_shows_curdepth_unless_more_is_asked(admin: QueueManager) -> None:

@@ -27,6 +27,7 @@ def pair(postgres_url: str) -> Iterator[tuple[syncpoint.QueueManager, syncpoint.
     a.admin("define", "QLOCAL", "SQ", {"QSGDISP": "SHARED", "MAXMSGL": 1000})
     a.admin("define", "QLOCAL", "FIFO.SQ", {"QSGDISP": "SHARED", "MSGDLVSQ": C.MQMDS_FIFO})
     a.admin("define", "QLOCAL", "PRIVATE.Q")
+    a.admin("define", "QLOCAL", "BYCORREL.SQ", {"QSGDISP": "SHARED", "INDXTYPE": C.MQIT_CORREL_ID})
     yield a, b, clock
     for h in hosts:
         h.close(abnormal=True)
@@ -41,14 +42,21 @@ def test_msgdlvsq_fifo_ignores_priority_across_members(pair):
 
 
 def test_get_by_msgid_and_by_correlid(pair):
+    # reference/queue-sharing-groups.md: by CorrelId needs INDXTYPE(CORRELID), by MsgId INDXTYPE(MSGID) or NONE
     a, b, _ = pair
     qa = a.open("SQ")
-    qa.put(b"one", correl_id=b"C1")
-    md = qa.put(b"two", correl_id=b"C2")
+    qa.put(b"one")
+    md = qa.put(b"two")
     qb = b.open("SQ")
     assert qb.get(msg_id=md.MsgId).data == b"two"
-    assert reason(lambda: qb.get(correl_id=b"C2")) == C.MQRC_NO_MSG_AVAILABLE
-    assert qb.get(correl_id=b"C1").data == b"one"
+    assert reason(lambda: qb.get(msg_id=md.MsgId)) == C.MQRC_NO_MSG_AVAILABLE
+    ca = a.open("BYCORREL.SQ")
+    ca.put(b"one", correl_id=b"C1")
+    ca.put(b"two", correl_id=b"C2")
+    cb = b.open("BYCORREL.SQ")
+    assert cb.get(correl_id=b"C2").data == b"two"
+    assert reason(lambda: cb.get(correl_id=b"C2")) == C.MQRC_NO_MSG_AVAILABLE
+    assert cb.get(correl_id=b"C1").data == b"one"
 
 
 def test_a_truncated_get_without_accept_leaves_the_message_and_with_accept_removes_it(pair):
@@ -147,12 +155,6 @@ def test_put_inhibited_and_get_inhibited_apply_to_a_shared_queue(pair):
     a.admin("alter", "QLOCAL", "SQ", {"PUT": C.MQQA_PUT_ALLOWED, "GET": C.MQQA_GET_INHIBITED})
     a.open("SQ").put(b"m")
     assert reason(lambda: a.open("SQ").get()) == C.MQRC_GET_INHIBITED
-
-
-def test_browse_of_a_shared_queue_is_refused_for_now(pair):
-    a, _, _ = pair
-    a.open("SQ").put(b"m")
-    assert reason(lambda: next(iter(a.open("SQ").browse_all()))) == C.MQRC_OPTIONS_ERROR
 
 
 def test_alter_of_a_shared_queue_on_one_member_applies_on_the_others(pair):

@@ -41,8 +41,11 @@ def load(qm: QueueManager, names: Any) -> tuple[str, str]:
     return src, dst
 
 
-def start_worker(server: Any, src: str, dst: str, ckpt: Path, kill: str | None) -> subprocess.Popen[bytes]:
+def start_worker(
+    server: Any, src: str, dst: str, ckpt: Path, kill: str | None, commit: str = "sink"
+) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    env["SYNCPOINT_KILL_COMMIT"] = commit
     env["PYTHONPATH"] = os.pathsep.join([str(HERE / "killhooks"), env.get("PYTHONPATH", "")])
     env.pop("SYNCPOINT_TEST_KILL", None)
     if kill:

@@ -169,6 +169,10 @@ def run(
     ] = False,
     trigger_interval: Annotated[str, typer.Option(help="micro-batch interval when running continuously")] = "1 second",
     max_messages: Annotated[int | None, typer.Option(help="maxMessagesPerBatch (default: the flow's)")] = None,
+    members: Annotated[
+        str | None,
+        typer.Option(help="a SHARED input queue read through these members of its group, e.g. 'QMA,QMB'"),
+    ] = None,
 ) -> None:
     """Run a message flow as a Spark Structured Streaming query, with a progress display."""
     from syncpoint.flow import load_flow
@@ -186,7 +190,15 @@ def run(
         flow.max_messages_per_batch = max_messages
     if host is None:
         _ensure_server(qmgr, None, start=False)
-    target = Target(qmgr, home=None if host else str(_home.home()), host=host)
+    opts = {"qmgr": qmgr, "members": members or ""}
+    if host:
+        opts["host"] = host
+    else:
+        opts["home"] = str(_home.home())
+    try:
+        target = Target.from_options(opts)
+    except ValueError as e:
+        _fail(str(e))
     ckpt = checkpoint or _home.qmgr_dir(qmgr) / "flows" / flow.name / "checkpoint"
     try:
         run_with_display(flow, target, ckpt, master=master, available_now=available_now, interval=trigger_interval)

@@ -42,6 +42,7 @@ def create_member_qmgr(name: str, qsg: str, url: str, dlq: str | None = None) ->
         finally:
             store.close()
         (folder / GROUP_FILE).write_text(qsg + "\n")
+        (folder / GROUP_FILE).chmod(0o600)  # the folder's files are private to its user, as crtmqm makes them
     except BaseException:
         remove_member(url, qsg, name)
         if folder is not None:

@@ -344,6 +344,7 @@ class AdminMixin(QueueManagerBase):
                     "USERID": c.user,
                     "CONNAME": c.conname,
                     "UOW": c.uow is not None and len(c.uow) > 0,
+                    "UOWSTARTED": c.uow.started if c.uow is not None and len(c.uow) > 0 else 0.0,
                     "HANDLES": [[h.name, h.otype, h.options] for _, h in sorted(c.handles.items())],
                 }
             )
@@ -356,6 +357,8 @@ class AdminMixin(QueueManagerBase):
         if q is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
         now = self.clock.time()
+        if q.shared:
+            return [MessageView.of(m, now) for m in self._shared_messages(q)]  # queue-sharing groups
         return [MessageView.of(m, now) for m in q.iter_from(None)]
 
     def quiesce(self) -> None:

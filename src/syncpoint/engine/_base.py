@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from syncpoint.mqi import MQGMO, MQOD, GetResult
-    from syncpoint.store import SharedQueues
+    from syncpoint.store import SharedMessage, SharedQueues
 
 _COUNTER = struct.Struct(">Q").pack  # the counter at the end of a MsgId
 _MSGID_BLOCK = 1 << 16
@@ -104,12 +104,11 @@ class QueueManagerBase(EffectsRecorder):
             raise fail(C.MQRC_HOBJ_ERROR, "the object handle is not open on this connection")
         return h
 
-    @staticmethod
-    def _uow(conn: Connection) -> UnitOfWork:
+    def _uow(self, conn: Connection) -> UnitOfWork:
         """The connection's unit of work, begun by its first put or get in syncpoint."""
         uow = conn.uow
         if uow is None:
-            uow = conn.uow = UnitOfWork()
+            uow = conn.uow = UnitOfWork(self.clock.time())
         return uow
 
     def new_msgid(self) -> bytes:
@@ -179,6 +178,20 @@ class QueueManagerBase(EffectsRecorder):
 
         def _shared_end(self, conn: Connection, commit: bool) -> bool: ...  # _shared
 
+        def _shared_position_cursor(self, h: Handle, m: Message, opts: int) -> None: ...  # _shared
+
+        def _position_cursor(self, h: Handle, m: Message, opts: int) -> None: ...  # _get
+
+        def _shared_unlock(self, h: Handle) -> None: ...  # _shared
+
+        def _shared_skip_backout(self, conn: Connection) -> int | None: ...  # _shared
+
+        def _shared_room(self, conn: Connection, q: LocalQueue, syncpoint: int) -> None: ...  # _shared
+
+        def _shared_place(self, q: LocalQueue, m: Message, uow: UnitOfWork | None) -> None: ...  # _shared
+
+        def _shared_messages(self, q: LocalQueue) -> list[Message]: ...  # _shared
+
         def define_in_group(  # _shared
             self, otype: str, name: str, attrs: dict[str, Any], disposition: str, replace: bool
         ) -> None: ...
@@ -194,6 +207,14 @@ class QueueManagerBase(EffectsRecorder):
         def _shared_open_input(self, q: LocalQueue, mode: int) -> None: ...  # _shared
 
         def _shared_close_input(self, q: LocalQueue) -> None: ...  # _shared
+
+        def _shared_expiry_scan(self) -> None: ...  # _shared_rules
+
+        def _shared_expired(self, sm: SharedMessage) -> None: ...  # _shared_rules
+
+        def send_report(  # _reports
+            self, original: MQMD, data: bytes, feedback: int, keep: int, uow: UnitOfWork | None
+        ) -> None: ...
 
         def _validated(self, otype: str, attrs: dict[str, Any]) -> dict[str, Any]: ...  # _admin
 

@@ -46,7 +46,7 @@ class ConnectionsMixin(QueueManagerBase):
         """MQDISC: a normal end commits the unit of work; an abnormal end backs it out (no skip-backout)."""
         if not conn.alive:
             return
-        if conn.uow is not None:
+        if conn.uow is not None or conn.hconn in self._shared_uows:  # a unit of work, private or shared
             if abnormal:
                 self._backout(conn, honour_mark=False)
             else:
@@ -95,7 +95,10 @@ class ConnectionsMixin(QueueManagerBase):
     def backout(self, conn: Connection) -> None:
         """MQBACK: an application-requested backout, which honours MQGMO_MARK_SKIP_BACKOUT (seed 000)."""
         self._check_conn(conn)
+        carried = self._shared_skip_backout(conn) if self._shared_uows else None  # seed 000 on a shared queue
         self._backout(conn, honour_mark=True)
+        if carried is not None:
+            self._shared_uows[conn.hconn] = carried
 
     def _backout(self, conn: Connection, honour_mark: bool) -> None:
         if self._shared_uows:
@@ -127,7 +130,7 @@ class ConnectionsMixin(QueueManagerBase):
                 b.backout_updates.append((m.seq, m.backout))
                 b.inflight_remove.append(m.seq)
         if marked is not None:
-            carry_into_new_unit_of_work(conn, marked)  # seed 000, step 7
+            carry_into_new_unit_of_work(conn, marked, self.clock.time())  # seed 000, step 7
         if uow.triggers:
             self.triggering.unit_of_work_ended(uow.triggers, committed=False)
 

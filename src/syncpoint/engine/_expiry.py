@@ -30,7 +30,8 @@ needed (``_state.Message.remaining_expiry``). Where the seed's rules are kept:
   Expiry are scanned, and in them only those messages, by deadline (``_state.LocalQueue.pop_expired``).
 * A message reserved by a connection (``_tokens``) is never discarded while reserved (syncpoint's own rule).
 
-Shared queues (only one queue manager of a group scans) belong here when they arrive.
+Shared queues: only one queue manager of a group scans them, and a discarded message is reported once
+(``_shared_rules``).
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ class ExpiryMixin(QueueManagerBase):
 
     def housekeeping(self) -> None:
         """Run what is due by the clock: the periodic scan for expired messages (EXPRYINT, seconds)."""
+        if self.shared is not None:
+            self._shared_expiry_scan()  # the group's one scanner of shared queues (``_shared_rules``)
         if not self._expiry_candidates:  # the common case, first: no queue holds a message that can expire
             return
         interval = self.qmgr.attrs["EXPRYINT"]

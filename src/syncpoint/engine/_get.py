@@ -53,6 +53,67 @@ _OTHER_MATCH = ~_ID_MATCH  # the match options a get without anything to match m
 _TOKEN = struct.Struct(">QQ")  # MsgToken: 0 and the put sequence
 
 
+def match_criteria(md: MQMD, gmo: MQGMO) -> tuple[bytes | None, bytes | None, bytes | None, int | None, int | None]:
+    """What a get selects by: (MsgId, CorrelId, GroupId, MsgSeqNumber, MsgToken's put sequence), None for each
+    the match options leave out (constants.md, "MQMO_* match options"); MQRC_MATCH_OPTIONS_ERROR for options
+    this MQMD / MQGMO version cannot carry, and for MQMO_MATCH_OFFSET (segments are not supported). Private and
+    shared queues alike."""
+    mo = gmo.MatchOptions if gmo.Version >= 2 else _ID_MATCH
+    msgid = md.MsgId if mo & C.MQMO_MATCH_MSG_ID and md.MsgId != _NONE24 else None
+    correlid = md.CorrelId if mo & C.MQMO_MATCH_CORREL_ID and md.CorrelId != _NONE24 else None
+    groupid = None
+    seqno = None
+    if md.Version >= 2:
+        if mo & C.MQMO_MATCH_GROUP_ID and md.GroupId != _NONE24:
+            groupid = md.GroupId
+        if mo & C.MQMO_MATCH_MSG_SEQ_NUMBER:
+            seqno = md.MsgSeqNumber
+    elif mo & (C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER):
+        raise fail(C.MQRC_MATCH_OPTIONS_ERROR, "group match options need a version-2 MQMD")
+    token = None
+    if mo & C.MQMO_MATCH_MSG_TOKEN:
+        if gmo.Version < 3:
+            raise fail(C.MQRC_MATCH_OPTIONS_ERROR, "MQMO_MATCH_MSG_TOKEN needs a version-3 MQGMO")
+        token = struct.unpack(">QQ", gmo.MsgToken)[1]
+    if mo & C.MQMO_MATCH_OFFSET:
+        raise fail(C.MQRC_MATCH_OPTIONS_ERROR, "segmented messages are not supported")
+    return msgid, correlid, groupid, seqno, token
+
+
+def deliver(q: LocalQueue, m: Message, md: MQMD, gmo: MQGMO, buflen: int | None, opts: int, now: float) -> GetResult:
+    """Fill the caller's MQMD and MQGMO from message ``m`` and cut its data to the buffer: the result, with
+    MQRC_TRUNCATED_MSG_FAILED (the message stays) or _ACCEPTED as IBM's. Private and shared queues alike."""
+    d = md.__dict__
+    version = d["Version"]
+    d.update(m.md)
+    d["Version"] = version
+    d["BackoutCount"] = m.backout
+    if m.expiry == MQEI_UNLIMITED:
+        d["Expiry"] = MQEI_UNLIMITED
+    else:
+        # the last tenth, or a reserved message delivered past its expiry, shows 1
+        d["Expiry"] = max(1, m.remaining_expiry(now))
+    gversion = gmo.Version
+    if gversion >= 2:
+        if gversion >= 3:
+            gmo.MsgToken = _TOKEN.pack(0, m.seq)
+        gmo.GroupStatus = b" "
+        gmo.SegmentStatus = b" "
+        gmo.Segmentation = b" "
+    gmo.ResolvedQName = q.name48
+    body = m.data
+    if m.md["Format"] == MQFMT_XMIT_Q_HEADER:
+        body = xqh_decremented(m, now)
+    total = len(body)
+    if gversion >= 3:
+        gmo.ReturnedLength = total if buflen is None else min(total, buflen)
+    if buflen is not None and total > buflen:
+        if not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+            return GetResult(body[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
+        return GetResult(body[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED)
+    return GetResult(body, total)
+
+
 class GetMixin(QueueManagerBase):
     """MQGET."""
 
@@ -93,6 +154,8 @@ class GetMixin(QueueManagerBase):
                 raise fail(C.MQRC_NOT_OPEN_FOR_BROWSE, f"queue {h.name} is not open for browse")
             if h.locked is None:
                 return GetResult(b"", 0, _WARNING, C.MQRC_NO_MSG_LOCKED)
+            if q.shared:
+                self._shared_unlock(h)  # the lock is the group's (``_shared``)
             h.locked.locked_by = None
             h.locked = None
             self._wake.add(q.name)
@@ -138,38 +201,11 @@ class GetMixin(QueueManagerBase):
             if in_uow and uow is not None and len(uow.puts) + len(uow.gets) >= self.qmgr.attrs["MAXUMSGS"]:
                 raise fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
         # -- fill the MQMD and the buffer ------------------------------------------------------------
-        d = md.__dict__
-        version = d["Version"]
-        d.update(m.md)
-        d["Version"] = version
-        d["BackoutCount"] = m.backout
-        if m.expiry == MQEI_UNLIMITED:
-            d["Expiry"] = MQEI_UNLIMITED
-        else:
-            # the last tenth, or a reserved message delivered past its expiry, shows 1
-            d["Expiry"] = max(1, m.remaining_expiry(now))
-        gversion = gmo.Version
-        if gversion >= 2:
-            if gversion >= 3:
-                gmo.MsgToken = _TOKEN.pack(0, m.seq)
-            gmo.GroupStatus = b" "
-            gmo.SegmentStatus = b" "
-            gmo.Segmentation = b" "
-        gmo.ResolvedQName = q.name48
-        body = m.data
-        if m.md["Format"] == MQFMT_XMIT_Q_HEADER:
-            body = xqh_decremented(m, now)
-        total = len(body)
-        if gversion >= 3:
-            gmo.ReturnedLength = total if buflen is None else min(total, buflen)
-        if buflen is not None and total > buflen:
-            if not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
-                if browse:
-                    self._position_cursor(h, m, opts)
-                return GetResult(body[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
-            result = GetResult(body[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED)
-        else:
-            result = GetResult(body, total)
+        result = deliver(q, m, md, gmo, buflen, opts, now)
+        if result.reason == C.MQRC_TRUNCATED_MSG_FAILED:
+            if browse:
+                self._position_cursor(h, m, opts)
+            return result
         # -- apply -----------------------------------------------------------------------------------
         if browse:
             self._position_cursor(h, m, opts)
@@ -180,7 +216,7 @@ class GetMixin(QueueManagerBase):
         q.depth -= 1
         q.note_get(now, m.put_time)  # LGETDATE / LGETTIME, QTIME
         if h.options & MQOO_SAVE_ALL_CONTEXT:
-            h.saved_context = {f: d[f] for f in CONTEXT_IDENTITY + CONTEXT_ORIGIN}
+            h.saved_context = {f: md.__dict__[f] for f in CONTEXT_IDENTITY + CONTEXT_ORIGIN}
         if in_uow:
             uow = self._uow(conn)
             uow.gets.append(m)
@@ -201,6 +237,9 @@ class GetMixin(QueueManagerBase):
         return result
 
     def _position_cursor(self, h: Handle, m: Message, opts: int) -> None:
+        if m.queue.shared:  # a message of a shared queue: its lock is the group's (``_shared``)
+            self._shared_position_cursor(h, m, opts)
+            return
         if opts & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT):
             h.browse_key = m.key
             h.cursor = m
@@ -223,22 +262,7 @@ class GetMixin(QueueManagerBase):
         correlid = md.CorrelId if mo & C.MQMO_MATCH_CORREL_ID and md.CorrelId != _NONE24 else None
         if after is None and msgid is None and correlid is None and not mo & _OTHER_MATCH:
             return self._first(h, q, now)  # nothing to match: the first message this handle may have
-        groupid = None
-        seqno = None
-        if md.Version >= 2:
-            if mo & C.MQMO_MATCH_GROUP_ID and md.GroupId != _NONE24:
-                groupid = md.GroupId
-            if mo & C.MQMO_MATCH_MSG_SEQ_NUMBER:
-                seqno = md.MsgSeqNumber
-        elif mo & (C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER):
-            raise fail(C.MQRC_MATCH_OPTIONS_ERROR, "group match options need a version-2 MQMD")
-        token = None
-        if mo & C.MQMO_MATCH_MSG_TOKEN:
-            if gmo.Version < 3:
-                raise fail(C.MQRC_MATCH_OPTIONS_ERROR, "MQMO_MATCH_MSG_TOKEN needs a version-3 MQGMO")
-            token = struct.unpack(">QQ", gmo.MsgToken)[1]
-        if mo & C.MQMO_MATCH_OFFSET:
-            raise fail(C.MQRC_MATCH_OPTIONS_ERROR, "segmented messages are not supported")
+        msgid, correlid, groupid, seqno, token = match_criteria(md, gmo)
         simple = msgid is None and correlid is None and groupid is None and seqno is None and token is None
         expired: list[Message] = []
         chosen: Message | None = None

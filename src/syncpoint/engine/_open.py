@@ -247,6 +247,8 @@ class OpenMixin(QueueManagerBase):
         if q is None:
             return
         if h.locked is not None:
+            if q.shared:
+                self._shared_unlock(h)  # queue-sharing groups: the lock is the group's
             h.locked.locked_by = None
             h.locked = None
         if h.options & INPUT_OPTS:

@@ -153,7 +153,9 @@ class PutMixin(QueueManagerBase):
             )
         if first["PUT"] == MQQA_PUT_INHIBITED or qattrs["PUT"] == MQQA_PUT_INHIBITED:
             raise fail(C.MQRC_PUT_INHIBITED, f"puts are inhibited for queue {h.name}")
-        if q.full(qattrs["MAXDEPTH"]) if q.shared else q.depth >= qattrs["MAXDEPTH"]:
+        if q.shared:
+            self._shared_room(conn, q, opts & MQPMO_SYNCPOINT)  # MAXDEPTH counted across the group (``_shared``)
+        elif q.depth >= qattrs["MAXDEPTH"]:
             raise fail(C.MQRC_Q_FULL, f"queue {q.name} is full (MAXDEPTH {qattrs['MAXDEPTH']})")
         if q.fifo:
             prio = qattrs["DEFPRTY"]  # seed 001, condition 14: FIFO assigns the queue's default priority
@@ -217,6 +219,8 @@ class PutMixin(QueueManagerBase):
         )
         if q.shared:  # a queue-sharing group's shared queue: the message goes to the group's store
             self._shared_put(conn, q, m, syncpoint)
+            if stored["Report"] & MQRO_COA and remote is None:
+                self._confirm_on_arrival(m, self._uow(conn) if syncpoint else None)  # COA, as on a private queue
             return reason
         q.depth += 1
         q.last_put = now

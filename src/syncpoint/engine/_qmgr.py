@@ -38,6 +38,7 @@ The map: one module per rule or verb
 ``_get``            MQGET: gets, browses, the browse cursor and its lock
 ``_trigger``        triggering: the conditions for a trigger event (seed 001)
 ``_expiry``         message expiry: discards, EXPRYINT scans, REFRESH QMGR TYPE(EXPIRY) (seed 002)
+``_shared_rules``   seeds 001 and 002 on shared queues: group-wide trigger rules, the group's one expiry scanner
 ``_reports``        reports (COA, COD, expiration, exception), dead letters, and the queue manager's own puts
 ``_resolve``        name resolution: remote queues, queue-manager aliases, transmission queues
 ``_remote``         puts to remote queues, reply-to queue aliases, the channels' deliveries (``remote``: MQXQH)
@@ -51,8 +52,9 @@ The map: one module per rule or verb
 
 Imports point one way — ``_util`` < ``_state`` < ``_options`` < ``_effects`` < ``_trigger`` < ``_base`` < the
 parts < this module (and among the parts, ``_get`` uses ``_put``'s context fields, ``_get`` and ``_put`` use
-``_expiry``'s functions, ``_expiry`` and ``_remote`` use ``_reports``' ``report_wanted``, ``_connections`` and
-``_get`` use ``_skip_backout``; ``remote``, the MQXQH functions, imports no part) — never back, not even for types:
+``_expiry``'s functions, ``_expiry``, ``_remote`` and ``_shared_rules`` use ``_reports``' ``report_wanted``,
+``_connections`` and ``_get`` use ``_skip_backout``; ``remote``, the MQXQH functions, imports no part) — never
+back, not even for types:
 ``_trigger`` reads the queue manager through a protocol, and the base declares what one part calls on another.
 """
 
@@ -69,6 +71,7 @@ from ._admin import AdminMixin
 from ._connections import ConnectionsMixin
 from ._expiry import ExpiryMixin
 from ._get import GetMixin
+from ._indoubt import IndoubtMixin
 from ._inquire import InquireMixin
 from ._open import OpenMixin
 from ._put import PutMixin
@@ -76,6 +79,7 @@ from ._remote import RemoteMixin
 from ._reports import ReportsMixin
 from ._resolve import ResolveMixin
 from ._shared import COPY_KIND, SharedMixin
+from ._shared_rules import SharedRulesMixin
 from ._state import LocalQueue, Message
 from ._tokens import TokensMixin
 from ._trigger import Triggering
@@ -96,6 +100,8 @@ class QueueManager(
     InquireMixin,
     AdminMixin,
     SharedMixin,
+    SharedRulesMixin,
+    IndoubtMixin,
 ):
     """One queue manager's state. Not thread-safe by itself: callers serialise (see module doc)."""
 
@@ -120,6 +126,7 @@ class QueueManager(
         self.started = clock.time()
         self.recovered_inflight = snapshot.recovered_inflight
         self.triggering = Triggering(self)  # seed 001; its TRIGINT timers start afresh with every start
+        self._init_shared_rules()  # seeds 001 and 002 on shared queues (``_shared_rules``)
         self._load(snapshot)
         self._load_shared(set(snapshot.objects.get(COPY_KIND, {})), set(snapshot.objects.get(DECISION_KIND, {})))
 

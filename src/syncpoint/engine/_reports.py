@@ -286,6 +286,13 @@ class ReportsMixin(QueueManagerBase):
             out.Expiry,
             now,
         )
+        if q.shared:  # a queue-sharing group's shared queue: the message goes to the group's store (``_shared``)
+            try:
+                self._shared_place(q, m, uow)
+            except MQMIError as e:
+                return e.reason
+            self._system_puts.append(SystemPut(kind, q.name, out, m.data))
+            return C.MQRC_NONE
         q.depth += 1
         q.last_put = now
         if uow is None:

@@ -16,26 +16,39 @@ the shared store (an INSERT, a claim, a commit or a backout of the unit of work'
 part has a number (``_shared_uows``: Hconn -> number), unique within this member's session of the group. A unit
 of work holding private and shared messages commits in two phases (:meth:`SharedMixin._shared_end`).
 
-Not yet on shared queues (each refused with a reason, never half done): browse and the browse cursor, MQGMO_LOCK,
-match options other than MsgId and CorrelId, MARK_SKIP_BACKOUT, triggering, expiry reports.
+The MQI rules of MQGET are the private queue's own code (``_get.match_criteria``, ``_get.deliver``, the handle's
+cursor and lock, ``_skip_backout``'s mark) applied to a transient ``Message`` standing for the row the store found:
+browse, the browse cursor, MQGMO_LOCK / UNLOCK (a lock is the row held by the handle's session), all match
+options, MARK_SKIP_BACKOUT, expiry with its report. MAXDEPTH counts every member's uncommitted puts
+(:meth:`SharedMixin._shared_room`). IBM's INDXTYPE rules for gets by CorrelId and MsgId apply
+(:func:`check_index_type`).
+Triggering and expiry on shared queues (seeds 001 and 002): ``_shared_rules``.
 """
 
 from __future__ import annotations
 
 import functools
-import struct
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
 from syncpoint.mqi import MQGMO, MQMD, GetResult, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import QLOCAL, Definition, defaults_for
-from syncpoint.store import DECISION_KIND, Batch, SharedMessage, SharedQueues, StoreError
+from syncpoint.store import (
+    DECISION_KIND,
+    Batch,
+    SharedMatch,
+    SharedMessage,
+    SharedQueues,
+    StoreError,
+    encode_private_part,
+)
 
 from ._base import QueueManagerBase
 from ._effects import stored_message
+from ._get import deliver, match_criteria
 from ._put import CONTEXT_IDENTITY, CONTEXT_ORIGIN
-from ._state import Connection, Handle, LocalQueue, Message
+from ._state import GONE, PRIO_SHIFT, Connection, Handle, LocalQueue, Message, UnitOfWork
 from ._util import fail
 
 SHARED = "SHARED"
@@ -44,15 +57,16 @@ COPY = "COPY"
 QMGR_DISP = "QMGR"
 DISPOSITIONS = (QMGR_DISP, COPY, GROUP, SHARED)
 COPY_KIND = "QSGCOPY"  # in the member's store: the names of its QSGDISP(COPY) objects
-_NONE24 = b"\0" * 24
+_BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+_UNDER_CURSOR = C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+_SEQ_MASK = (1 << PRIO_SHIFT) - 1  # a private queue's key: (9 - priority) << PRIO_SHIFT | put sequence
+_SEQNO_AT = 348  # MsgSeqNumber's offset in the packed MQMD version 2
 _ID_MATCH = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
-_TOKEN = struct.Struct(">QQ")
 MAXDEPTH_LIMIT = 999_999_999  # MAXDEPTH's largest value
-_NOT_YET_GET = (
-    C.MQGMO_BROWSE_FIRST
-    | C.MQGMO_BROWSE_NEXT
-    | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
-    | C.MQGMO_MSG_UNDER_CURSOR
+# the gets of a getm that are not claimed ahead (``shared_get_ahead``): each selects its own message
+_NOT_AHEAD = (
+    _BROWSE
+    | _UNDER_CURSOR
     | C.MQGMO_LOCK
     | C.MQGMO_UNLOCK
     | C.MQGMO_MARK_SKIP_BACKOUT
@@ -64,6 +78,46 @@ _NOT_YET_GET = (
 
 P = ParamSpec("P")
 T = TypeVar("T")
+
+
+def check_index_type(q: LocalQueue, msgid: bytes | None, correlid: bytes | None) -> None:
+    """IBM's INDXTYPE rules for a get from a shared queue (reference/queue-sharing-groups.md: "Getting by
+    CorrelId from a shared queue needs INDXTYPE(CORRELID) (else MQRC_CORREL_ID_ERROR 2207); by MsgId,
+    INDXTYPE(MSGID) or NONE")."""
+    index = q.attrs.get("INDXTYPE", C.MQIT_NONE)
+    if correlid is not None and index != C.MQIT_CORREL_ID:
+        raise fail(C.MQRC_CORREL_ID_ERROR, f"a get by CorrelId from shared queue {q.name} needs INDXTYPE(CORRELID)")
+    if msgid is not None and index not in (C.MQIT_MSG_ID, C.MQIT_NONE):
+        raise fail(C.MQRC_MSG_ID_ERROR, f"a get by MsgId from shared queue {q.name} needs INDXTYPE(MSGID) or NONE")
+
+
+def _seqno_bytes(seqno: int) -> bytes:
+    """MsgSeqNumber as the packed MQMD holds it (the store compares it with the row's MQMD)."""
+    return MQMD(MsgSeqNumber=seqno).pack()[_SEQNO_AT : _SEQNO_AT + 4]
+
+
+def shared_message(q: LocalQueue, sm: SharedMessage) -> Message:
+    """A transient ``Message`` standing for a row of a shared queue, so that the private queue's rule code
+    (``_get.deliver``, the cursor and lock, reports) applies to it. Its ``seq`` is the row's id (the MsgToken);
+    its state is never GOT_PENDING: the unit of work's shared part is the store's, not ``UnitOfWork.gets``."""
+    fields = MQMD.unpack(sm.md).__dict__
+    m = Message(
+        sm.id,
+        q,
+        sm.priority,
+        sm.persistent,
+        fields,
+        sm.data,
+        sm.msgid,
+        sm.correlid,
+        fields["GroupId"],
+        fields["MsgSeqNumber"],
+        sm.expiry,
+        sm.put_time,
+        sm.backout,
+    )
+    m.state = GONE
+    return m
 
 
 def unavailable(e: StoreError) -> MQMIError:
@@ -119,16 +173,18 @@ class SharedQueue(LocalQueue):
     def depth(self, value: int) -> None:
         pass  # the group's depth is counted by the shared store
 
-    def full(self, maxdepth: int) -> bool:
-        """MQPUT's MAXDEPTH check: the group's messages counted up to MAXDEPTH only, none at the largest MAXDEPTH
-        (999 999 999: a queue of that many messages is beyond what the shared store is sized for)."""
-        if maxdepth >= MAXDEPTH_LIMIT:
-            return False
+    @property
+    def uncommitted(self) -> int:
+        """UNCOM: this member's puts and gets in units of work (the shared store holds them)."""
         try:
-            depth: int = self.io(self._store.depth, self.name, maxdepth)
-            return depth >= maxdepth
+            n: int = self.io(self._store.uncommitted, self.name)
+            return n
         except StoreError as e:
             raise unavailable(e) from None
+
+    @uncommitted.setter
+    def uncommitted(self, value: int) -> None:
+        pass  # counted by the shared store
 
 
 class SharedMixin(QueueManagerBase):
@@ -136,6 +192,7 @@ class SharedMixin(QueueManagerBase):
 
     shared: SharedQueues | None
     _shared_uows: dict[int, int]  # Hconn -> the number of its unit of work's shared part
+    _shared_counts: dict[int, int]  # the number of a unit of work's shared part -> its puts and gets (MAXUMSGS)
     _next_shared_uow: int
     copies: set[str]  # names of this member's QSGDISP(COPY) objects
     _shared_prepared: list[int]  # units of work prepared (two-phase) since the host last took them
@@ -158,6 +215,7 @@ class SharedMixin(QueueManagerBase):
     def _load_shared(self, copies: set[str], decisions: set[str]) -> None:
         """Read the group's definitions: SHARED queues join this member; GROUP ones refresh their COPY."""
         self._shared_uows = {}
+        self._shared_counts = {}
         self._next_shared_uow = 1
         self._shared_prepared = []
         self.copies = set(copies)
@@ -179,6 +237,7 @@ class SharedMixin(QueueManagerBase):
         self.definitions[("Q", d.name)] = d
         q = SharedQueue(d, self.shared, self._io)
         self.queues[d.name] = q
+        self.triggering.queue_added(q)  # seed 001 (``_shared_rules``)
         return q
 
     def _refresh_copy(self, kind: str, d: Definition) -> None:
@@ -213,6 +272,8 @@ class SharedMixin(QueueManagerBase):
             elif known is not None and known.shared:
                 attrs = Definition.from_bytes(raw).attrs
                 if attrs != known.attrs:  # ALTERed on another member: the same dict, so every handle sees it
+                    if attrs.get("INITQ") != known.attrs.get("INITQ"):
+                        self.triggering.initq_changed()  # seed 001 (``_shared_rules``)
                     known.attrs.update(attrs)
                     known.fifo = attrs.get("MSGDLVSQ") == C.MQMDS_FIFO
         for qname, q in list(self.queues.items()):
@@ -262,7 +323,7 @@ class SharedMixin(QueueManagerBase):
                 f"queue manager {self.name} is not a member of a queue-sharing group: QSGDISP({disposition}) needs one",
             )
         if disposition == SHARED and otype != QLOCAL:
-            raise fail(C.MQRC_OBJECT_TYPE_ERROR, "QSGDISP(SHARED) is for local queues only, not for a " + otype)
+            raise fail(C.MQRC_Q_TYPE_ERROR, "QSGDISP(SHARED) is for local queues only, not for a " + otype)
         existing = self.definitions.get((self._ns(otype), name))
         if existing is not None and not replace:
             raise fail(C.MQRC_OBJECT_ALREADY_EXISTS, f"{name} already exists")
@@ -327,6 +388,11 @@ class SharedMixin(QueueManagerBase):
         return uid
 
     # -- MQGET -----------------------------------------------------------------------------------------
+    # The rules are the private queue's (``_get``): the options were checked by MQGET before it came here
+    # (``_options.check_get_options``), the match criteria are ``_get.match_criteria``'s, the MQMD, MQGMO and
+    # buffer are filled by ``_get.deliver`` and the browse cursor and lock kept on the handle as for a private
+    # message (``Handle.cursor``/``browse_key``/``locked``, with a transient ``Message`` standing for the row).
+    # What differs is where the message is: found, claimed, browsed and locked by the shared store's queries.
     @group_call
     def _shared_get(
         self, conn: Connection, h: Handle, q: LocalQueue, md: MQMD, gmo: MQGMO, buflen: int | None, now: float
@@ -334,65 +400,232 @@ class SharedMixin(QueueManagerBase):
         shared = self.shared
         assert shared is not None
         opts = gmo.Options
-        if opts & _NOT_YET_GET:
-            raise fail(C.MQRC_OPTIONS_ERROR, f"these get options are not supported on shared queue {q.name} yet")
-        mo = gmo.MatchOptions if gmo.Version >= 2 else _ID_MATCH
-        if mo & ~_ID_MATCH:
-            raise fail(C.MQRC_MATCH_OPTIONS_ERROR, f"only MsgId and CorrelId match on shared queue {q.name} yet")
-        msgid = md.MsgId if mo & C.MQMO_MATCH_MSG_ID and md.MsgId != _NONE24 else None
-        correlid = md.CorrelId if mo & C.MQMO_MATCH_CORREL_ID and md.CorrelId != _NONE24 else None
+        msgid, correlid, groupid, seqno, token = match_criteria(md, gmo)
+        check_index_type(q, msgid, correlid)
+        under = opts & _UNDER_CURSOR
+        if opts & _BROWSE:
+            return self._shared_browse(h, q, md, gmo, buflen, now, (msgid, correlid, groupid, seqno, token))
         sync = opts & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT)
-        uid = self._shared_uow(conn) if opts & C.MQGMO_SYNCPOINT else None
+        uid = None
+        if opts & C.MQGMO_SYNCPOINT:
+            self._shared_count(conn)
+            uid = self._shared_uow(conn)
         may_fail = buflen is not None and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG
         claim_only = may_fail or bool(sync & C.MQGMO_SYNCPOINT_IF_PERSISTENT)
+        plain = not under and groupid is None and seqno is None and token is None and h.locked is None
+        match = None
+        if not plain:
+            match = self._shared_match(h, q, under, msgid, correlid, groupid, seqno, token, False)
+        lock = -h.hobj if h.locked is not None else None  # the handle's own locked message is available to it
         while True:
             sm = None
-            if uid is not None and msgid is None and correlid is None:  # claimed ahead (getm): no round trip
-                sm = shared.take_ahead(uid, q.name)
-            if sm is None:
+            if match is None and uid is not None and msgid is None and correlid is None:
+                sm = shared.take_ahead(uid, q.name)  # claimed ahead (getm): no round trip
+            if sm is None and match is None:
                 sm = self._io(shared.get, q.name, uid, msgid, correlid, claim_only and uid is None)
+            elif sm is None:
+                sm = self._io(shared.select, q.name, match, lock, True, uid, claim_only)
             if sm is None:
+                if under:
+                    raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the browse cursor is not on an available message")
                 raise fail(C.MQRC_NO_MSG_AVAILABLE, None)
             if sm.expiry != C.MQEI_UNLIMITED and sm.expiry - (now - sm.put_time) * 10 <= 0:
                 # seed 002: the get that would have returned an expired message discards it
                 if uid is not None or claim_only:
                     self._io(shared.discard, sm.id)
+                self._shared_expired(sm)  # its expiration report, once (``_shared_rules``)
+                if under:
+                    h.cursor = None
+                    raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the message under the browse cursor has expired")
                 continue
             break
-        fields = MQMD.unpack(sm.md).__dict__
-        d = md.__dict__
-        version = d["Version"]
-        d.update(fields)
-        d["Version"] = version
-        d["BackoutCount"] = sm.backout
-        d["Expiry"] = (
-            C.MQEI_UNLIMITED if sm.expiry == C.MQEI_UNLIMITED else max(1, sm.expiry - int((now - sm.put_time) * 10))
-        )
-        if gmo.Version >= 2:
-            if gmo.Version >= 3:
-                gmo.MsgToken = _TOKEN.pack(0, sm.id)
-            gmo.GroupStatus = b" "
-            gmo.SegmentStatus = b" "
-            gmo.Segmentation = b" "
-        gmo.ResolvedQName = q.name48
-        body = sm.data
-        total = len(body)
-        if gmo.Version >= 3:
-            gmo.ReturnedLength = total if buflen is None else min(total, buflen)
-        if buflen is not None and total > buflen:
-            if not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
-                self._io(shared.finish_claim, sm.id, False, None)  # the message stays where it was
-                return GetResult(body[:buflen], total, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
-            result = GetResult(body[:buflen], total, C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED)
-        else:
-            result = GetResult(body, total)
+        m = shared_message(q, sm)
+        result = deliver(q, m, md, gmo, buflen, opts, now)
+        if result.reason == C.MQRC_TRUNCATED_MSG_FAILED:
+            self._io(shared.finish_claim, sm.id, False, None)  # the message stays where it was
+            if h.locked is not None and h.locked.seq == sm.id:  # and stays locked by this handle
+                shared.select(q.name, SharedMatch(message_id=sm.id), lock, False, None, False, hold=True)
+            return result
+        in_uow = uid is not None or (bool(sync & C.MQGMO_SYNCPOINT_IF_PERSISTENT) and sm.persistent)
         if uid is None and claim_only:
-            in_uow = bool(sync & C.MQGMO_SYNCPOINT_IF_PERSISTENT) and sm.persistent
             self._io(shared.finish_claim, sm.id, True, self._shared_uow(conn) if in_uow else None)
+        if in_uow:
+            counted = self._shared_uow(conn)
+            self._shared_counts[counted] = self._shared_counts.get(counted, 0) + 1
+        if h.locked is not None and h.locked.seq == sm.id:  # a get of the locked message ends the lock
+            h.locked.locked_by = None
+            h.locked = None
+        if h.cursor is not None and h.cursor.seq == sm.id:
+            h.cursor = None
         q.note_get(now, sm.put_time)
         if h.options & C.MQOO_SAVE_ALL_CONTEXT:
-            h.saved_context = {f: d[f] for f in CONTEXT_IDENTITY + CONTEXT_ORIGIN}
+            h.saved_context = {f: md.__dict__[f] for f in CONTEXT_IDENTITY + CONTEXT_ORIGIN}
+        if opts & C.MQGMO_MARK_SKIP_BACKOUT:
+            self._uow(conn).marked = m  # seed 000: the one get of this unit of work that skips MQBACK
+        if m.md["Report"] & C.MQRO_COD:
+            self._confirm_on_delivery(m, self._uow(conn) if in_uow else None)  # COD: delivered
         return result
+
+    def _shared_browse(
+        self,
+        h: Handle,
+        q: LocalQueue,
+        md: MQMD,
+        gmo: MQGMO,
+        buflen: int | None,
+        now: float,
+        criteria: tuple[bytes | None, bytes | None, bytes | None, int | None, int | None],
+    ) -> GetResult:
+        """MQGMO_BROWSE_FIRST / _NEXT / _MSG_UNDER_CURSOR on a shared queue, with or without MQGMO_LOCK."""
+        shared = self.shared
+        assert shared is not None
+        opts = gmo.Options
+        under = opts & C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+        match = self._shared_match(h, q, under, *criteria, bool(opts & C.MQGMO_BROWSE_NEXT))
+        hold = bool(opts & C.MQGMO_LOCK)
+        mine = -h.hobj if hold or h.locked is not None else None
+        while True:
+            sm = self._io(shared.select, q.name, match, mine, False, None, False, hold)
+            if sm is None:
+                if under:
+                    raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the browse cursor is not on an available message")
+                raise fail(C.MQRC_NO_MSG_AVAILABLE, None)
+            if sm.expiry != C.MQEI_UNLIMITED and sm.expiry - (now - sm.put_time) * 10 <= 0:
+                # seed 002: a browse discards the expired messages it passes (note 6: locked ones too)
+                if hold or (h.locked is not None and h.locked.seq == sm.id):
+                    self._io(shared.discard, sm.id)
+                    if h.locked is not None and h.locked.seq == sm.id:
+                        h.locked.locked_by = None
+                        h.locked = None
+                    self._shared_expired(sm)
+                elif self._io(shared.discard_available, sm.id) is not None:
+                    self._shared_expired(sm)
+                if under:
+                    h.cursor = None
+                    raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the message under the browse cursor has expired")
+                continue
+            break
+        m = shared_message(q, sm)
+        result = deliver(q, m, md, gmo, buflen, opts, now)
+        self._position_cursor(h, m, opts)
+        return result
+
+    def _shared_match(
+        self,
+        h: Handle,
+        q: LocalQueue,
+        under: int,
+        msgid: bytes | None,
+        correlid: bytes | None,
+        groupid: bytes | None,
+        seqno: int | None,
+        token: int | None,
+        after_cursor: bool,
+    ) -> SharedMatch:
+        """The store's selection for a get or browse: the match criteria, or the message under the cursor, or
+        those after the cursor (browse next: the cursor's place in delivery order, as the private queue's
+        ``browse_key``)."""
+        fifo = q.fifo
+        if under:
+            if h.cursor is None:
+                raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the browse cursor is not on a message")
+            return SharedMatch(message_id=h.cursor.seq, fifo=fifo)
+        after = None
+        if after_cursor and h.browse_key is not None:
+            key = h.browse_key
+            after = (0, key) if fifo else (9 - (key >> PRIO_SHIFT), key & _SEQ_MASK)
+        return SharedMatch(
+            msgid, correlid, groupid, None if seqno is None else _seqno_bytes(seqno), token, None, after, fifo
+        )
+
+    def _shared_position_cursor(self, h: Handle, m: Message, opts: int) -> None:
+        """``_get``'s cursor and lock, for a message of a shared queue (its lock is already the store's)."""
+        if opts & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT):
+            h.browse_key = m.key
+            h.cursor = m
+        if opts & C.MQGMO_LOCK:
+            old = h.locked
+            if old is not None and old.seq != m.seq:
+                old.locked_by = None  # the store released it with the new lock
+                self._shared_woken(m.queue.name)
+            h.locked = m
+            m.locked_by = h
+
+    def _shared_unlock(self, h: Handle) -> None:
+        """MQGMO_UNLOCK, or MQCLOSE of a handle holding a lock: the group's lock ends (others may get it)."""
+        assert self.shared is not None and h.queue is not None
+        try:
+            self._io(self.shared.unlock, -h.hobj)
+        except StoreError as e:
+            if h.conn.alive and h.conn.handles.get(h.hobj) is h:
+                raise unavailable(e) from None  # MQGMO_UNLOCK: say so; at MQCLOSE the lost session ended it
+            return
+        self._shared_woken(h.queue.name)
+
+    def _shared_woken(self, name: str) -> None:
+        assert self.shared is not None
+        self._wake.add(name)
+        self.shared.notify([name])
+
+    @group_call
+    def _shared_skip_backout(self, conn: Connection) -> int | None:
+        """MQBACK of a unit of work whose marked get (MQGMO_MARK_SKIP_BACKOUT, seed 000) is of a shared queue:
+        that get moves to a new unit of work before the backout; its number is returned for the connection."""
+        uow = conn.uow
+        marked = uow.marked if uow is not None else None
+        old = self._shared_uows.get(conn.hconn)
+        if marked is None or not marked.queue.shared or old is None:
+            return None
+        assert self.shared is not None
+        new = self._next_shared_uow
+        self._next_shared_uow = new + 1
+        self._io(self.shared.move_get, marked.seq, old, new)
+        self._shared_counts[new] = 1
+        return new
+
+    @group_call
+    def _shared_room(self, conn: Connection, q: LocalQueue, syncpoint: int) -> None:
+        """MAXDEPTH of a shared queue: the group's depth, committed, held and uncommitted puts of every member
+        (IBM counts a put in a unit of work at once) — MQRC_Q_FULL when the put would pass it; and MAXUMSGS
+        of a put in syncpoint."""
+        assert self.shared is not None
+        maxdepth = q.attrs["MAXDEPTH"]
+        uid = None
+        if syncpoint:
+            self._shared_count(conn)
+            uid = self._shared_uow(conn)
+        elif maxdepth >= MAXDEPTH_LIMIT:
+            return  # the largest MAXDEPTH: a put out of syncpoint is not counted (one round trip less)
+        if self._io(self.shared.room, q.name, maxdepth, uid) >= maxdepth:
+            raise fail(C.MQRC_Q_FULL, f"shared queue {q.name} is full (MAXDEPTH {maxdepth})")
+        if uid is not None:
+            self._shared_counts[uid] = self._shared_counts.get(uid, 0) + 1
+
+    def _shared_count(self, conn: Connection) -> None:
+        """MAXUMSGS over the whole unit of work: its private puts and gets and its shared ones."""
+        uid = self._shared_uows.get(conn.hconn)
+        n = (len(conn.uow) if conn.uow is not None else 0) + (self._shared_counts.get(uid, 0) if uid else 0)
+        if n >= self.qmgr.attrs["MAXUMSGS"]:
+            raise fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
+
+    @group_call
+    def _shared_place(self, q: LocalQueue, m: Message, uow: UnitOfWork | None) -> None:
+        """The queue manager's own put (a report, a dead letter) on a shared queue, in ``uow`` when given."""
+        conn = None
+        if uow is not None:
+            conn = next((c for c in self.connections.values() if c.uow is uow), None)
+        if conn is None:
+            self._shared_put(cast(Connection, None), q, m, 0)
+        else:
+            self._shared_put(conn, q, m, C.MQPMO_SYNCPOINT)
+            uid = self._shared_uow(conn)
+            self._shared_counts[uid] = self._shared_counts.get(uid, 0) + 1
+
+    @group_call
+    def _shared_messages(self, q: LocalQueue) -> list[Message]:
+        """The available messages of a shared queue in delivery order (``messages``, for tests and tools)."""
+        assert self.shared is not None
+        return [shared_message(q, sm) for sm in self.shared.available(q.name, q.fifo)]
 
     # -- MQCMIT / MQBACK -------------------------------------------------------------------------------
     def _shared_end(self, conn: Connection, commit: bool) -> bool:
@@ -405,6 +638,7 @@ class SharedMixin(QueueManagerBase):
         uid = self._shared_uows.pop(conn.hconn, None)
         if uid is None:
             return False
+        self._shared_counts.pop(uid, None)
         shared = self.shared
         assert shared is not None
         try:
@@ -417,7 +651,7 @@ class SharedMixin(QueueManagerBase):
 
     def _shared_end_in_store(self, conn: Connection, shared: SharedQueues, uid: int, commit: bool) -> bool:
         if commit and conn.uow is not None and len(conn.uow) > 0:
-            shared.prepare(uid)
+            shared.prepare(uid, private_part(conn))  # its private part kept beside it (RESOLVE INDOUBT)
             b = self._b()
             b.put_objects.append((DECISION_KIND, shared.decision_name(uid), b""))
             b.durable = True
@@ -443,7 +677,7 @@ class SharedMixin(QueueManagerBase):
                 self._io(shared.get_ahead, uid, h.queue.name, 0)
             return
         mo = gmo.MatchOptions if gmo.Version >= 2 else _ID_MATCH
-        plain = not gmo.Options & _NOT_YET_GET and gmo.Options & C.MQGMO_SYNCPOINT
+        plain = not gmo.Options & _NOT_AHEAD and gmo.Options & C.MQGMO_SYNCPOINT and h.locked is None
         if count > 1 and plain and not mo & ~_ID_MATCH:
             shared.get_ahead(self._shared_uow(conn), h.queue.name, count)
 
@@ -469,3 +703,13 @@ class SharedMixin(QueueManagerBase):
                 self._wake.update(queues)
                 shared.notify(queues)
             self._b().delete_objects.append((DECISION_KIND, shared.decision_name(uid)))
+
+
+def private_part(conn: Connection) -> bytes:
+    """The persistent private messages of the connection's unit of work, for its prepare (RESOLVE INDOUBT)."""
+    uow = conn.uow
+    if uow is None:
+        return b""
+    puts = [stored_message(m) for m in uow.puts if m.persistent]
+    gets = [stored_message(m) for m in uow.gets if m.persistent]
+    return encode_private_part(puts, gets) if puts or gets else b""

@@ -41,9 +41,9 @@ def skipping_backout(uow: UnitOfWork, application_request: bool) -> Message | No
     return uow.marked if application_request else None
 
 
-def carry_into_new_unit_of_work(conn: Connection, marked: Message) -> None:
+def carry_into_new_unit_of_work(conn: Connection, marked: Message, now: float) -> None:
     """After the backout: the marked get, still pending, becomes the only member of a new unit of work."""
     if marked.state == GOT_PENDING:
-        new = UnitOfWork()
+        new = UnitOfWork(now)
         new.gets.append(marked)
         conn.uow = new

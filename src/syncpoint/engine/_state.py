@@ -304,11 +304,13 @@ class PendingTrigger:
 
 class UnitOfWork:
     """Uncommitted puts and gets of one connection, its one MARK_SKIP_BACKOUT get, and the trigger messages
-    its puts created (put on their initiation queues when the unit of work ends)."""
+    its puts created (put on their initiation queues when the unit of work ends), and when it began (DISPLAY
+    CONN's UOWSTDA / UOWSTTI)."""
 
-    __slots__ = ("gets", "marked", "puts", "triggers")
+    __slots__ = ("gets", "marked", "puts", "started", "triggers")
 
-    def __init__(self) -> None:
+    def __init__(self, started: float = 0.0) -> None:
+        self.started = started  # wall-clock time of its first put or get in syncpoint
         self.puts: list[Message] = []
         self.gets: list[Message] = []
         self.marked: Message | None = None

@@ -93,6 +93,12 @@ class TokensMixin(QueueManagerBase):
         q = h.queue
         if q is None or not h.options & (C.MQOO_BROWSE | INPUT_OPTS):
             raise fail(C.MQRC_NOT_OPEN_FOR_BROWSE, f"{h.name} is not a queue open for browse or input")
+        if q.shared:  # a reservation lives in one member's memory: the other members could not honour it
+            raise fail(
+                C.MQRC_ENVIRONMENT_ERROR,
+                f"{h.name} is a shared queue: MsgToken reservations are kept for private queues only "
+                "(Spark reads a shared queue through its members: docs/spark.md)",
+            )
         return q
 
     def get_tokens(

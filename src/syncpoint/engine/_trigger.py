@@ -27,8 +27,14 @@ and records what it put in the call's effects: ``Effects.system_puts``). It read
   without 5; the first open for input of an initiation queue checks 4 to 10 without 8.
 * After a DEPTH trigger message is created, TriggerControl is set to MQTC_OFF (stored like an ALTER).
 * :func:`trigger_depth` is the one place that counts messages for triggering: for non-shared local queues,
-  committed and uncommitted messages (what CURDEPTH counts), expired ones still on the queue included.
-  Shared queues (committed only, with per-queue-manager open counts) belong there when they arrive.
+  committed and uncommitted messages (what CURDEPTH counts), expired ones still on the queue included; for a
+  shared queue, the group's committed messages only (note 3b).
+* :meth:`Triggering.criteria` is the one place that reads the trigger criteria: the queue's TRIGTYPE, TRIGMPRI
+  and TRIGDPTH, except on a shared queue (notes 4a, 4b): none at all while any member of the group has it open
+  for exclusive input, and FIRST with TriggerMsgPriority 0 while another member has it open for shared input.
+  Condition 4 (this queue manager's own OpenInputCount) is per member as on a private queue.
+* :func:`arrival_triggers` is the one place that decides conditions 3 and 11 once messages arrived: for a put
+  on a private queue here, and for a commit on a shared queue seen by every member (``_shared_rules``).
 
 Choices where the seed is silent (Linux behaviour where known):
 * TRIGINT is in milliseconds and is measured on the monotonic clock. The time of a queue's last trigger
@@ -42,13 +48,14 @@ Choices where the seed is silent (Linux behaviour where known):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from syncpoint.mqi import MQMD, MQTM
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import PROCESS, QLOCAL, Definition
-from syncpoint.store import Batch
+from syncpoint.store import Batch, SharedQueues, StoreError
 
 from ._effects import TRIGGER, SystemPutKind
 from ._state import PRIO_SHIFT, PUT_PENDING, Connection, LocalQueue, Message, PendingTrigger, UnitOfWork
@@ -65,6 +72,7 @@ class QueueManagerView(Protocol):
     definitions: dict[tuple[str, str], Definition]
     queues: dict[str, LocalQueue]
     connections: dict[int, Connection]
+    shared: SharedQueues | None  # the queue-sharing group's store (None outside a group)
 
     def qm_attr(self, keyword: str) -> Any: ...
 
@@ -81,6 +89,8 @@ _COND_GET = 5
 _COND_MONITOR = 8
 
 _TRIGGER_KEYS = ("TRIGGER", "TRIGTYPE", "TRIGMPRI", "TRIGDPTH")
+
+Criteria = tuple[int, int, int]  # (TriggerType, TriggerMsgPriority, TriggerDepth) as they apply now
 
 
 @dataclass(slots=True)
@@ -99,6 +109,13 @@ def trigger_depth(qm: QueueManagerView, q: LocalQueue, min_priority: int, limit:
     """
     if limit <= 0:
         return 0
+    if q.shared:  # note 3b: for shared queues, committed messages only — the group's, counted by its store
+        if qm.shared is None:
+            return 0
+        try:
+            return min(qm.shared.trigger_counts(q.name, min_priority, -1)[0], limit)
+        except StoreError:
+            return 0  # the group's store is unreachable: no trigger message now (the verbs report the outage)
     if min_priority <= 0:
         return min(q.depth, limit)
     if q.fifo:
@@ -122,6 +139,26 @@ def trigger_depth(qm: QueueManagerView, q: LocalQueue, min_priority: int, limit:
     return min(n, limit)
 
 
+def arrival_triggers(ttype: int, before: int, now: int, tdepth: int, interval_passed: Callable[[], bool]) -> int:
+    """How many trigger messages ``now - before`` suitable messages that just arrived cause (conditions 3 and
+    11), ``before`` and ``now`` counting the messages of sufficient priority (condition 2) before and after:
+
+    FIRST: one when the queue had none before (3), or had some and TRIGINT has passed since the last one (11);
+    DEPTH: one when TRIGDPTH or more are there now (3: TRIGDPTH - 1 before; 11: TRIGDPTH or more before);
+    EVERY: one per message.
+    """
+    arrived = now - before
+    if arrived <= 0:
+        return 0
+    if ttype == C.MQTT_FIRST:
+        return 1 if before <= 0 or interval_passed() else 0
+    if ttype == C.MQTT_DEPTH:
+        return 1 if now >= tdepth else 0
+    if ttype == C.MQTT_EVERY:
+        return arrived
+    return 0
+
+
 class Triggering:
     """The triggering rules of one queue manager (see the module doc)."""
 
@@ -142,18 +179,51 @@ class Triggering:
         if index is not None and name:
             index.setdefault(name, []).append(q)
 
+    def initq_changed(self) -> None:
+        """A queue's INITQ changed other than by :meth:`attributes_changed` (a shared queue ALTERed on another
+        member of its group): the index by initiation queue is rebuilt at its next use."""
+        self._by_initq = None
+
     # -- the conditions ----------------------------------------------------------------------------
-    def _target(self, q: LocalQueue, skip: tuple[int, ...] = ()) -> _Target | None:
-        """Conditions 4 to 10 of the seed (minus those in ``skip``); the initiation queue and process when
-        they hold."""
+    def criteria(self, q: LocalQueue) -> Criteria | None:
+        """The trigger criteria that apply to ``q`` now; None when no trigger message may be written for it.
+
+        A private queue's are its attributes. A shared queue's depend on the group's opens for input (seed 001,
+        condition 4, notes a and b): if any queue manager of the group has it open with MQOO_INPUT_EXCLUSIVE, no
+        queue manager writes a trigger message for it; while another queue manager has it open for shared input,
+        this one treats it as TriggerType FIRST with TriggerMsgPriority 0, until all of them close it."""
+        a = q.attrs
+        crit = (a["TRIGTYPE"], a["TRIGMPRI"], a["TRIGDPTH"])
+        if not q.shared:
+            return crit
+        shared = self.qm.shared
+        if shared is None:
+            return None
+        try:
+            exclusive, others = shared.input_opens(q.name)
+        except StoreError:
+            return None  # the group's state cannot be read: no trigger message now
+        if exclusive:
+            return None
+        if others:
+            return (C.MQTT_FIRST, 0, crit[2])
+        return crit
+
+    def _target(self, q: LocalQueue, skip: tuple[int, ...] = (), crit: Criteria | None = None) -> _Target | None:
+        """Conditions 4 to 10 of the seed (minus those in ``skip``), under the criteria ``crit`` (read by
+        :meth:`criteria` when not given); the initiation queue and process when they hold."""
         a = q.attrs
         qm = self.qm
         # 9: TriggerControl on; 10: TriggerType not NONE
         if a["TRIGGER"] != C.MQTC_ON:
             return None
-        ttype = a["TRIGTYPE"]
-        if ttype == C.MQTT_NONE:
+        if a["TRIGTYPE"] == C.MQTT_NONE:
             return None
+        if crit is None:
+            crit = self.criteria(q)
+            if crit is None:
+                return None
+        ttype = crit[0]
         # 4: for FIRST and DEPTH, nobody has the application queue open for input
         if _COND_IPPROCS not in skip and ttype in (C.MQTT_FIRST, C.MQTT_DEPTH) and q.ipprocs > 0:
             return None
@@ -187,11 +257,21 @@ class Triggering:
             return None
         return _Target(iq, process)
 
-    def _enough(self, q: LocalQueue) -> bool:
+    def _enough(self, q: LocalQueue, crit: Criteria) -> bool:
         """At least one (FIRST, EVERY) or TRIGDPTH (DEPTH) messages of sufficient priority (conditions 12, 13)."""
-        a = q.attrs
-        need = a["TRIGDPTH"] if a["TRIGTYPE"] == C.MQTT_DEPTH else 1
-        return trigger_depth(self.qm, q, a["TRIGMPRI"], need) >= need
+        ttype, mpri, tdepth = crit
+        need = tdepth if ttype == C.MQTT_DEPTH else 1
+        return trigger_depth(self.qm, q, mpri, need) >= need
+
+    def _served(self, q: LocalQueue, skip: tuple[int, ...], types: tuple[int, ...] = ()) -> None:
+        """One trigger message for ``q`` outside any unit of work (conditions 12, 13) when conditions 4 to 10
+        but ``skip`` hold (for the types ``types`` only, when given) and it holds enough messages."""
+        crit = self.criteria(q)
+        if crit is None or (types and crit[0] not in types):
+            return
+        target = self._target(q, skip, crit)
+        if target is not None and self._enough(q, crit):
+            self._create(q, target, None, crit[0])
 
     def _interval_passed(self, q: LocalQueue) -> bool:
         last = self.last_trigger.get(q.name)
@@ -215,15 +295,13 @@ class Triggering:
             return
         ttype = a["TRIGTYPE"]
         if ttype == C.MQTT_FIRST:
-            # 3: none before this one; 11: not empty before, and TRIGINT has passed since the last trigger
-            if trigger_depth(self.qm, q, mpri, 2) > 1 and not self._interval_passed(q):
-                return
+            n = trigger_depth(self.qm, q, mpri, 2)  # this one included: 2 means "not empty before"
         elif ttype == C.MQTT_DEPTH:
-            # 3: TRIGDPTH - 1 before this one; 11: TRIGDPTH or more before it — so TRIGDPTH or more now
-            need = a["TRIGDPTH"]
-            if trigger_depth(self.qm, q, mpri, need) < need:
-                return
-        self._create(q, target, uow)
+            n = trigger_depth(self.qm, q, mpri, a["TRIGDPTH"])
+        else:
+            n = 1
+        if arrival_triggers(ttype, n - 1, n, a["TRIGDPTH"], lambda: self._interval_passed(q)):
+            self._create(q, target, uow)
 
     def unit_of_work_ended(self, pending: list[PendingTrigger], committed: bool) -> None:
         """Condition 10's note: held trigger messages become available — all at commit, FIRST and DEPTH at
@@ -238,19 +316,15 @@ class Triggering:
         """Condition 12: the only application serving ``q`` closed it (IPPROCS is now 0)."""
         if q.deleted or q.attrs["TRIGGER"] != C.MQTC_ON:
             return
-        if q.attrs["TRIGTYPE"] not in (C.MQTT_FIRST, C.MQTT_DEPTH):
+        if not q.shared and q.attrs["TRIGTYPE"] not in (C.MQTT_FIRST, C.MQTT_DEPTH):
             return
-        target = self._target(q, skip=(_COND_IPPROCS, _COND_GET))  # "conditions 6 through 10"
-        if target is not None and self._enough(q):
-            self._create(q, target, None)
+        self._served(q, (_COND_IPPROCS, _COND_GET), (C.MQTT_FIRST, C.MQTT_DEPTH))  # "conditions 6 through 10"
 
     def initiation_queue_opened(self, iq: LocalQueue) -> None:
         """Condition 13 (last case): ``iq`` was opened for input and no other application had it open so.
         One trigger message per application queue served by ``iq`` that has enough messages."""
         for q in self._served_by(iq.name):
-            target = self._target(q, skip=(_COND_MONITOR,))
-            if target is not None and self._enough(q):
-                self._create(q, target, None)
+            self._served(q, (_COND_MONITOR,))
 
     def attributes_changed(self, d: Definition, before: dict[str, Any]) -> None:
         """Condition 13 and its first two sub-cases: MQSET / ALTER of the trigger attributes, PUT enable of an
@@ -274,17 +348,16 @@ class Triggering:
         get_enabled = before.get("GET") == C.MQQA_GET_INHIBITED and a["GET"] == C.MQQA_GET_ALLOWED
         put_enabled = before.get("PUT") == C.MQQA_PUT_INHIBITED and a["PUT"] == C.MQQA_PUT_ALLOWED
         target: _Target | None = None
-        if criteria:
-            target = self._target(q, skip=(_COND_MONITOR,))  # "4 through 10 (excluding 8)"
-        if target is None and get_enabled:
-            target = self._target(q, skip=(_COND_GET,))  # "4 through 10, excluding 5"
-        if target is not None and self._enough(q):
-            self._create(q, target, None)
+        crit = self.criteria(q) if criteria or get_enabled else None
+        if crit is not None and criteria:
+            target = self._target(q, (_COND_MONITOR,), crit)  # "4 through 10 (excluding 8)"
+        if crit is not None and target is None and get_enabled:
+            target = self._target(q, (_COND_GET,), crit)  # "4 through 10, excluding 5"
+        if crit is not None and target is not None and self._enough(q, crit):
+            self._create(q, target, None, crit[0])
         if put_enabled:
             for app in self._served_by(q.name):
-                t = self._target(app)  # "conditions 4 through 10"
-                if t is not None and self._enough(app):
-                    self._create(app, t, None)
+                self._served(app, ())  # "conditions 4 through 10"
 
     def _served_by(self, initq: str) -> list[LocalQueue]:
         """The local queues with TRIGGER on whose INITQ is ``initq``, in name order."""
@@ -337,9 +410,12 @@ class Triggering:
         )
         return md, tm.pack()
 
-    def _create(self, q: LocalQueue, target: _Target, uow: UnitOfWork | None) -> None:
+    def _create(self, q: LocalQueue, target: _Target, uow: UnitOfWork | None, ttype: int | None = None) -> None:
+        """Write a trigger message for ``q`` (held by ``uow`` when given), under TriggerType ``ttype`` (the
+        queue's own when not given; a shared queue's may be FIRST for the time being: :meth:`criteria`)."""
         md, data = self.trigger_message(q, target.process)
-        ttype = q.attrs["TRIGTYPE"]
+        if ttype is None:
+            ttype = q.attrs["TRIGTYPE"]
         self.last_trigger[q.name] = self.qm.clock.monotonic()
         self.generated += 1
         if ttype == C.MQTT_DEPTH:
@@ -353,6 +429,13 @@ class Triggering:
         """After a DEPTH trigger message the queue manager sets TriggerControl off, as an ALTER would be kept."""
         d = q.definition
         d.attrs["TRIGGER"] = C.MQTC_OFF
+        if q.shared:  # the group's definition: off for every member
+            if self.qm.shared is not None:
+                try:
+                    self.qm.shared.put_definition(d.otype, d.name, "SHARED", d.to_bytes(), True)
+                except StoreError:
+                    pass  # this member's view is off; the group's follows at the next ALTER
+            return
         if d.dynamic != C.MQQDT_TEMPORARY_DYNAMIC:
             b = self.qm._b()
             b.put_objects.append((d.otype, d.name, d.to_bytes()))

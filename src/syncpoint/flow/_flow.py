@@ -72,6 +72,11 @@ class Flow:
     name: str = "flow"
     max_messages_per_batch: int = 5000
     extra_columns: list[str] = field(default_factory=list)
+    commit: str = "auto"
+    """Where a batch's unit of work commits: ``partition`` (each partition's executor gets its messages, runs the
+    node and commits, in parallel; docs/flows.md), ``sink`` (the sink's commit on the driver, one unit of work per
+    batch), or ``auto`` (the default: ``partition``, and ``sink`` for a flow with a DataFrame stage, whose node
+    runs after the read). A flow reading through several members always commits per partition."""
 
     def handlers(self) -> Handlers:
         return Handlers(
@@ -185,17 +190,24 @@ def build_query(
         source = flow_source(node([]), str(Path(checkpoint).resolve()))
         spark.dataSource.register(source)
         fmt = source.name()
-    reader = spark.readStream.format(fmt).option("qmgr", target.qmgr).option("queue", flow.input.queue)
-    writer_opts = {"qmgr": target.qmgr, "mode": "flow"}
-    for k, v in (("home", target.home), ("host", target.host)):
-        if v is not None:
-            reader = reader.option(k, v)
-            writer_opts[k] = v
+    if flow.commit not in ("auto", "sink", "partition"):
+        raise ValueError(f"Flow commit must be auto, sink or partition, not {flow.commit!r}")
+    if (target.members or flow.commit == "partition") and not fused:
+        raise ValueError(
+            "a flow committing per partition (commit='partition', or reading a shared queue through several "
+            "members) runs its node inside the read: it cannot have a DataFrame stage (transform, extra_columns)"
+        )
+    reader = spark.readStream.format(fmt).option("queue", flow.input.queue)
+    writer_opts = {"mode": "flow"}
+    for k, v in target.options().items():
+        reader = reader.option(k, v)
+        writer_opts[k] = v
     out = (
         reader.option("maxMessagesPerBatch", str(flow.max_messages_per_batch))
         .option("rowFormat", "packed" if fused else "columns")
         .option("logicalOrder", str(flow.input.logical_order).lower())
         .option("partitions", str(partitions))
+        .option("commit", ("partition" if flow.commit == "auto" else flow.commit) if fused else "sink")
         .load()
     )
     if not fused:

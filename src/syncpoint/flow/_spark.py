@@ -16,7 +16,7 @@ from typing import Any
 
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.spark import MD_COLUMNS, Disposition, QueueAccess, Target, batch_row
+from syncpoint.spark import MD_COLUMNS, Disposition, QueueAccess, Target, batch_row, current_member
 from syncpoint.spark import profile_record as record
 from syncpoint.spark import profile_span as span
 
@@ -124,12 +124,13 @@ def node_partition(
         t0 = time.time()
         queues = sorted({m.queue for m in msgs})
         bothresh: dict[str, int | None] = {}
+        where = current_member() or target  # reading through a member of a group: ask that member
         try:
-            qm = target.connection("syncpoint.flow")
+            qm = where.connection("syncpoint.flow")
             for q in queues:
                 bothresh[q] = QueueAccess(qm, q).attributes()[0]
         except MQMIError:
-            target.drop("syncpoint.flow")
+            where.drop("syncpoint.flow")
             bothresh = {q: None for q in queues}  # unreadable: the node uses 1 (seed 004)
         record("executor.node.bothresh", t0)
         with span("executor.node.run", len(msgs)):

@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 from syncpoint.engine import Clock, Connection, GetResult, Message, QueueManager, SystemClock
 from syncpoint.mqi import MQGMO, MQMD, MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.store import Pending, Store, StoreError, open_group
+from syncpoint.store import Pending, Store, StoreError, follow_resolutions, open_group
 
 from ._errorlog import error_log_for
 from ._group import start_group_wakeups
@@ -86,6 +86,7 @@ class QueueManagerHost:
             raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE, str(e)) from None
         try:
             self.shared = open_group(snapshot.objects, name)  # a member of a queue-sharing group: its shared store
+            follow_resolutions(self.shared, store, snapshot)  # private parts follow RESOLVE INDOUBT's decisions
         except StoreError as e:
             store.close()
             self._detach_log(damaged=str(e))
@@ -100,6 +101,18 @@ class QueueManagerHost:
             raise
         if self.errorlog is not None:
             self.errorlog.started(snapshot.recovered_inflight)
+            for nid, action, by, logged in getattr(self.shared, "heuristic", ()):  # RESOLVE INDOUBT (``_qsg``)
+                self.errorlog.warning(
+                    "AMQ8497W",
+                    f"In-doubt unit of work NID={nid} was resolved by {by} with ACTION({action}); the log of queue "
+                    f"manager '{name}' said {logged}. Its private part now follows ACTION({action}).",
+                    f"RESOLVE INDOUBT settled the unit of work's shared part while '{name}' was not running, the "
+                    f"other way than this queue manager's log had it. At this start its persistent private messages "
+                    f"were made to follow the decision (docs/queue-sharing-groups.md, 'Resolving in-doubt units of "
+                    f"work'); its non-persistent ones were lost with the restart, as always.",
+                    "None: the unit of work is whole again. If its application acted on the private part meanwhile, "
+                    "check it.",
+                )
         self.lock = HostLock()
         self.waiters = Waiters(self.clock)
         self.on_end: list[Callable[[QueueManagerHost], None]] = []
@@ -501,6 +514,8 @@ ADMIN_VERBS = frozenset(
         "qm_attr",
         "refresh_expiry",
         "qsgdisp",
+        "threads",  # DISPLAY THREAD (queue-sharing groups)
+        "indoubt_resolve",  # RESOLVE INDOUBT
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""

@@ -125,6 +125,21 @@ ATTRIBUTES: dict[str, Attribute] = {
             _LM,
             {"PRIORITY": C.MQMDS_PRIORITY, "FIFO": C.MQMDS_FIFO},
         ),
+        # IBM's index type; on a shared queue it decides which gets by id are allowed (reference/
+        # queue-sharing-groups.md: by CorrelId needs CORRELID, by MsgId MSGID or NONE, group gets GROUPID)
+        _enum(
+            "INDXTYPE",
+            C.MQIA_INDEX_TYPE,
+            C.MQIT_NONE,
+            _LM,
+            {
+                "NONE": C.MQIT_NONE,
+                "MSGID": C.MQIT_MSG_ID,
+                "CORRELID": C.MQIT_CORREL_ID,
+                "MSGTOKEN": C.MQIT_MSG_TOKEN,
+                "GROUPID": C.MQIT_GROUP_ID,
+            },
+        ),
         _enum("GET", C.MQIA_INHIBIT_GET, C.MQQA_GET_ALLOWED, _LMA, _ENABLED, settable=True),
         _enum("PUT", C.MQIA_INHIBIT_PUT, C.MQQA_PUT_ALLOWED, _LMAR, _ENABLED, settable=True),
         _enum("USAGE", C.MQIA_USAGE, C.MQUS_NORMAL, _LM, {"NORMAL": C.MQUS_NORMAL, "XMITQ": C.MQUS_TRANSMISSION}),

@@ -548,6 +548,7 @@ def connection_pairs(
     """DISPLAY CONN pairs from one entry of an engine ``connection_status`` result; CONN, EXTCONN, TYPE lead."""
     appltype = c.get("APPLTYPE", C.MQAT_UNIX)
     active = bool(c.get("UOW"))
+    uowstda, uowstti = mqsc_date_time(float(c.get("UOWSTARTED", 0.0)))  # blank when no unit of work is active
     values = {
         "APPLTAG": str(c.get("APPLTAG", "")),
         "APPLTYPE": "SYSTEM" if appltype == C.MQAT_QMGR else "USER",
@@ -559,8 +560,8 @@ def connection_pairs(
         "TID": "*",  # any thread may use a syncpoint connection (IBM shows * for shared handles)
         "UOWLOG": "",
         "UOWSTATE": "ACTIVE" if active else "NONE",
-        "UOWSTDA": "",
-        "UOWSTTI": "",
+        "UOWSTDA": uowstda,
+        "UOWSTTI": uowstti,
         "URTYPE": "QMGR",
         "USERID": str(c.get("USERID", "")),
     }

@@ -43,6 +43,7 @@ from ._channel import (
     unsupported_channel_type,
 )
 from ._parser import MqscSyntaxError, Token, tokenize
+from ._qsg import INDOUBT, THREAD, is_qsg_command, parse_qsg_command, qsg_syntax
 
 __all__ = [
     "CHSTATUS",
@@ -220,6 +221,13 @@ def parse_command(text: str) -> Request:
     if verb_tok.has_value:
         raise MqscSyntaxError(f"{verb_tok.keyword} is a command verb and takes no value", verb_tok.end)
     word = verb_tok.keyword
+    if is_qsg_command(word, tokens):  # DISPLAY THREAD, RESOLVE INDOUBT (queue-sharing groups: ``_qsg``)
+        try:
+            qsg: Request = parse_qsg_command(word, tokens, Request)
+        except MqscSyntaxError as e:
+            e.verb, e.noun = ("DISPLAY", THREAD) if word.startswith("DIS") else ("RESOLVE", INDOUBT)
+            raise
+        return qsg
     if word in CHANNEL_VERBS and len(tokens) > 1 and tokens[1].keyword in ("CHANNEL", "CHL"):
         req: Request = parse_channel_command(CHANNEL_VERBS[word], tokens, Request)
         return req
@@ -509,6 +517,8 @@ def valid_syntax(verb: str, noun: str = "") -> list[str]:
     the command, then its keywords in brackets; for a verb alone, the object types it takes."""
     if verb == "END":
         return ["END"]
+    if noun in (THREAD, INDOUBT):
+        return qsg_syntax(noun)
     if not noun:
         nouns = [_NOUN_WORD.get(n, n) for n in _NOUNS_OF.get(verb, ())]
         return [f"{verb} " + " | ".join(nouns)]

@@ -28,6 +28,10 @@ DISPOSITION_SCHEMA = (
 )
 PROGRESS_QUEUE = "SYSTEM.SYNCPOINT.SPARK.PROGRESS"
 
+MEMBER = "member"
+"""The action of the one row a partition read through a member hands on: ``puts`` is ``pickle.dumps`` of its
+commit's Summary.to_json() (what the sink's progress message adds up)."""
+
 
 BATCH = "batch"
 """A row whose action is "batch" carries many dispositions at once (a flow's node sends one per partition): its
@@ -92,6 +96,48 @@ def commit_flow_batch(
     with span("driver.commit.progress"):
         publish_progress(sink, query_id, summary)
     return summary
+
+
+def committed_by_partitions(payloads: Sequence[Sequence[tuple[str, Disposition | dict[str, Any]]]]) -> bool:
+    """Every row a summary of a partition that committed on its own (syncpoint.spark._member)?"""
+    items = [f for p in payloads for _, f in p]
+    return bool(items) and all(isinstance(f, dict) and f.get("action") == MEMBER for f in items)
+
+
+def publish_member_progress(
+    target: Any, query_id: str, batch_id: int, payloads: Sequence[Sequence[tuple[str, Disposition | dict[str, Any]]]]
+) -> Summary:
+    """A batch read through members (syncpoint.spark._member): its partitions committed on their members; add up
+    what they did and put the progress message through the first member that answers (best effort)."""
+    from ._qm import BROKEN
+
+    total = Summary(batch_id)
+    for payload in payloads:
+        for _queue, fields in payload:
+            if isinstance(fields, Disposition) or fields.get("action") != MEMBER:
+                raise ValueError("a flow reading through members hands the sink its partitions' summaries only")
+            part = pickle.loads(fields["puts"])
+            for k, v in part.items():
+                if isinstance(v, int) and not isinstance(v, bool) and k != "batch_id":
+                    setattr(total, k, getattr(total, k) + v)
+            total.errors.extend(part.get("errors", []))
+    for t in target.member_targets() or [target]:
+        try:
+            qm = t.connection("syncpoint.spark.sink")
+            ensure_progress_queue(qm)
+            qm.put1(
+                PROGRESS_QUEUE,
+                json.dumps(total.to_json()),
+                correl_id=query_key(query_id),
+                persistent=False,
+                expiry=3600.0,
+            )
+            break
+        except MQMIError as e:
+            t.drop("syncpoint.spark.sink")
+            if e.reason not in BROKEN:
+                break
+    return total
 
 
 def ensure_progress_queue(qm: Any) -> None:

@@ -12,7 +12,7 @@ Implements: reference/spark.md (where code runs: executors use the remote client
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,24 +24,73 @@ from syncpoint.mqi import constants as C
 from ._plan import Visible
 
 _OK_READS = (C.MQRC_NONE, C.MQRC_TRUNCATED_MSG_ACCEPTED)
+BROKEN = frozenset(
+    {
+        C.MQRC_CONNECTION_BROKEN,
+        C.MQRC_Q_MGR_NOT_AVAILABLE,
+        C.MQRC_Q_MGR_STOPPING,
+        C.MQRC_Q_MGR_QUIESCING,
+        C.MQRC_HCONN_ERROR,
+        C.MQRC_CF_NOT_AVAILABLE,
+        C.MQRC_BACKED_OUT,
+    }
+)
+"""Reasons that mean the partition's unit of work is gone with its member (or backed out): its messages come back
+on the queue (peer recovery), so the partition ends without doing anything more."""
+
 CHUNK = 500  # MsgTokens per request
 
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """Where the queue manager is: its name, and ``home`` / ``host`` as syncpoint.connect takes them."""
+    """Where the queue manager is: its name, and ``home`` / ``host`` as syncpoint.connect takes them.
+
+    ``members``: the queue managers of a queue-sharing group a shared input queue is read through (option
+    ``members``, "QMA,QMB"); ``host`` then names each one's connection in the same order ("h1(1414),h2(1414)"),
+    or one connection for all of them. Empty: the stream reads through ``qmgr`` alone."""
 
     qmgr: str
     home: str | None = None
     host: str | None = None
+    members: tuple[str, ...] = ()
+    member_hosts: tuple[str, ...] = ()  # one connection per member, when ``host`` listed several
 
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> Target:
         opts = {k.lower(): v for k, v in options.items()}
-        qmgr = opts.get("qmgr") or opts.get("queuemanager")
+        members = tuple(m.strip() for m in (opts.get("members") or "").split(",") if m.strip())
+        qmgr = opts.get("qmgr") or opts.get("queuemanager") or (members[0] if members else None)
         if not qmgr:
             raise ValueError('the syncpoint data source needs option("qmgr", <queue manager name>)')
-        return cls(qmgr, opts.get("home") or None, opts.get("host") or None)
+        host = opts.get("host") or None
+        hosts: tuple[str, ...] = ()
+        if members and host is not None and "," in host:
+            hosts = tuple(h.strip() for h in host.split(","))
+            if len(hosts) != len(members):
+                raise ValueError(
+                    f"option host names {len(hosts)} connections for {len(members)} members: give one per member "
+                    "(in the order of option members) or one for all"
+                )
+            host = hosts[members.index(qmgr)] if qmgr in members else hosts[0]
+        return cls(qmgr, opts.get("home") or None, host, members, hosts)
+
+    def member_targets(self) -> list[Target]:
+        """One target per member (each reads alone), in the order of option ``members``."""
+        hosts: Sequence[str | None] = self.member_hosts or [self.host] * len(self.members)
+        return [Target(m, self.home, h) for m, h in zip(self.members, hosts, strict=True)]
+
+    def options(self) -> dict[str, str]:
+        """This target as data-source options."""
+        out = {"qmgr": self.qmgr}
+        if self.home is not None:
+            out["home"] = self.home
+        if self.members:
+            out["members"] = ",".join(self.members)
+        if self.member_hosts:
+            out["host"] = ",".join(self.member_hosts)
+        elif self.host is not None:
+            out["host"] = self.host
+        return out
 
     def connect(self, appl_name: str = "syncpoint.spark") -> QueueManager:
         kw: dict[str, Any] = {"appl_name": appl_name}
@@ -80,6 +129,13 @@ class Target:
 
 
 _kept: dict[tuple[Target, str], QueueManager] = {}
+_current: list[Target | None] = [None]
+
+
+def current_member() -> Target | None:
+    """The member of a queue-sharing group the partition running in this process reads a shared queue through
+    (syncpoint.spark._member); None otherwise. A flow's node reads BOTHRESH there."""
+    return _current[0]
 
 
 def token_bytes(token: int) -> bytes:

@@ -11,7 +11,10 @@ Options: ``qmgr`` (required), ``home`` / ``host`` (as syncpoint.connect takes th
 bounded by MAXUMSGS), ``logicalOrder`` (default true: groups kept whole and in MsgSeqNumber order),
 ``partitions`` (default 2), and for the stream writer ``mode`` (``rows``: rows become messages, and a row
 carrying ``queue`` + ``token`` of a streamed input consumes that input; ``flow``: the rows are a flow's
-dispositions, see syncpoint.flow).
+dispositions, see syncpoint.flow). A source that processes inside its read (``partition_fn``, a message flow)
+also takes ``commit`` (``sink``, the default: the sink's one unit of work per batch; ``partition``: each partition
+gets, processes and commits on its executor) and ``members`` (a shared queue read through several members of a
+queue-sharing group, each partition committing on one: see _member).
 
 Where code runs (reference/spark.md): the stream reader's offsets and partitions in one long-lived driver
 process (its planner memory lives there); read() and write() on executors; the stream writer's commit in a
@@ -129,6 +132,17 @@ def _check_queue(options: Any) -> None:
         qm.disconnect()
 
 
+def _check_members(options: Any, partition_fn: Any) -> None:
+    """Option ``members`` (a shared queue read through several members of a group) needs the processing inside
+    the read: each partition commits in its member's unit of work (see _member)."""
+    if _opt(options, "members") and partition_fn is None:
+        raise ValueError(
+            "option members reads a shared queue through several members, each partition committing in its "
+            "member's unit of work: that needs the processing inside the read (a message flow without a "
+            "DataFrame stage, or a source with partition_fn); a plain stream of rows reads through one qmgr"
+        )
+
+
 def _queue(options: Any) -> str:
     q = _opt(options, "queue")
     if not q:
@@ -157,6 +171,7 @@ class SyncpointDataSource(DataSource):
             from ._flowsink import DISPOSITION_SCHEMA
 
             return DISPOSITION_SCHEMA
+        _check_members(self.options, type(self).partition_fn)
         _check_queue(self.options)
         if self.partition_schema is not None:
             return self.partition_schema
@@ -173,6 +188,7 @@ class SyncpointDataSource(DataSource):
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         r = StreamReader(dict(self.options))
         r.partition_fn = type(self).partition_fn
+        _check_members(self.options, r.partition_fn)
         return r
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
@@ -409,6 +425,11 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         self.packed = _packed(options)
         self.partition_fn: Callable[[Iterator[Any]], Iterator[Any]] | None = None
         self._key = id(self)
+        self.commit_mode = (_opt(options, "commit", "sink") or "sink").lower()
+        if self.commit_mode not in ("sink", "partition"):
+            raise ValueError(f"option commit must be sink or partition, not {self.commit_mode!r}")
+        self._bound: int | None = None  # members: the batch bound (maxMessagesPerBatch within MAXUMSGS)
+        self._budget: int | None = None  # members, availableNow: messages still to plan
 
     def _state(self) -> _DriverState:
         st = _driver_state.get(self._key)
@@ -419,12 +440,47 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
     def initialOffset(self) -> dict[str, Any]:
         return Offset().to_dict()
 
+    # -- a shared queue through several members (see _member) ------------------------------------------
+    def _members_latest(self, start: dict[str, Any] | None, limit: Any) -> dict[str, Any]:
+        from ._member import depth, max_uncommitted_any
+
+        s = Offset.from_dict(start)
+        targets = self.target.member_targets()
+        if self._bound is None:
+            self._bound = batch_bound(self.max_messages, max_uncommitted_any(targets))
+        cap = self._bound
+        if ReadMaxRows is not None and isinstance(limit, ReadMaxRows):
+            cap = min(cap, int(limit.max_rows))
+        d = depth(targets, self.queue)
+        if not d:
+            return s.to_dict()
+        n = min(d, cap)
+        if self._budget is not None:  # availableNow: what was there at the start, retries included
+            n = min(n, self._budget)
+            if n <= 0:
+                return s.to_dict()
+            self._budget -= n
+        return Offset(s.hw + n, (), (), s.n + 1).to_dict()
+
     def getDefaultReadLimit(self) -> Any:
         return ReadMaxRows(self.max_messages) if ReadMaxRows is not None else None
 
     def prepareForTriggerAvailableNow(self) -> None:
         from ._dispositions import effective_threshold
 
+        if self.target.members:
+            from ._member import depth
+
+            targets = self.target.member_targets()
+            d = depth(targets, self.queue) or 0
+            try:
+                q = targets[0].connection("syncpoint.spark.source").open(self.queue)
+                bothresh = int(q.inquire(C.MQIA_BACKOUT_THRESHOLD))
+                q.close()
+            except MQMIError:
+                bothresh = None
+            self._budget = d * (2 * effective_threshold(bothresh) + 1)
+            return
         st = self._state()
         st.full_scan()
         st.planner.target = max(st.index, default=0)
@@ -436,6 +492,8 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
             return self._latest_offset(start, limit)
 
     def _latest_offset(self, start: dict[str, Any] | None, limit: Any) -> dict[str, Any]:
+        if self.target.members:
+            return self._members_latest(start, limit)
         st = self._state()
         s = Offset.from_dict(start)
         cap: int | None = self.max_messages
@@ -461,8 +519,12 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
             return self._partitions(start, end)
 
     def _partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
-        st = self._state()
         s, e = Offset.from_dict(start), Offset.from_dict(end)
+        if self.target.members:
+            from ._member import plan_partitions
+
+            return plan_partitions(e.n, e.hw - s.hw, self.n)
+        st = self._state()
         if st.last is not None and st.last[0] == e.to_json():
             batch = list(st.last[1])
         else:  # a replay after a restart: read the batch again from the queue
@@ -478,7 +540,20 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         return [BatchPartition(p) for p in parts]
 
     def read(self, partition: InputPartition) -> Iterator[Any]:
+        if self.target.members:
+            from ._member import MemberPartition, read_partition
+
+            assert isinstance(partition, MemberPartition) and self.partition_fn is not None
+            yield from read_partition(self.target, self.queue, partition, self.partition_fn, packed=self.packed)
+            return
         assert isinstance(partition, BatchPartition)
+        if self.partition_fn is not None and self.commit_mode == "partition":
+            from ._member import read_tokens_partition
+
+            yield from read_tokens_partition(
+                self.target, self.queue, partition.tokens, self.partition_fn, packed=self.packed
+            )
+            return
         import time
 
         t0 = time.time()
@@ -567,6 +642,14 @@ class StreamWriter(DataSourceStreamWriter):
         if not msgs:
             return
         qid = msgs[0].query_id or ""
+        if self.mode == "flow":
+            from ._flowsink import committed_by_partitions, publish_member_progress
+
+            payloads = [pickle.loads(m.payload) for m in msgs]
+            if self.target.members or committed_by_partitions(payloads):
+                # each partition committed in its own unit of work: only the progress message is left
+                publish_member_progress(self.target, qid, batchId, payloads)
+                return
         with span("driver.commit.connect"):
             qm = self.target.connection("syncpoint.spark.sink")
             sink = _sinks.get(self.target)
@@ -577,7 +660,7 @@ class StreamWriter(DataSourceStreamWriter):
                 from ._flowsink import commit_flow_batch
 
                 with span("driver.commit.flow"):
-                    commit_flow_batch(sink, qid, batchId, [pickle.loads(m.payload) for m in msgs], self.options)
+                    commit_flow_batch(sink, qid, batchId, payloads, self.options)
                 return
             consumed: dict[str, set[int]] = {}
             puts: list[Put] = []

@@ -9,10 +9,17 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._base import Batch, Pending, Snapshot, Store, StoreDamagedError, StoredMessage, StoreError
-from ._group import DECISION_KIND, group_of, membership_record, open_group
+from ._group import (
+    DECISION_KIND,
+    encode_private_part,
+    follow_resolutions,
+    group_of,
+    membership_record,
+    open_group,
+)
 from ._memory import MemoryStore
 from ._salvage import SalvageReport, salvage
-from ._shared import SharedMessage, SharedQueues
+from ._shared import InDoubtUnit, SharedMatch, SharedMessage, SharedQueues
 from ._sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -37,12 +44,14 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DECISION_KIND",
     "Batch",
+    "InDoubtUnit",
     "MemoryStore",
     "Pending",
     "PostgresSharedQueues",
     "PostgresStore",
     "SQLiteStore",
     "SalvageReport",
+    "SharedMatch",
     "SharedMessage",
     "SharedQueues",
     "Snapshot",
@@ -51,6 +60,8 @@ __all__ = [
     "StoreError",
     "StoredMessage",
     "create_member",
+    "encode_private_part",
+    "follow_resolutions",
     "group_of",
     "membership_record",
     "open_group",

@@ -7,8 +7,12 @@ hold a password, and that store's files are private to its user. The shared stor
 
 from __future__ import annotations
 
+import base64
 import json
+import os
+from typing import Any
 
+from ._base import Batch, Snapshot, Store, StoredMessage
 from ._shared import SharedQueues
 
 # -- a member's record of its group, kept in its own store ---------------------------------------------------------
@@ -50,3 +54,72 @@ def open_group(objects: dict[str, dict[str, bytes]], member: str) -> SharedQueue
         shared.close()
         raise
     return shared
+
+
+# -- the private part of a unit of work in doubt, kept with it in the shared store (RESOLVE INDOUBT) ---------------
+def _msg(m: StoredMessage) -> dict[str, Any]:
+    b64 = base64.b64encode
+    return {
+        "seq": m.seq,
+        "queue": m.queue,
+        "priority": m.priority,
+        "md": b64(m.md).decode(),
+        "data": b64(m.data).decode(),
+        "backout": m.backout_count,
+        "put_time": m.put_time,
+    }
+
+
+def _unmsg(d: dict[str, Any]) -> StoredMessage:
+    b = base64.b64decode
+    return StoredMessage(
+        int(d["seq"]), str(d["queue"]), int(d["priority"]), b(d["md"]), b(d["data"]), int(d["backout"]), d["put_time"]
+    )
+
+
+def encode_private_part(puts: list[StoredMessage], gets: list[StoredMessage]) -> bytes:
+    """The persistent private messages a unit of work put and got, as its prepare stores them beside its shared
+    part: what its member's restart needs to make its private part follow a RESOLVE INDOUBT decision (JSON: a
+    row other members can write is never unpickled)."""
+    return json.dumps({"puts": [_msg(m) for m in puts], "gets": [_msg(m) for m in gets]}).encode()
+
+
+def follow_resolutions(shared: SharedQueues | None, store: Store, snapshot: Snapshot) -> int:
+    """At a member's start, before its engine loads ``snapshot``: the private part of each unit of work a peer
+    settled (RESOLVE INDOUBT) against this member's own log is made to follow the decision recorded — committed
+    (its persistent puts made present, its gets removed) or backed out (its puts removed, its gets present again
+    with BackoutCount + 1). Written to ``store`` in one durable batch; ``snapshot`` changed alike. Returns how many
+    units of work."""
+    if shared is None:
+        return 0
+    follow: list[tuple[str, bytes]] = list(getattr(shared, "follow", ()))
+    if not follow:
+        shared.forget_resolved()
+        return 0
+    drop: set[int] = set()
+    add: dict[int, StoredMessage] = {}
+    for action, raw in follow:
+        part = json.loads(raw) if raw else {"puts": [], "gets": []}
+        puts = [_unmsg(d) for d in part["puts"]]
+        gets = [_unmsg(d) for d in part["gets"]]
+        if action == "COMMIT":  # the log had not recorded the commit: its puts were never written
+            drop.update(m.seq for m in gets)
+            add.update((m.seq, m) for m in puts)
+        else:  # the log had committed it: undo
+            drop.update(m.seq for m in puts)
+            for m in gets:
+                m.backout_count += 1
+                add[m.seq] = m
+    present = {m.seq for m in snapshot.messages}
+    batch = Batch(
+        put_messages=[m for seq, m in sorted(add.items()) if seq not in present],
+        delete_messages=sorted(drop & present),
+        durable=True,
+    )
+    store.write(batch)
+    if os.environ.get("SYNCPOINT_QSG_CRASH") == "followed":  # the kill test of a crash before the decisions go
+        os._exit(137)
+    kept = [m for m in snapshot.messages if m.seq not in drop]
+    snapshot.messages = sorted(kept + batch.put_messages, key=lambda m: m.seq)
+    shared.forget_resolved()
+    return len(follow)

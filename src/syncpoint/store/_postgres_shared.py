@@ -47,7 +47,7 @@ import psycopg
 
 from ._base import StoreError
 from ._postgres import connect, describe_error
-from ._shared import SharedMessage
+from ._shared import InDoubtUnit, SharedMatch, SharedMessage
 
 T = TypeVar("T")
 SCHEMA_VERSION = 1
@@ -72,14 +72,36 @@ CREATE TABLE IF NOT EXISTS qsg_open (
     PRIMARY KEY (qsg, queue, owner));
 CREATE TABLE IF NOT EXISTS qsg_indoubt (
     qsg text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, PRIMARY KEY (owner, uow));
+CREATE TABLE IF NOT EXISTS qsg_uncommitted (
+    qsg text NOT NULL, queue text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, n integer NOT NULL,
+    PRIMARY KEY (qsg, queue, owner, uow));
 """
 LIVENESS_WAIT = 5.0  # seconds a starting member waits for its liveness lock (a peer may be recovering it)
 NOTIFY_GAP = 0.02  # seconds between two NOTIFYs of a member (the other members' waiters wake that much later)
 PEER_CHECK = 1.0  # seconds between two looks for dead peers (peer recovery)
 _SCHEMA_LOCK = 7242002  # an advisory lock: one creator of the schema at a time
 
+# seed 002: the member that scans the group's shared queues for expired messages (lead_expiry_scan)
+_SCANNER_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS qsg_scanner (qsg text PRIMARY KEY, member text NOT NULL, since timestamptz NOT NULL)"
+)
+
 QSG_NAME = re.compile(r"^[A-Z][A-Z0-9]{0,3}$")
 _COLUMNS = "id, queue, priority, persistent, md, data, msgid, correlid, expiry, put_time, backout"
+
+
+# the packed MQMD version 2 (SharedMessage.md): GroupId at bytes 324-347, MsgSeqNumber at 348-351
+_GROUPID = "substring(md from 325 for 24)"
+_SEQNO = "substring(md from 349 for 4)"
+_DEPTH = (
+    "SELECT (SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s AND NOT got) "
+    "+ (SELECT coalesce(sum(n), 0) FROM qsg_uncommitted WHERE qsg = %s AND queue = %s)"
+)
+_ROOM = (
+    f"WITH d AS ({_DEPTH} AS depth), up AS (INSERT INTO qsg_uncommitted (qsg, queue, owner, uow, n) "
+    "SELECT %s, %s, %s, %s, 1 FROM d WHERE d.depth + %s < %s ON CONFLICT (qsg, queue, owner, uow) "
+    "DO UPDATE SET n = qsg_uncommitted.n + 1 RETURNING 1) SELECT depth, nextval('qsg_message_id_seq') FROM d"
+)
 
 
 def channel(qsg: str) -> str:
@@ -102,7 +124,7 @@ _INSERT_HELD = (
     "data, owner, uow) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
 _COPY = (
-    "COPY qsg_message (qsg, queue, priority, persistent, msgid, correlid, expiry, put_time, backout, md, data{}) "
+    "COPY qsg_message ({}qsg, queue, priority, persistent, msgid, correlid, expiry, put_time, backout, md, data{}) "
     "FROM STDIN"
 )
 _RELEASE = "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false WHERE id = ANY(%s) AND owner = %s"
@@ -110,9 +132,11 @@ GROUPS_IN_FLIGHT = int(os.environ.get("SYNCPOINT_QSG_GROUPS", "4"))  # a member'
 POOL_IDLE = 16  # idle connections a member keeps of each kind (durable, fast) for its verbs
 
 
-def _insert_all(conn: psycopg.Connection[Any], rows: list[tuple[Any, ...]], held: bool) -> None:
-    """Insert many messages with one COPY (one statement, inside the caller's transaction)."""
-    with conn.cursor().copy(_COPY.format(", owner, uow" if held else "")) as copy:
+def _insert_all(conn: psycopg.Connection[Any], rows: list[tuple[Any, ...]], held: bool, ids: bool = False) -> None:
+    """Insert many messages with one COPY (one statement, inside the caller's transaction); ``ids``: each row
+    starts with its message's id."""
+    copy_sql = _COPY.format("id, " if ids else "", ", owner, uow" if held else "")
+    with conn.cursor().copy(copy_sql) as copy:
         for row in rows:
             copy.write_row(row)
 
@@ -243,6 +267,21 @@ class _Pool:
             conn.close()
 
 
+def _insert_puts(
+    conn: psycopg.Connection[Any], qsg: str, puts: list[SharedMessage], owner: str | None, uow: int | None
+) -> None:
+    """A unit of work's puts inserted at its commit (``owner`` None) or prepare, with one COPY for those whose
+    id is the commit's and one for those whose id was taken at the put (:meth:`PostgresSharedQueues.room`): these
+    keep it, so their place in FIFO order is their put's, as on a private queue, not their commit's."""
+    held = () if owner is None else (owner, uow)
+    plain = [(*_values(qsg, m), *held) for m in puts if not m.id]
+    placed = [(m.id, *_values(qsg, m), *held) for m in puts if m.id]
+    if plain:
+        _insert_all(conn, plain, held=owner is not None)
+    if placed:
+        _insert_all(conn, placed, held=owner is not None, ids=True)
+
+
 def _crash_point(name: str) -> None:
     """The kill tests of the two-phase commit end the process here (``SYNCPOINT_QSG_CRASH``), as a crash would."""
     if os.environ.get("SYNCPOINT_QSG_CRASH") == name:
@@ -268,8 +307,10 @@ def _back_out_member(conn: psycopg.Connection[Any], qsg: str, member: str) -> in
     like = member.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
     not_in_doubt = "NOT EXISTS (SELECT 1 FROM qsg_indoubt i WHERE i.owner = m.owner AND i.uow = m.uow)"
     deleted = conn.execute(
-        f"DELETE FROM qsg_message m WHERE qsg = %s AND owner LIKE %s AND NOT got AND {not_in_doubt}", (qsg, like)
+        f"DELETE FROM qsg_message m WHERE qsg = %s AND owner LIKE %s AND NOT got AND uow >= 0 AND {not_in_doubt}",
+        (qsg, like),
     ).rowcount
+    _release_member_locks(conn, qsg, like)
     reinstated = conn.execute(
         "UPDATE qsg_message m SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
         f"WHERE qsg = %s AND owner LIKE %s AND got AND {not_in_doubt}",
@@ -279,10 +320,21 @@ def _back_out_member(conn: psycopg.Connection[Any], qsg: str, member: str) -> in
     return deleted + reinstated
 
 
+def _release_member_locks(conn: psycopg.Connection[Any], qsg: str, like: str) -> None:
+    """A member's session ended: its browse locks (rows held with a negative ``uow``, never got) are released
+    and its uncommitted puts no longer count towards MAXDEPTH."""
+    conn.execute(
+        "UPDATE qsg_message SET owner = NULL, uow = NULL WHERE qsg = %s AND owner LIKE %s AND NOT got AND uow < 0",
+        (qsg, like),
+    )
+    conn.execute("DELETE FROM qsg_uncommitted WHERE qsg = %s AND owner LIKE %s", (qsg, like))
+
+
 def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
         conn.execute(SCHEMA)
+        conn.execute(INDOUBT_SCHEMA)
 
 
 def create_member(url: str, qsg: str, member: str) -> None:
@@ -311,6 +363,14 @@ def create_member(url: str, qsg: str, member: str) -> None:
                     f"Queue-sharing group {qsg} already has a member named {member}: choose another queue manager "
                     "name, or remove the old member from the group first."
                 )
+            other = conn.execute(
+                "SELECT qsg FROM qsg_member WHERE member = %s AND qsg <> %s LIMIT 1", (member, qsg)
+            ).fetchone()
+            if other:  # IBM: a queue manager is a member of one queue-sharing group
+                raise StoreError(
+                    f"Queue manager {member} is already a member of queue-sharing group {other[0]} in this database: "
+                    "a queue manager belongs to one group; choose another name."
+                )
             clash = conn.execute("SELECT 1 FROM qsg WHERE qsg = %s", (member,)).fetchone()
             if clash:
                 raise StoreError(f"{member} is the name of a queue-sharing group: a queue manager needs another name.")
@@ -333,6 +393,28 @@ def remove_member(url: str, qsg: str, member: str) -> None:
         pass
     finally:
         conn.close()
+
+
+# -- in-doubt units of work settled by a peer (RESOLVE INDOUBT; docs/queue-sharing-groups.md) ------------------------
+INDOUBT_SCHEMA = """
+CREATE TABLE IF NOT EXISTS qsg_resolved (
+    qsg text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, action text NOT NULL, by text NOT NULL,
+    at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (owner, uow));
+CREATE TABLE IF NOT EXISTS qsg_indoubt_private (
+    qsg text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, part bytea NOT NULL, PRIMARY KEY (owner, uow));
+"""
+
+
+def nid(owner: str, uow: int) -> str:
+    """The network id (IBM's NID) of a unit of work: its member's session and its number, ``QMA.3F9A0C1B2D4E.17``
+    (in capitals: MQSC folds what is not quoted)."""
+    member, _, session = owner.rpartition(".")
+    return f"{member}.{session.upper()}.{uow}"
+
+
+def _like(member: str) -> str:
+    """A LIKE pattern for every session (``owner``) of ``member``."""
+    return member.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
 
 
 class PostgresSharedQueues:
@@ -363,6 +445,13 @@ class PostgresSharedQueues:
         self._closed = False
         self._notifier: threading.Thread | None = None
         self.recovered = 0  # gets of earlier sessions of this member backed out at open
+        # unit of work -> queue -> its uncommitted puts counted in qsg_uncommitted (MAXDEPTH, :meth:`room`)
+        self._published: dict[int, dict[str, int]] = {}
+        self._put_ids: dict[tuple[int, str], int] = {}  # (unit of work, queue) -> the id :meth:`room` took
+        self._scan_lock_conn: psycopg.Connection[Any] | None = None  # the connection holding the scan lock
+        self.heuristic: list[tuple[str, str, str, str]] = []  # RESOLVE decisions its log disagrees with (at open)
+        self.follow: list[tuple[str, bytes]] = []  # (action, private part) its private part must follow (at open)
+        self._with_private: dict[int, bool] = {}  # units of work prepared with a private part (see prepare)
 
     # -- life ------------------------------------------------------------------------------------------
     def open(self) -> None:
@@ -532,6 +621,8 @@ class PostgresSharedQueues:
                     self._epoch += 1
                     self._pending.clear()
                     self._ahead.clear()
+                    self._published.clear()
+                    self._put_ids.clear()
                     try:  # a new session at once, whose start backs the lost one's units of work out
                         self._connect_session()
                     except StoreError:
@@ -588,6 +679,8 @@ class PostgresSharedQueues:
         durably for a persistent message. Returns the message's id (0 while it waits for its commit)."""
         if uow is not None:
             self._begin_uow(uow)
+            if self._put_ids:
+                message.id = self._put_ids.pop((uow, message.queue), 0)
             self._pending.setdefault(uow, []).append(message)
             return 0
         values = _values(self.qsg, message)
@@ -687,10 +780,14 @@ class PostgresSharedQueues:
     def finish_claim(self, message_id: int, take: bool, uow: int | None) -> None:
         args: tuple[Any, ...] = (message_id, self.owner)
         if not take:
-            sql = (
-                "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false WHERE id = %s AND owner = %s AND uow = 0"
-            )
-        elif uow is None:
+            with self._use(fast=True) as conn:
+                conn.execute(
+                    "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false WHERE id = %s AND owner = %s "
+                    "AND uow = 0",
+                    args,
+                )
+            return
+        if uow is None:
             sql = "DELETE FROM qsg_message WHERE id = %s AND owner = %s AND uow = 0"
         else:
             self._begin_uow(uow)
@@ -711,17 +808,19 @@ class PostgresSharedQueues:
         if not holds:
             self._ahead.pop(uow, None)
             return []
-        rows = [_values(self.qsg, m) for m in puts]
         owner = self.owner
         ahead = self._ahead.pop(uow, None)
         released = [m.id for m in ahead[2]] if ahead is not None else []
+        published = self._published.pop(uow, None)
 
         def commit(conn: psycopg.Connection[Any]) -> None:
             if released:  # claimed ahead and not got: available again as they were
                 conn.execute(_RELEASE, (released, owner))
-            if rows:
-                _insert_all(conn, rows, held=False)
+            if puts:
+                _insert_puts(conn, self.qsg, puts, None, None)
             conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s", (owner, uow))
+            if published:  # its uncommitted puts stop counting towards MAXDEPTH (qsg_uncommitted)
+                conn.execute("DELETE FROM qsg_uncommitted WHERE owner = %s AND uow = %s", (owner, uow))
 
         self._group.run(commit)  # with the member's other durable verbs: one PostgreSQL commit for them all
         return sorted({m.queue for m in puts})
@@ -764,9 +863,11 @@ class PostgresSharedQueues:
         """The name of the record in the member's private store that says unit of work ``uow`` committed."""
         return f"{self.owner}:{uow}"
 
-    def prepare(self, uow: int) -> None:
+    def prepare(self, uow: int, private: bytes = b"") -> None:
         """Phase 1: the unit of work's puts written (still held by it) and the unit of work marked in doubt, in
-        one durable transaction. From here no peer backs it out; only its member's decision settles it."""
+        one durable transaction. From here no peer backs it out; only its member's decision (or RESOLVE INDOUBT)
+        settles it. ``private``: its private part (``store.encode_private_part``), kept beside it so that the
+        member's restart can make that part follow a RESOLVE INDOUBT decision."""
         self._check_uow(uow)
         self._prepared_owner[uow] = self.owner
         puts = self._pending.pop(uow, [])
@@ -775,8 +876,14 @@ class PostgresSharedQueues:
             with conn.transaction():
                 self._release_ahead(conn, uow)
                 if puts:
-                    _insert_all(conn, [(*_values(self.qsg, m), self.owner, uow) for m in puts], held=True)
+                    _insert_puts(conn, self.qsg, puts, self.owner, uow)
                 conn.execute("INSERT INTO qsg_indoubt VALUES (%s, %s, %s)", (self.qsg, self.owner, uow))
+                if private:
+                    conn.execute(
+                        "INSERT INTO qsg_indoubt_private VALUES (%s, %s, %s, %s)", (self.qsg, self.owner, uow, private)
+                    )
+                    self._with_private[uow] = True
+                self._end_published(conn, uow)  # its puts are in the table now
         except psycopg.Error as e:
             raise self._fail(e) from None
         _crash_point("prepared")
@@ -790,10 +897,15 @@ class PostgresSharedQueues:
         self._prepared_owner.pop(uow, None)
         return queues
 
-    def _settle(self, owner: str, uow: int, commit: bool) -> list[str]:
+    def _settle(self, owner: str, uow: int, commit: bool, resolved_by: str | None = None) -> list[str]:
         conn = self._c()
         try:
             with conn.transaction():
+                if resolved_by is not None:  # RESOLVE INDOUBT: the decision is kept for the member's restart
+                    conn.execute(
+                        "INSERT INTO qsg_resolved VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                        (self.qsg, owner, uow, "COMMIT" if commit else "BACKOUT", resolved_by),
+                    )
                 if commit:
                     conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s AND got", (owner, uow))
                     rows = conn.execute(
@@ -808,6 +920,10 @@ class PostgresSharedQueues:
                         (owner, uow),
                     ).fetchall()
                 conn.execute("DELETE FROM qsg_indoubt WHERE owner = %s AND uow = %s", (owner, uow))
+                if resolved_by is None and (owner != self.owner or self._with_private.pop(uow, None) is not None):
+                    # settled by its member: its private part is no longer needed (RESOLVE keeps it for the
+                    # member's restart)
+                    conn.execute("DELETE FROM qsg_indoubt_private WHERE owner = %s AND uow = %s", (owner, uow))
         except psycopg.Error as e:
             raise self._fail(e) from None
         return sorted({r[0] for r in rows})
@@ -815,32 +931,141 @@ class PostgresSharedQueues:
     def resolve_indoubt(self, decided: set[str]) -> int:
         """At start: every unit of work of this member's earlier sessions left in doubt is committed if the
         member's private store holds its decision (``decided``: :meth:`decision_name` values), else backed out.
-        Returns how many were settled."""
-        like = self.member.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
+        Units of work a peer settled meanwhile (``RESOLVE INDOUBT``) are checked against the same decisions: each
+        that disagrees is kept in :attr:`heuristic` (for the error log) and, with its private part, in
+        :attr:`follow` (``store.follow_resolutions`` makes the private part follow the decision; docs/
+        queue-sharing-groups.md, "Resolving in-doubt units of work"). Returns how many were settled."""
+        like = _like(self.member)
         try:
             rows = (
                 self._c()
                 .execute("SELECT owner, uow FROM qsg_indoubt WHERE qsg = %s AND owner LIKE %s", (self.qsg, like))
                 .fetchall()
             )
+            resolved = (
+                self._c()
+                .execute(
+                    "SELECT owner, uow, action, by FROM qsg_resolved WHERE qsg = %s AND owner LIKE %s",
+                    (self.qsg, like),
+                )
+                .fetchall()
+            )
+            parts = {
+                (o, u): bytes(p)
+                for o, u, p in self._c().execute(
+                    "SELECT owner, uow, part FROM qsg_indoubt_private WHERE qsg = %s AND owner LIKE %s",
+                    (self.qsg, like),
+                )
+            }
         except psycopg.Error as e:
             raise self._fail(e) from None
         for owner, uow in rows:
             self._settle(owner, uow, commit=f"{owner}:{uow}" in decided)
+        for owner, uow, action, by in resolved:
+            logged = "COMMIT" if f"{owner}:{uow}" in decided else "BACKOUT"
+            if logged != action:
+                self.heuristic.append((nid(owner, uow), action, by, logged))
+                self.follow.append((action, parts.get((owner, uow), b"")))
         return len(rows)
+
+    def forget_resolved(self) -> None:
+        """At start, once the private parts followed (:attr:`follow`, written durably by the member's store): the
+        RESOLVE decisions and the private parts of earlier sessions are dropped. Until then a crash leaves them,
+        and the next start follows them again (what follows is idempotent)."""
+        like = _like(self.member)
+        try:
+            with self._c().transaction():
+                self._c().execute("DELETE FROM qsg_resolved WHERE qsg = %s AND owner LIKE %s", (self.qsg, like))
+                self._c().execute(
+                    "DELETE FROM qsg_indoubt_private i WHERE qsg = %s AND owner LIKE %s AND owner <> %s AND NOT "
+                    "EXISTS (SELECT 1 FROM qsg_indoubt d WHERE d.owner = i.owner AND d.uow = i.uow)",
+                    (self.qsg, like, self.owner),
+                )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    def indoubt_units(self, member: str | None) -> list[InDoubtUnit]:
+        """DISPLAY THREAD TYPE(INDOUBT): the units of work in doubt of ``member`` (None: of every member)."""
+        sql = (
+            "SELECT i.owner, i.uow, count(m.id) FILTER (WHERE NOT m.got), count(m.id) FILTER (WHERE m.got), "
+            "coalesce(array_agg(DISTINCT m.queue) FILTER (WHERE m.queue IS NOT NULL), '{}') FROM qsg_indoubt i "
+            "LEFT JOIN qsg_message m ON m.owner = i.owner AND m.uow = i.uow WHERE i.qsg = %s"
+        )
+        args: list[Any] = [self.qsg]
+        if member is not None:
+            sql += " AND i.owner LIKE %s"
+            args.append(_like(member))
+        try:
+            conn = self._c()
+            rows = conn.execute(sql + " GROUP BY i.owner, i.uow ORDER BY i.owner, i.uow", args).fetchall()
+            units = []
+            for owner, uow, puts, gets, queues in rows:
+                who = str(owner).rsplit(".", 1)[0]
+                units.append(InDoubtUnit(who, nid(owner, uow), uow, puts, gets, sorted(queues), self._active(who)))
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return units
+
+    def _active(self, member: str) -> bool:
+        """Whether ``member`` runs: its liveness lock is held by a session (this one, for this member)."""
+        if member == self.member:
+            return True
+        keys = member_lock(self.qsg, member)
+        got = self._c().execute("SELECT pg_try_advisory_lock(%s, %s)", keys).fetchone()
+        if got is not None and got[0]:
+            self._c().execute("SELECT pg_advisory_unlock(%s, %s)", keys)
+            return False
+        return True
+
+    def resolve_units(self, member: str, nids: list[str] | None, commit: bool, by: str) -> list[str] | None:
+        """RESOLVE INDOUBT QMNAME(member): settle the units of work in doubt of ``member`` whose NID is in ``nids``
+        (None: all of them) — committed (puts made available, gets deleted) or backed out (puts deleted, gets
+        reinstated with BackoutCount + 1) — and record each decision for the member's restart. The member's
+        liveness lock is held meanwhile, so it cannot start and settle them at the same time. Returns the NIDs
+        settled, or None when ``member`` runs (a running member settles its own units of work)."""
+        if member == self.member:
+            return None
+        keys = member_lock(self.qsg, member)
+        try:
+            conn = self._c()
+            got = conn.execute("SELECT pg_try_advisory_lock(%s, %s)", keys).fetchone()
+            if got is None or not got[0]:
+                return None
+            try:
+                rows = conn.execute(
+                    "SELECT owner, uow FROM qsg_indoubt WHERE qsg = %s AND owner LIKE %s ORDER BY owner, uow",
+                    (self.qsg, _like(member)),
+                ).fetchall()
+                done = []
+                wanted = None if nids is None else {n.upper() for n in nids}
+                for owner, uow in rows:
+                    ident = nid(owner, uow)
+                    if wanted is None or ident.upper() in wanted:
+                        self.notify(self._settle(owner, uow, commit, resolved_by=by))
+                        done.append(ident)
+                return done
+            finally:
+                if not conn.closed:
+                    conn.execute("SELECT pg_advisory_unlock(%s, %s)", keys)
+        except psycopg.Error as e:
+            raise self._fail(e) from None
 
     def backout(self, uow: int) -> list[str]:
         self._pending.pop(uow, None)  # its puts were never inserted
         if uow not in self._uow_epoch or self._uow_epoch.pop(uow) != self._epoch:
             self._ahead.pop(uow, None)
+            self._published.pop(uow, None)
             return []  # holds nothing, or of a lost session: backed out when the new session began
         owner = self.owner
         ahead = self._ahead.pop(uow, None)
         released = [m.id for m in ahead[2]] if ahead is not None else []
+        published = self._published.pop(uow, None)
 
         def backout(conn: psycopg.Connection[Any]) -> list[Any]:
             if released:  # claimed ahead and not got: available again as they were (no BackoutCount + 1)
                 conn.execute(_RELEASE, (released, owner))
+            if published:  # its uncommitted puts stop counting towards MAXDEPTH (qsg_uncommitted)
+                conn.execute("DELETE FROM qsg_uncommitted WHERE owner = %s AND uow = %s", (owner, uow))
             return conn.execute(
                 "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
                 "WHERE owner = %s AND uow = %s RETURNING queue",
@@ -850,17 +1075,18 @@ class PostgresSharedQueues:
         rows = self._group.run(backout)
         return sorted({r[0] for r in rows})
 
-    def depth(self, queue: str, limit: int | None = None) -> int:
-        sql = "SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s"
-        args: tuple[Any, ...] = (self.qsg, queue)
-        if limit is not None:  # enough to tell whether MAXDEPTH is reached: at most ``limit`` rows read
-            sql = "SELECT count(*) FROM (SELECT 1 FROM qsg_message WHERE qsg = %s AND queue = %s LIMIT %s) s"
-            args = (self.qsg, queue, limit)
+    def depth(self, queue: str) -> int:
         with self._use(fast=True) as conn:
-            row = conn.execute(sql, args).fetchone()
-        # IBM counts a put in a unit of work in CURDEPTH at once: this member's own are not in the table yet
+            row = conn.execute(_DEPTH, (self.qsg, queue, self.qsg, queue)).fetchone()
+        # IBM counts a put in a unit of work in CURDEPTH at once: the members' uncommitted puts are not in the
+        # table yet; those counted by :meth:`room` are in qsg_uncommitted, this member's others are added here
+        return (int(row[0]) if row else 0) + self._unpublished(queue)
+
+    def _unpublished(self, queue: str) -> int:
         mine = sum(1 for puts in list(self._pending.values()) for m in list(puts) if m.queue == queue)
-        return (int(row[0]) if row else 0) + mine
+        if self._published:
+            mine -= sum(counts.get(queue, 0) for counts in list(self._published.values()))
+        return mine
 
     def clear(self, queue: str) -> int:
         try:
@@ -871,6 +1097,158 @@ class PostgresSharedQueues:
             )
         except psycopg.Error as e:
             raise self._fail(e) from None
+
+    # -- the MQI rules beyond the plain get: browse, cursor, lock, match options, MAXDEPTH -----------------
+    # A browse lock is the row held by this session with ``uow`` the lock's (negative) number and ``got``
+    # false: no other get or browse sees it (they want ``owner IS NULL``), its handle does (_AVAILABLE_TO).
+    def select(
+        self,
+        queue: str,
+        match: SharedMatch,
+        lock: int | None,
+        take: bool,
+        uow: int | None,
+        claim_only: bool,
+        hold: bool = False,
+    ) -> SharedMessage | None:
+        where, args = self._where(queue, match, lock)
+        order = "id" if match.fifo else "priority DESC, id"
+        pick = f"SELECT id FROM qsg_message WHERE {where} ORDER BY {order} LIMIT 1"
+        r: Any
+        if take:
+            epoch = self._epoch
+            pick += " FOR UPDATE SKIP LOCKED"
+            if uow is None and not claim_only:  # durable: with the member's other durable verbs (_Group)
+                sql = f"DELETE FROM qsg_message WHERE id = ({pick}) RETURNING {_COLUMNS}"
+                r = self._group.run(lambda conn: conn.execute(sql, args).fetchone())
+            else:
+                sql = (
+                    f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = ({pick}) RETURNING {_COLUMNS}"
+                )
+                with self._use(fast=True) as conn:
+                    r = conn.execute(sql, [self.owner, 0 if uow is None else uow, *args]).fetchone()
+                if r is not None and uow is not None:  # the unit of work holds a row from here (see get)
+                    self._uow_epoch.setdefault(uow, epoch)
+        elif not hold or lock is None:
+            sql = f"SELECT {_COLUMNS} FROM qsg_message WHERE {where} ORDER BY {order} LIMIT 1"
+            with self._use(fast=True) as conn:
+                r = conn.execute(sql, args).fetchone()
+        else:
+            with self._use(fast=True) as conn, conn.transaction():
+                sql = (
+                    f"UPDATE qsg_message SET owner = %s, uow = %s WHERE id = ({pick} FOR UPDATE SKIP LOCKED) "
+                    f"RETURNING {_COLUMNS}"
+                )
+                r = conn.execute(sql, [self.owner, lock, *args]).fetchone()
+                if r is not None:  # the handle's previous lock ends (one locked message a handle)
+                    conn.execute(
+                        "UPDATE qsg_message SET owner = NULL, uow = NULL "
+                        "WHERE owner = %s AND uow = %s AND NOT got AND id <> %s",
+                        (self.owner, lock, r[0]),
+                    )
+        return None if r is None else _row(r)
+
+    def _where(self, queue: str, match: SharedMatch, lock: int | None) -> tuple[str, list[Any]]:
+        where = "qsg = %s AND queue = %s AND "
+        args: list[Any] = [self.qsg, queue]
+        if lock is None:
+            where += "owner IS NULL"
+        else:
+            where += "(owner IS NULL OR (owner = %s AND uow = %s AND NOT got))"
+            args += [self.owner, lock]
+        for column, value in (
+            ("msgid", match.msgid),
+            ("correlid", match.correlid),
+            (_GROUPID, match.groupid),
+            (_SEQNO, match.seqno),
+            ("id", match.token),
+            ("id", match.message_id),
+        ):
+            if value is not None:
+                where += f" AND {column} = %s"
+                args.append(value)
+        if match.after is not None:
+            priority, ident = match.after
+            if match.fifo:
+                where += " AND id > %s"
+                args.append(ident)
+            else:
+                where += " AND (priority < %s OR (priority = %s AND id > %s))"
+                args += [priority, priority, ident]
+        return where, args
+
+    def unlock(self, lock: int) -> bool:
+        with self._use(fast=True) as conn:
+            return (
+                conn.execute(
+                    "UPDATE qsg_message SET owner = NULL, uow = NULL WHERE owner = %s AND uow = %s AND NOT got",
+                    (self.owner, lock),
+                ).rowcount
+                > 0
+            )
+
+    def discard_available(self, message_id: int) -> SharedMessage | None:
+        with self._use() as conn:
+            r = conn.execute(
+                f"DELETE FROM qsg_message WHERE id = %s AND owner IS NULL RETURNING {_COLUMNS}", (message_id,)
+            ).fetchone()
+        return None if r is None else _row(r)
+
+    def move_get(self, message_id: int, from_uow: int, to_uow: int) -> None:
+        # the new unit of work holds the row from here: its MQCMIT/MQBACK must reach the database (_begin_uow)
+        self._uow_epoch.setdefault(to_uow, self._uow_epoch.get(from_uow, self._epoch))
+        with self._use(fast=True) as conn:
+            conn.execute(
+                "UPDATE qsg_message SET uow = %s WHERE id = %s AND owner = %s AND uow = %s",
+                (to_uow, message_id, self.owner, from_uow),
+            )
+
+    def room(self, queue: str, maxdepth: int, uow: int | None) -> int:
+        """One statement: the group's depth, and (in a unit of work, with room) this put counted in
+        qsg_uncommitted, so that every member's MAXDEPTH check sees it before its commit (IBM counts
+        uncommitted puts in CURDEPTH). The unit of work then holds a row (its qsg_uncommitted row, deleted by
+        its commit or backout): it is begun (:meth:`_begin_uow`) before the statement."""
+        mine = self._unpublished(queue)
+        if uow is None:
+            with self._use(fast=True) as conn:
+                row = conn.execute(_DEPTH, (self.qsg, queue, self.qsg, queue)).fetchone()
+        else:
+            self._begin_uow(uow)
+            args = (self.qsg, queue, self.qsg, queue, self.qsg, queue, self.owner, uow, mine, maxdepth)
+            with self._use(fast=True) as conn:
+                row = conn.execute(_ROOM, args).fetchone()
+        depth = (int(row[0]) if row else 0) + mine
+        if uow is not None and depth < maxdepth:
+            counts = self._published.setdefault(uow, {})
+            counts[queue] = counts.get(queue, 0) + 1
+            assert row is not None
+            self._put_ids[(uow, queue)] = int(row[1])  # the put's place in FIFO order (:func:`_insert_puts`)
+        return depth
+
+    def uncommitted(self, queue: str) -> int:
+        """UNCOM: this member's puts and gets on ``queue`` in units of work not yet ended."""
+        puts = sum(1 for pending in list(self._pending.values()) for m in list(pending) if m.queue == queue)
+        with self._use(fast=True) as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s AND owner = %s AND got AND uow > 0",
+                (self.qsg, queue, self.owner),
+            ).fetchone()
+        return puts + (int(row[0]) if row else 0)
+
+    def available(self, queue: str, fifo: bool) -> list[SharedMessage]:
+        """The available messages of ``queue`` in delivery order (neither held by a unit of work nor locked)."""
+        order = "id" if fifo else "priority DESC, id"
+        with self._use(fast=True) as conn:
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM qsg_message WHERE qsg = %s AND queue = %s AND owner IS NULL ORDER BY {order}",
+                (self.qsg, queue),
+            ).fetchall()
+        return [_row(r) for r in rows]
+
+    def _end_published(self, conn: psycopg.Connection[Any], uow: int) -> None:
+        """Inside the transaction ending unit of work ``uow``: its uncommitted puts stop counting."""
+        if self._published.pop(uow, None):
+            conn.execute("DELETE FROM qsg_uncommitted WHERE owner = %s AND uow = %s", (self.owner, uow))
 
     # -- wake-ups --------------------------------------------------------------------------------------
     def notify(self, queues: list[str]) -> None:
@@ -929,3 +1307,112 @@ class PostgresSharedQueues:
                 stop.wait(0.1)
         if conn is not None:
             conn.close()
+
+    # == seeds 001 and 002 on shared queues: the group's trigger state and the expiry scan =====================
+    # (docs/queue-sharing-groups.md, "Triggering on shared queues", "Expiry on shared queues"; engine/_shared_rules)
+    def input_opens(self, queue: str) -> tuple[bool, int]:
+        """Seed 001, condition 4, notes a and b: whether any member of the group has ``queue`` open for exclusive
+        input, and how many *other* members have it open for shared input."""
+        try:
+            row = (
+                self._c()
+                .execute(
+                    "SELECT coalesce(bool_or(exclusive), false), count(*) FILTER (WHERE owner <> %s AND NOT exclusive) "
+                    "FROM qsg_open WHERE qsg = %s AND queue = %s",
+                    (self.owner, self.qsg, queue),
+                )
+                .fetchone()
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return (bool(row[0]), int(row[1])) if row else (False, 0)
+
+    def trigger_counts(self, queue: str, min_priority: int, after: int) -> tuple[int, int, int]:
+        """Seed 001, condition 3, note b: on a shared queue committed messages only count. Returns how many
+        committed messages of priority ``min_priority`` or above ``queue`` holds, how many of those have an id
+        above ``after`` (arrived since a look that saw ids up to ``after``), and the highest committed id.
+
+        Committed: not a put held by a unit of work (prepared or in doubt); a message got in a unit of work that
+        has not ended is still on the queue."""
+        try:
+            row = (
+                self._c()
+                .execute(
+                    "SELECT count(*) FILTER (WHERE priority >= %s), "
+                    "count(*) FILTER (WHERE priority >= %s AND id > %s), coalesce(max(id), 0) "
+                    "FROM qsg_message WHERE qsg = %s AND queue = %s AND (owner IS NULL OR got)",
+                    (min_priority, min_priority, after, self.qsg, queue),
+                )
+                .fetchone()
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return (int(row[0]), int(row[1]), int(row[2])) if row else (0, 0, 0)
+
+    def lead_expiry_scan(self) -> bool:
+        """Seed 002: whether this member is the one of its group that scans the shared queues for expired
+        messages. The scanner holds the group's scan lock, a PostgreSQL advisory lock of its session: the first
+        member to ask takes it; it is released when the member ends (its connections close, also when the
+        process is killed), and the next member to ask then takes it over. The holder's name is kept in
+        ``qsg_scanner`` for DISPLAY and for the operator."""
+        conn = self._c()
+        if self._scan_lock_conn is conn and not conn.closed:
+            return True
+        try:
+            got = conn.execute("SELECT pg_try_advisory_lock(%s, %s)", member_lock(self.qsg, " expiry scan")).fetchone()
+            if not got or not got[0]:
+                return False
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                conn.execute(_SCANNER_SCHEMA)
+                conn.execute(
+                    "INSERT INTO qsg_scanner VALUES (%s, %s, now()) ON CONFLICT (qsg) "
+                    "DO UPDATE SET member = excluded.member, since = excluded.since",
+                    (self.qsg, self.member),
+                )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        self._scan_lock_conn = conn
+        return True
+
+    def release_expiry_scan(self) -> None:
+        """Seed 002: this member no longer scans (its EXPRYINT was turned off): free the scan lock for another."""
+        conn = self._scan_lock_conn
+        self._scan_lock_conn = None
+        if conn is None or conn is not self._conn or conn.closed:
+            return  # a session since lost released it with its end
+        try:
+            conn.execute("SELECT pg_advisory_unlock(%s, %s)", member_lock(self.qsg, " expiry scan"))
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+
+    def scanner(self) -> str | None:
+        """The member that last took the group's expiry scan (None before any did)."""
+        try:
+            with self._c().transaction():
+                self._c().execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                self._c().execute(_SCANNER_SCHEMA)
+                row = self._c().execute("SELECT member FROM qsg_scanner WHERE qsg = %s", (self.qsg,)).fetchone()
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return None if row is None else str(row[0])
+
+    def expire(self, now: float) -> list[SharedMessage]:
+        """Seed 002, the periodic scan: delete the group's available messages whose Expiry has passed at ``now``
+        (engine time, seconds) and return them, for their expiration reports. One statement: a message is
+        deleted by one member only (the scan, or a get that met it: rows held by a unit of work are skipped,
+        and so are rows a get is claiming), so it is reported once."""
+        try:
+            rows = (
+                self._c()
+                .execute(
+                    "DELETE FROM qsg_message WHERE id IN (SELECT id FROM qsg_message WHERE qsg = %s AND owner IS NULL "
+                    "AND expiry <> -1 AND put_time + expiry / 10.0 <= %s FOR UPDATE SKIP LOCKED) "
+                    f"RETURNING {_COLUMNS}",
+                    (self.qsg, now),
+                )
+                .fetchall()
+            )
+        except psycopg.Error as e:
+            raise self._fail(e) from None
+        return [_row(r) for r in rows]

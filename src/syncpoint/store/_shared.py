@@ -47,6 +47,36 @@ class SharedMessage:
     backout: int = 0
 
 
+@dataclass(slots=True)
+class InDoubtUnit:
+    """One unit of work left in doubt in the shared store: what DISPLAY THREAD TYPE(INDOUBT) shows."""
+
+    member: str  # the member (coordinator) that prepared it
+    nid: str
+    uow: int
+    puts: int  # messages it put, held until it is settled
+    gets: int  # messages it got, held likewise
+    queues: list[str]
+    active: bool  # its member runs (its liveness lock is held): only the member may settle it
+
+
+@dataclass(slots=True, frozen=True)
+class SharedMatch:
+    """What a get on a shared queue selects by, beyond "the first available message" (the MQMO_* match options
+    and the browse cursor, as the engine decided them). ``groupid`` and ``seqno`` are compared with the packed
+    MQMD version 2 (``SharedMessage.md``): GroupId is its bytes 324-347, MsgSeqNumber its bytes 348-351 as
+    packed; ``token`` is a message's id (its MsgToken)."""
+
+    msgid: bytes | None = None
+    correlid: bytes | None = None
+    groupid: bytes | None = None
+    seqno: bytes | None = None
+    token: int | None = None
+    message_id: int | None = None  # exactly this message (the one under the browse cursor)
+    after: tuple[int, int] | None = None  # (priority, id) of the browse cursor: only messages after it
+    fifo: bool = False  # delivery order by id alone (MSGDLVSQ(FIFO)), else priority then id
+
+
 class SharedQueues(Protocol):
     """A member's view of its queue-sharing group's shared store."""
 
@@ -100,7 +130,7 @@ class SharedQueues(Protocol):
         """The name of the record in the member's private store that says unit of work ``uow`` committed."""
         ...
 
-    def prepare(self, uow: int) -> None:
+    def prepare(self, uow: int, private: bytes = b"") -> None:
         """Two-phase commit, phase 1: the unit of work's shared part made durable and marked in doubt."""
         ...
 
@@ -113,9 +143,51 @@ class SharedQueues(Protocol):
         messages back."""
         ...
 
-    def depth(self, queue: str, limit: int | None = None) -> int:
-        """CURDEPTH: the group's messages on the queue (those held by units of work too); with ``limit``,
-        counted up to that many only (enough to tell whether MAXDEPTH is reached)."""
+    # -- the MQI rules beyond the plain get (browse, cursor, lock, match options, MAXDEPTH) ------------------
+    def select(
+        self,
+        queue: str,
+        match: SharedMatch,
+        lock: int | None,
+        take: bool,
+        uow: int | None,
+        claim_only: bool,
+        hold: bool = False,
+    ) -> SharedMessage | None:
+        """The first message in delivery order that ``match`` selects and that is available to the handle
+        whose browse lock is ``lock`` (available, or locked by that handle). ``take``: taken as :meth:`get`
+        takes it (``uow``, ``claim_only``); else browsed, and with ``hold`` locked by that handle (its
+        previous lock released)."""
+        ...
+
+    def unlock(self, lock: int) -> bool:
+        """Release the browse lock ``lock`` (MQGMO_UNLOCK, MQCLOSE); False when it held no message."""
+        ...
+
+    def discard_available(self, message_id: int) -> SharedMessage | None:
+        """Delete an available message (an expired one a browse met); None when another took it first."""
+        ...
+
+    def move_get(self, message_id: int, from_uow: int, to_uow: int) -> None:
+        """A get of unit of work ``from_uow`` becomes a get of ``to_uow`` (MQGMO_MARK_SKIP_BACKOUT, seed 000)."""
+        ...
+
+    def room(self, queue: str, maxdepth: int, uow: int | None) -> int:
+        """The group's depth before a put (committed, held and uncommitted messages of every member); with
+        ``uow`` and room left, the put is counted as that unit of work's uncommitted put (MAXDEPTH)."""
+        ...
+
+    def uncommitted(self, queue: str) -> int:
+        """UNCOM: this member's puts and gets on ``queue`` in units of work not yet ended."""
+        ...
+
+    def available(self, queue: str, fifo: bool) -> list[SharedMessage]:
+        """The available messages of ``queue`` in delivery order (for tests and tools)."""
+        ...
+
+    def depth(self, queue: str) -> int:
+        """CURDEPTH: the group's messages on the queue, as IBM counts them: uncommitted puts in, uncommitted
+        gets out (CurrentQDepth "incremented by MQPUT … decremented by MQGET")."""
         ...
 
     def take_ahead(self, uow: int, queue: str) -> SharedMessage | None:
@@ -140,6 +212,44 @@ class SharedQueues(Protocol):
     def listen(self, on_wake: Callable[[list[str] | None], None], stop: threading.Event) -> None:
         """Until ``stop`` is set, call ``on_wake(queues)`` with the queues other members notified, and
         ``on_wake(None)`` at least every 100 ms (the fallback poll: notifications can be lost)."""
+        ...
+
+    # seeds 001 and 002 on shared queues (engine/_shared_rules)
+    def input_opens(self, queue: str) -> tuple[bool, int]:
+        """Whether any member has ``queue`` open for exclusive input; how many others have it open shared."""
+        ...
+
+    def trigger_counts(self, queue: str, min_priority: int, after: int) -> tuple[int, int, int]:
+        """Committed messages of priority ``min_priority`` or above; those with an id above ``after``; the
+        highest committed id."""
+        ...
+
+    def lead_expiry_scan(self) -> bool:
+        """Whether this member is (now) the group's one scanner of shared queues for expired messages."""
+        ...
+
+    def release_expiry_scan(self) -> None:
+        """This member stops scanning (EXPRYINT turned off): another member may take the scan."""
+        ...
+
+    def scanner(self) -> str | None:
+        """The member that last took the group's expiry scan."""
+        ...
+
+    def expire(self, now: float) -> list[SharedMessage]:
+        """Delete and return the available messages expired at ``now`` (engine time, seconds)."""
+        ...
+
+    def indoubt_units(self, member: str | None) -> list[InDoubtUnit]:
+        """The units of work in doubt of ``member`` (None: of every member): DISPLAY THREAD TYPE(INDOUBT)."""
+        ...
+
+    def resolve_units(self, member: str, nids: list[str] | None, commit: bool, by: str) -> list[str] | None:
+        """RESOLVE INDOUBT: settle a stopped member's units of work in doubt; the NIDs settled, None if it runs."""
+        ...
+
+    def forget_resolved(self) -> None:
+        """At start, after the private parts followed the RESOLVE decisions: drop those decisions."""
         ...
 
     def close(self) -> None: ...

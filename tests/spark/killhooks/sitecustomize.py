@@ -5,7 +5,9 @@ the processes (locked), so the k-th passage is counted across them.
 
 Points: read (an executor reading a batch's messages), write (an executor handing the batch to the sink), commit
 (inside the sink's unit of work, before MQCMIT), after_commit (after the sink's commit, before Spark writes its
-commit checkpoint). Nothing here is imported unless the variable is set.
+commit checkpoint); with Flow(commit="partition"): commit_partition (inside a partition's unit of work, before its
+MQCMIT), after_commit_partition (after it, before the partition's row reaches Spark). Nothing here is imported
+unless the variable is set.
 """
 
 import os
@@ -88,4 +90,24 @@ if _spec:
             return result
 
         _flowsink.commit_flow_batch = _commit_flow_batch
+
+        from syncpoint.spark import _member
+
+        _orig_carry_out = _member._carry_out
+
+        def _carry_out(*a, **k):  # type: ignore[no-untyped-def]
+            result = _orig_carry_out(*a, **k)
+            _maybe_die("commit_partition")  # a partition's unit of work done, before its MQCMIT
+            return result
+
+        _member._carry_out = _carry_out
+
+        _orig_process = _member.process
+
+        def _process(*a, **k):  # type: ignore[no-untyped-def]
+            result = _orig_process(*a, **k)
+            _maybe_die("after_commit_partition")  # committed, before Spark knows the partition ended
+            return result
+
+        _member.process = _process
         _source.__dict__.setdefault("_killhooks", True)

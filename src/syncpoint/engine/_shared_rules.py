@@ -1,0 +1,181 @@
+"""The seeds' rules on shared queues: triggering (seed 001, notes 3b, 4a, 4b) and expiry (seed 002, "Periodic
+scan": "Shared queues are scanned by only one queue manager in a queue-sharing group").
+
+References: seed 001_30538df842c6cd11.txt, seed 002_b264ab86f94f09d9.txt, reference/queue-sharing-groups.md
+("Triggering on shared queues", "Expiry on shared queues"); docs/queue-sharing-groups.md.
+
+Theory of operation
+-------------------
+Triggering. A message on a shared queue counts for triggering once it is committed (note 3b), and it may be
+committed by any member. So no member triggers at the put: every member learns that committed messages arrived
+on a shared queue from the group's wake-up (the NOTIFY every commit sends, its own included; ``host._group``
+calls :meth:`SharedRulesMixin.check_shared_triggers` with the queues named), and evaluates the seed's conditions
+itself with the rule code of private queues (``_trigger``): :meth:`~._trigger.Triggering.criteria` reads the
+group's opens for input (note 4b: input exclusive anywhere, no trigger message from anyone; note 4a: another
+member's shared input open makes this one's criteria FIRST with TriggerMsgPriority 0), conditions 4 to 10 are
+``Triggering._target`` — condition 4 with this member's own OpenInputCount, condition 8 with this member's own
+trigger monitor, so each member with a monitor may write its own trigger message — and conditions 3 and 11 are
+``_trigger.arrival_triggers`` with the group's committed depth before and after the arrivals.
+
+What arrived since this member last looked is the committed messages whose id (the group's put order) is above
+the highest it saw then (``_trigger_seen``). The first look at a queue (after a start, or after TRIGGER was
+turned on) has no such mark: everything on the queue counts as arrived, and it writes at most one trigger
+message (as a restarted queue manager's monitor gets one for a queue with messages, condition 13). Besides the
+NOTIFYs, the host's wake-up thread looks at every triggered shared queue each second (``TRIGGER_LOOK``): a lost
+notification delays a trigger message, never loses it.
+
+Expiry. The periodic scan of the shared queues is one member's: the one holding the group's scan lock (a PostgreSQL
+advisory lock of its session, ``SharedQueues.lead_expiry_scan``). Every member with EXPRYINT set asks for it at
+each of its EXPRYINT ticks (engine time, so a fake clock drives it in tests); the first to ask takes it and keeps
+it for the life of its session, or until its EXPRYINT is turned off; when that member ends (endmqm, or killed:
+PostgreSQL ends its session and frees the lock) the next member to ask takes it over, at its next tick: within one
+EXPRYINT. The scan deletes the expired messages in one statement and sends the expiration reports
+(MQRO_EXPIRATION*) of what it deleted; a get that meets an expired message deletes it the same way
+(``_shared._shared_get``). A message is deleted by one statement of one member, so its report is sent once.
+
+Limits (docs/queue-sharing-groups.md): a member that dies between the scan's delete and the reports' write
+loses those reports (never duplicates them); two commits whose ids interleave with a look may make the later
+look miss one arrival (a FIRST trigger message then waits for the next arrival or TRIGINT).
+"""
+
+from __future__ import annotations
+
+from syncpoint.mqi import MQMD
+from syncpoint.mqi import constants as C
+from syncpoint.store import SharedMessage, StoreError
+
+from ._base import QueueManagerBase
+from ._reports import report_wanted
+from ._state import LocalQueue, Message
+from ._trigger import arrival_triggers
+
+TRIGGER_LOOK = 1.0  # seconds between two looks at every triggered shared queue (besides the NOTIFYs)
+
+
+class SharedRulesMixin(QueueManagerBase):
+    """Seeds 001 and 002 on shared queues (see the module doc)."""
+
+    _trigger_seen: dict[str, int]  # shared queue -> the highest committed id seen by the last look
+    _next_trigger_look: float  # monotonic time of the next look at every triggered shared queue
+    _next_shared_scan: float  # monotonic time of this member's next EXPRYINT tick for the shared queues
+    shared_scans: int  # scans of the shared queues this member made as the group's scanner (statistics)
+    _scanning: bool
+
+    def _init_shared_rules(self) -> None:
+        self._trigger_seen = {}
+        self._next_trigger_look = 0.0
+        self._next_shared_scan = self.clock.monotonic()
+        self.shared_scans = 0
+        self._scanning = False  # this member held the group's scan lock at its last tick
+
+    # -- seed 001 ----------------------------------------------------------------------------------------
+    def check_shared_triggers(self, names: list[str] | None) -> int:
+        """Committed messages arrived on the shared queues ``names`` (None: the periodic look at every shared
+        queue with TRIGGER on, at most every ``TRIGGER_LOOK`` seconds). Returns the trigger messages written."""
+        if self.shared is None:
+            return 0
+        if names is None:
+            mono = self.clock.monotonic()
+            if mono < self._next_trigger_look:
+                return 0
+            self._next_trigger_look = mono + TRIGGER_LOOK
+            names = [name for name, q in self.queues.items() if q.shared and q.attrs["TRIGGER"] == C.MQTC_ON]
+        written = 0
+        for name in names:
+            q = self.queues.get(name)
+            if q is not None and q.shared and not q.deleted:
+                try:
+                    written += self._shared_arrivals(q)
+                except StoreError:
+                    pass  # the group's store is away: the next look tries again
+        return written
+
+    def _shared_arrivals(self, q: LocalQueue) -> int:
+        a = q.attrs
+        if a["TRIGGER"] != C.MQTC_ON or a["TRIGTYPE"] == C.MQTT_NONE:
+            self._trigger_seen.pop(q.name, None)  # not followed: the next look is a first look
+            return 0
+        shared = self.shared
+        assert shared is not None
+        triggering = self.triggering
+        crit = triggering.criteria(q)  # notes 4a, 4b: the group's opens for input
+        seen = self._trigger_seen.get(q.name)
+        mpri = a["TRIGMPRI"] if crit is None else crit[1]
+        depth, arrived, top = shared.trigger_counts(q.name, mpri, -1 if seen is None else seen)  # note 3b
+        self._trigger_seen[q.name] = top if seen is None else max(seen, top)
+        if crit is None or arrived <= 0:
+            return 0
+        target = triggering._target(q, (), crit)  # conditions 4 to 10, 4 with this member's own opens
+        if target is None:
+            return 0
+        count = arrival_triggers(crit[0], depth - arrived, depth, crit[2], lambda: triggering._interval_passed(q))
+        if seen is None:
+            count = min(count, 1)  # a first look: what was already there makes one trigger message at most
+        for _ in range(count):
+            triggering._create(q, target, None, crit[0])
+        return count
+
+    # -- seed 002 ----------------------------------------------------------------------------------------
+    def _shared_expiry_scan(self) -> None:
+        """At this member's EXPRYINT tick: scan the group's shared queues if this member is the group's scanner
+        (taking the scan over when no member holds it)."""
+        shared = self.shared
+        if shared is None:
+            return
+        interval = self.qmgr.attrs["EXPRYINT"]
+        if interval <= 0:
+            if self._scanning:  # EXPRYINT turned off on the scanner: another member with EXPRYINT takes over
+                self._scanning = False
+                try:
+                    shared.release_expiry_scan()
+                except StoreError:
+                    pass  # the session is lost, and the lock with it
+            return
+        mono = self.clock.monotonic()
+        if mono < self._next_shared_scan:
+            return
+        self._next_shared_scan = mono + interval
+        try:
+            self._scanning = shared.lead_expiry_scan()
+            if not self._scanning:
+                return
+            expired = shared.expire(self.clock.time())
+        except StoreError:
+            return  # the group's store is away: the verbs report it; the next tick tries again
+        self.shared_scans += 1
+        for sm in expired:
+            self._shared_expired(sm)
+
+    def _shared_expired(self, sm: SharedMessage) -> None:
+        """A shared-queue message this member deleted because it expired (by the scan, or by a get that met
+        it): counted, and its expiration report sent if it asked for one (seed 002, notes 3 and 4: at the
+        discard, outside any unit of work)."""
+        self.expired_discarded += 1
+        md = MQMD.unpack(sm.md)
+        keep = report_wanted(md.Report, C.MQFB_EXPIRATION)
+        if keep < 0:
+            return
+        q = self.queues.get(sm.queue)
+        if q is None:
+            self.refresh_shared()  # a queue another member defined since this member last looked
+            q = self.queues.get(sm.queue)
+        if q is None:
+            self.send_report(md, sm.data, C.MQFB_EXPIRATION, keep, None)
+            return
+        fields = dict(md.__dict__)
+        m = Message(
+            0,
+            q,
+            sm.priority,
+            sm.persistent,
+            fields,
+            sm.data,
+            sm.msgid,
+            sm.correlid,
+            md.GroupId,
+            md.MsgSeqNumber,
+            sm.expiry,
+            sm.put_time,
+            sm.backout,
+        )
+        self._expiration_report(m, keep)

@@ -1,0 +1,482 @@
+"""A shared queue read through several members of a queue-sharing group (option ``members``).
+
+    spark.readStream.format(<a flow's source>).option("members", "QMA,QMB").option("queue", "ORDERS")...
+
+Theory of operation
+-------------------
+A shared queue lives in the group's PostgreSQL database and every member serves it; what a member offers on it
+today is the destructive get under syncpoint (MsgId / CorrelId match included), not browse or MsgToken. The
+token path of the stream reader (the driver browses and reserves, executors browse, the driver's sink gets by
+token) therefore does not apply. Instead each partition of a micro-batch is one unit of work on ONE member:
+
+1. The driver plans a batch when the queue holds messages (CURDEPTH, which on a shared queue is the group's
+   depth, read through any member that answers); the offset counts the messages planned (``hw``) and the
+   batch's partitions each take up to their share.
+2. Partition *i* connects to member *i mod k* (the next member that answers, when that one does not) and gets
+   up to its share under syncpoint, in one request: the messages are now held by that member's unit of work,
+   invisible to every other getter of the group.
+3. The flow's node runs over them in the same executor Python worker (``partition_fn``, pure: no side effects).
+4. Its dispositions are carried out in that same unit of work: outputs put, REQUEUE to BOQNAME or the DLQ,
+   DISCARD consumed, then MQCMIT. A message's get and its outputs commit together or not at all, so each
+   message is processed exactly once whatever fails, with no commit record: a committed get cannot happen
+   twice, and a unit of work that did not commit leaves the message on the queue.
+5. A BACKOUT disposition (retry, BackoutCount + 1) needs the unit of work to keep the others' gets: the unit
+   of work is backed out (every message back, BackoutCount + 1), the others are got again by MsgId and CorrelId
+   (checked to be the same message, BackoutCount one higher) and committed with the outputs the node already
+   computed: the node runs once per message; only the backed-out ones are retried in a later batch.
+6. The partition hands Spark one row: what its commit did (action ``member``), for the sink's progress message.
+
+A member that dies in the middle of a batch: its connection breaks, the partition ends without a row, and a
+surviving member's peer recovery backs the dead member's unit of work out: the messages come back with
+BackoutCount + 1 and a later batch (its partitions now on the survivors) processes them once. A commit whose
+answer was lost is settled the same way: either it committed (the messages are gone, their outputs are there) or
+it is backed out by the peer.
+
+Implements: reference/queue-sharing-groups.md (shared queues, peer recovery), reference/spark.md, seed 004.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from pyspark.sql.datasource import InputPartition
+
+from syncpoint.client import QueueManager
+from syncpoint.mqi import MQMIError
+from syncpoint.mqi import constants as C
+
+from ._commit import Sink, Summary, _Item, _RedoError
+from ._dispositions import BIP_NO_QUEUE, Action, Disposition, Put
+from ._flowsink import MEMBER, _disposition
+from ._profile import record, span
+from ._qm import BROKEN, CHUNK, Target, _current
+from ._rows import messages_to_arrow
+
+_log = logging.getLogger("syncpoint.spark")
+
+_APPL = "syncpoint.spark.member"
+
+
+class MemberPartition(InputPartition):
+    """Partition ``index`` of batch ``batch``: up to ``count`` messages got through one member."""
+
+    def __init__(self, batch: int, index: int, count: int) -> None:
+        super().__init__((batch, index, count))
+        self.batch = batch
+        self.index = index
+        self.count = count
+
+
+def plan_partitions(batch: int, total: int, n: int) -> list[MemberPartition]:
+    """``total`` messages dealt to at most ``n`` partitions (each takes up to its share)."""
+    n = max(1, min(n, total))
+    share = -(-total // n)
+    return [MemberPartition(batch, i, min(share, total - i * share)) for i in range(n) if total - i * share > 0]
+
+
+def depth(targets: Sequence[Target], queue: str) -> int | None:
+    """The shared queue's CURDEPTH through the first member that answers; None when none does."""
+    for t in targets:
+        try:
+            qm = t.connection("syncpoint.spark.source")
+            q = qm.open(queue)
+            try:
+                return q.depth
+            finally:
+                q.close()
+        except MQMIError as e:
+            t.drop("syncpoint.spark.source")
+            if e.reason not in BROKEN:
+                raise
+    return None
+
+
+def max_uncommitted_any(targets: Sequence[Target]) -> int | None:
+    from ._qm import max_uncommitted
+
+    for t in targets:
+        try:
+            return max_uncommitted(t.connection("syncpoint.spark.source"))
+        except MQMIError:
+            t.drop("syncpoint.spark.source")
+    return None
+
+
+def read_partition(
+    target: Target,
+    queue: str,
+    part: MemberPartition,
+    fn: Callable[[Iterator[Any]], Iterator[Any]],
+    *,
+    packed: bool,
+) -> Iterator[Any]:
+    """The partition's unit of work on its member (the next that answers); yields its one summary row."""
+    targets = target.member_targets()
+    order = [targets[(part.index + i) % len(targets)] for i in range(len(targets))]
+    reasons = []
+    for t in order:
+        t0 = time.time()
+        try:
+            qm = t.connection(_APPL)
+        except MQMIError as e:
+            reasons.append(f"{t.qmgr}: {e.reason}")
+            t.drop(_APPL)
+            continue
+        record("executor.read.connect", t0)
+        _current[0] = t
+        try:
+            row = _unit_of_work(qm, t, queue, part, fn, packed=packed)
+        except MQMIError as e:
+            _safe_backout(qm)
+            t.drop(_APPL)
+            if e.reason in BROKEN:
+                _log.warning(
+                    "member %s ended partition %d of batch %d (reason %d): its messages return to %s through "
+                    "peer recovery",
+                    t.qmgr,
+                    part.index,
+                    part.batch,
+                    e.reason,
+                    queue,
+                )
+                return
+            raise
+        except BaseException:
+            _safe_backout(qm)
+            t.drop(_APPL)
+            raise
+        finally:
+            _current[0] = None
+        if row is not None:
+            yield row
+        return
+    raise MQMIError(
+        C.MQCC_FAILED,
+        C.MQRC_Q_MGR_NOT_AVAILABLE,
+        f"no member of {', '.join(target.members)} answers for queue {queue} ({'; '.join(reasons)})",
+    )
+
+
+def _safe_backout(qm: QueueManager) -> None:
+    try:
+        qm.backout()
+    except MQMIError:
+        pass
+
+
+def _get_batch(qm: QueueManager, queue: str, count: int) -> list[Any]:
+    q = qm.open(queue)
+    try:
+        out: list[Any] = []
+        while len(out) < count:
+            n = min(CHUNK, count - len(out))
+            try:
+                got = q.get_many(n, syncpoint=True)
+            except MQMIError as e:
+                if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                    break
+                raise
+            out.extend(got)
+            if len(got) < n:
+                break
+        return out
+    finally:
+        q.close()
+
+
+def _unit_of_work(
+    qm: QueueManager,
+    target: Target,
+    queue: str,
+    part: MemberPartition,
+    fn: Callable[[Iterator[Any]], Iterator[Any]],
+    *,
+    packed: bool,
+) -> Any:
+    with span("executor.member.get", part.count):
+        msgs = _get_batch(qm, queue, part.count)
+    got = [(i + 1, m.md, m.data) for i, m in enumerate(msgs)]
+    return process(qm, target.qmgr, queue, got, part.batch, fn, packed=packed, again=again_by_ids)
+
+
+def read_tokens_partition(
+    target: Target,
+    queue: str,
+    tokens: list[int],
+    fn: Callable[[Iterator[Any]], Iterator[Any]],
+    *,
+    packed: bool,
+) -> Iterator[Any]:
+    """A private queue's partition committed on the executor (option ``commit`` = ``partition``): the batch's
+    messages got by MsgToken under syncpoint, the node, the dispositions carried out and MQCMIT in the executor's
+    one unit of work; the partition yields its summary row. A message no longer on the queue (a replay of a
+    partition that committed, another consumer) is simply not got."""
+    from ._qm import QueueAccess
+
+    t0 = time.time()
+    qm = target.connection("syncpoint.spark.read")
+    record("executor.read.connect", t0)
+    try:
+        with span("executor.member.get", len(tokens)):
+            a = QueueAccess(qm, queue)
+            try:
+                found = a.get_many(tokens)
+            finally:
+                a.close()
+        got = [(t, g[0], g[1]) for t, g in zip(tokens, found, strict=True) if g is not None]
+        row = process(qm, target.qmgr, queue, got, 0, fn, packed=packed, again=again_by_tokens)
+    except BaseException:
+        _safe_backout(qm)
+        target.drop("syncpoint.spark.read")
+        raise
+    if row is not None:
+        yield row
+
+
+def process(
+    qm: QueueManager,
+    where: str,
+    queue: str,
+    got: list[tuple[int, Any, bytes]],
+    batch: int,
+    fn: Callable[[Iterator[Any]], Iterator[Any]],
+    *,
+    packed: bool,
+    again: Again,
+) -> Any:
+    """The node over the messages got in the connection's unit of work, its dispositions carried out, MQCMIT; the
+    summary row (None when nothing was got)."""
+    import pyarrow as pa
+
+    if not got:
+        qm.commit()
+        return None
+    with span("executor.read.arrow", len(got)):
+        batch = messages_to_arrow(queue, got, packed=packed)
+    dispositions: dict[int, Disposition] = {}
+    for out in fn(iter([batch])):
+        for r in out.to_pylist():
+            if r["action"] == "batch":
+                for _q, d in pickle.loads(r["puts"]):
+                    dispositions[int(d.token)] = d
+            else:
+                dispositions[int(r["token"])] = _disposition(r)
+    with span("executor.member.commit", len(got)):
+        s = commit_member(qm, queue, got, dispositions, batch, again)
+    if again is again_by_ids:  # tokens numbered per partition: not the messages' own
+        s.where = {}
+    row = {
+        "queue": queue,
+        "token": -1,
+        "action": MEMBER,
+        "terminal": "none",
+        "backout_count": 0,
+        "error": None,
+        "bip": where,
+        "reason": 0,
+        "puts": pickle.dumps(s.to_json()),
+    }
+    return pa.RecordBatch.from_pylist([row], schema=_disposition_arrow())
+
+
+def _disposition_arrow() -> Any:
+    """DISPOSITION_SCHEMA as an Arrow schema."""
+    import pyarrow as pa
+
+    s, i32 = pa.string(), pa.int32()
+    names = ["queue", "token", "action", "terminal", "backout_count", "error", "bip", "reason", "puts"]
+    types = [s, pa.int64(), s, s, i32, s, s, i32, pa.binary()]
+    return pa.schema(list(zip(names, types, strict=True)))
+
+
+_sinks: dict[int, Sink] = {}
+
+
+def _sink(qm: QueueManager) -> Sink:
+    s = _sinks.get(id(qm))
+    if s is None or s.qm is not qm:
+        s = _sinks[id(qm)] = Sink(qm)
+    return s
+
+
+Again = Callable[[QueueManager, str, list[tuple[int, Any, bytes]]], list[tuple[Any, bytes] | str | None]]
+"""Gets messages got before a backout again in the unit of work: ``(token, MQMD, data)`` as first got → the
+message now (None: gone; ``OTHER``: another message was got instead, so the unit of work must be backed out)."""
+OTHER = "other"
+
+
+def again_by_ids(
+    qm: QueueManager, queue: str, wanted: list[tuple[int, Any, bytes]]
+) -> list[tuple[Any, bytes] | str | None]:
+    """By MsgId and CorrelId (a shared queue), checking the body."""
+    q = qm.open(queue)
+    out: list[tuple[Any, bytes] | str | None] = []
+    try:
+        for _, md, data in wanted:
+            m = q.get_or_none(syncpoint=True, msg_id=bytes(md.MsgId), correl_id=bytes(md.CorrelId))
+            out.append(None if m is None else OTHER if m.data != data else (m.md, m.data))
+    finally:
+        q.close()
+    return out
+
+
+def again_by_tokens(
+    qm: QueueManager, queue: str, wanted: list[tuple[int, Any, bytes]]
+) -> list[tuple[Any, bytes] | str | None]:
+    """By MsgToken (a private queue): one request per CHUNK."""
+    from ._qm import QueueAccess
+
+    a = QueueAccess(qm, queue)
+    try:
+        return list(a.get_many([t for t, _, _ in wanted]))
+    finally:
+        a.close()
+
+
+def commit_member(
+    qm: QueueManager,
+    queue: str,
+    got: Sequence[tuple[int, Any, bytes]],
+    ds: dict[int, Disposition],
+    batch: int,
+    again: Again = again_by_ids,
+) -> Summary:
+    """Carry out the node's dispositions for the messages got (``(token, MQMD, data)``) in the connection's unit
+    of work, and commit (see the module's steps 4 and 5)."""
+    sink = _sink(qm)
+    sink._attrs.clear()
+    sink._openable.clear()
+    sink._deadq = None
+    msg = {t: (md, data) for t, md, data in got}
+    items: list[_Item] = []
+    for t, md, _ in got:
+        d = ds.get(t)
+        if d is None:  # the node said nothing of it: leave it for a retry
+            d = Disposition(t, Action.BACKOUT, _terminal_none(), int(md.BackoutCount), error="no disposition")
+        items.append(
+            _Item(queue, t, d.action, list(d.puts), d.backout_count, d.error, d.bip, d.terminal.value, d.reason)
+        )
+    sink._precheck(items)
+    s = Summary(batch, inputs=len(items))
+    regot = False
+    for _attempt in range(len(items) + 2):
+        if not regot and any(it.action is Action.BACKOUT for it in items):
+            qm.backout()  # every get back, BackoutCount + 1; the others are got again below
+            regot = True
+        try:
+            if regot:
+                _get_again(qm, queue, items, msg, again)
+            counts = _carry_out(sink, items, msg)
+        except _RedoError as r:
+            qm.backout()
+            regot = True
+            sink._mark_failed(items, r)
+            continue
+        except _StaysError:
+            qm.backout()
+            regot = True
+            continue
+        with span("executor.member.mqcmit"):
+            qm.commit()
+        break
+    else:  # pragma: no cover - every redo marks one more item
+        raise RuntimeError("the member's unit of work did not settle")
+    for name in ("gone", "outputs", "committed", "discarded", "to_dlq", "to_boq", "failure", "catch"):
+        setattr(s, name, getattr(counts, name))
+    s.where.update(counts.where)
+    for it in items:
+        if it.action is Action.BACKOUT:
+            s.where[it.token] = "stayed" if it.terminal == "stay" else "backed out"
+            if it.terminal == "stay":
+                s.stayed += 1
+                _log.error(
+                    "%s: a message on %s cannot be put on BOQNAME or the DLQ; it stays, BackoutCount now %d: %s",
+                    it.bip,
+                    queue,
+                    it.backout_count + 1,
+                    it.error,
+                )
+            else:
+                s.backed_out += 1
+                n = it.backout_count + 1
+                _log.warning("a message on %s backed out (BackoutCount now %d): %s", queue, n, it.error)
+            if it.error:
+                s.errors.append(it.error)
+    return s
+
+
+def _terminal_none() -> Any:
+    from ._dispositions import Terminal
+
+    return Terminal.NONE
+
+
+class _StaysError(Exception):
+    """A REQUEUE neither BOQNAME nor the DLQ took: it became a BACKOUT (it stays); the unit of work is redone."""
+
+
+def _get_again(
+    qm: QueueManager, queue: str, items: list[_Item], msg: dict[int, tuple[Any, bytes]], again: Again
+) -> None:
+    """After a backout: get the messages that are not backed out again in this unit of work. One that another
+    getter took meanwhile is "gone" (its outputs are dropped: whoever has it processes it)."""
+    todo = [it for it in items if it.action is not Action.BACKOUT and not it.gone]
+    if not todo:
+        return
+    wanted = [(it.token, *msg[it.token]) for it in todo]
+    other = False
+    with span("executor.member.again", len(wanted)):
+        for it, m in zip(todo, again(qm, queue, wanted), strict=True):
+            if m is None or isinstance(m, str):
+                it.gone = True  # another getter has it (or another message has its ids): leave it to the queue
+                other = other or isinstance(m, str)
+            else:
+                msg[it.token] = m
+    if other:
+        raise _StaysError()
+
+
+def _carry_out(sink: Sink, items: list[_Item], msg: dict[int, tuple[Any, bytes]]) -> Summary:
+    counts = Summary(0)
+    outputs: list[tuple[_Item, Put]] = []
+    for it in items:
+        if it.gone:
+            counts.gone += 1
+            counts.where[it.token] = "gone"
+            continue
+        if it.action is Action.COMMIT:
+            outputs.extend((it, p) for p in it.puts)
+            counts.outputs += len(it.puts)
+            counts.committed += 1
+            counts.where[it.token] = ",".join(sorted({p.queue for p in it.puts})) or "consumed"
+            if it.terminal == "failure":
+                counts.failure += 1
+            elif it.terminal == "catch":
+                counts.catch += 1
+        elif it.action is Action.DISCARD:
+            counts.discarded += 1
+            counts.where[it.token] = "discarded"
+            _log.error("a message on %s discarded (transaction mode No): %s", it.queue, it.error)
+        elif it.action is Action.REQUEUE:
+            md, data = msg[it.token]
+            dest = sink._requeue(it, md, data)
+            if dest is None:
+                it.action, it.bip, it.terminal = Action.BACKOUT, BIP_NO_QUEUE, "stay"
+                raise _StaysError()
+            counts.to_dlq += dest[1]
+            counts.to_boq += not dest[1]
+            counts.where[it.token] = dest[0]
+            _log.warning(
+                "%s: a message on %s (BackoutCount %d) put on %s: %s",
+                it.bip,
+                it.queue,
+                it.backout_count,
+                dest[0],
+                it.error,
+            )
+    sink._put_outputs(outputs)
+    return counts
