@@ -442,7 +442,8 @@ class SharedMixin(QueueManagerBase):
         m = shared_message(q, sm)
         result = deliver(q, m, md, gmo, buflen, opts, now)
         if result.reason == C.MQRC_TRUNCATED_MSG_FAILED:
-            self._io(shared.finish_claim, sm.id, False, None)  # the message stays where it was
+            # the message stays where it was, also when a unit of work got it (its BackoutCount unchanged)
+            self._io(shared.finish_claim, sm.id, False, uid)
             if h.locked is not None and h.locked.seq == sm.id:  # and stays locked by this handle
                 shared.select(q.name, SharedMatch(message_id=sm.id), lock, False, None, False, hold=True)
             return result

@@ -779,12 +779,12 @@ class PostgresSharedQueues:
 
     def finish_claim(self, message_id: int, take: bool, uow: int | None) -> None:
         args: tuple[Any, ...] = (message_id, self.owner)
-        if not take:
+        if not take:  # released as it was (no BackoutCount + 1): a claim, or a get of unit of work ``uow``
             with self._use(fast=True) as conn:
                 conn.execute(
                     "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false WHERE id = %s AND owner = %s "
-                    "AND uow = 0",
-                    args,
+                    "AND uow = %s AND got",
+                    (*args, 0 if uow is None else uow),
                 )
             return
         if uow is None:

@@ -107,7 +107,8 @@ class SharedQueues(Protocol):
 
     def finish_claim(self, message_id: int, take: bool, uow: int | None) -> None:
         """A message held by unit of work 0: taken (deleted, or with ``uow`` held by that unit of work) or, not
-        ``take``, made available again as it was."""
+        ``take``, made available again as it was (the get of unit of work ``uow`` when given: a get in syncpoint
+        that failed with MQRC_TRUNCATED_MSG_FAILED)."""
         ...
 
     def discard(self, message_id: int) -> None:
