@@ -561,9 +561,7 @@ class PostgresSharedQueues:
         may run on several threads at once (the host lets go of its lock while they wait for PostgreSQL); a
         failure is reported as :meth:`_fail` says."""
         if self._conn is None:
-            with self._session_lock:
-                if self._conn is None:
-                    self._reconnect()
+            self._reconnect()
         epoch = self._epoch
         pool = self._fast_pool if fast else self._pool
         try:
@@ -591,15 +589,20 @@ class PostgresSharedQueues:
         return self._fast
 
     def _c(self) -> psycopg.Connection[Any]:
+        """The session's connection: its liveness lock, the expiry scan's lock (``_scan_lock_conn``), and the
+        statements made under the host's lock (definitions, two-phase commit, RESOLVE INDOUBT, triggering)."""
         if self._conn is None:
             self._reconnect()
         assert self._conn is not None
         return self._conn
 
     def _reconnect(self) -> None:
+        """A new session, unless another thread (a verb on the pool, :meth:`_use`) made one meanwhile."""
         if not self._opened or self._closed:
             raise StoreError("The shared store is not open.")
-        self._connect_session()
+        with self._session_lock:
+            if self._conn is None or self._fast is None:
+                self._connect_session()
 
     def _fail(self, e: psycopg.Error, epoch: int | None = None) -> StoreError:
         """A failed statement. A lost connection ends this session: a new one is connected at once, or by the
