@@ -1,8 +1,8 @@
 """MQCMIT and MQBACK end every unit of work that holds something on a shared queue, however it came to hold it:
 a get under the browse cursor of a locked message, a marked get moved to its new unit of work, a put counted for
-MAXDEPTH (that one is begun by its put as well). (The member skips PostgreSQL at MQCMIT/MQBACK for a unit of work that holds nothing there; these are
-the statements other than the plain get and put that make one hold a row.) Two members in this process sharing
-one real PostgreSQL database.
+MAXDEPTH (that one is begun by its put as well). The member skips PostgreSQL at MQCMIT/MQBACK for a unit of work
+that holds nothing there; these are the statements other than the plain get and put that make one hold a row.
+Two members in this process sharing one real PostgreSQL database.
 
 Rules: reference/queue-sharing-groups.md (units of work: a message got in syncpoint leaves the queue at MQCMIT,
 MQBACK reinstates it with BackoutCount + 1); seed 000_d5eead655aeb3bc8.txt ("Skipping backout": "the marked
