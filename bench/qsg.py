@@ -15,9 +15,12 @@ round-robin over the members (the peer's clients all talk to PostgreSQL). Rows:
   then MQCMIT (``get_many(commit_first=True)``); peer: 100 INSERTs in one transaction, one DELETE of up to 100
   rows.
 
-messages/s is what went through the queue (the consumers' count over the measured window). PostgreSQL's own
-commits/s (``pg_stat_database.xact_commit``) over the same window is the limit the group runs into; msgs/commit is
-how many messages each PostgreSQL commit carried. PostgreSQL runs with fsync on (tests/pg.py, ``durable``).
+messages/s is what went through the queue (the consumers' count over the measured window, which opens once every
+client is connected). PostgreSQL's own commits/s over the same window is the limit the group runs into: the
+transactions that wrote (its transaction-id counter, exact), and ``pg_stat_database.xact_commit`` (read-only ones
+too, reported by each backend at most once a second); messages per PG commit is how many messages each writing
+commit carried. Member i runs on CPU i mod CPUs (``--member-cpus``). PostgreSQL runs with fsync on (tests/pg.py,
+``durable``).
 This is not a test: it lives outside ``tests/`` and is never collected by pytest.
 """
 
@@ -53,13 +56,15 @@ def run(home: Path, *args: str) -> None:
         raise SystemExit(f"syncpoint {args[0]} failed: {r.stderr.strip()}")
 
 
-def sleep_until(moment: float) -> None:
-    while time.time() < moment:
-        time.sleep(0.001)
+def wait_for_window(ready: Any, go: Any, window: Any) -> float:
+    """Tell the bench this client is connected, wait for every client, and return the window's end."""
+    ready.put(1)
+    go.wait()
+    return float(window.value)
 
 
 # -- the clients (each in its own process) -------------------------------------------------------------------
-def syncpoint_client(role: str, home: str, member: str, batch: int, start: float, stop: float, out: Any) -> None:
+def syncpoint_client(role: str, home: str, member: str, batch: int, ready: Any, go: Any, window: Any, out: Any) -> None:
     os.environ["SYNCPOINT_HOME"] = home
     import syncpoint
     from syncpoint.mqi import MQMIError
@@ -67,7 +72,7 @@ def syncpoint_client(role: str, home: str, member: str, batch: int, start: float
     qm = syncpoint.connect(member)
     q = qm.open(QUEUE)
     count = 0
-    sleep_until(start)
+    stop = wait_for_window(ready, go, window)
     while time.time() < stop:
         if role == "put":
             if batch == 1:
@@ -92,12 +97,12 @@ def syncpoint_client(role: str, home: str, member: str, batch: int, start: float
     out.put((role, count))
 
 
-def peer_client(role: str, url: str, batch: int, start: float, stop: float, out: Any) -> None:
+def peer_client(role: str, url: str, batch: int, ready: Any, go: Any, window: Any, out: Any) -> None:
     import psycopg
 
     conn = psycopg.connect(url, autocommit=True)
     count = 0
-    sleep_until(start)
+    stop = wait_for_window(ready, go, window)
     while time.time() < stop:
         if role == "put":
             if batch == 1:
@@ -120,34 +125,42 @@ def peer_client(role: str, url: str, batch: int, start: float, stop: float, out:
 
 
 # -- measuring -----------------------------------------------------------------------------------------------
-def commits(url: str) -> int:
+def commits(url: str) -> tuple[int, int]:
+    """(transactions that wrote: the next transaction id, exact at once; PostgreSQL's xact_commit, which each
+    backend reports at most once a second)."""
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:
-        row = conn.execute("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()").fetchone()
-        return int(row[0]) if row else 0
+        row = conn.execute(
+            "SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint, "
+            "(SELECT xact_commit FROM pg_stat_database WHERE datname = current_database())"
+        ).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
-def measure(targets: list[tuple[Any, tuple[Any, ...]]], url: str, seconds: float) -> tuple[float, float]:
-    """Run the clients; (messages/s through the queue, PostgreSQL commits/s) over the window."""
+def measure(targets: list[tuple[Any, tuple[Any, ...]]], url: str, seconds: float) -> tuple[float, float, float]:
+    """Run the clients; (messages/s through the queue, PostgreSQL's writing commits/s, its xact_commit/s) over
+    the window, which opens once every client is connected."""
     ctx = multiprocessing.get_context("spawn")
-    out = ctx.Queue()
-    start = time.time() + 3.0  # every client connected before the window opens
-    stop = start + seconds
-    procs = [ctx.Process(target=fn, args=(*args, start, stop, out)) for fn, args in targets]
+    out, ready, go = ctx.Queue(), ctx.Queue(), ctx.Event()
+    window = ctx.Value("d", 0.0)
+    procs = [ctx.Process(target=fn, args=(*args, ready, go, window, out)) for fn, args in targets]
     for p in procs:
         p.start()
-    while time.time() < start:
-        time.sleep(0.01)
+    for _ in procs:
+        ready.get(timeout=300)
     before = commits(url)
-    while time.time() < stop:
+    start = time.time()
+    window.value = start + seconds
+    go.set()
+    while time.time() < start + seconds:
         time.sleep(0.01)
     after = commits(url)
     results = [out.get(timeout=120) for _ in procs]
     for p in procs:
         p.join(60)
     got = sum(n for role, n in results if role == "get")
-    return got / seconds, (after - before) / seconds
+    return got / seconds, (after[0] - before[0]) / seconds, (after[1] - before[1]) / seconds
 
 
 def main() -> None:
@@ -156,6 +169,12 @@ def main() -> None:
     parser.add_argument("--members", default="1,2,4")
     parser.add_argument("--batches", default="1,100")
     parser.add_argument("--clients", type=int, default=4, help="producer processes (and as many consumers)")
+    parser.add_argument(
+        "--member-cpus",
+        default="spread",
+        help="strmqm --cpus of each member: spread (member i on CPU i mod CPUs, as members on machines of their "
+        "own would not share one), or auto / all / a list for every member",
+    )
     args = parser.parse_args()
     members = [int(x) for x in args.members.split(",")]
     batches = [int(x) for x in args.batches.split(",")]
@@ -163,15 +182,16 @@ def main() -> None:
     from pg import PostgresServer
 
     server = PostgresServer(durable=True).start()
-    rows: list[tuple[str, int, int, float, float]] = []
+    rows: list[tuple[str, int, int, float, float, float]] = []
     try:
         for n in members:
             url = server.new_database("qsg")
             home = Path(tempfile.mkdtemp(prefix="syncpoint-bench-qsg-"))
             names = [f"QM{i + 1}" for i in range(n)]
-            for name in names:
+            for i, name in enumerate(names):
+                cpus = str(i % (os.cpu_count() or 1)) if args.member_cpus == "spread" else args.member_cpus
                 run(home, "crtmqm", "-qsg", "BQ", "--shared", url, name)
-                run(home, "strmqm", name, "--port", "0")
+                run(home, "strmqm", name, "--port", "0", "--cpus", cpus)
             os.environ["SYNCPOINT_HOME"] = str(home)
             import syncpoint
 
@@ -185,8 +205,7 @@ def main() -> None:
                     for role in ("put", "get")
                     for i in range(args.clients)
                 ]
-                rate, pg = measure(targets, url, args.seconds)
-                rows.append(("shared queue", n, batch, rate, pg))
+                rows.append(("shared queue", n, batch, *measure(targets, url, args.seconds)))
             for name in names:
                 run(home, "endmqm", "-i", name)
         url = server.new_database("peer")
@@ -197,19 +216,23 @@ def main() -> None:
         for batch in batches:
             log(f"peer: SKIP LOCKED table, batch {batch} …")
             targets = [(peer_client, (role, url, batch)) for role in ("put", "get") for _ in range(args.clients)]
-            rate, pg = measure(targets, url, args.seconds)
-            rows.append(("SKIP LOCKED table (peer)", 0, batch, rate, pg))
+            rows.append(("SKIP LOCKED table (peer)", 0, batch, *measure(targets, url, args.seconds)))
     finally:
         server.stop()
 
     print(f"# queue-sharing groups on PostgreSQL: {platform.node()}, {os.cpu_count()} CPUs, {args.seconds:g} s a row,")
     print(f"# {args.clients} producer + {args.clients} consumer processes, 1 KiB persistent messages, fsync on")
     print()
-    print("| system | members | msgs/commit (app) | messages/s | PostgreSQL commits/s | messages per PG commit |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for system, n, batch, rate, pg in rows:
+    peer = {batch: rate for system, _n, batch, rate, _pg, _x in rows if system.startswith("SKIP")}
+    print(
+        "| system | members | msgs/commit (app) | messages/s | x peer | PostgreSQL commits/s (writing) "
+        "| messages per PG commit | xact_commit/s |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for system, n, batch, rate, pg, xact in rows:
         per = rate / pg if pg else 0.0
-        print(f"| {system} | {n or '-'} | {batch} | {rate:,.0f} | {pg:,.0f} | {per:.2f} |")
+        ratio = rate / peer[batch] if peer.get(batch) else 0.0
+        print(f"| {system} | {n or '-'} | {batch} | {rate:,.0f} | {ratio:.2f} | {pg:,.0f} | {per:.2f} | {xact:,.0f} |")
 
 
 if __name__ == "__main__":

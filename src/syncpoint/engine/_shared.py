@@ -34,7 +34,15 @@ from typing import Any, ParamSpec, TypeVar, cast
 from syncpoint.mqi import MQGMO, MQMD, GetResult, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import QLOCAL, Definition, defaults_for
-from syncpoint.store import DECISION_KIND, SharedMatch, SharedMessage, SharedQueues, StoreError, encode_private_part
+from syncpoint.store import (
+    DECISION_KIND,
+    Batch,
+    SharedMatch,
+    SharedMessage,
+    SharedQueues,
+    StoreError,
+    encode_private_part,
+)
 
 from ._base import QueueManagerBase
 from ._effects import stored_message
@@ -53,6 +61,19 @@ _BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_
 _UNDER_CURSOR = C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 _SEQ_MASK = (1 << PRIO_SHIFT) - 1  # a private queue's key: (9 - priority) << PRIO_SHIFT | put sequence
 _SEQNO_AT = 348  # MsgSeqNumber's offset in the packed MQMD version 2
+_ID_MATCH = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
+MAXDEPTH_LIMIT = 999_999_999  # MAXDEPTH's largest value
+# the gets of a getm that are not claimed ahead (``shared_get_ahead``): each selects its own message
+_NOT_AHEAD = (
+    _BROWSE
+    | _UNDER_CURSOR
+    | C.MQGMO_LOCK
+    | C.MQGMO_UNLOCK
+    | C.MQGMO_MARK_SKIP_BACKOUT
+    | C.MQGMO_LOGICAL_ORDER
+    | C.MQGMO_ALL_MSGS_AVAILABLE
+    | C.MQGMO_COMPLETE_MSG
+)
 
 
 P = ParamSpec("P")
@@ -104,6 +125,20 @@ def unavailable(e: StoreError) -> MQMIError:
     return fail(C.MQRC_CF_NOT_AVAILABLE, str(e))
 
 
+def _counters_only(b: Batch) -> bool:
+    """A batch that holds only counters (the MsgId block reserved by this put): whichever call writes it, it
+    is written in order before any later batch, so the call may let the lock go meanwhile."""
+    counters = b.counters
+    b.counters = {}
+    empty = b.is_empty()
+    b.counters = counters
+    return empty
+
+
+def _direct(fn: Callable[..., T], *args: Any) -> T:
+    return fn(*args)
+
+
 def group_call(fn: Callable[P, T]) -> Callable[P, T]:
     """A verb that reaches the shared store: its StoreError becomes MQRC_CF_NOT_AVAILABLE (2345)."""
 
@@ -122,8 +157,9 @@ class SharedQueue(LocalQueue):
 
     shared = True
 
-    def __init__(self, definition: Definition, store: SharedQueues) -> None:
+    def __init__(self, definition: Definition, store: SharedQueues, io: Callable[..., Any] | None = None) -> None:
         self._store = store
+        self.io: Callable[..., Any] = io or _direct  # SharedMixin._io: the host's lock let go while it waits
         super().__init__(definition)
 
     @property
@@ -141,7 +177,8 @@ class SharedQueue(LocalQueue):
     def uncommitted(self) -> int:
         """UNCOM: this member's puts and gets in units of work (the shared store holds them)."""
         try:
-            return self._store.uncommitted(self.name)
+            n: int = self.io(self._store.uncommitted, self.name)
+            return n
         except StoreError as e:
             raise unavailable(e) from None
 
@@ -159,6 +196,20 @@ class SharedMixin(QueueManagerBase):
     _next_shared_uow: int
     copies: set[str]  # names of this member's QSGDISP(COPY) objects
     _shared_prepared: list[int]  # units of work prepared (two-phase) since the host last took them
+    # set by the host: run a call with its lock let go (see _io); None: the caller keeps whatever it holds
+    unlocked: Callable[..., Any] | None = None
+
+    def _io(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a call of the shared store that waits for PostgreSQL, with the host's lock let go (``unlocked``)
+        so that the member's other connections go on meanwhile, each on a connection of its own (the store's
+        pool). Only while this call has left nothing for the host to write (its store batch, the queue
+        manager's own puts): those must stay with the call that made them."""
+        unlocked = self.unlocked
+        b = self._batch
+        if unlocked is None or self._system_puts or (b is not None and not _counters_only(b)):
+            return fn(*args)
+        result: T = unlocked(fn, *args)
+        return result
 
     # -- start -----------------------------------------------------------------------------------------
     def _load_shared(self, copies: set[str], decisions: set[str]) -> None:
@@ -184,7 +235,7 @@ class SharedMixin(QueueManagerBase):
     def _add_shared_queue(self, d: Definition) -> SharedQueue:
         assert self.shared is not None
         self.definitions[("Q", d.name)] = d
-        q = SharedQueue(d, self.shared)
+        q = SharedQueue(d, self.shared, self._io)
         self.queues[d.name] = q
         self.triggering.queue_added(q)  # seed 001 (``_shared_rules``)
         return q
@@ -324,7 +375,7 @@ class SharedMixin(QueueManagerBase):
         if syncpoint:
             shared.put(message, self._shared_uow(conn))
         else:
-            shared.put(message, None)
+            self._io(shared.put, message, None)
             self._wake.add(q.name)
             shared.notify([q.name])
 
@@ -367,10 +418,13 @@ class SharedMixin(QueueManagerBase):
             match = self._shared_match(h, q, under, msgid, correlid, groupid, seqno, token, False)
         lock = -h.hobj if h.locked is not None else None  # the handle's own locked message is available to it
         while True:
-            if match is None:
-                sm = shared.get(q.name, uid, msgid, correlid, claim_only and uid is None)
-            else:
-                sm = shared.select(q.name, match, lock, True, uid, claim_only)
+            sm = None
+            if match is None and uid is not None and msgid is None and correlid is None:
+                sm = shared.take_ahead(uid, q.name)  # claimed ahead (getm): no round trip
+            if sm is None and match is None:
+                sm = self._io(shared.get, q.name, uid, msgid, correlid, claim_only and uid is None)
+            elif sm is None:
+                sm = self._io(shared.select, q.name, match, lock, True, uid, claim_only)
             if sm is None:
                 if under:
                     raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the browse cursor is not on an available message")
@@ -378,7 +432,7 @@ class SharedMixin(QueueManagerBase):
             if sm.expiry != C.MQEI_UNLIMITED and sm.expiry - (now - sm.put_time) * 10 <= 0:
                 # seed 002: the get that would have returned an expired message discards it
                 if uid is not None or claim_only:
-                    shared.discard(sm.id)
+                    self._io(shared.discard, sm.id)
                 self._shared_expired(sm)  # its expiration report, once (``_shared_rules``)
                 if under:
                     h.cursor = None
@@ -388,13 +442,14 @@ class SharedMixin(QueueManagerBase):
         m = shared_message(q, sm)
         result = deliver(q, m, md, gmo, buflen, opts, now)
         if result.reason == C.MQRC_TRUNCATED_MSG_FAILED:
-            shared.finish_claim(sm.id, take=False, uow=None)  # the message stays where it was
+            # the message stays where it was, also when a unit of work got it (its BackoutCount unchanged)
+            self._io(shared.finish_claim, sm.id, False, uid)
             if h.locked is not None and h.locked.seq == sm.id:  # and stays locked by this handle
                 shared.select(q.name, SharedMatch(message_id=sm.id), lock, False, None, False, hold=True)
             return result
         in_uow = uid is not None or (bool(sync & C.MQGMO_SYNCPOINT_IF_PERSISTENT) and sm.persistent)
         if uid is None and claim_only:
-            shared.finish_claim(sm.id, take=True, uow=self._shared_uow(conn) if in_uow else None)
+            self._io(shared.finish_claim, sm.id, True, self._shared_uow(conn) if in_uow else None)
         if in_uow:
             counted = self._shared_uow(conn)
             self._shared_counts[counted] = self._shared_counts.get(counted, 0) + 1
@@ -431,7 +486,7 @@ class SharedMixin(QueueManagerBase):
         hold = bool(opts & C.MQGMO_LOCK)
         mine = -h.hobj if hold or h.locked is not None else None
         while True:
-            sm = shared.select(q.name, match, mine, False, None, False, hold=hold)
+            sm = self._io(shared.select, q.name, match, mine, False, None, False, hold)
             if sm is None:
                 if under:
                     raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the browse cursor is not on an available message")
@@ -439,12 +494,12 @@ class SharedMixin(QueueManagerBase):
             if sm.expiry != C.MQEI_UNLIMITED and sm.expiry - (now - sm.put_time) * 10 <= 0:
                 # seed 002: a browse discards the expired messages it passes (note 6: locked ones too)
                 if hold or (h.locked is not None and h.locked.seq == sm.id):
-                    shared.discard(sm.id)
+                    self._io(shared.discard, sm.id)
                     if h.locked is not None and h.locked.seq == sm.id:
                         h.locked.locked_by = None
                         h.locked = None
                     self._shared_expired(sm)
-                elif shared.discard_available(sm.id) is not None:
+                elif self._io(shared.discard_available, sm.id) is not None:
                     self._shared_expired(sm)
                 if under:
                     h.cursor = None
@@ -501,7 +556,7 @@ class SharedMixin(QueueManagerBase):
         """MQGMO_UNLOCK, or MQCLOSE of a handle holding a lock: the group's lock ends (others may get it)."""
         assert self.shared is not None and h.queue is not None
         try:
-            self.shared.unlock(-h.hobj)
+            self._io(self.shared.unlock, -h.hobj)
         except StoreError as e:
             if h.conn.alive and h.conn.handles.get(h.hobj) is h:
                 raise unavailable(e) from None  # MQGMO_UNLOCK: say so; at MQCLOSE the lost session ended it
@@ -525,7 +580,7 @@ class SharedMixin(QueueManagerBase):
         assert self.shared is not None
         new = self._next_shared_uow
         self._next_shared_uow = new + 1
-        self.shared.move_get(marked.seq, old, new)
+        self._io(self.shared.move_get, marked.seq, old, new)
         self._shared_counts[new] = 1
         return new
 
@@ -540,7 +595,9 @@ class SharedMixin(QueueManagerBase):
         if syncpoint:
             self._shared_count(conn)
             uid = self._shared_uow(conn)
-        if self.shared.room(q.name, maxdepth, uid) >= maxdepth:
+        elif maxdepth >= MAXDEPTH_LIMIT:
+            return  # the largest MAXDEPTH: a put out of syncpoint is not counted (one round trip less)
+        if self._io(self.shared.room, q.name, maxdepth, uid) >= maxdepth:
             raise fail(C.MQRC_Q_FULL, f"shared queue {q.name} is full (MAXDEPTH {maxdepth})")
         if uid is not None:
             self._shared_counts[uid] = self._shared_counts.get(uid, 0) + 1
@@ -601,11 +658,29 @@ class SharedMixin(QueueManagerBase):
             b.durable = True
             self._shared_prepared.append(uid)
             return False
-        queues = shared.commit(uid) if commit else shared.backout(uid)
+        queues = self._io(shared.commit if commit else shared.backout, uid)
         if queues:
             self._wake.update(queues)
             shared.notify(queues)
         return False
+
+    @group_call
+    def shared_get_ahead(self, conn: Connection, hobj: int, gmo: MQGMO, count: int) -> None:
+        """An MQGET of ``count`` messages in syncpoint from a shared queue (the server's getm): its plain gets
+        claim their messages with one statement; ``count`` 0 after it releases those claimed and not got."""
+        shared = self.shared
+        h = conn.handles.get(hobj)
+        if shared is None or h is None or h.queue is None or not h.queue.shared:
+            return
+        uid = self._shared_uows.get(conn.hconn)
+        if count == 0:
+            if uid is not None:
+                self._io(shared.get_ahead, uid, h.queue.name, 0)
+            return
+        mo = gmo.MatchOptions if gmo.Version >= 2 else _ID_MATCH
+        plain = not gmo.Options & _NOT_AHEAD and gmo.Options & C.MQGMO_SYNCPOINT and h.locked is None
+        if count > 1 and plain and not mo & ~_ID_MATCH:
+            shared.get_ahead(self._shared_uow(conn), h.queue.name, count)
 
     def take_shared_completions(self) -> list[int]:
         """The host: units of work prepared by the calls since the last take, to complete once their batch is

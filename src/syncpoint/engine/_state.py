@@ -127,6 +127,10 @@ class LocalQueue:
 
     shared = False  # a QSGDISP(SHARED) queue (``_shared.SharedQueue``): its messages are in the group's store
 
+    def full(self, maxdepth: int) -> bool:
+        """MQPUT's MAXDEPTH check (a shared queue counts the group's messages: ``_shared.SharedQueue``)."""
+        return self.depth >= maxdepth
+
     def __init__(self, definition: Definition, expiry_candidates: set[LocalQueue] | None = None) -> None:
         self.definition = definition
         # messages with a limited Expiry, by deadline (wall-clock seconds): what a scan for expired messages

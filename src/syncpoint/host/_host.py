@@ -126,7 +126,19 @@ class QueueManagerHost:
         self.published = 0  # how many times durable writes made messages available (a waiting get's check)
         threading.Thread(target=self._housekeeper, name=f"syncpoint-{name}-housekeeping", daemon=True).start()
         if self.shared is not None:
+            self.engine.unlocked = self._unlocked  # shared queues wait for PostgreSQL with the lock let go
             start_group_wakeups(self, self.shared, self._ended)
+
+    def _unlocked(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn`` (a call of the shared store, made by the engine under this host's lock) with the lock let
+        go: the member's other connections go on while it waits for PostgreSQL (``engine._shared._io``)."""
+        lock = self.lock
+        lock.release()
+        try:
+            return fn(*args)
+        finally:
+            if not lock.try_acquire(False):
+                lock.acquire()
 
     @property
     def state(self) -> str:
@@ -330,11 +342,18 @@ class QueueManagerHost:
                         self._publish_durable()
                     seen = self.published
                     engine.housekeeping()
+                    woken = 0
+                    if self.shared is not None:  # a shared queue's get lets the lock go: wakes meanwhile count
+                        h = conn.handles.get(hobj)
+                        qname = "" if h is None or h.queue is None else h.queue.name
+                        woken = waiters.woken(qname)
                     try:
                         return engine.get(conn, hobj, md, gmo, buflen)
                     except MQMIError as e:
                         if e.reason != C.MQRC_NO_MSG_AVAILABLE or deadline is None:
                             raise
+                    if self.shared is not None and waiters.woken(qname) != woken:
+                        continue  # woken while the lock was let go: try again
                     # nothing yet: hand over what the failed attempt discarded (expired messages), then sleep
                     p = self._flush()
                     if p is not None:

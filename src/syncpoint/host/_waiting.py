@@ -62,12 +62,15 @@ class Waiter:
 class Waiters:
     """The parked gets of one queue manager and its lifecycle state."""
 
-    __slots__ = ("_parked", "clock", "state")
+    __slots__ = ("_parked", "clock", "state", "wakes")
 
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
         self.state = RUNNING
         self._parked: dict[str, list[Waiter]] = {}
+        # wakes so far per queue name (``*``: all): a get that tried with the host's lock let go (a shared
+        # queue's, waiting for PostgreSQL) parks afterwards, and tries again at once if its queue was woken since
+        self.wakes: dict[str, int] = {}
 
     # -- the deadline --------------------------------------------------------------------------------
     def deadline_of(self, gmo: MQGMO) -> float | None:
@@ -114,6 +117,9 @@ class Waiters:
     def wake(self, names: Iterable[str]) -> list[Waiter]:
         """Wake the waiters of the queues ``names`` (``*``: all), in arrival order per queue, and return them.
         They stay parked: a woken get that again finds nothing sleeps on."""
+        wakes = self.wakes
+        for name in names:
+            wakes[name] = wakes.get(name, 0) + 1
         parked = self._parked
         if not parked:
             return []
@@ -124,6 +130,11 @@ class Waiters:
         for w in woken:
             w.wake()
         return woken
+
+    def woken(self, queue: str) -> int:
+        """How many times ``queue`` was woken so far (see ``wakes``)."""
+        wakes = self.wakes
+        return wakes.get(queue, 0) + wakes.get(ALL_QUEUES, 0)
 
     def parked(self, queue: str | None = None) -> list[Waiter]:
         """The parked waiters of ``queue`` (None: of every queue), in arrival order."""

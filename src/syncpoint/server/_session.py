@@ -17,9 +17,11 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import os
 import socket
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -171,6 +173,20 @@ class _Tunnel(asyncio.Protocol):
             self.transport.close()
 
 
+_GROUP_VERBS = frozenset(("put", "putm", "putv", "get", "getm"))  # on a handle: on a shared queue, in a worker
+_GROUP_WORKERS: ThreadPoolExecutor | None = None
+
+
+def group_workers() -> ThreadPoolExecutor:
+    """The threads that run the verbs on shared queues (queue-sharing groups): each waits for PostgreSQL on a
+    connection of its own with the host's lock let go, while the loop serves the other sessions."""
+    global _GROUP_WORKERS
+    if _GROUP_WORKERS is None:
+        size = int(os.environ.get("SYNCPOINT_QSG_WORKERS", "16"))
+        _GROUP_WORKERS = ThreadPoolExecutor(max(1, size), thread_name_prefix="syncpoint-qsg")
+    return _GROUP_WORKERS
+
+
 class Session(asyncio.Protocol):
     """One connection: one MQI session with its requests run in order."""
 
@@ -186,6 +202,10 @@ class Session(asyncio.Protocol):
         self.closing = False
         self.reading_paused = False
         self.waiter: ParkedGet | None = None
+        self._current_rid = 0
+        self._rewake = False  # a parked get on a shared queue was woken while its attempt ran
+        self.in_worker = False  # a verb on a shared queue runs in a worker (group_workers): the session waits
+        self._end_after_worker: bool | None = None  # the connection ended meanwhile (abnormal?): end it after
         self._flush_scheduled = False
         self.control = False
         self.peer = ""
@@ -302,6 +322,9 @@ class Session(asyncio.Protocol):
     # -- ending ---------------------------------------------------------------------------------------
     def end_connection(self, abnormal: bool) -> None:
         """End the engine connection: an abnormal end backs out the unit of work and closes the handles."""
+        if self.in_worker:  # a verb of this connection is running: the end comes after it
+            self._end_after_worker = abnormal
+            return
         conn, self.conn = self.conn, None
         if conn is None or not conn.alive:
             return
@@ -565,6 +588,7 @@ class Session(asyncio.Protocol):
         server = self.server
         server.stats.calls += 1
         rid, verb, args = call.request_id, call.verb, call.args
+        self._current_rid = rid
         if verb == "ping":
             stats = getattr(server.qm.store, "stats", None)
             self.reply(
@@ -591,6 +615,8 @@ class Session(asyncio.Protocol):
                 self._close_after_replies()
                 return
             self.reply_error(rid, MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_STOPPING, "the queue manager is ending"))
+            return
+        if server.qm.shared is not None and self._in_group(verb, conn, args):
             return
         try:
             handler = VERBS.get(verb)
@@ -632,6 +658,162 @@ class Session(asyncio.Protocol):
         loop = asyncio.get_running_loop()
         sock.setblocking(False)
         tunnel.task = loop.create_task(loop.connect_accepted_socket(lambda: tunnel, sock))
+
+    # -- verbs on shared queues (queue-sharing groups): in a worker, the session waiting -----------------
+    def _in_group(self, verb: str, conn: Connection, args: list[Any]) -> bool:
+        """Run a verb that reaches the group's shared store in a worker thread (True), so that the loop serves
+        the other sessions while it waits for PostgreSQL; this session's later requests wait for it (a
+        connection's calls run in order)."""
+        qm = self.server.qm
+        if verb in _GROUP_VERBS:
+            h = conn.handles.get(args[0]) if args and isinstance(args[0], int) else None
+            if h is None or h.queue is None or not h.queue.shared:
+                return False
+        elif verb not in ("commit", "backout") or conn.hconn not in qm.engine._shared_uows:
+            return False
+        if verb == "get":
+            self._run_get_in_worker(conn, args)
+            return True
+        handler = VERBS.get(verb)
+        sized = SIZED_VERBS.get(verb)
+        max_frame = self.server.max_frame
+
+        def work() -> tuple[Any, Pending | None]:
+            if handler is not None:
+                return handler(qm, conn, args)
+            assert sized is not None
+            return sized(qm, conn, args, max_frame)
+
+        self._to_worker(work, self._verb_done)
+        return True
+
+    def _to_worker(self, work: Callable[[], Any], done: Callable[[Future[Any]], None]) -> None:
+        loop = self.server.loop
+        assert loop is not None
+        self.blocked = True
+        self.in_worker = True
+        future = group_workers().submit(work)
+        rid = self._current_rid
+
+        def finished(f: Future[Any]) -> None:
+            try:
+                loop.call_soon_threadsafe(self._worker_finished, rid, f, done)
+            except RuntimeError:  # the loop has closed: the server is gone
+                pass
+
+        future.add_done_callback(finished)
+
+    def _worker_finished(self, rid: int, f: Future[Any], done: Callable[..., None]) -> None:
+        self.in_worker = False
+        self._current_rid = rid
+        done(f)
+        if self._end_after_worker is not None:
+            abnormal, self._end_after_worker = self._end_after_worker, None
+            if self.waiter is not None:
+                self.server.unpark(self.waiter)
+                self.waiter = None
+            self.end_connection(abnormal)
+            self.server.check_controlled_end()
+            return
+        if not self.in_worker and self.waiter is None:
+            self.unblock()
+
+    def _verb_done(self, f: Future[Any]) -> None:
+        rid = self._current_rid
+        try:
+            result, pending = f.result()
+            self._reply_when_durable(rid, result, pending)
+        except MQMIError as e:
+            self.reply_error(rid, e)
+        except ProtocolError as e:
+            self.server.stats.bad_requests += 1
+            self.fill_bad(rid, e.detail)
+        except Exception as e:  # a defect must not take the server down: the caller learns, the log tells
+            log.exception("unexpected error in a verb on a shared queue from %s", self.peer)
+            self.reply_error(rid, MQMIError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, f"{type(e).__name__}: {e}"))
+
+    def _run_get_in_worker(self, conn: Connection, args: list[Any], w: ParkedGet | None = None) -> None:
+        """An MQGET on a shared queue, or a woken retry of one (``w``): the attempt in a worker; then, on the
+        loop, the reply, or the wait (parked as :meth:`_get` parks, and tried again at once if the queue was
+        woken while the attempt ran with the host's lock let go)."""
+        qm = self.server.qm
+        if w is None:
+            hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
+            md, gmo = struct(MQMD, args[1]), struct(MQGMO, args[2])
+            buflen = args[3]
+            if buflen is not None:
+                buflen = integer(buflen, C.MQRC_BUFFER_LENGTH_ERROR, "BufferLength")
+            deadline = qm.waiters.deadline_of(gmo)
+            rid = self._current_rid
+        else:
+            assert w.md is not None and w.gmo is not None
+            hobj, md, gmo, buflen, deadline, rid = w.hobj, w.md, w.gmo, w.buflen, w.deadline, w.request_id
+        h = conn.handles.get(hobj)
+        qname = "" if h is None or h.queue is None else h.queue.name
+        woken = qm.waiters.woken(qname)
+
+        def done(f: Future[Any]) -> None:
+            try:
+                result, pending = f.result()
+            except MQMIError as e:
+                if deadline is None or e.reason != C.MQRC_NO_MSG_AVAILABLE:
+                    self._get_ended(w, rid, e)
+                    return
+                again = self._rewake or qm.waiters.woken(qname) != woken
+                self._get_waits(conn, w, rid, hobj, md, gmo, buflen, deadline, again)
+                return
+            except Exception as e:
+                log.exception("unexpected error in a get on a shared queue")
+                self._get_ended(w, rid, MQMIError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, str(e)))
+                return
+            if w is not None:
+                self.server.unpark(w)
+                self.waiter = None
+            self._reply_when_durable(
+                rid, [result.data, result.data_length, result.comp, result.reason, md.pack(), gmo.pack()], pending
+            )
+
+        self._current_rid = rid
+        self._to_worker(lambda: qm.run(qm.engine.get, conn, hobj, md, gmo, buflen), done)
+
+    def _get_ended(self, w: ParkedGet | None, rid: int, error: MQMIError) -> None:
+        if w is not None:
+            self.server.unpark(w)
+            self.waiter = None
+        self.reply_error(rid, error)
+
+    def _get_waits(
+        self,
+        conn: Connection,
+        w: ParkedGet | None,
+        rid: int,
+        hobj: int,
+        md: MQMD,
+        gmo: MQGMO,
+        buflen: int | None,
+        deadline: float,
+        woken: bool,
+    ) -> None:
+        server = self.server
+        h = conn.handles.get(hobj)
+        if w is None:
+            if h is None or h.queue is None:
+                self.reply_error(rid, MQMIError(C.MQCC_FAILED, C.MQRC_HOBJ_ERROR, "the handle is not open"))
+                return
+            w = ParkedGet(h.queue.name, deadline, bool(gmo.Options & C.MQGMO_FAIL_IF_QUIESCING))
+            w.session, w.request_id, w.hobj, w.md, w.gmo, w.buflen = self, rid, hobj, md, gmo, buflen
+            self.blocked = True
+            self.waiter = w
+            server.park(w)
+        else:
+            ended = server.qm.waiters.end_of_wait(w, h is not None and h.queue is not None)
+            if ended is not None:
+                self._get_ended(w, rid, ended)
+                return
+            if w.timer is None:
+                server.arm(w)
+        if woken and server.loop is not None:  # woken while the attempt ran: try again now
+            server.loop.call_soon(self.retry_get, w)
 
     def _close_when_flushed(self) -> None:
         self.closing = True
@@ -711,6 +893,15 @@ class Session(asyncio.Protocol):
             server.end_wait(w, MQMIError(C.MQCC_FAILED, C.MQRC_CONNECTION_BROKEN, "the connection ended"))
             return
         assert w.md is not None and w.gmo is not None
+        if server.qm.shared is not None:
+            if self.in_worker:  # its attempt is running: it tries again when it ends
+                self._rewake = True
+                return
+            h = conn.handles.get(w.hobj)
+            if h is not None and h.queue is not None and h.queue.shared:
+                self._rewake = False
+                self._run_get_in_worker(conn, [], w)
+                return
         try:
             if not self._try_get(w.request_id, conn, w.hobj, w.md, w.gmo, w.buflen, wait=True):
                 h = conn.handles.get(w.hobj)

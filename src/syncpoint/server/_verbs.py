@@ -273,6 +273,15 @@ def _getm(
     def gets() -> list[Any] | None:  # under one hold of the lock: their store writes go as one batch
         if commit_first:
             engine.commit(conn)  # its error is the reply's; the commit's writes and the gets' go as one batch
+        if qm.shared is None:
+            return get_all()
+        engine.shared_get_ahead(conn, hobj, gmo0, n)  # a shared queue: one claim for the gets in syncpoint
+        try:
+            return get_all()
+        finally:
+            engine.shared_get_ahead(conn, hobj, gmo0, 0)
+
+    def get_all() -> list[Any] | None:
         room = limit - _REPLY_ROOM
         for i in range(max(0, n)):
             md, gmo = md0.copy(), gmo0.copy()

@@ -12,7 +12,12 @@ rows, so nothing is locked between verbs and any member can back out another's w
 object until its commit inserts them, in the commit's one transaction (nobody may see them before; a member that
 dies takes them along). Gets claim the first available row with ``FOR UPDATE SKIP LOCKED``, so concurrent
 getters on any member never wait for each other. What need not survive the loss of the database (a claim before
-its commit, a non-persistent message) is written on a second connection with ``synchronous_commit = off``.
+its commit, a non-persistent message) is written on connections with ``synchronous_commit = off``.
+
+Speed: the verbs take a connection of the member's pool (``_Pool``; the host lets go of its lock while they wait,
+so several run at once); the durable ones share group transactions (``_Group``: one PostgreSQL commit for the
+verbs that came while the previous one ran); a unit of work's puts are one COPY; a get of many messages in a
+unit of work claims them with one statement (:meth:`PostgresSharedQueues.get_ahead`).
 
 ``owner`` is ``<member>.<session>``, a fresh session each time the member opens the group: at open, whatever an
 earlier session of this member still holds is backed out (its puts deleted, its gets reinstated with
@@ -28,14 +33,15 @@ The connection string may hold a password: it is kept in this object only and ne
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
 import threading
 import time
 import zlib
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import psycopg
 
@@ -43,6 +49,7 @@ from ._base import StoreError
 from ._postgres import connect, describe_error
 from ._shared import InDoubtUnit, SharedMatch, SharedMessage
 
+T = TypeVar("T")
 SCHEMA_VERSION = 1
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS qsg (
@@ -70,6 +77,7 @@ CREATE TABLE IF NOT EXISTS qsg_uncommitted (
     PRIMARY KEY (qsg, queue, owner, uow));
 """
 LIVENESS_WAIT = 5.0  # seconds a starting member waits for its liveness lock (a peer may be recovering it)
+NOTIFY_GAP = 0.02  # seconds between two NOTIFYs of a member (the other members' waiters wake that much later)
 PEER_CHECK = 1.0  # seconds between two looks for dead peers (peer recovery)
 _SCHEMA_LOCK = 7242002  # an advisory lock: one creator of the schema at a time
 
@@ -115,25 +123,163 @@ _INSERT_HELD = (
     "INSERT INTO qsg_message (qsg, queue, priority, persistent, msgid, correlid, expiry, put_time, backout, md, "
     "data, owner, uow) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
+_COPY = (
+    "COPY qsg_message ({}qsg, queue, priority, persistent, msgid, correlid, expiry, put_time, backout, md, data{}) "
+    "FROM STDIN"
+)
+_RELEASE = "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false WHERE id = ANY(%s) AND owner = %s"
+GROUPS_IN_FLIGHT = int(os.environ.get("SYNCPOINT_QSG_GROUPS", "4"))  # a member's group transactions at once
+POOL_IDLE = 16  # idle connections a member keeps of each kind (durable, fast) for its verbs
 
 
-_INSERT_ID = _INSERT.replace("(qsg,", "(id, qsg,", 1).replace("VALUES (", "VALUES (%s, ", 1)
-_INSERT_HELD_ID = _INSERT_HELD.replace("(qsg,", "(id, qsg,", 1).replace("VALUES (", "VALUES (%s, ", 1)
+def _insert_all(conn: psycopg.Connection[Any], rows: list[tuple[Any, ...]], held: bool, ids: bool = False) -> None:
+    """Insert many messages with one COPY (one statement, inside the caller's transaction); ``ids``: each row
+    starts with its message's id."""
+    copy_sql = _COPY.format("id, " if ids else "", ", owner, uow" if held else "")
+    with conn.cursor().copy(copy_sql) as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+class _Job:
+    """One verb's durable statements, waiting for the member's next group transaction (``_Group``)."""
+
+    __slots__ = ("done", "error", "fn", "result")
+
+    def __init__(self, fn: Callable[[psycopg.Connection[Any]], Any]) -> None:
+        self.fn = fn
+        self.done = False
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+
+class _Group:
+    """Group commit for the member's durable verbs: a put or get outside syncpoint, an MQCMIT or MQBACK.
+    The first verb to come while no group transaction runs leads: it takes every verb waiting (its own
+    among them), runs their statements in one PostgreSQL transaction and commits it once, for all of them;
+    the verbs that come meanwhile wait and go in the next transaction. So the member's concurrent applications
+    share one commit (one wait for PostgreSQL's disk) as PostgreSQL's clients share a WAL flush, and the
+    member's PostgreSQL commits per message fall as its load rises. A statement that fails for another reason
+    than a lost connection aborts the transaction: each verb of the group is then run again on its own (its
+    own error for the one that failed, nothing lost or doubled for the others: the aborted transaction did
+    nothing)."""
+
+    def __init__(self, store: PostgresSharedQueues) -> None:
+        self._store = store
+        self._cond = threading.Condition()
+        self._waiting: list[_Job] = []
+        self._leading = 0  # group transactions in flight
+
+    def run(self, fn: Callable[[psycopg.Connection[Any]], T]) -> T:
+        job = _Job(fn)
+        cond = self._cond
+        with cond:
+            self._waiting.append(job)
+            while not job.done:
+                if self._leading >= GROUPS_IN_FLIGHT or job not in self._waiting:
+                    cond.wait()
+                    continue
+                jobs, self._waiting = self._waiting, []
+                self._leading += 1
+                cond.release()
+                try:
+                    self._commit(jobs)
+                finally:
+                    cond.acquire()
+                    self._leading -= 1
+                    for j in jobs:
+                        j.done = True
+                    cond.notify_all()
+        if job.error is not None:
+            raise job.error
+        result: T = job.result
+        return result
+
+    def _commit(self, jobs: list[_Job]) -> None:
+        try:
+            with self._store._use() as conn:
+                try:
+                    with conn.transaction():
+                        for j in jobs:
+                            j.result = j.fn(conn)
+                    return
+                except psycopg.OperationalError:
+                    raise
+                except psycopg.Error:
+                    if conn.broken or len(jobs) == 1:
+                        raise
+                for j in jobs:  # one failed: each on its own
+                    try:
+                        with conn.transaction():
+                            j.result = j.fn(conn)
+                    except psycopg.OperationalError:
+                        raise
+                    except psycopg.Error as e:
+                        if conn.broken:
+                            raise
+                        j.error = self._store._fail(e)
+        except StoreError as e:
+            for j in jobs:
+                if j.error is None:
+                    j.error = e
+        except BaseException as e:  # a defect: every verb of the group learns it
+            for j in jobs:
+                if j.error is None:
+                    j.error = e
+
+
+class _Pool:
+    """Idle connections of one kind (durable, or fast: ``synchronous_commit = off``) for the member's verbs. A
+    connection serves one verb at a time, so several verbs of the member (several of its applications) wait
+    for PostgreSQL at once, each on its own connection; psycopg prepares a statement a connection runs often."""
+
+    def __init__(self, url: str, fast: bool) -> None:
+        self._url = url
+        self._fast = fast
+        self._idle: list[psycopg.Connection[Any]] = []
+        self._lock = threading.Lock()
+
+    def take(self) -> psycopg.Connection[Any]:
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        conn = connect(self._url, autocommit=True)
+        if self._fast:
+            try:
+                conn.execute("SET synchronous_commit = off")
+            except psycopg.Error:
+                conn.close()
+                raise
+        return conn
+
+    def give(self, conn: psycopg.Connection[Any]) -> None:
+        if not conn.closed and not conn.broken and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+            with self._lock:
+                if len(self._idle) < POOL_IDLE:
+                    self._idle.append(conn)
+                    return
+        conn.close()
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
 
 
 def _insert_puts(
     conn: psycopg.Connection[Any], qsg: str, puts: list[SharedMessage], owner: str | None, uow: int | None
 ) -> None:
-    """A unit of work's puts inserted at its commit (``owner`` None) or prepare. A put whose id was taken at
-    the put (:meth:`PostgresSharedQueues.room`) keeps it: its place in FIFO order is its put's, as on a private
-    queue, not its commit's."""
+    """A unit of work's puts inserted at its commit (``owner`` None) or prepare, with one COPY for those whose
+    id is the commit's and one for those whose id was taken at the put (:meth:`PostgresSharedQueues.room`): these
+    keep it, so their place in FIFO order is their put's, as on a private queue, not their commit's."""
     held = () if owner is None else (owner, uow)
     plain = [(*_values(qsg, m), *held) for m in puts if not m.id]
     placed = [(m.id, *_values(qsg, m), *held) for m in puts if m.id]
     if plain:
-        conn.cursor().executemany(_INSERT if owner is None else _INSERT_HELD, plain)
+        _insert_all(conn, plain, held=owner is not None)
     if placed:
-        conn.cursor().executemany(_INSERT_ID if owner is None else _INSERT_HELD_ID, placed)
+        _insert_all(conn, placed, held=owner is not None, ids=True)
 
 
 def _crash_point(name: str) -> None:
@@ -283,6 +429,13 @@ class PostgresSharedQueues:
         self._conn: psycopg.Connection[Any] | None = None  # durable commits (synchronous_commit on)
         self._fast: psycopg.Connection[Any] | None = None  # see _f
         self._pending: dict[int, list[SharedMessage]] = {}  # unit of work -> its puts, inserted at commit
+        self._pool = _Pool(url, fast=False)  # the verbs' connections (see _use)
+        self._fast_pool = _Pool(url, fast=True)
+        self._session_lock = threading.RLock()  # one thread at a time replaces a lost session
+        self._group = _Group(self)  # the durable verbs' group commit
+        # an MQGET of many messages in a unit of work (get_ahead): unit of work -> [queue, gets still to come,
+        # messages claimed ahead and not yet got]
+        self._ahead: dict[int, list[Any]] = {}
         self._epoch = 0  # sessions lost so far (a PostgreSQL restart): a unit of work is of one session
         self._uow_epoch: dict[int, int] = {}  # unit of work -> the epoch it began in
         self._prepared_owner: dict[int, str] = {}  # unit of work prepared -> the session (owner) that prepared it
@@ -399,6 +552,31 @@ class PostgresSharedQueues:
         if self._fast is not None:
             self._fast.close()
             self._fast = None
+        self._pool.close()
+        self._fast_pool.close()
+
+    @contextlib.contextmanager
+    def _use(self, fast: bool = False) -> Iterator[psycopg.Connection[Any]]:
+        """A connection of the pool for one verb (fast: ``synchronous_commit = off``, see :meth:`_f`). The verbs
+        may run on several threads at once (the host lets go of its lock while they wait for PostgreSQL); a
+        failure is reported as :meth:`_fail` says."""
+        if self._conn is None:
+            self._reconnect()
+        epoch = self._epoch
+        pool = self._fast_pool if fast else self._pool
+        try:
+            conn = pool.take()
+        except psycopg.Error as e:
+            raise self._fail(e, epoch) from None
+        try:
+            yield conn
+        except psycopg.Error as e:
+            raise self._fail(e, epoch) from None
+        finally:
+            if epoch == self._epoch:
+                pool.give(conn)
+            else:
+                conn.close()
 
     def _f(self) -> psycopg.Connection[Any]:
         """The connection whose commits do not wait for the disk (``synchronous_commit = off``): for what need not
@@ -411,36 +589,47 @@ class PostgresSharedQueues:
         return self._fast
 
     def _c(self) -> psycopg.Connection[Any]:
+        """The session's connection: its liveness lock, the expiry scan's lock (``_scan_lock_conn``), and the
+        statements made under the host's lock (definitions, two-phase commit, RESOLVE INDOUBT, triggering)."""
         if self._conn is None:
             self._reconnect()
         assert self._conn is not None
         return self._conn
 
     def _reconnect(self) -> None:
+        """A new session, unless another thread (a verb on the pool, :meth:`_use`) made one meanwhile."""
         if not self._opened or self._closed:
             raise StoreError("The shared store is not open.")
-        self._connect_session()
+        with self._session_lock:
+            if self._conn is None or self._fast is None:
+                self._connect_session()
 
-    def _fail(self, e: psycopg.Error) -> StoreError:
+    def _fail(self, e: psycopg.Error, epoch: int | None = None) -> StoreError:
         """A failed statement. A lost connection ends this session: a new one is connected at once, or by the
         next call while the database is away (its start backs out the lost one's units of work); the units of
-        work begun before fail at their commit."""
+        work begun before fail at their commit. ``epoch``: the session the failed statement ran in (a pool's
+        connection): when that session was already replaced, nothing more is done."""
         lost = any(c is not None and c.broken for c in (self._conn, self._fast)) or isinstance(
             e, psycopg.OperationalError
         )
         if lost:
-            for c in (self._conn, self._fast):
-                if c is not None:
-                    c.close()
-            self._conn = self._fast = None
-            self._epoch += 1
-            self._pending.clear()
-            self._published.clear()
-            self._put_ids.clear()
-            try:  # a new session at once, whose start backs the lost one's units of work out
-                self._connect_session()
-            except StoreError:
-                pass  # the database is still away: the next call tries again
+            with self._session_lock:
+                if epoch is None or epoch == self._epoch:
+                    for c in (self._conn, self._fast):
+                        if c is not None:
+                            c.close()
+                    self._conn = self._fast = None
+                    self._pool.close()
+                    self._fast_pool.close()
+                    self._epoch += 1
+                    self._pending.clear()
+                    self._ahead.clear()
+                    self._published.clear()
+                    self._put_ids.clear()
+                    try:  # a new session at once, whose start backs the lost one's units of work out
+                        self._connect_session()
+                    except StoreError:
+                        pass  # the database is still away: the next call tries again
             return StoreError(
                 f"The shared database was lost ({describe_error(e)}); the units of work in flight on shared queues "
                 "are backed out. Check that PostgreSQL runs and is reachable."
@@ -497,11 +686,12 @@ class PostgresSharedQueues:
                 message.id = self._put_ids.pop((uow, message.queue), 0)
             self._pending.setdefault(uow, []).append(message)
             return 0
-        conn = self._c() if message.persistent else self._f()
-        try:
-            row = conn.execute(_INSERT + " RETURNING id", _values(self.qsg, message)).fetchone()
-        except psycopg.Error as e:
-            raise self._fail(e) from None
+        values = _values(self.qsg, message)
+        if message.persistent:
+            row = self._group.run(lambda conn: conn.execute(_INSERT + " RETURNING id", values).fetchone())
+        else:
+            with self._use(fast=True) as conn:
+                row = conn.execute(_INSERT + " RETURNING id", values).fetchone()
         assert row is not None
         ident: int = row[0]
         return ident
@@ -509,6 +699,10 @@ class PostgresSharedQueues:
     def get(
         self, queue: str, uow: int | None, msgid: bytes | None, correlid: bytes | None, claim_only: bool
     ) -> SharedMessage | None:
+        if uow is not None and msgid is None and correlid is None:
+            ahead = self._ahead.get(uow)
+            if ahead is not None and ahead[0] == queue:
+                return self.take_ahead(uow, queue) or self._get_ahead(uow, ahead)
         where = "qsg = %s AND queue = %s AND owner IS NULL"
         args: list[Any] = [self.qsg, queue]
         if msgid is not None:
@@ -523,50 +717,115 @@ class PostgresSharedQueues:
         else:
             sql = f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = {pick} RETURNING {_COLUMNS}"
             args = [self.owner, 0 if uow is None else uow, *args]
-        if uow is not None:
-            self._begin_uow(uow)
-        try:
-            r = (self._c() if uow is None and not claim_only else self._f()).execute(sql, args).fetchone()
-        except psycopg.Error as e:
-            raise self._fail(e) from None
-        return None if r is None else _row(r)
+        epoch = self._epoch
+        if uow is None and not claim_only:  # durable: with the member's other durable verbs (_Group)
+            r = self._group.run(lambda conn: conn.execute(sql, args).fetchone())
+        else:
+            with self._use(fast=True) as conn:
+                r = conn.execute(sql, args).fetchone()
+        if r is None:
+            return None
+        if uow is not None:  # the unit of work holds a row from here (of the session it was claimed in)
+            self._uow_epoch.setdefault(uow, epoch)
+        return _row(r)
+
+    # -- MQGET of many messages in a unit of work: one claim for them all ----------------------------------------
+    def get_ahead(self, uow: int, queue: str, count: int) -> None:
+        """The next ``count`` plain gets of ``uow`` from ``queue`` claim their messages with one statement (the
+        first of them claims up to ``count``); 0: the messages claimed and not got are released as they were
+        (no BackoutCount + 1: no application saw them)."""
+        if count > 1:
+            self._ahead[uow] = [queue, count, []]
+            return
+        ahead = self._ahead.pop(uow, None)
+        if ahead is not None and ahead[2]:
+            with self._use(fast=True) as conn:
+                conn.execute(_RELEASE, ([m.id for m in ahead[2]], self.owner))
+
+    def take_ahead(self, uow: int, queue: str) -> SharedMessage | None:
+        """The next message ``uow`` claimed ahead from ``queue``, without a statement; None when there is none
+        (then :meth:`get` claims)."""
+        ahead = self._ahead.get(uow)
+        if ahead is None or ahead[0] != queue or not ahead[2]:
+            return None
+        ahead[1] -= 1
+        m: SharedMessage = ahead[2].pop()
+        return m
+
+    def _get_ahead(self, uow: int, ahead: list[Any]) -> SharedMessage | None:
+        claimed: list[SharedMessage] = ahead[2]
+        if not claimed and ahead[1] > 0:  # claim, in one statement, as many as the gets still to come
+            epoch = self._epoch
+            sql = (
+                f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id IN (SELECT id FROM qsg_message "
+                "WHERE qsg = %s AND queue = %s AND owner IS NULL ORDER BY priority DESC, id LIMIT %s "
+                f"FOR UPDATE SKIP LOCKED) RETURNING {_COLUMNS}"
+            )
+            with self._use(fast=True) as conn:
+                rows = conn.execute(sql, (self.owner, uow, self.qsg, ahead[0], ahead[1])).fetchall()
+            if rows:
+                self._uow_epoch.setdefault(uow, epoch)
+            claimed.extend(sorted((_row(r) for r in rows), key=lambda m: (-m.priority, m.id), reverse=True))
+            if not claimed:
+                ahead[1] = 0  # the queue is empty: the next gets look again one by one
+                return None
+        if not claimed:
+            return None
+        ahead[1] -= 1
+        return claimed.pop()
+
+    def _release_ahead(self, conn: psycopg.Connection[Any], uow: int) -> None:
+        """In the transaction that ends ``uow``: what it claimed ahead and did not get is released as it was."""
+        ahead = self._ahead.pop(uow, None)
+        if ahead is not None and ahead[2]:
+            conn.execute(_RELEASE, ([m.id for m in ahead[2]], self.owner))
 
     def finish_claim(self, message_id: int, take: bool, uow: int | None) -> None:
         args: tuple[Any, ...] = (message_id, self.owner)
-        if not take:
-            sql = (
-                "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false WHERE id = %s AND owner = %s AND uow = 0"
-            )
-        elif uow is None:
+        if not take:  # released as it was (no BackoutCount + 1): a claim, or a get of unit of work ``uow``
+            with self._use(fast=True) as conn:
+                conn.execute(
+                    "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false WHERE id = %s AND owner = %s "
+                    "AND uow = %s AND got",
+                    (*args, 0 if uow is None else uow),
+                )
+            return
+        if uow is None:
             sql = "DELETE FROM qsg_message WHERE id = %s AND owner = %s AND uow = 0"
         else:
             self._begin_uow(uow)
             sql = "UPDATE qsg_message SET uow = %s WHERE id = %s AND owner = %s AND uow = 0"
             args = (uow, *args)
-        try:
-            self._c().execute(sql, args)
-        except psycopg.Error as e:
-            raise self._fail(e) from None
+        self._group.run(lambda conn: conn.execute(sql, args))
 
     def discard(self, message_id: int) -> None:
-        try:
-            self._c().execute("DELETE FROM qsg_message WHERE id = %s AND owner = %s", (message_id, self.owner))
-        except psycopg.Error as e:
-            raise self._fail(e) from None
+        with self._use() as conn:
+            conn.execute("DELETE FROM qsg_message WHERE id = %s AND owner = %s", (message_id, self.owner))
 
     def commit(self, uow: int) -> list[str]:
-        """One durable transaction: the unit of work's puts inserted, its gets deleted."""
+        """One durable transaction, the unit of work's one PostgreSQL commit: its puts inserted (one COPY), its
+        gets deleted. A unit of work that got nothing from the group and put nothing there costs nothing."""
+        holds = uow in self._uow_epoch  # every statement that makes it hold a row begins it (_begin_uow)
         self._check_uow(uow)
         puts = self._pending.pop(uow, [])
-        conn = self._c()
-        try:
-            with conn.transaction():
-                if puts:
-                    _insert_puts(conn, self.qsg, puts, None, None)
-                conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s", (self.owner, uow))
-                self._end_published(conn, uow)
-        except psycopg.Error as e:
-            raise self._fail(e) from None
+        if not holds:
+            self._ahead.pop(uow, None)
+            return []
+        owner = self.owner
+        ahead = self._ahead.pop(uow, None)
+        released = [m.id for m in ahead[2]] if ahead is not None else []
+        published = self._published.pop(uow, None)
+
+        def commit(conn: psycopg.Connection[Any]) -> None:
+            if released:  # claimed ahead and not got: available again as they were
+                conn.execute(_RELEASE, (released, owner))
+            if puts:
+                _insert_puts(conn, self.qsg, puts, None, None)
+            conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s", (owner, uow))
+            if published:  # its uncommitted puts stop counting towards MAXDEPTH (qsg_uncommitted)
+                conn.execute("DELETE FROM qsg_uncommitted WHERE owner = %s AND uow = %s", (owner, uow))
+
+        self._group.run(commit)  # with the member's other durable verbs: one PostgreSQL commit for them all
         return sorted({m.queue for m in puts})
 
     # -- input opens, group-wide -------------------------------------------------------------------------
@@ -618,6 +877,7 @@ class PostgresSharedQueues:
         conn = self._c()
         try:
             with conn.transaction():
+                self._release_ahead(conn, uow)
                 if puts:
                     _insert_puts(conn, self.qsg, puts, self.owner, uow)
                 conn.execute("INSERT INTO qsg_indoubt VALUES (%s, %s, %s)", (self.qsg, self.owner, uow))
@@ -795,34 +1055,40 @@ class PostgresSharedQueues:
 
     def backout(self, uow: int) -> list[str]:
         self._pending.pop(uow, None)  # its puts were never inserted
-        if self._uow_epoch.pop(uow, self._epoch) != self._epoch:
-            return []  # of a lost session: backed out when the new session began
-        conn = self._c()
-        try:
-            with conn.transaction():
-                rows = conn.execute(
-                    "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
-                    "WHERE owner = %s AND uow = %s RETURNING queue",
-                    (self.owner, uow),
-                ).fetchall()
-                self._end_published(conn, uow)
-        except psycopg.Error as e:
-            raise self._fail(e) from None
+        if uow not in self._uow_epoch or self._uow_epoch.pop(uow) != self._epoch:
+            self._ahead.pop(uow, None)
+            self._published.pop(uow, None)
+            return []  # holds nothing, or of a lost session: backed out when the new session began
+        owner = self.owner
+        ahead = self._ahead.pop(uow, None)
+        released = [m.id for m in ahead[2]] if ahead is not None else []
+        published = self._published.pop(uow, None)
+
+        def backout(conn: psycopg.Connection[Any]) -> list[Any]:
+            if released:  # claimed ahead and not got: available again as they were (no BackoutCount + 1)
+                conn.execute(_RELEASE, (released, owner))
+            if published:  # its uncommitted puts stop counting towards MAXDEPTH (qsg_uncommitted)
+                conn.execute("DELETE FROM qsg_uncommitted WHERE owner = %s AND uow = %s", (owner, uow))
+            return conn.execute(
+                "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false, backout = backout + 1 "
+                "WHERE owner = %s AND uow = %s RETURNING queue",
+                (owner, uow),
+            ).fetchall()
+
+        rows = self._group.run(backout)
         return sorted({r[0] for r in rows})
 
     def depth(self, queue: str) -> int:
-        try:
-            row = self._f().execute(_DEPTH, (self.qsg, queue, self.qsg, queue)).fetchone()
-        except psycopg.Error as e:
-            raise self._fail(e) from None
+        with self._use(fast=True) as conn:
+            row = conn.execute(_DEPTH, (self.qsg, queue, self.qsg, queue)).fetchone()
         # IBM counts a put in a unit of work in CURDEPTH at once: the members' uncommitted puts are not in the
         # table yet; those counted by :meth:`room` are in qsg_uncommitted, this member's others are added here
         return (int(row[0]) if row else 0) + self._unpublished(queue)
 
     def _unpublished(self, queue: str) -> int:
-        mine = sum(1 for puts in self._pending.values() for m in puts if m.queue == queue)
+        mine = sum(1 for puts in list(self._pending.values()) for m in list(puts) if m.queue == queue)
         if self._published:
-            mine -= sum(counts.get(queue, 0) for counts in self._published.values())
+            mine -= sum(counts.get(queue, 0) for counts in list(self._published.values()))
         return mine
 
     def clear(self, queue: str) -> int:
@@ -851,39 +1117,38 @@ class PostgresSharedQueues:
         where, args = self._where(queue, match, lock)
         order = "id" if match.fifo else "priority DESC, id"
         pick = f"SELECT id FROM qsg_message WHERE {where} ORDER BY {order} LIMIT 1"
-        try:
-            if take:
-                if uow is not None:
-                    self._begin_uow(uow)
-                pick += " FOR UPDATE SKIP LOCKED"
-                if uow is None and not claim_only:
-                    sql = f"DELETE FROM qsg_message WHERE id = ({pick}) RETURNING {_COLUMNS}"
-                    r = self._c().execute(sql, args).fetchone()
-                else:
-                    sql = (
-                        "UPDATE qsg_message SET owner = %s, uow = %s, got = true "
-                        f"WHERE id = ({pick}) RETURNING {_COLUMNS}"
-                    )
-                    r = self._f().execute(sql, [self.owner, 0 if uow is None else uow, *args]).fetchone()
-            elif not hold or lock is None:
-                sql = f"SELECT {_COLUMNS} FROM qsg_message WHERE {where} ORDER BY {order} LIMIT 1"
-                r = self._f().execute(sql, args).fetchone()
+        r: Any
+        if take:
+            epoch = self._epoch
+            pick += " FOR UPDATE SKIP LOCKED"
+            if uow is None and not claim_only:  # durable: with the member's other durable verbs (_Group)
+                sql = f"DELETE FROM qsg_message WHERE id = ({pick}) RETURNING {_COLUMNS}"
+                r = self._group.run(lambda conn: conn.execute(sql, args).fetchone())
             else:
-                conn = self._f()
-                with conn.transaction():
-                    sql = (
-                        f"UPDATE qsg_message SET owner = %s, uow = %s WHERE id = ({pick} FOR UPDATE SKIP LOCKED) "
-                        f"RETURNING {_COLUMNS}"
+                sql = (
+                    f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = ({pick}) RETURNING {_COLUMNS}"
+                )
+                with self._use(fast=True) as conn:
+                    r = conn.execute(sql, [self.owner, 0 if uow is None else uow, *args]).fetchone()
+                if r is not None and uow is not None:  # the unit of work holds a row from here (see get)
+                    self._uow_epoch.setdefault(uow, epoch)
+        elif not hold or lock is None:
+            sql = f"SELECT {_COLUMNS} FROM qsg_message WHERE {where} ORDER BY {order} LIMIT 1"
+            with self._use(fast=True) as conn:
+                r = conn.execute(sql, args).fetchone()
+        else:
+            with self._use(fast=True) as conn, conn.transaction():
+                sql = (
+                    f"UPDATE qsg_message SET owner = %s, uow = %s WHERE id = ({pick} FOR UPDATE SKIP LOCKED) "
+                    f"RETURNING {_COLUMNS}"
+                )
+                r = conn.execute(sql, [self.owner, lock, *args]).fetchone()
+                if r is not None:  # the handle's previous lock ends (one locked message a handle)
+                    conn.execute(
+                        "UPDATE qsg_message SET owner = NULL, uow = NULL "
+                        "WHERE owner = %s AND uow = %s AND NOT got AND id <> %s",
+                        (self.owner, lock, r[0]),
                     )
-                    r = conn.execute(sql, [self.owner, lock, *args]).fetchone()
-                    if r is not None:  # the handle's previous lock ends (one locked message a handle)
-                        conn.execute(
-                            "UPDATE qsg_message SET owner = NULL, uow = NULL "
-                            "WHERE owner = %s AND uow = %s AND NOT got AND id <> %s",
-                            (self.owner, lock, r[0]),
-                        )
-        except psycopg.Error as e:
-            raise self._fail(e) from None
         return None if r is None else _row(r)
 
     def _where(self, queue: str, match: SharedMatch, lock: int | None) -> tuple[str, list[Any]]:
@@ -916,54 +1181,45 @@ class PostgresSharedQueues:
         return where, args
 
     def unlock(self, lock: int) -> bool:
-        try:
+        with self._use(fast=True) as conn:
             return (
-                self._f()
-                .execute(
+                conn.execute(
                     "UPDATE qsg_message SET owner = NULL, uow = NULL WHERE owner = %s AND uow = %s AND NOT got",
                     (self.owner, lock),
-                )
-                .rowcount
+                ).rowcount
                 > 0
             )
-        except psycopg.Error as e:
-            raise self._fail(e) from None
 
     def discard_available(self, message_id: int) -> SharedMessage | None:
-        try:
-            r = (
-                self._c()
-                .execute(f"DELETE FROM qsg_message WHERE id = %s AND owner IS NULL RETURNING {_COLUMNS}", (message_id,))
-                .fetchone()
-            )
-        except psycopg.Error as e:
-            raise self._fail(e) from None
+        with self._use() as conn:
+            r = conn.execute(
+                f"DELETE FROM qsg_message WHERE id = %s AND owner IS NULL RETURNING {_COLUMNS}", (message_id,)
+            ).fetchone()
         return None if r is None else _row(r)
 
     def move_get(self, message_id: int, from_uow: int, to_uow: int) -> None:
-        self._begin_uow(to_uow)
-        try:
-            self._f().execute(
+        # the new unit of work holds the row from here: its MQCMIT/MQBACK must reach the database (_begin_uow)
+        self._uow_epoch.setdefault(to_uow, self._uow_epoch.get(from_uow, self._epoch))
+        with self._use(fast=True) as conn:
+            conn.execute(
                 "UPDATE qsg_message SET uow = %s WHERE id = %s AND owner = %s AND uow = %s",
                 (to_uow, message_id, self.owner, from_uow),
             )
-        except psycopg.Error as e:
-            raise self._fail(e) from None
 
     def room(self, queue: str, maxdepth: int, uow: int | None) -> int:
         """One statement: the group's depth, and (in a unit of work, with room) this put counted in
         qsg_uncommitted, so that every member's MAXDEPTH check sees it before its commit (IBM counts
-        uncommitted puts in CURDEPTH)."""
+        uncommitted puts in CURDEPTH). The unit of work then holds a row (its qsg_uncommitted row, deleted by
+        its commit or backout): it is begun (:meth:`_begin_uow`) before the statement."""
         mine = self._unpublished(queue)
-        try:
-            if uow is None:
-                row = self._f().execute(_DEPTH, (self.qsg, queue, self.qsg, queue)).fetchone()
-            else:
-                self._begin_uow(uow)
-                args = (self.qsg, queue, self.qsg, queue, self.qsg, queue, self.owner, uow, mine, maxdepth)
-                row = self._f().execute(_ROOM, args).fetchone()
-        except psycopg.Error as e:
-            raise self._fail(e) from None
+        if uow is None:
+            with self._use(fast=True) as conn:
+                row = conn.execute(_DEPTH, (self.qsg, queue, self.qsg, queue)).fetchone()
+        else:
+            self._begin_uow(uow)
+            args = (self.qsg, queue, self.qsg, queue, self.qsg, queue, self.owner, uow, mine, maxdepth)
+            with self._use(fast=True) as conn:
+                row = conn.execute(_ROOM, args).fetchone()
         depth = (int(row[0]) if row else 0) + mine
         if uow is not None and depth < maxdepth:
             counts = self._published.setdefault(uow, {})
@@ -974,35 +1230,22 @@ class PostgresSharedQueues:
 
     def uncommitted(self, queue: str) -> int:
         """UNCOM: this member's puts and gets on ``queue`` in units of work not yet ended."""
-        puts = sum(1 for pending in self._pending.values() for m in pending if m.queue == queue)
-        try:
-            row = (
-                self._f()
-                .execute(
-                    "SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s AND owner = %s AND got AND uow > 0",
-                    (self.qsg, queue, self.owner),
-                )
-                .fetchone()
-            )
-        except psycopg.Error as e:
-            raise self._fail(e) from None
+        puts = sum(1 for pending in list(self._pending.values()) for m in list(pending) if m.queue == queue)
+        with self._use(fast=True) as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM qsg_message WHERE qsg = %s AND queue = %s AND owner = %s AND got AND uow > 0",
+                (self.qsg, queue, self.owner),
+            ).fetchone()
         return puts + (int(row[0]) if row else 0)
 
     def available(self, queue: str, fifo: bool) -> list[SharedMessage]:
         """The available messages of ``queue`` in delivery order (neither held by a unit of work nor locked)."""
         order = "id" if fifo else "priority DESC, id"
-        try:
-            rows = (
-                self._f()
-                .execute(
-                    f"SELECT {_COLUMNS} FROM qsg_message WHERE qsg = %s AND queue = %s AND owner IS NULL "
-                    f"ORDER BY {order}",
-                    (self.qsg, queue),
-                )
-                .fetchall()
-            )
-        except psycopg.Error as e:
-            raise self._fail(e) from None
+        with self._use(fast=True) as conn:
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM qsg_message WHERE qsg = %s AND queue = %s AND owner IS NULL ORDER BY {order}",
+                (self.qsg, queue),
+            ).fetchall()
         return [_row(r) for r in rows]
 
     def _end_published(self, conn: psycopg.Connection[Any], uow: int) -> None:
@@ -1030,11 +1273,16 @@ class PostgresSharedQueues:
             try:
                 if conn is None or conn.closed:
                     conn = psycopg.connect(self._url, autocommit=True, connect_timeout=10)
-                with conn.transaction():
-                    for name in names:
-                        conn.execute("SELECT pg_notify(%s, %s)", (channel(self.qsg), name))
+                    # a NOTIFY's transaction writes a commit record: it need not wait for the disk (a lost
+                    # wake-up is caught by the members' 100 ms poll)
+                    conn.execute("SET synchronous_commit = off")
+                conn.execute(  # one statement, one round trip, however many names
+                    "SELECT pg_notify(%s, n) FROM unnest(%s::text[]) n", (channel(self.qsg), names)
+                )
             except psycopg.Error:
                 conn = None  # lost: the members' 100 ms poll wakes the waiters anyway
+            with self._notify_lock:  # what comes meanwhile goes in the next one: a NOTIFY is a commit too
+                self._notify_lock.wait_for(lambda: self._closed, NOTIFY_GAP)
         if conn is not None:
             conn.close()
 

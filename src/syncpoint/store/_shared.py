@@ -107,7 +107,8 @@ class SharedQueues(Protocol):
 
     def finish_claim(self, message_id: int, take: bool, uow: int | None) -> None:
         """A message held by unit of work 0: taken (deleted, or with ``uow`` held by that unit of work) or, not
-        ``take``, made available again as it was."""
+        ``take``, made available again as it was (the get of unit of work ``uow`` when given: a get in syncpoint
+        that failed with MQRC_TRUNCATED_MSG_FAILED)."""
         ...
 
     def discard(self, message_id: int) -> None:
@@ -188,6 +189,17 @@ class SharedQueues(Protocol):
     def depth(self, queue: str) -> int:
         """CURDEPTH: the group's messages on the queue, as IBM counts them: uncommitted puts in, uncommitted
         gets out (CurrentQDepth "incremented by MQPUT … decremented by MQGET")."""
+        ...
+
+    def take_ahead(self, uow: int, queue: str) -> SharedMessage | None:
+        """The next message ``uow`` claimed ahead from ``queue`` (:meth:`get_ahead`), without reaching the
+        store; None when there is none."""
+        ...
+
+    def get_ahead(self, uow: int, queue: str, count: int) -> None:
+        """The next ``count`` plain gets of unit of work ``uow`` from ``queue`` (an MQGET of many messages) may
+        claim their messages with one statement; 0 ends that, making what was claimed and not got available
+        again as it was."""
         ...
 
     def clear(self, queue: str) -> int:
