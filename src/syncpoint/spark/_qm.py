@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import syncpoint
-from syncpoint.client import Queue, QueueManager
+from syncpoint.client import Queue, QueueManager, local_server
 from syncpoint.mqi import MQGMO, MQMD, MQOD, GetResult, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 
@@ -54,6 +54,7 @@ class Target:
     host: str | None = None
     members: tuple[str, ...] = ()
     member_hosts: tuple[str, ...] = ()  # one connection per member, when ``host`` listed several
+    server_only: bool = False  # a member: reached through its server only, never opened in this process
 
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> Target:
@@ -77,7 +78,7 @@ class Target:
     def member_targets(self) -> list[Target]:
         """One target per member (each reads alone), in the order of option ``members``."""
         hosts: Sequence[str | None] = self.member_hosts or [self.host] * len(self.members)
-        return [Target(m, self.home, h) for m, h in zip(self.members, hosts, strict=True)]
+        return [Target(m, self.home, h, server_only=True) for m, h in zip(self.members, hosts, strict=True)]
 
     def options(self) -> dict[str, str]:
         """This target as data-source options."""
@@ -98,6 +99,15 @@ class Target:
             kw["home"] = self.home
         if self.host is not None:
             kw["host"] = self.host
+        elif self.server_only:
+            # a member is reached through its running server only: opening it inside a Spark worker when its
+            # server is gone would make a second, short-lived member of the group there (and hold its store)
+            info = local_server(self.qmgr, self.home)
+            if info is None:
+                raise MQMIError(
+                    C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE, f"member {self.qmgr} of the group is not running here"
+                )
+            kw["unix_path"] = info["unix"]
         return syncpoint.connect(self.qmgr, **kw)
 
     def connection(self, appl_name: str = "syncpoint.spark") -> QueueManager:
