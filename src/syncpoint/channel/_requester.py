@@ -32,7 +32,7 @@ from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import CHANNEL
 
 from ._link import Link
-from ._sender import ChannelStoppedError, Status, _why
+from ._sender import ChannelStoppedError, Status, _why, next_retry
 
 log = logging.getLogger("syncpoint.channel")
 
@@ -173,14 +173,7 @@ class Requester:
                     self.link = None
             if ran:
                 short, long_ = int(self.attrs["SHORTRTY"]), int(self.attrs["LONGRTY"])
-            if short > 0:
-                short -= 1
-                interval = int(self.attrs["SHORTTMR"])
-            elif long_ > 0:
-                long_ -= 1
-                interval = int(self.attrs["LONGTMR"])
-            else:
-                raise ChannelStoppedError(f"AMQ9506E: retries exhausted: {st.reason}")
+            short, long_, interval = next_retry(self.attrs, short, long_, st.reason)
             st.state, st.retries_left = "RETRYING", short + long_
             if self.stop.wait(interval):
                 raise ChannelStoppedError("STOP CHANNEL")

@@ -73,6 +73,16 @@ def _why(e: MQMIError) -> str:
     return f"{text} ({reason_name(e.reason)} {e.reason})" if text else f"{reason_name(e.reason)} ({e.reason})"
 
 
+def next_retry(attrs: dict[str, Any], short: int, long_: int, reason: str) -> tuple[int, int, int]:
+    """IBM's retry ladder: SHORTRTY attempts SHORTTMR seconds apart, then LONGRTY attempts LONGTMR seconds apart;
+    the retries left after this one and the seconds to wait for it. None left: the channel stops (AMQ9506E)."""
+    if short > 0:
+        return short - 1, long_, int(attrs["SHORTTMR"])
+    if long_ > 0:
+        return short, long_ - 1, int(attrs["LONGTMR"])
+    raise ChannelStoppedError(f"AMQ9506E: retries exhausted: {reason}")
+
+
 class ChannelStoppedError(Exception):
     """The channel ends and does not retry (STOP CHANNEL, a sequence number error, no dead-letter queue)."""
 
@@ -409,14 +419,7 @@ class Sender:
             self.local_backout()
             if self.reached_running:  # IBM: the retry counts start again after the channel ran
                 short, long_ = int(self.attrs["SHORTRTY"]), int(self.attrs["LONGRTY"])
-            if short > 0:
-                short -= 1
-                interval = int(self.attrs["SHORTTMR"])
-            elif long_ > 0:
-                long_ -= 1
-                interval = int(self.attrs["LONGTMR"])
-            else:
-                raise ChannelStoppedError(f"AMQ9506E: retries exhausted: {st.reason}")
+            short, long_, interval = next_retry(self.attrs, short, long_, st.reason)
             st.state, st.retries_left = "RETRYING", short + long_
             if self.stop.wait(interval):
                 raise ChannelStoppedError("STOP CHANNEL")
