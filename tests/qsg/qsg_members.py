@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 from syncpoint.client import EmbeddedQueueManager
@@ -74,3 +75,25 @@ def reason(call: Any) -> int:
     with pytest.raises(MQMIError) as e:
         call()
     return e.value.reason
+
+
+def member_session(url: str, member: str) -> str | None:
+    """The member's PostgreSQL session as the group's table records it (None: no such member)."""
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT session FROM qsg_member WHERE member = %s", (member,)).fetchone()
+        return row[0] if row else None
+
+
+def held(url: str) -> int:
+    """Messages held by units of work, as the shared database shows them."""
+    with psycopg.connect(url) as conn:
+        return int(conn.execute("SELECT count(*) FROM qsg_message WHERE owner IS NOT NULL").fetchone()[0])
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` still exists."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

@@ -12,8 +12,8 @@ import os
 import signal
 import time
 
-import psycopg
 import pytest
+from qsg_members import held
 
 import syncpoint
 from syncpoint.mqi import MQMIError
@@ -21,12 +21,6 @@ from syncpoint.mqi import constants as C
 from waiting import wait_until
 
 RECOVERY_BOUND = 30.0  # seconds the test allows (the design's bound is ~2 s; the margin is for a loaded machine)
-
-
-def held(url: str) -> int:
-    """Messages held by units of work, as the shared database shows them."""
-    with psycopg.connect(url) as conn:
-        return int(conn.execute("SELECT count(*) FROM qsg_message WHERE owner IS NOT NULL").fetchone()[0])
 
 
 def test_a_killed_members_uncommitted_gets_come_back_with_backout_count_plus_one_and_its_puts_vanish(group):

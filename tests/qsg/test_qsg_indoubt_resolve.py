@@ -14,35 +14,15 @@ Real member processes and a real PostgreSQL; the member is killed inside its two
 
 from __future__ import annotations
 
-import os
 import re
 
 import psycopg
 import pytest
-from qsg_members import run
+from qsg_members import alive, held, member_session, run
 
 import syncpoint
 from syncpoint.mqi import MQMIError
 from waiting import wait_until
-
-
-def member_session(url: str, member: str) -> str | None:
-    with psycopg.connect(url) as conn:
-        row = conn.execute("SELECT session FROM qsg_member WHERE member = %s", (member,)).fetchone()
-        return row[0] if row else None
-
-
-def held(url: str) -> int:
-    with psycopg.connect(url) as conn:
-        return int(conn.execute("SELECT count(*) FROM qsg_message WHERE owner IS NOT NULL").fetchone()[0])
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def error_log(group, member: str) -> str:

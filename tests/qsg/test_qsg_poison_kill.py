@@ -20,6 +20,7 @@ import os
 import signal
 
 import psycopg
+from qsg_members import alive, held
 
 import syncpoint
 from syncpoint.flow import FlowMessage, Handlers, process_message
@@ -30,22 +31,9 @@ from waiting import wait_until
 BOTHRESH = 3
 
 
-def held(url: str) -> int:
-    with psycopg.connect(url) as conn:
-        return int(conn.execute("SELECT count(*) FROM qsg_message WHERE owner IS NOT NULL").fetchone()[0])
-
-
 def rows(url: str) -> list:
     with psycopg.connect(url) as conn:
         return conn.execute("SELECT id, queue, owner, uow, got, backout FROM qsg_message").fetchall()
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def test_a_poison_message_that_kills_its_getters_member_reaches_bothresh_and_goes_to_boqname(group):
