@@ -32,7 +32,7 @@ from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import CHANNEL
 
 from ._link import Link
-from ._sender import ChannelStoppedError, Status, _why, next_retry
+from ._sender import ChannelAgent, ChannelStoppedError, Status, _why, next_retry
 
 log = logging.getLogger("syncpoint.channel")
 
@@ -89,7 +89,7 @@ def relay(a: socket.socket, b: socket.socket, stop: threading.Event) -> None:
         sel.close()
 
 
-class Requester:
+class Requester(ChannelAgent):
     """One run of a requester channel, from START to INACTIVE or STOPPED; ``run()`` on its own thread."""
 
     def __init__(
@@ -113,13 +113,6 @@ class Requester:
         self.link: Link | None = None
         self.cut = threading.Event()
 
-    def force(self) -> None:
-        self.cut.set()
-        self.stop.set()
-        link = self.link
-        if link is not None:
-            link.abort()
-
     def run(self) -> None:
         st = self.status
         st.chltype = "RQSTR"
@@ -138,12 +131,7 @@ class Requester:
                 raise ChannelStoppedError(f"requester channel '{self.name}' needs a CONNAME to start")
             self._retrying_loop()
         except ChannelStoppedError as e:
-            if self.stop.is_set():
-                st.state = self.stop_status
-                st.reason = f"AMQ9528I: User requested closedown of channel '{self.name}'."
-            else:
-                st.state, st.reason = "STOPPED", str(e)
-                log.error("channel %s stopped: %s", self.name, e)
+            self._ended(e)
         except Exception as e:  # pragma: no cover - a defect: say so, end the channel, keep the server
             st.state, st.reason = "STOPPED", f"internal error: {e!r}"
             log.exception("channel %s failed", self.name)

@@ -311,7 +311,38 @@ def valid_xqh(md: MQMD, data: bytes) -> MQXQH | None:
         return None
 
 
-class Sender:
+class ChannelAgent:
+    """What a sending and a requesting channel (each a thread of its server) share: STOP CHANNEL MODE(FORCE) and
+    how a run that met ChannelStoppedError ends."""
+
+    name: str
+    status: Status
+    stop: threading.Event
+    cut: threading.Event  # STOP CHANNEL MODE(FORCE|TERMINATE): the link was cut, a batch may be in doubt
+    link: Link | None
+    stop_status: str  # STOP CHANNEL STATUS(STOPPED|INACTIVE): the state the channel ends in
+
+    def force(self) -> None:
+        """STOP CHANNEL MODE(FORCE|TERMINATE), from another thread: stop now, without finishing the current batch
+        (it stays in doubt, held in the sync record, and is resolved when the channel next starts)."""
+        self.cut.set()
+        self.stop.set()
+        link = self.link
+        if link is not None:
+            link.abort()
+
+    def _ended(self, e: ChannelStoppedError) -> None:
+        st = self.status
+        if self.stop.is_set():  # STOP CHANNEL: IBM's AMQ9528I, the state STATUS() asked for
+            st.state = self.stop_status
+            st.reason = f"AMQ9528I: User requested closedown of channel '{self.name}'."
+            log.info("channel %s ended by STOP CHANNEL (%s)", self.name, st.state)
+        else:
+            st.state, st.reason = "STOPPED", str(e)
+            log.error("channel %s stopped: %s", self.name, e)
+
+
+class Sender(ChannelAgent):
     """One run of a sending channel, from start to INACTIVE or STOPPED; ``run()`` on its own thread."""
 
     def __init__(
@@ -338,15 +369,6 @@ class Sender:
         self.stop_status = "STOPPED"  # STOP CHANNEL STATUS(STOPPED|INACTIVE): the state the channel ends in
         self.cut = threading.Event()  # STOP CHANNEL MODE(FORCE|TERMINATE): the link was cut, a batch may be in doubt
 
-    def force(self) -> None:
-        """STOP CHANNEL MODE(FORCE|TERMINATE), from another thread: stop now, without finishing the current batch
-        (it stays in doubt, held in the sync record, and is resolved when the channel next starts)."""
-        self.cut.set()
-        self.stop.set()
-        link = self.link
-        if link is not None:
-            link.abort()
-
     # -- the whole run ------------------------------------------------------------------------------------
     def run(self) -> None:
         st = self.status
@@ -364,13 +386,7 @@ class Sender:
             self.local.open_xmitq(st.xmitq)
             self._retrying_loop()
         except ChannelStoppedError as e:
-            if self.stop.is_set():  # STOP CHANNEL: IBM's AMQ9528I, the state STATUS() asked for
-                st.state = self.stop_status
-                st.reason = f"AMQ9528I: User requested closedown of channel '{self.name}'."
-                log.info("channel %s ended by STOP CHANNEL (%s)", self.name, st.state)
-            else:
-                st.state, st.reason = "STOPPED", str(e)
-                log.error("channel %s stopped: %s", self.name, e)
+            self._ended(e)
         except MQMIError as e:
             if e.reason in (C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_QUIESCING):
                 st.state = "INACTIVE"
