@@ -49,7 +49,7 @@ class IndoubtMixin(QueueManagerBase):
         if kind == ACTIVE:
             rows = []
             for conn in self.connections.values():
-                shared_uow = self._shared_uows.get(conn.hconn) if getattr(self, "_shared_uows", None) else None
+                shared_uow = self._shared_uows.get(conn.hconn)
                 if conn.uow is None and shared_uow is None:
                     continue
                 if name != "*" and not matches_generic(name, conn.appl_name):
