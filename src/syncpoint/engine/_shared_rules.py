@@ -40,16 +40,17 @@ look miss one arrival (a FIRST trigger message then waits for the next arrival o
 
 from __future__ import annotations
 
-from syncpoint.mqi import MQMD
+from syncpoint.mqi import MQMD, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.store import SharedMessage, StoreError
 
 from ._base import QueueManagerBase
-from ._reports import report_wanted
-from ._state import LocalQueue, Message
+from ._reports import original_of, report_wanted
+from ._state import Connection, LocalQueue, Message, UnitOfWork
 from ._trigger import arrival_triggers
 
 TRIGGER_LOOK = 1.0  # seconds between two looks at every triggered shared queue (besides the NOTIFYs)
+SCAN_BATCH = 500  # expired messages one unit of work of the scan discards and reports (_expire_shared)
 
 
 class SharedRulesMixin(QueueManagerBase):
@@ -137,19 +138,57 @@ class SharedRulesMixin(QueueManagerBase):
         self._next_shared_scan = mono + interval
         try:
             self._scanning = shared.lead_expiry_scan()
-            if not self._scanning:
-                return
-            expired = shared.expire(self.clock.time())
         except StoreError:
             return  # the group's store is away: the verbs report it; the next tick tries again
+        if not self._scanning:
+            return
         self.shared_scans += 1
-        for sm in expired:
-            self._shared_expired(sm)
+        now = self.clock.time()
+        while self._expire_shared(now) >= SCAN_BATCH:
+            pass
 
-    def _shared_expired(self, sm: SharedMessage) -> None:
-        """A shared-queue message this member deleted because it expired (by the scan, or by a get that met
-        it): counted, and its expiration report sent if it asked for one (seed 002, notes 3 and 4: at the
-        discard, outside any unit of work)."""
+    def _expire_shared(self, now: float) -> int:
+        """One unit of work of the scan: up to SCAN_BATCH expired messages claimed, their expiration reports put
+        in it, and it committed — so a message's discard and its report happen together or not at all (seed
+        002, "an expired message is discarded and reported once"). The unit of work is the queue manager's own
+        (never an application's: note 4), on a connection of its own that lives for this call only. With a
+        report on a private queue (or a transmission queue) its commit is the two-phase one of any unit of work
+        over private and shared queues (``_shared._shared_end``): a crash before the decision reinstates the
+        messages for the next scan, with no report written; after it, the restart completes the discard. Returns
+        how many messages it claimed (0 when the store failed: the next tick tries again)."""
+        shared = self.shared
+        assert shared is not None
+        conn = Connection(self._next_hconn, "syncpoint expiry scan", C.MQAT_QMGR, "", 0)
+        self._next_hconn += 1
+        uid = self._shared_uow(conn)
+        try:
+            claimed = shared.expire(now, uid, SCAN_BATCH)
+        except StoreError:
+            claimed = []
+        if not claimed:
+            self._shared_uows.pop(conn.hconn, None)
+            return 0
+        conn.uow = UnitOfWork(now)
+        self.connections[conn.hconn] = conn  # the reports' puts on shared queues find their unit of work by it
+        try:
+            for sm in claimed:
+                self._shared_expired(sm, conn.uow)
+        finally:
+            self.connections.pop(conn.hconn, None)
+        try:
+            self._commit(conn)
+        except MQMIError:  # backed out: the messages stay, held until the store backs them out; none reported
+            try:
+                shared.backout(uid)
+            except StoreError:
+                pass  # the session was lost: the new one backed them out
+            return 0
+        return len(claimed)
+
+    def _shared_expired(self, sm: SharedMessage, uow: UnitOfWork | None = None) -> None:
+        """A shared-queue message this member discards because it expired (by the scan, in its unit of work
+        ``uow``, or by a get that met it): counted, and its expiration report sent if it asked for one (seed 002,
+        notes 3 and 4: at the discard, never in the application's unit of work)."""
         self.expired_discarded += 1
         md = MQMD.unpack(sm.md)
         keep = report_wanted(md.Report, C.MQFB_EXPIRATION)
@@ -160,7 +199,7 @@ class SharedRulesMixin(QueueManagerBase):
             self.refresh_shared()  # a queue another member defined since this member last looked
             q = self.queues.get(sm.queue)
         if q is None:
-            self.send_report(md, sm.data, C.MQFB_EXPIRATION, keep, None)
+            self.send_report(md, sm.data, C.MQFB_EXPIRATION, keep, uow)
             return
         fields = dict(md.__dict__)
         m = Message(
@@ -178,4 +217,5 @@ class SharedRulesMixin(QueueManagerBase):
             sm.put_time,
             sm.backout,
         )
-        self._expiration_report(m, keep)
+        original, data = original_of(m)
+        self.send_report(original, data, C.MQFB_EXPIRATION, keep, uow)

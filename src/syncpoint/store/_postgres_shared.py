@@ -88,6 +88,13 @@ _SCANNER_SCHEMA = (
 
 QSG_NAME = re.compile(r"^[A-Z][A-Z0-9]{0,3}$")
 _COLUMNS = "id, queue, priority, persistent, md, data, msgid, correlid, expiry, put_time, backout"
+# seed 002: the scan's claim of expired messages (``expire``)
+_EXPIRES = "put_time + expiry / 10.0"  # a message's deadline (engine seconds); expiry -1: unlimited
+_EXPIRE_CLAIM = (
+    "UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id IN (SELECT id FROM qsg_message WHERE qsg = %s "
+    f"AND owner IS NULL AND expiry <> -1 AND {_EXPIRES} <= %s LIMIT %s FOR UPDATE SKIP LOCKED) "
+    f"RETURNING {_COLUMNS}"
+)
 
 
 # the packed MQMD version 2 (SharedMessage.md): GroupId at bytes 324-347, MsgSeqNumber at 348-351
@@ -1400,22 +1407,22 @@ class PostgresSharedQueues:
             raise self._fail(e) from None
         return None if row is None else str(row[0])
 
-    def expire(self, now: float) -> list[SharedMessage]:
-        """Seed 002, the periodic scan: delete the group's available messages whose Expiry has passed at ``now``
-        (engine time, seconds) and return them, for their expiration reports. One statement: a message is
-        deleted by one member only (the scan, or a get that met it: rows held by a unit of work are skipped,
-        and so are rows a get is claiming), so it is reported once."""
+    def expire(self, now: float, uow: int, limit: int) -> list[SharedMessage]:
+        """Seed 002, the periodic scan: claim for unit of work ``uow`` (as its gets: ``owner``, ``uow``, ``got``)
+        up to ``limit`` of the group's available messages whose Expiry has passed at ``now`` (engine time,
+        seconds) and return them, for their expiration reports. The engine puts the reports in the same unit of
+        work and commits it (:meth:`commit`; with a report on a private queue, two-phase: :meth:`prepare`), so
+        the messages' discard and their reports happen together or not at all: a scanner that dies before its
+        commit leaves the messages to peer recovery, which reinstates them for the next scan (docs/
+        queue-sharing-groups.md, "Expiry on shared queues"). A message is claimed by one member only (rows held
+        by a unit of work are skipped, and so are rows a get is claiming), so it is reported once."""
+        self._begin_uow(uow)
         try:
-            rows = (
-                self._c()
-                .execute(
-                    "DELETE FROM qsg_message WHERE id IN (SELECT id FROM qsg_message WHERE qsg = %s AND owner IS NULL "
-                    "AND expiry <> -1 AND put_time + expiry / 10.0 <= %s FOR UPDATE SKIP LOCKED) "
-                    f"RETURNING {_COLUMNS}",
-                    (self.qsg, now),
-                )
-                .fetchall()
-            )
-        except psycopg.Error as e:
-            raise self._fail(e) from None
+            with self._use(fast=True) as conn:  # a claim need not be durable: a crash backs it out
+                rows = conn.execute(_EXPIRE_CLAIM, (self.owner, uow, self.qsg, now, limit)).fetchall()
+        except StoreError:
+            self._uow_epoch.pop(uow, None)
+            raise
+        if rows:
+            _crash_point("expiry-claimed")
         return [_row(r) for r in rows]
