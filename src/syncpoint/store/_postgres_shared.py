@@ -88,12 +88,18 @@ _SCANNER_SCHEMA = (
 
 QSG_NAME = re.compile(r"^[A-Z][A-Z0-9]{0,3}$")
 _COLUMNS = "id, queue, priority, persistent, md, data, msgid, correlid, expiry, put_time, backout"
-# seed 002: the scan's claim of expired messages (``expire``)
+# seed 002: the scan's claim of expired messages (``expire``); the partial index ``qsg_message_expiry`` serves it
 _EXPIRES = "put_time + expiry / 10.0"  # a message's deadline (engine seconds); expiry -1: unlimited
 _EXPIRE_CLAIM = (
     "UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id IN (SELECT id FROM qsg_message WHERE qsg = %s "
     f"AND owner IS NULL AND expiry <> -1 AND {_EXPIRES} <= %s LIMIT %s FOR UPDATE SKIP LOCKED) "
     f"RETURNING {_COLUMNS}"
+)
+# only the messages that can expire, by deadline: the scan reads those, not the whole table (created at every
+# member's start when missing, so a database made by an earlier version gets it at its first strmqm)
+_EXPIRY_INDEX = (
+    f"CREATE INDEX IF NOT EXISTS qsg_message_expiry ON qsg_message (qsg, ({_EXPIRES})) "
+    "WHERE expiry <> -1 AND owner IS NULL"
 )
 
 
@@ -342,6 +348,7 @@ def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
         conn.execute(SCHEMA)
         conn.execute(INDOUBT_SCHEMA)
+        conn.execute(_EXPIRY_INDEX)  # seed 002's scan (``expire``)
 
 
 def create_member(url: str, qsg: str, member: str) -> None:
