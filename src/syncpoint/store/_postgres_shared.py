@@ -459,6 +459,7 @@ class PostgresSharedQueues:
         self._closed = False
         self._notifier: threading.Thread | None = None
         self.recovered = 0  # gets of earlier sessions of this member backed out at open
+        self.sessions = 0  # sessions this object started: its open, and one for each connection lost since
         # unit of work -> queue -> its uncommitted puts counted in qsg_uncommitted (MAXDEPTH, :meth:`room`)
         self._published: dict[int, dict[str, int]] = {}
         self._put_ids: dict[tuple[int, str], int] = {}  # (unit of work, queue) -> the id :meth:`room` took
@@ -513,6 +514,7 @@ class PostgresSharedQueues:
             conn.close()
             self._conn = None
             raise StoreError(f"The shared database cannot be used: {describe_error(e)}.") from None
+        self.sessions += 1
 
     def _take_liveness_lock(self, conn: psycopg.Connection[Any]) -> None:
         """Hold this member's advisory lock for the life of the session: the peers' sign that it lives. A peer
@@ -621,34 +623,53 @@ class PostgresSharedQueues:
     def _fail(self, e: psycopg.Error, epoch: int | None = None) -> StoreError:
         """A failed statement. A lost connection ends this session: a new one is connected at once, or by the
         next call while the database is away (its start backs out the lost one's units of work); the units of
-        work begun before fail at their commit. ``epoch``: the session the failed statement ran in (a pool's
-        connection): when that session was already replaced, nothing more is done."""
+        work begun before fail at their commit. One loss makes one new session, however many verbs met it
+        (:meth:`_replace_session`)."""
         lost = any(c is not None and c.broken for c in (self._conn, self._fast)) or isinstance(
             e, psycopg.OperationalError
         )
         if lost:
             with self._session_lock:
-                if epoch is None or epoch == self._epoch:
-                    for c in (self._conn, self._fast):
-                        if c is not None:
-                            c.close()
-                    self._conn = self._fast = None
-                    self._pool.close()
-                    self._fast_pool.close()
-                    self._epoch += 1
-                    self._pending.clear()
-                    self._ahead.clear()
-                    self._published.clear()
-                    self._put_ids.clear()
-                    try:  # a new session at once, whose start backs the lost one's units of work out
-                        self._connect_session()
-                    except StoreError:
-                        pass  # the database is still away: the next call tries again
+                self._replace_session(epoch)
             return StoreError(
                 f"The shared database was lost ({describe_error(e)}); the units of work in flight on shared queues "
                 "are backed out. Check that PostgreSQL runs and is reachable."
             )
         return StoreError(f"The shared database failed: {describe_error(e)}.")
+
+    def _replace_session(self, epoch: int | None) -> None:
+        """Under the session lock, after a statement met a lost connection: end the session it ran in and start
+        a new one — unless another thread already did. ``epoch``: the session a pool connection belonged to
+        (:meth:`_use`); None for the session's own connections (:meth:`_c`, :meth:`_f`), which were replaced
+        already when the ones this object holds now are not the lost ones (none broken). Without that, each verb
+        that met the same loss would start a session of its own, and each new session's start would back out
+        the units of work begun in the one before."""
+        current = (self._conn, self._fast)
+        if epoch is not None and epoch != self._epoch:
+            return  # its session was replaced already
+        if all(c is None for c in current):  # ended, and no new one could connect yet: try again, nothing to end
+            self._connect_quietly()
+            return
+        if epoch is None and not any(c is None or c.closed or c.broken for c in current):
+            return  # the failed statement ran on connections another thread has replaced since
+        for c in current:
+            if c is not None:
+                c.close()
+        self._conn = self._fast = None
+        self._pool.close()
+        self._fast_pool.close()
+        self._epoch += 1
+        self._pending.clear()
+        self._ahead.clear()
+        self._published.clear()
+        self._put_ids.clear()
+        self._connect_quietly()
+
+    def _connect_quietly(self) -> None:
+        try:  # a new session at once, whose start backs the lost one's units of work out
+            self._connect_session()
+        except StoreError:
+            pass  # the database is still away: the next call tries again (:meth:`_reconnect`)
 
     def _begin_uow(self, uow: int) -> None:
         self._uow_epoch.setdefault(uow, self._epoch)
