@@ -29,13 +29,17 @@ advisory lock of its session, ``SharedQueues.lead_expiry_scan``). Every member w
 each of its EXPRYINT ticks (engine time, so a fake clock drives it in tests); the first to ask takes it and keeps
 it for the life of its session, or until its EXPRYINT is turned off; when that member ends (endmqm, or killed:
 PostgreSQL ends its session and frees the lock) the next member to ask takes it over, at its next tick: within one
-EXPRYINT. The scan deletes the expired messages in one statement and sends the expiration reports
-(MQRO_EXPIRATION*) of what it deleted; a get that meets an expired message deletes it the same way
-(``_shared._shared_get``). A message is deleted by one statement of one member, so its report is sent once.
+EXPRYINT. The scan is a unit of work of the queue manager's own (:meth:`SharedRulesMixin._expire_shared`): it
+claims the expired messages as that unit of work's gets, puts their expiration reports (MQRO_EXPIRATION*) in it,
+and commits it — one PostgreSQL transaction when every report is on a shared queue, else the two-phase commit of
+a unit of work over private and shared queues (``_shared``) — so discard and report happen together or not at all,
+across a crash at any point. A get that meets an expired message deletes it the same way it takes a message
+(``_shared._shared_get``) and reports it. A message is claimed by one statement of one member, so its report is
+sent once.
 
-Limits (docs/queue-sharing-groups.md): a member that dies between the scan's delete and the reports' write
-loses those reports (never duplicates them); two commits whose ids interleave with a look may make the later
-look miss one arrival (a FIRST trigger message then waits for the next arrival or TRIGINT).
+Limits (docs/queue-sharing-groups.md): a get that meets an expired message deletes it before its report is
+written (a member killed in between loses that report); two commits whose ids interleave with a look
+may make the later look miss one arrival (a FIRST trigger message then waits for the next arrival or TRIGINT).
 """
 
 from __future__ import annotations
