@@ -177,6 +177,9 @@ class SharedRulesMixin(QueueManagerBase):
         try:
             for sm in claimed:
                 self._shared_expired(sm, conn.uow)
+        except MQMIError:  # the group's store failed under a report's put: nothing discarded, nothing reported
+            self._backout(conn, honour_mark=False)  # its shared part: released by the store, or by a new session
+            return 0
         finally:
             self.connections.pop(conn.hconn, None)
         try:
