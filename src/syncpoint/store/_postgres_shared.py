@@ -446,6 +446,7 @@ class PostgresSharedQueues:
         self._pool = _Pool(url, fast=False)  # the verbs' connections (see _use)
         self._fast_pool = _Pool(url, fast=True)
         self._session_lock = threading.RLock()  # one thread at a time replaces a lost session
+        self._local = threading.local()  # epoch: the session of the connection this thread last took (_session_conn)
         self._group = _Group(self)  # the durable verbs' group commit
         # an MQGET of many messages in a unit of work (get_ahead): unit of work -> [queue, gets still to come,
         # messages claimed ahead and not yet got]
@@ -599,18 +600,26 @@ class PostgresSharedQueues:
         survive the loss of the database — a unit of work's puts and gets before its commit (a crash backs them
         out anyway), non-persistent messages. The commit's own flush then carries them to disk too (PostgreSQL's
         log is one sequence)."""
-        if self._fast is None:
-            self._reconnect()
-        assert self._fast is not None
-        return self._fast
+        return self._session_conn(fast=True)
 
     def _c(self) -> psycopg.Connection[Any]:
         """The session's connection: its liveness lock, the expiry scan's lock (``_scan_lock_conn``), and the
         statements made under the host's lock (definitions, two-phase commit, RESOLVE INDOUBT, triggering)."""
-        if self._conn is None:
-            self._reconnect()
-        assert self._conn is not None
-        return self._conn
+        return self._session_conn(fast=False)
+
+    def _session_conn(self, fast: bool) -> psycopg.Connection[Any]:
+        """One of the session's own connections (a new session first when there is none), noting in this thread
+        which session it is of: a statement on it that meets a lost connection replaces that session, not one
+        another thread started since (:meth:`_fail`)."""
+        if not self._opened or self._closed:
+            raise StoreError("The shared store is not open.")
+        with self._session_lock:
+            if self._conn is None or self._fast is None:
+                self._connect_session()
+            conn = self._fast if fast else self._conn
+            assert conn is not None
+            self._local.epoch = self._epoch
+            return conn
 
     def _reconnect(self) -> None:
         """A new session, unless another thread (a verb on the pool, :meth:`_use`) made one meanwhile."""
@@ -629,6 +638,8 @@ class PostgresSharedQueues:
             e, psycopg.OperationalError
         )
         if lost:
+            if epoch is None:  # a statement on the session's own connections: the session this thread took them of
+                epoch = getattr(self._local, "epoch", None)
             with self._session_lock:
                 self._replace_session(epoch)
             return StoreError(
@@ -640,10 +651,10 @@ class PostgresSharedQueues:
     def _replace_session(self, epoch: int | None) -> None:
         """Under the session lock, after a statement met a lost connection: end the session it ran in and start
         a new one — unless another thread already did. ``epoch``: the session a pool connection belonged to
-        (:meth:`_use`); None for the session's own connections (:meth:`_c`, :meth:`_f`), which were replaced
-        already when the ones this object holds now are not the lost ones (none broken). Without that, each verb
-        that met the same loss would start a session of its own, and each new session's start would back out
-        the units of work begun in the one before."""
+        (:meth:`_use`) or of the session's own connections (:meth:`_session_conn`); None when unknown: then
+        the session is replaced only if the connections this object holds now are lost (closed or broken).
+        Without that, each verb that met the same loss would start a session of its own, and each new session's
+        start would back out the units of work begun in the one before."""
         current = (self._conn, self._fast)
         if epoch is not None and epoch != self._epoch:
             return  # its session was replaced already
