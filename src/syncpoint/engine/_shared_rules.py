@@ -37,8 +37,8 @@ across a crash at any point. A get that meets an expired message deletes it the 
 (``_shared._shared_get``) and reports it. A message is claimed by one statement of one member, so its report is
 sent once.
 
-Limits (docs/queue-sharing-groups.md): a get that meets an expired message deletes it before its report is
-written (a member killed in between loses that report); two commits whose ids interleave with a look
+Limits (docs/queue-sharing-groups.md): a get or browse that meets an expired message deletes it before its report
+is written (a member killed in between loses that report); two commits whose ids interleave with a look
 may make the later look miss one arrival (a FIRST trigger message then waits for the next arrival or TRIGINT).
 """
 
