@@ -210,7 +210,11 @@ class QueueManagerBase(EffectsRecorder):
 
         def _shared_expiry_scan(self) -> None: ...  # _shared_rules
 
-        def _shared_expired(self, sm: SharedMessage) -> None: ...  # _shared_rules
+        def _shared_expired(self, sm: SharedMessage, uow: UnitOfWork | None = None) -> None: ...  # _shared_rules
+
+        def _commit(self, conn: Connection) -> None: ...  # _connections
+
+        def _shared_uow(self, conn: Connection) -> int: ...  # _shared
 
         def send_report(  # _reports
             self, original: MQMD, data: bytes, feedback: int, keep: int, uow: UnitOfWork | None

@@ -29,27 +29,32 @@ advisory lock of its session, ``SharedQueues.lead_expiry_scan``). Every member w
 each of its EXPRYINT ticks (engine time, so a fake clock drives it in tests); the first to ask takes it and keeps
 it for the life of its session, or until its EXPRYINT is turned off; when that member ends (endmqm, or killed:
 PostgreSQL ends its session and frees the lock) the next member to ask takes it over, at its next tick: within one
-EXPRYINT. The scan deletes the expired messages in one statement and sends the expiration reports
-(MQRO_EXPIRATION*) of what it deleted; a get that meets an expired message deletes it the same way
-(``_shared._shared_get``). A message is deleted by one statement of one member, so its report is sent once.
+EXPRYINT. The scan is a unit of work of the queue manager's own (:meth:`SharedRulesMixin._expire_shared`): it
+claims the expired messages as that unit of work's gets, puts their expiration reports (MQRO_EXPIRATION*) in it,
+and commits it — one PostgreSQL transaction when every report is on a shared queue, else the two-phase commit of
+a unit of work over private and shared queues (``_shared``) — so discard and report happen together or not at all,
+across a crash at any point. A get that meets an expired message deletes it the same way it takes a message
+(``_shared._shared_get``) and reports it. A message is claimed by one statement of one member, so its report is
+sent once.
 
-Limits (docs/queue-sharing-groups.md): a member that dies between the scan's delete and the reports' write
-loses those reports (never duplicates them); two commits whose ids interleave with a look may make the later
-look miss one arrival (a FIRST trigger message then waits for the next arrival or TRIGINT).
+Limits (docs/queue-sharing-groups.md): a get or browse that meets an expired message deletes it before its report
+is written (a member killed in between loses that report); two commits whose ids interleave with a look
+may make the later look miss one arrival (a FIRST trigger message then waits for the next arrival or TRIGINT).
 """
 
 from __future__ import annotations
 
-from syncpoint.mqi import MQMD
+from syncpoint.mqi import MQMD, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.store import SharedMessage, StoreError
 
 from ._base import QueueManagerBase
-from ._reports import report_wanted
-from ._state import LocalQueue, Message
+from ._reports import original_of, report_wanted
+from ._state import Connection, LocalQueue, Message, UnitOfWork
 from ._trigger import arrival_triggers
 
 TRIGGER_LOOK = 1.0  # seconds between two looks at every triggered shared queue (besides the NOTIFYs)
+SCAN_BATCH = 500  # expired messages one unit of work of the scan discards and reports (_expire_shared)
 
 
 class SharedRulesMixin(QueueManagerBase):
@@ -137,19 +142,60 @@ class SharedRulesMixin(QueueManagerBase):
         self._next_shared_scan = mono + interval
         try:
             self._scanning = shared.lead_expiry_scan()
-            if not self._scanning:
-                return
-            expired = shared.expire(self.clock.time())
         except StoreError:
             return  # the group's store is away: the verbs report it; the next tick tries again
+        if not self._scanning:
+            return
         self.shared_scans += 1
-        for sm in expired:
-            self._shared_expired(sm)
+        now = self.clock.time()
+        while self._expire_shared(now) >= SCAN_BATCH:
+            pass
 
-    def _shared_expired(self, sm: SharedMessage) -> None:
-        """A shared-queue message this member deleted because it expired (by the scan, or by a get that met
-        it): counted, and its expiration report sent if it asked for one (seed 002, notes 3 and 4: at the
-        discard, outside any unit of work)."""
+    def _expire_shared(self, now: float) -> int:
+        """One unit of work of the scan: up to SCAN_BATCH expired messages claimed, their expiration reports put
+        in it, and it committed — so a message's discard and its report happen together or not at all (seed
+        002, "an expired message is discarded and reported once"). The unit of work is the queue manager's own
+        (never an application's: note 4), on a connection of its own that lives for this call only. With a
+        report on a private queue (or a transmission queue) its commit is the two-phase one of any unit of work
+        over private and shared queues (``_shared._shared_end``): a crash before the decision reinstates the
+        messages for the next scan, with no report written; after it, the restart completes the discard. Returns
+        how many messages it claimed (0 when the store failed: the next tick tries again)."""
+        shared = self.shared
+        assert shared is not None
+        conn = Connection(self._next_hconn, "syncpoint expiry scan", C.MQAT_QMGR, "", 0)
+        self._next_hconn += 1
+        uid = self._shared_uow(conn)
+        try:
+            claimed = shared.expire(now, uid, SCAN_BATCH)
+        except StoreError:
+            claimed = []
+        if not claimed:
+            self._shared_uows.pop(conn.hconn, None)
+            return 0
+        conn.uow = UnitOfWork(now)
+        self.connections[conn.hconn] = conn  # the reports' puts on shared queues find their unit of work by it
+        try:
+            for sm in claimed:
+                self._shared_expired(sm, conn.uow)
+        except MQMIError:  # the group's store failed under a report's put: nothing discarded, nothing reported
+            self._backout(conn, honour_mark=False)  # its shared part: released by the store, or by a new session
+            return 0
+        finally:
+            self.connections.pop(conn.hconn, None)
+        try:
+            self._commit(conn)
+        except MQMIError:  # backed out: the messages stay, held until the store backs them out; none reported
+            try:
+                shared.backout(uid)
+            except StoreError:
+                pass  # the session was lost: the new one backed them out
+            return 0
+        return len(claimed)
+
+    def _shared_expired(self, sm: SharedMessage, uow: UnitOfWork | None = None) -> None:
+        """A shared-queue message this member discards because it expired (by the scan, in its unit of work
+        ``uow``, or by a get that met it): counted, and its expiration report sent if it asked for one (seed 002,
+        notes 3 and 4: at the discard, never in the application's unit of work)."""
         self.expired_discarded += 1
         md = MQMD.unpack(sm.md)
         keep = report_wanted(md.Report, C.MQFB_EXPIRATION)
@@ -160,7 +206,7 @@ class SharedRulesMixin(QueueManagerBase):
             self.refresh_shared()  # a queue another member defined since this member last looked
             q = self.queues.get(sm.queue)
         if q is None:
-            self.send_report(md, sm.data, C.MQFB_EXPIRATION, keep, None)
+            self.send_report(md, sm.data, C.MQFB_EXPIRATION, keep, uow)
             return
         fields = dict(md.__dict__)
         m = Message(
@@ -178,4 +224,5 @@ class SharedRulesMixin(QueueManagerBase):
             sm.put_time,
             sm.backout,
         )
-        self._expiration_report(m, keep)
+        original, data = original_of(m)
+        self.send_report(original, data, C.MQFB_EXPIRATION, keep, uow)

@@ -88,6 +88,19 @@ _SCANNER_SCHEMA = (
 
 QSG_NAME = re.compile(r"^[A-Z][A-Z0-9]{0,3}$")
 _COLUMNS = "id, queue, priority, persistent, md, data, msgid, correlid, expiry, put_time, backout"
+# seed 002: the scan's claim of expired messages (``expire``); the partial index ``qsg_message_expiry`` serves it
+_EXPIRES = "put_time + expiry / 10.0"  # a message's deadline (engine seconds); expiry -1: unlimited
+_EXPIRE_CLAIM = (
+    "UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id IN (SELECT id FROM qsg_message WHERE qsg = %s "
+    f"AND owner IS NULL AND expiry <> -1 AND {_EXPIRES} <= %s LIMIT %s FOR UPDATE SKIP LOCKED) "
+    f"RETURNING {_COLUMNS}"
+)
+# only the messages that can expire, by deadline: the scan reads those, not the whole table (created at every
+# member's start when missing, so a database made by an earlier version gets it at its first strmqm)
+_EXPIRY_INDEX = (
+    f"CREATE INDEX IF NOT EXISTS qsg_message_expiry ON qsg_message (qsg, ({_EXPIRES})) "
+    "WHERE expiry <> -1 AND owner IS NULL"
+)
 
 
 # the packed MQMD version 2 (SharedMessage.md): GroupId at bytes 324-347, MsgSeqNumber at 348-351
@@ -335,6 +348,7 @@ def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
         conn.execute(SCHEMA)
         conn.execute(INDOUBT_SCHEMA)
+        conn.execute(_EXPIRY_INDEX)  # seed 002's scan (``expire``)
 
 
 def create_member(url: str, qsg: str, member: str) -> None:
@@ -432,6 +446,7 @@ class PostgresSharedQueues:
         self._pool = _Pool(url, fast=False)  # the verbs' connections (see _use)
         self._fast_pool = _Pool(url, fast=True)
         self._session_lock = threading.RLock()  # one thread at a time replaces a lost session
+        self._local = threading.local()  # epoch: the session of the connection this thread last took (_session_conn)
         self._group = _Group(self)  # the durable verbs' group commit
         # an MQGET of many messages in a unit of work (get_ahead): unit of work -> [queue, gets still to come,
         # messages claimed ahead and not yet got]
@@ -445,6 +460,7 @@ class PostgresSharedQueues:
         self._closed = False
         self._notifier: threading.Thread | None = None
         self.recovered = 0  # gets of earlier sessions of this member backed out at open
+        self.sessions = 0  # sessions this object started: its open, and one for each connection lost since
         # unit of work -> queue -> its uncommitted puts counted in qsg_uncommitted (MAXDEPTH, :meth:`room`)
         self._published: dict[int, dict[str, int]] = {}
         self._put_ids: dict[tuple[int, str], int] = {}  # (unit of work, queue) -> the id :meth:`room` took
@@ -499,6 +515,7 @@ class PostgresSharedQueues:
             conn.close()
             self._conn = None
             raise StoreError(f"The shared database cannot be used: {describe_error(e)}.") from None
+        self.sessions += 1
 
     def _take_liveness_lock(self, conn: psycopg.Connection[Any]) -> None:
         """Hold this member's advisory lock for the life of the session: the peers' sign that it lives. A peer
@@ -583,18 +600,26 @@ class PostgresSharedQueues:
         survive the loss of the database — a unit of work's puts and gets before its commit (a crash backs them
         out anyway), non-persistent messages. The commit's own flush then carries them to disk too (PostgreSQL's
         log is one sequence)."""
-        if self._fast is None:
-            self._reconnect()
-        assert self._fast is not None
-        return self._fast
+        return self._session_conn(fast=True)
 
     def _c(self) -> psycopg.Connection[Any]:
         """The session's connection: its liveness lock, the expiry scan's lock (``_scan_lock_conn``), and the
         statements made under the host's lock (definitions, two-phase commit, RESOLVE INDOUBT, triggering)."""
-        if self._conn is None:
-            self._reconnect()
-        assert self._conn is not None
-        return self._conn
+        return self._session_conn(fast=False)
+
+    def _session_conn(self, fast: bool) -> psycopg.Connection[Any]:
+        """One of the session's own connections (a new session first when there is none), noting in this thread
+        which session it is of: a statement on it that meets a lost connection replaces that session, not one
+        another thread started since (:meth:`_fail`)."""
+        if not self._opened or self._closed:
+            raise StoreError("The shared store is not open.")
+        with self._session_lock:
+            if self._conn is None or self._fast is None:
+                self._connect_session()
+            conn = self._fast if fast else self._conn
+            assert conn is not None
+            self._local.epoch = self._epoch
+            return conn
 
     def _reconnect(self) -> None:
         """A new session, unless another thread (a verb on the pool, :meth:`_use`) made one meanwhile."""
@@ -607,34 +632,55 @@ class PostgresSharedQueues:
     def _fail(self, e: psycopg.Error, epoch: int | None = None) -> StoreError:
         """A failed statement. A lost connection ends this session: a new one is connected at once, or by the
         next call while the database is away (its start backs out the lost one's units of work); the units of
-        work begun before fail at their commit. ``epoch``: the session the failed statement ran in (a pool's
-        connection): when that session was already replaced, nothing more is done."""
+        work begun before fail at their commit. One loss makes one new session, however many verbs met it
+        (:meth:`_replace_session`)."""
         lost = any(c is not None and c.broken for c in (self._conn, self._fast)) or isinstance(
             e, psycopg.OperationalError
         )
         if lost:
+            if epoch is None:  # a statement on the session's own connections: the session this thread took them of
+                epoch = getattr(self._local, "epoch", None)
             with self._session_lock:
-                if epoch is None or epoch == self._epoch:
-                    for c in (self._conn, self._fast):
-                        if c is not None:
-                            c.close()
-                    self._conn = self._fast = None
-                    self._pool.close()
-                    self._fast_pool.close()
-                    self._epoch += 1
-                    self._pending.clear()
-                    self._ahead.clear()
-                    self._published.clear()
-                    self._put_ids.clear()
-                    try:  # a new session at once, whose start backs the lost one's units of work out
-                        self._connect_session()
-                    except StoreError:
-                        pass  # the database is still away: the next call tries again
+                self._replace_session(epoch)
             return StoreError(
                 f"The shared database was lost ({describe_error(e)}); the units of work in flight on shared queues "
                 "are backed out. Check that PostgreSQL runs and is reachable."
             )
         return StoreError(f"The shared database failed: {describe_error(e)}.")
+
+    def _replace_session(self, epoch: int | None) -> None:
+        """Under the session lock, after a statement met a lost connection: end the session it ran in and start
+        a new one — unless another thread already did. ``epoch``: the session a pool connection belonged to
+        (:meth:`_use`) or of the session's own connections (:meth:`_session_conn`); None when unknown: then
+        the session is replaced only if the connections this object holds now are lost (closed or broken).
+        Without that, each verb that met the same loss would start a session of its own, and each new session's
+        start would back out the units of work begun in the one before."""
+        current = (self._conn, self._fast)
+        if epoch is not None and epoch != self._epoch:
+            return  # its session was replaced already
+        if all(c is None for c in current):  # ended, and no new one could connect yet: try again, nothing to end
+            self._connect_quietly()
+            return
+        if epoch is None and not any(c is None or c.closed or c.broken for c in current):
+            return  # the failed statement ran on connections another thread has replaced since
+        for c in current:
+            if c is not None:
+                c.close()
+        self._conn = self._fast = None
+        self._pool.close()
+        self._fast_pool.close()
+        self._epoch += 1
+        self._pending.clear()
+        self._ahead.clear()
+        self._published.clear()
+        self._put_ids.clear()
+        self._connect_quietly()
+
+    def _connect_quietly(self) -> None:
+        try:  # a new session at once, whose start backs the lost one's units of work out
+            self._connect_session()
+        except StoreError:
+            pass  # the database is still away: the next call tries again (:meth:`_reconnect`)
 
     def _begin_uow(self, uow: int) -> None:
         self._uow_epoch.setdefault(uow, self._epoch)
@@ -1400,22 +1446,22 @@ class PostgresSharedQueues:
             raise self._fail(e) from None
         return None if row is None else str(row[0])
 
-    def expire(self, now: float) -> list[SharedMessage]:
-        """Seed 002, the periodic scan: delete the group's available messages whose Expiry has passed at ``now``
-        (engine time, seconds) and return them, for their expiration reports. One statement: a message is
-        deleted by one member only (the scan, or a get that met it: rows held by a unit of work are skipped,
-        and so are rows a get is claiming), so it is reported once."""
+    def expire(self, now: float, uow: int, limit: int) -> list[SharedMessage]:
+        """Seed 002, the periodic scan: claim for unit of work ``uow`` (as its gets: ``owner``, ``uow``, ``got``)
+        up to ``limit`` of the group's available messages whose Expiry has passed at ``now`` (engine time,
+        seconds) and return them, for their expiration reports. The engine puts the reports in the same unit of
+        work and commits it (:meth:`commit`; with a report on a private queue, two-phase: :meth:`prepare`), so
+        the messages' discard and their reports happen together or not at all: a scanner that dies before its
+        commit leaves the messages to peer recovery, which reinstates them for the next scan (docs/
+        queue-sharing-groups.md, "Expiry on shared queues"). A message is claimed by one member only (rows held
+        by a unit of work are skipped, and so are rows a get is claiming), so it is reported once."""
+        self._begin_uow(uow)
         try:
-            rows = (
-                self._c()
-                .execute(
-                    "DELETE FROM qsg_message WHERE id IN (SELECT id FROM qsg_message WHERE qsg = %s AND owner IS NULL "
-                    "AND expiry <> -1 AND put_time + expiry / 10.0 <= %s FOR UPDATE SKIP LOCKED) "
-                    f"RETURNING {_COLUMNS}",
-                    (self.qsg, now),
-                )
-                .fetchall()
-            )
-        except psycopg.Error as e:
-            raise self._fail(e) from None
+            with self._use(fast=True) as conn:  # a claim need not be durable: a crash backs it out
+                rows = conn.execute(_EXPIRE_CLAIM, (self.owner, uow, self.qsg, now, limit)).fetchall()
+        except StoreError:
+            self._uow_epoch.pop(uow, None)
+            raise
+        if rows:
+            _crash_point("expiry-claimed")
         return [_row(r) for r in rows]

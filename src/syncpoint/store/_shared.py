@@ -237,8 +237,9 @@ class SharedQueues(Protocol):
         """The member that last took the group's expiry scan."""
         ...
 
-    def expire(self, now: float) -> list[SharedMessage]:
-        """Delete and return the available messages expired at ``now`` (engine time, seconds)."""
+    def expire(self, now: float, uow: int, limit: int) -> list[SharedMessage]:
+        """Claim for unit of work ``uow`` (as its gets) and return up to ``limit`` available messages expired at
+        ``now`` (engine time, seconds): its commit discards them, with the reports it put (seed 002)."""
         ...
 
     def indoubt_units(self, member: str | None) -> list[InDoubtUnit]:
