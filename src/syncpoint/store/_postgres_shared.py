@@ -112,7 +112,8 @@ _PUBLISH = (
 )
 _ID_BLOCK = "SELECT nextval('qsg_message_id_seq') FROM generate_series(1, %s)"
 NO_LIMIT = 999_999_999  # MAXDEPTH's largest value: a put's MAXDEPTH check cannot fail (PostgresSharedQueues.room)
-ID_BLOCK = 128  # ids a member takes from the group's sequence at once for its puts in syncpoint (_next_id)
+ID_BLOCK = 64  # ids a member takes at least from the group's sequence at once for its puts in syncpoint (_next_id)
+ID_BLOCK_MAX = 8192  # and at most
 ID_AGE = 0.1  # seconds a block of ids serves: a put's place in FIFO order is at most that much before its put
 PUBLISH_GAP = 0.005  # seconds a member gathers counts of uncommitted puts before it publishes them (_publish)
 
@@ -470,6 +471,7 @@ class PostgresSharedQueues:
         self._put_ids: dict[tuple[int, str], int] = {}  # (unit of work, queue) -> the id :meth:`room` took
         self._ids: list[int] = []  # the member's block of ids for its puts in syncpoint, highest first (_next_id)
         self._ids_at = 0.0  # when it was taken (time.monotonic)
+        self._ids_size = ID_BLOCK  # how many the next block takes
         self._ids_lock = threading.Lock()
         self._scan_lock_conn: psycopg.Connection[Any] | None = None  # the connection holding the scan lock
         self.heuristic: list[tuple[str, str, str, str]] = []  # RESOLVE decisions its log disagrees with (at open)
@@ -1250,11 +1252,10 @@ class PostgresSharedQueues:
         publication (:meth:`_publish`, a few ms later). Any other MAXDEPTH: one statement counts the group's depth
         and, when there is room, this put (and takes its id), so the check is exact as far as the members' puts
         are not racing for the last places."""
-        mine = self._mine(queue)
         if uow is None:
             with self._use(fast=True) as conn:
                 row = conn.execute(_DEPTH, (self.qsg, queue, self.qsg, queue, self.owner)).fetchone()
-            return (int(row[0]) if row else 0) + mine
+            return (int(row[0]) if row else 0) + self._mine(queue)
         self._begin_uow(uow)
         if maxdepth >= NO_LIMIT:
             self._put_ids[(uow, queue)] = self._next_id()
@@ -1271,6 +1272,7 @@ class PostgresSharedQueues:
             if dirty is not None:
                 dirty.discard(queue)
             n = self._counted.get(uow, {}).get(queue, 0) + 1
+        mine = self._mine(queue)
         args = (self.qsg, queue, self.qsg, queue, self.owner, self.qsg, queue, self.owner, uow, n, mine, maxdepth)
         with self._use(fast=True) as conn:
             row = conn.execute(_ROOM, args).fetchone()
@@ -1288,14 +1290,21 @@ class PostgresSharedQueues:
     # -- the member's block of ids for its puts in syncpoint ------------------------------------------------------
     def _next_id(self) -> int:
         """The id of a put in syncpoint, which keeps its place in FIFO order: the next of the member's block of
-        ids, taken from the group's sequence with one statement for :data:`ID_BLOCK` puts. Every put of the
-        member comes after its earlier puts (a put out of syncpoint, whose id is the sequence's next, drops the
-        block: :meth:`_seen_id`); a block serves :data:`ID_AGE` seconds at most, so a put's place is at most that
-        much before its put among other members' puts."""
+        ids, taken from the group's sequence with one statement for many puts (:data:`ID_BLOCK` or more). Every
+        put of the member comes after its earlier puts (a put out of syncpoint, whose id is the sequence's next,
+        drops the block: :meth:`_seen_id`); a block serves :data:`ID_AGE` seconds at most, so a put's place is at
+        most that much before its put among other members' puts."""
         with self._ids_lock:  # one thread takes a block at a time: the member's ids rise in the order given
-            if not self._ids or time.monotonic() - self._ids_at > ID_AGE:
+            now = time.monotonic()
+            if not self._ids or now - self._ids_at > ID_AGE:
+                # as many as the member's puts use in about half the block's life (a block used up sooner: twice
+                # as many; one that aged with more than half of it left: half as many)
+                if not self._ids and now - self._ids_at < ID_AGE / 2:
+                    self._ids_size = min(self._ids_size * 2, ID_BLOCK_MAX)
+                elif len(self._ids) > self._ids_size // 2:
+                    self._ids_size = max(self._ids_size // 2, ID_BLOCK)
                 with self._use(fast=True) as conn:
-                    rows = conn.execute(_ID_BLOCK, (ID_BLOCK,)).fetchall()
+                    rows = conn.execute(_ID_BLOCK, (self._ids_size,)).fetchall()
                 self._ids = sorted((int(r[0]) for r in rows), reverse=True)
                 self._ids_at = time.monotonic()
             return self._ids.pop()
