@@ -16,14 +16,16 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
-from qsg_members import member
+from qsg_members import member, reason
 
 import syncpoint
+from pg import PostgresServer
 from syncpoint.client import EmbeddedQueueManager
 from syncpoint.engine import FakeClock
+from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.store import _postgres_shared
-from waiting import wait_until
+from waiting import wait_for_value, wait_until
 
 BIG = "ROOM.BIG"  # MAXDEPTH 999999999: the check cannot fail
 OTHER = "ROOM.OTHER"
@@ -115,3 +117,46 @@ def test_a_members_puts_keep_their_put_order_across_its_blocks_of_ids(
     first.commit()
     reader = syncpoint.connect("QMB", embedded=hosts[1]).open(BIG)
     assert [reader.get().data for _ in range(7)] == [b"%d" % n for n in range(1, 8)]
+
+
+def test_a_unit_of_work_of_a_lost_session_leaves_no_count_behind() -> None:
+    # issue 20, "Bad input": PostgreSQL restarted under a running member backs its units of work out; a put that
+    # unit of work makes after the restart (counted for MAXDEPTH in the new session) must stop counting when its
+    # commit fails (MQRC_BACKED_OUT), or every member's CURDEPTH and MAXDEPTH would count it for good
+    server = PostgresServer().start()
+    hosts = []
+    try:
+        url = server.new_database()
+        clock = FakeClock()
+        hosts = [member("QMA", url, clock), member("QMB", url, clock)]
+        a = syncpoint.connect("QMA", embedded=hosts[0])
+        b = syncpoint.connect("QMB", embedded=hosts[1])
+        a.admin("define", "QLOCAL", "SMALL", {"QSGDISP": "SHARED", "MAXDEPTH": 10})
+        qa = a.open("SMALL")
+        qa.put(b"before", syncpoint=True)
+        server.restart()
+
+        def put_again() -> bool | None:
+            try:
+                qa.put(b"after", syncpoint=True)
+            except MQMIError as e:
+                assert e.reason == C.MQRC_CF_NOT_AVAILABLE
+                return None
+            return True
+
+        wait_for_value(put_again, "QMA putting again after the restart", timeout=60)
+        assert reason(a.commit) == C.MQRC_BACKED_OUT
+        assert wait_for_value(lambda: _depth(b, "SMALL"), "QMB reading the depth", timeout=60) == (0,)
+        assert counts(url) == 0
+    finally:
+        for h in hosts:
+            h.close(abnormal=True)
+        server.stop()
+
+
+def _depth(qm: syncpoint.QueueManager, name: str) -> tuple[int] | None:
+    try:
+        return (qm.open(name).depth,)
+    except MQMIError as e:
+        assert e.reason == C.MQRC_CF_NOT_AVAILABLE
+        return None

@@ -679,6 +679,7 @@ class PostgresSharedQueues:
         """A unit of work begun in a session since lost cannot commit: it was backed out."""
         if self._uow_epoch.pop(uow, self._epoch) != self._epoch:
             self._pending.pop(uow, None)
+            self._forget_lost(uow)
             raise StoreError(
                 "The connection to the shared database was lost during this unit of work: it was backed out."
             )
@@ -1094,7 +1095,7 @@ class PostgresSharedQueues:
         self._pending.pop(uow, None)  # its puts were never inserted
         if uow not in self._uow_epoch or self._uow_epoch.pop(uow) != self._epoch:
             self._ahead.pop(uow, None)
-            self._end_counts(uow)
+            self._forget_lost(uow)
             return []  # holds nothing, or of a lost session: backed out when the new session began
         owner = self.owner
         ahead = self._ahead.pop(uow, None)
@@ -1366,6 +1367,16 @@ class PostgresSharedQueues:
         if not done:
             with self._pub:
                 self._pub.wait_for(lambda: self._closed, 0.1)
+
+    def _forget_lost(self, uow: int) -> None:
+        """A unit of work of a lost session ends (backed out when the new session began): a count :meth:`room` made
+        for a put of it in the new session goes too."""
+        if self._end_counts(uow):
+            try:
+                with self._use(fast=True) as conn:
+                    conn.execute("DELETE FROM qsg_uncommitted WHERE owner = %s AND uow = %s", (self.owner, uow))
+            except StoreError:
+                pass  # this session is lost too: the next one's start deletes the member's counts
 
     def _end_counts(self, uow: int) -> bool:
         """Unit of work ``uow`` ends: its counts are forgotten once no publication of them is under way (one
