@@ -371,7 +371,8 @@ def main() -> int:
     qmr = rows.get("qm", ("", 0.0, ""))[1]
     order = ["loop1", "loop100", *[m if c == "sink" else f"{m}/{c}" for c in a.commits.split(",") for m in masters]]
     order += ["qm", "shared"]
-    print(f"{'run':<50} {'msg/s':>9} {'vs loop':>8} {'vs loop@100':>12} {'vs QM':>7}")
+    width = max([len("run"), *(len(rows[k][0]) for k in order if k in rows)])  # every row's name fits
+    print(f"{'run':<{width}} {'msg/s':>9} {'vs loop':>8} {'vs loop@100':>12} {'vs QM':>7}")
     for key in order:
         if key not in rows:
             continue
@@ -380,7 +381,7 @@ def main() -> int:
         def ratio(base: float, rate: float = rate) -> str:
             return f"{rate / base:.2f}x" if base else "-"
 
-        print(f"{name:<50} {rate:>9,.0f} {ratio(loop1):>8} {ratio(loop100):>12} {ratio(qmr):>7}  {note}")
+        print(f"{name:<{width}} {rate:>9,.0f} {ratio(loop1):>8} {ratio(loop100):>12} {ratio(qmr):>7}  {note}")
     for c in a.commits.split(","):
         ks = [m if c == "sink" else f"{m}/{c}" for m in masters[:2]]
         if len(ks) == 2 and all(k in rows for k in ks):

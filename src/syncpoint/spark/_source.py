@@ -52,7 +52,7 @@ from syncpoint.mqi import constants as C
 
 from ._plan import Offset, Planner, Visible, batch_tokens, order_units, split_partitions
 from ._profile import record, span
-from ._qm import CHUNK, QueueAccess, Target, batch_bound, max_uncommitted, visible_of
+from ._qm import CHUNK, QueueAccess, Target, batch_bound, max_uncommitted, next_token, visible_of
 from ._rows import PACKED_SCHEMA, SCHEMA, messages_to_arrow, row_to_message
 
 try:
@@ -391,7 +391,16 @@ class _DriverState:
 
     def update(self, ahead: int) -> None:
         if not self.scanned:
-            self.full_scan()
+            # the first batch reads ahead from the start, not the whole queue (a deep queue took seconds), when
+            # the queue delivers in put order: what it read is then every message up to the newest read
+            self.scanned = True
+            last = 0
+            for v in self.access.scan(from_start=True, limit=ahead):
+                self.index[v.token] = v
+                if v.token < last:  # delivery by priority: index the whole queue, as before
+                    self.full_scan()
+                    return
+                last = v.token
             return
         if self.last is not None and not self.refreshed:  # once per batch: Spark plans after the commit
             self.refreshed = True
@@ -466,6 +475,10 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         return ReadMaxRows(self.max_messages) if ReadMaxRows is not None else None
 
     def prepareForTriggerAvailableNow(self) -> None:
+        with span("driver.prepareAvailableNow"):
+            self._prepare_available_now()
+
+    def _prepare_available_now(self) -> None:
         from ._dispositions import effective_threshold
 
         if self.target.members:
@@ -482,8 +495,14 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
             self._budget = d * (2 * effective_threshold(bothresh) + 1)
             return
         st = self._state()
-        st.full_scan()
-        st.planner.target = max(st.index, default=0)
+        # what is on the queue now: every message put before a marker put now (a few requests); without a
+        # model queue to put it on, the newest message of a scan of the whole queue
+        marker = next_token(st.qm)
+        if marker is None:
+            st.full_scan()
+            st.planner.target = max(st.index, default=0)
+        else:
+            st.planner.target = marker - 1
         bothresh, _ = st.access.attributes()
         st.planner.stuck_after = 2 * effective_threshold(bothresh)
 
