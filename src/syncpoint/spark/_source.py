@@ -394,13 +394,13 @@ class _DriverState:
             # the first batch reads ahead from the start, not the whole queue (a deep queue took seconds), when
             # the queue delivers in put order: what it read is then every message up to the newest read
             self.scanned = True
-            last = 0
+            newest = 0
             for v in self.access.scan(from_start=True, limit=ahead):
                 self.index[v.token] = v
-                if v.token < last:  # delivery by priority: index the whole queue, as before
+                if v.token < newest:  # delivery by priority: index the whole queue, as before
                     self.full_scan()
                     return
-                last = v.token
+                newest = v.token
             return
         if self.last is not None and not self.refreshed:  # once per batch: Spark plans after the commit
             self.refreshed = True
