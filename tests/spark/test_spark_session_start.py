@@ -31,3 +31,30 @@ def test_spark_session_leaves_spark_home_as_it_was_for_the_calling_process(spark
 
     # the session's JVM was launched with its own SPARK_HOME; the caller's environment does not keep it
     assert "spark-home-" not in os.environ.get("SPARK_HOME", "")
+
+
+def test_available_now_marks_what_is_on_the_queue_with_one_marker_message_not_a_scan(
+    server: Any, qm: Any, names: Any
+) -> None:
+    # Rule: reference/spark.md "Guarantees" (availableNow processes what is there when the query starts) and
+    # src/syncpoint/engine/_tokens.py (a MsgToken is the queue manager's put sequence): the put sequence of a
+    # marker put now is above every message already on the queue and below every message put later, however deep
+    # the queue, and the marker's temporary dynamic queue does not stay.
+    from syncpoint.spark._qm import QueueAccess, next_token
+
+    q = names("MARK")
+    qm.admin("define", "QLOCAL", q, {})
+    queue = qm.open(q)
+    queue.put_many([b"a", b"b", b"c"], syncpoint=True, commit=True)
+    marker = next_token(qm)
+    assert marker is not None
+    queue.put(b"later")
+    access = QueueAccess(qm, q)
+    try:
+        tokens = [v.token for v in access.scan(from_start=True)]
+    finally:
+        access.close()
+    assert len(tokens) == 4
+    assert all(t < marker for t in tokens[:3]) and tokens[3] > marker
+    left = [d.name for d in qm.admin("list_objects", "QLOCAL") if d.name.startswith("SYNCPOINT.SPARK.")]
+    assert not left, left
