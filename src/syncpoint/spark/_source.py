@@ -365,10 +365,50 @@ class _DriverState:
         self.last: tuple[str, list[Visible]] | None = None
         self.refreshed = False  # the index has seen what the last batch's commit left of it
         self.reserved: dict[int, list[int]] = {}  # batch number (Offset.n) -> the tokens reserved for it
+        self._ahead: Any = None  # the read-ahead running while the executors process a batch (a thread)
+        self._ahead_got: list[Visible] = []
+        self._ahead_error: BaseException | None = None
+
+    def read_ahead(self, ahead: int) -> None:
+        """Browse on (without data) for the next batch while the executors process this one: Spark plans the
+        next batch only after this one committed, so the browse would otherwise wait for it. Only this
+        process's index learns from it (nothing is reserved or removed); ``settle`` joins it before the
+        connection is used again."""
+        import threading
+
+        unplanned = sum(1 for t, v in self.index.items() if self.planner.planned.get(t) != v.backout)
+        limit = ahead - unplanned
+        if limit <= 0 or not self.scanned:
+            return
+        self._ahead_got, self._ahead_error = [], None
+
+        def run() -> None:
+            try:
+                with span("driver.readAhead", limit):
+                    self._ahead_got.extend(self.access.scan(from_start=False, limit=limit))
+            except BaseException as e:  # raised again by settle, in the caller's thread
+                self._ahead_error = e
+
+        self._ahead = threading.Thread(target=run, name="syncpoint-read-ahead", daemon=True)
+        self._ahead.start()
+
+    def settle(self) -> None:
+        """Wait for the read-ahead and add what it read to the index (before the connection is used again)."""
+        if self._ahead is None:
+            return
+        self._ahead.join()
+        self._ahead = None
+        for v in self._ahead_got:
+            self.index[v.token] = v
+        self._ahead_got = []
+        if self._ahead_error is not None:
+            e, self._ahead_error = self._ahead_error, None
+            raise e
 
     def reserve(self, n: int, batch: Sequence[Visible]) -> None:
         """Reserve batch n's messages. One the queue manager did not reserve (gone, taken meanwhile) stays in the
         batch: the sink skips a message that is gone."""
+        self.settle()
         tokens = [v.token for v in batch]
         if tokens:
             self.access.reserve(tokens)
@@ -377,6 +417,7 @@ class _DriverState:
     def release_through(self, n: int) -> None:
         """Release batches up to n (their sink committed), except tokens a later batch reserved again (a
         backed-out message retried)."""
+        self.settle()
         done = [k for k in self.reserved if k <= n]
         if not done:
             return
@@ -386,10 +427,12 @@ class _DriverState:
             self.access.release(tokens)
 
     def full_scan(self) -> None:
+        self.settle()
         self.index = {v.token: v for v in self.access.scan(from_start=True)}
         self.scanned = True
 
     def update(self, ahead: int) -> None:
+        self.settle()
         if not self.scanned:
             # the first batch reads ahead from the start, not the whole queue (a deep queue took seconds), when
             # the queue delivers in put order: what it read is then every message up to the newest read
@@ -531,6 +574,8 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         # Spark plans a batch only once the one before has committed, and calls commit(end) only when it plans
         # the next batch with data: an idle query would keep its last batch's leftovers reserved without this.
         st.release_through(s.n)
+        if chosen:
+            st.read_ahead(2 * cap if cap is not None else 1 << 62)
         return end.to_dict()
 
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
@@ -600,6 +645,10 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
     def stop(self) -> None:
         st = _driver_state.pop(self._key, None)
         if st is not None:
+            try:
+                st.settle()
+            except MQMIError:
+                pass
             try:
                 st.qm.disconnect()
             except MQMIError:
