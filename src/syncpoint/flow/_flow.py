@@ -30,6 +30,7 @@ from ._node import CatchFn, FailureFn, Handlers, OutFn, TransactionMode
 from ._spark import flow_source, node_partition
 
 _PARSERS = ("none", "text", "json")
+BATCH_PER_UNIT_OF_WORK = 5000  # a flow's default maxMessagesPerBatch, per unit of work (Flow.max_messages_per_batch)
 
 
 @dataclass
@@ -70,7 +71,10 @@ class Flow:
     failure: FailureFn | None = None
     transform: Callable[[Any], Any] | None = None
     name: str = "flow"
-    max_messages_per_batch: int = 5000
+    max_messages_per_batch: int | None = None
+    """The most messages of a micro-batch (maxMessagesPerBatch); by default 5,000 per unit of work: 5,000 when the
+    sink commits the batch, 5,000 per partition when each partition commits its own (within MAXUMSGS for each
+    unit of work, a get and an output per message)."""
     extra_columns: list[str] = field(default_factory=list)
     commit: str = "auto"
     """Where a batch's unit of work commits: ``partition`` (each partition's executor gets its messages, runs the
@@ -267,12 +271,16 @@ def build_query(
     for k, v in target.options().items():
         reader = reader.option(k, v)
         writer_opts[k] = v
+    commit = ("partition" if flow.commit == "auto" else flow.commit) if fused else "sink"
+    per_batch = flow.max_messages_per_batch
+    if per_batch is None:
+        per_batch = BATCH_PER_UNIT_OF_WORK * (partitions if commit == "partition" or target.members else 1)
     out = (
-        reader.option("maxMessagesPerBatch", str(flow.max_messages_per_batch))
+        reader.option("maxMessagesPerBatch", str(per_batch))
         .option("rowFormat", "packed" if fused else "columns")
         .option("logicalOrder", str(flow.input.logical_order).lower())
         .option("partitions", str(partitions))
-        .option("commit", ("partition" if flow.commit == "auto" else flow.commit) if fused else "sink")
+        .option("commit", commit)
         .load()
     )
     if not fused:
