@@ -165,7 +165,9 @@ def profile_table(path: Path, spark_ms: dict[str, int]) -> list[str]:
 
 
 # -- latency: a trickle of messages through a continuously running flow ---------------------------------------
-def trickle(home: Path, master: str, rate: float, seconds: float, batch: int, run: int) -> tuple[float, float, int]:
+def trickle(
+    home: Path, master: str, rate: float, seconds: float, batch: int | None, run: int
+) -> tuple[float, float, int]:
     src, dst = f"{IN}.{run}", f"{OUT}.{run}"
     qm = syncpoint.connect(QM, home=home, appl_name="bench.flow")
     define(qm, src, dst)
@@ -209,7 +211,7 @@ def trickle(home: Path, master: str, rate: float, seconds: float, batch: int, ru
     return statistics.median(latencies), p99, len(latencies)
 
 
-def shared_row(master: str, n: int, batch: int) -> tuple[float, str]:
+def shared_row(master: str, n: int, batch: int | None) -> tuple[float, str]:
     """The flow over a shared input queue (and a shared output queue) read through two members of a group."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # tests/pg.py
     from pg import PostgresServer
@@ -261,7 +263,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", "--messages", dest="count", type=int, default=100_000)
     ap.add_argument("--masters", default="local[1],local[2]")
-    ap.add_argument("--batch", type=int, default=5000, help="the flow's maxMessagesPerBatch")
+    ap.add_argument(
+        "--batch",
+        type=int,
+        default=None,
+        help="the flow's maxMessagesPerBatch (default: the flow's: 5000 per unit of work)",
+    )
     ap.add_argument("--commits", default="sink,partition", help="the flow's commit modes to run: sink,partition")
     ap.add_argument("--cpus", default="auto", help="the server's --cpus (default auto, as strmqm)")
     ap.add_argument("--rate", type=float, default=20.0, help="the latency trickle's messages/s")
@@ -364,14 +371,16 @@ def main() -> int:
         server.terminate()
         server.wait()
         shutil.rmtree(home, ignore_errors=True)
-    print(f"\n{a.count:,} persistent 1 KiB JSON messages, parse + enrich + put; maxMessagesPerBatch {a.batch}")
+    per_batch = a.batch or "the flow's default (5000 per unit of work)"
+    print(f"\n{a.count:,} persistent 1 KiB JSON messages, parse + enrich + put; maxMessagesPerBatch {per_batch}")
     masters = a.masters.split(",")
     loop1 = rows.get("loop1", ("", 0.0, ""))[1]
     loop100 = rows.get("loop100", ("", 0.0, ""))[1]
     qmr = rows.get("qm", ("", 0.0, ""))[1]
     order = ["loop1", "loop100", *[m if c == "sink" else f"{m}/{c}" for c in a.commits.split(",") for m in masters]]
     order += ["qm", "shared"]
-    print(f"{'run':<50} {'msg/s':>9} {'vs loop':>8} {'vs loop@100':>12} {'vs QM':>7}")
+    width = max([len("run"), *(len(rows[k][0]) for k in order if k in rows)])  # every row's name fits
+    print(f"{'run':<{width}} {'msg/s':>9} {'vs loop':>8} {'vs loop@100':>12} {'vs QM':>7}")
     for key in order:
         if key not in rows:
             continue
@@ -380,7 +389,7 @@ def main() -> int:
         def ratio(base: float, rate: float = rate) -> str:
             return f"{rate / base:.2f}x" if base else "-"
 
-        print(f"{name:<50} {rate:>9,.0f} {ratio(loop1):>8} {ratio(loop100):>12} {ratio(qmr):>7}  {note}")
+        print(f"{name:<{width}} {rate:>9,.0f} {ratio(loop1):>8} {ratio(loop100):>12} {ratio(qmr):>7}  {note}")
     for c in a.commits.split(","):
         ks = [m if c == "sink" else f"{m}/{c}" for m in masters[:2]]
         if len(ks) == 2 and all(k in rows for k in ks):

@@ -171,3 +171,23 @@ def test_a_batch_stays_within_maxumsgs_with_a_get_and_an_output_per_message() ->
     assert batch_bound(5000, 12) == 5
     assert batch_bound(5000, 3) == 1  # at least one message: a batch too big fails with MQRC_SYNCPOINT_LIMIT_REACHED
     assert batch_bound(5000, None) == 5000  # MAXUMSGS unreadable
+
+
+def test_per_partition_commits_bound_each_partition_not_the_batch_and_keep_groups_whole() -> None:
+    """Issue 22 items 2-3: with per-partition commits each partition is its own unit of work, so the batch may
+    hold partitions x the bound, and no partition (split_partitions over the batch's units, as the executors get
+    them) may exceed the bound; a group is never split, so a batch whose split would overflow is cut from its end."""
+    from syncpoint.spark._plan import order_units
+
+    p = Planner(max_messages=10, partitions=2, partition_max=5)
+    _, chosen = p.plan(Offset(), [single(t) for t in range(1, 30)])
+    assert [v.token for v in chosen] == list(range(1, 11))  # 2 partitions x 5: twice one unit of work's bound
+    # a 4-message group after 3 singles: [1, 2, 3] then the group would not fit in 5 with what follows
+    vis = [single(1), single(2), single(3)]
+    vis += [member(4, G, 1), member(5, G, 2), member(6, G, 3), member(7, G, 4, last=True)]
+    vis += [single(t) for t in range(8, 20)]
+    q = Planner(max_messages=10, partitions=2, partition_max=5)
+    _, chosen = q.plan(Offset(), vis)
+    parts = split_partitions(order_units(chosen), 2)
+    assert max(len(x) for x in parts) <= 5, parts
+    assert {4, 5, 6, 7} <= {v.token for v in chosen} or not {4, 5, 6, 7} & {v.token for v in chosen}

@@ -30,6 +30,7 @@ from ._node import CatchFn, FailureFn, Handlers, OutFn, TransactionMode
 from ._spark import flow_source, node_partition
 
 _PARSERS = ("none", "text", "json")
+BATCH_PER_UNIT_OF_WORK = 5000  # a flow's default maxMessagesPerBatch, per unit of work (Flow.max_messages_per_batch)
 
 
 @dataclass
@@ -70,7 +71,10 @@ class Flow:
     failure: FailureFn | None = None
     transform: Callable[[Any], Any] | None = None
     name: str = "flow"
-    max_messages_per_batch: int = 5000
+    max_messages_per_batch: int | None = None
+    """The most messages of a micro-batch (maxMessagesPerBatch); by default 5,000 per unit of work: 5,000 when the
+    sink commits the batch, 5,000 per partition when each partition commits its own (within MAXUMSGS for each
+    unit of work, a get and an output per message)."""
     extra_columns: list[str] = field(default_factory=list)
     commit: str = "auto"
     """Where a batch's unit of work commits: ``partition`` (each partition's executor gets its messages, runs the
@@ -119,7 +123,21 @@ def spark_session(master: str = "local[2]", app_name: str = "syncpoint-flow") ->
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    spark = (
+    home = _installed_spark_home(master)
+    if home is not None:  # only the JVM launched below sees it; this process's environment is left as it was
+        os.environ["SPARK_HOME"] = home
+    try:
+        spark = _build_session(SparkSession, master, app_name)
+    finally:
+        if home is not None and os.environ.get("SPARK_HOME") == home:
+            del os.environ["SPARK_HOME"]
+    spark.sparkContext.setLogLevel("ERROR")
+    register(spark)
+    return spark
+
+
+def _build_session(SparkSession: Any, master: str, app_name: str) -> Any:
+    return (
         SparkSession.builder.master(master)
         .appName(app_name)
         .config("spark.ui.enabled", "false")
@@ -133,9 +151,60 @@ def spark_session(master: str = "local[2]", app_name: str = "syncpoint-flow") ->
         .config("spark.sql.streaming.stopGracefullyOnShutdown", "true")
         .getOrCreate()
     )
-    spark.sparkContext.setLogLevel("ERROR")
-    register(spark)
-    return spark
+
+
+def _installed_spark_home(master: str) -> str | None:
+    """A SPARK_HOME for a pip-installed PySpark whose Python workers import the installed, compiled pyspark.
+
+    Spark puts ``$SPARK_HOME/python/lib/pyspark.zip`` first on every Python worker's path, and the zip holds
+    sources only: each Python process Spark starts (the data source's planner and stream runners on the driver,
+    the executors' daemons, the sink's commit runner: seven for a flow's first micro-batch) compiled about 1,500
+    modules again, 0.5-0.9 s of CPU each, most of it before the first batch could run (docs/flows.md,
+    Performance). The directory returned (under the user's cache, made once per installation) links everything
+    of the installation but that zip, so the workers import the same pyspark from site-packages, compiled.
+
+    None, leaving Spark as it is, when the user set SPARK_HOME, when the master is not local (executors elsewhere
+    use their own installation), when the workers' Python is not this one, or when anything is missing."""
+    import hashlib
+    import sys
+    import tempfile
+
+    if os.environ.get("SPARK_HOME") or not master.startswith("local"):
+        return None
+    if os.path.realpath(os.environ.get("PYSPARK_PYTHON", sys.executable)) != os.path.realpath(sys.executable):
+        return None
+    try:
+        import pyspark
+    except ImportError:
+        return None
+    real = Path(pyspark.__file__).resolve().parent
+    lib = real / "python" / "lib"
+    if not (lib / "pyspark.zip").is_file() or not (real / "jars").is_dir() or not (real / "bin").is_dir():
+        return None
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "syncpoint"
+    key = hashlib.sha256(f"{real}:{getattr(pyspark, '__version__', '')}".encode()).hexdigest()[:16]
+    home = cache / f"spark-home-{key}"
+    if (home / "jars").is_dir():
+        return str(home)
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".spark-home-", dir=cache))
+        for entry in real.iterdir():
+            if entry.name not in ("python", "__pycache__"):
+                (tmp / entry.name).symlink_to(entry)
+        (tmp / "python" / "lib").mkdir(parents=True)
+        for entry in lib.iterdir():
+            if entry.name != "pyspark.zip":
+                (tmp / "python" / "lib" / entry.name).symlink_to(entry)
+        try:
+            tmp.rename(home)
+        except OSError:  # another process made it first
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
+    except OSError:
+        return None
+    return str(home) if (home / "jars").is_dir() else None
 
 
 def _log_config() -> str:
@@ -202,12 +271,16 @@ def build_query(
     for k, v in target.options().items():
         reader = reader.option(k, v)
         writer_opts[k] = v
+    commit = ("partition" if flow.commit == "auto" else flow.commit) if fused else "sink"
+    per_batch = flow.max_messages_per_batch
+    if per_batch is None:
+        per_batch = BATCH_PER_UNIT_OF_WORK * (partitions if commit == "partition" or target.members else 1)
     out = (
-        reader.option("maxMessagesPerBatch", str(flow.max_messages_per_batch))
+        reader.option("maxMessagesPerBatch", str(per_batch))
         .option("rowFormat", "packed" if fused else "columns")
         .option("logicalOrder", str(flow.input.logical_order).lower())
         .option("partitions", str(partitions))
-        .option("commit", ("partition" if flow.commit == "auto" else flow.commit) if fused else "sink")
+        .option("commit", commit)
         .load()
     )
     if not fused:

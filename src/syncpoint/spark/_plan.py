@@ -175,9 +175,20 @@ class Planner:
     the threshold: past the end of the retry ladder, so it stays) is not planned again in this run.
     """
 
-    def __init__(self, *, max_messages: int | None = None, logical_order: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        max_messages: int | None = None,
+        logical_order: bool = True,
+        partitions: int = 1,
+        partition_max: int | None = None,
+    ) -> None:
         self.max_messages = max_messages
         self.logical_order = logical_order
+        self.partitions = partitions
+        self.partition_max = partition_max
+        """Each partition commits its own unit of work: no partition of a batch (split_partitions over
+        order_units) may hold more than this; a batch is cut, unit by unit from its end, until none does."""
         self.planned: dict[int, int] = {}
         self.target: int | None = None  # availableNow: plan nothing put after this token
         self.stuck_after: int | None = None
@@ -198,6 +209,12 @@ class Planner:
             out.append(v)
         return out
 
+    def _fits(self, batch: list[Visible]) -> bool:
+        if self.partition_max is None:
+            return True
+        parts = split_partitions(order_units(batch, logical_order=self.logical_order), self.partitions)
+        return max((len(p) for p in parts), default=0) <= self.partition_max
+
     def plan(self, start: Offset, visible: Sequence[Visible], limit: int | None = None) -> tuple[Offset, list[Visible]]:
         """The next batch's end offset and messages; ``start`` itself when there is nothing to do."""
         cap = (
@@ -206,6 +223,8 @@ class Planner:
             else (limit if self.max_messages is None else min(limit, self.max_messages))
         )
         chosen_units = admit(units(self.candidates(visible), logical_order=self.logical_order), cap)
+        while len(chosen_units) > 1 and not self._fits([v for u in chosen_units for v in u]):
+            chosen_units.pop()
         chosen = [v for u in chosen_units for v in u]
         if not chosen:
             return start, []

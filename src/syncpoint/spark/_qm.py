@@ -328,6 +328,38 @@ class QueueAccess:
             self._queue = None
 
 
+MODEL_QUEUE = "SYSTEM.DEFAULT.MODEL.QUEUE"
+
+
+def next_token(qm: QueueManager) -> int | None:
+    """The MsgToken (the queue manager's put sequence, one for all its queues) of a message put now: every
+    message put before it has a smaller one. A non-persistent message is put on a temporary dynamic queue and
+    got back, and the queue deleted: a few requests, however deep the queues. None when that cannot be done."""
+    from syncpoint.mqi import MQPMO
+
+    try:
+        od = MQOD(ObjectName=MODEL_QUEUE.encode(), DynamicQName=b"SYNCPOINT.SPARK.*")
+        h = qm.mqopen(od, C.MQOO_OUTPUT | C.MQOO_INPUT_EXCLUSIVE | C.MQOO_FAIL_IF_QUIESCING)
+    except MQMIError:
+        return None
+    try:
+        md = MQMD(Persistence=C.MQPER_NOT_PERSISTENT)
+        qm.mqput(h, md, MQPMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING), b"")
+        gmo = MQGMO(Version=C.MQGMO_VERSION_3, MatchOptions=C.MQMO_NONE)
+        gmo.Options = C.MQGMO_NO_SYNCPOINT | C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING
+        result = qm.transport.get(h, MQMD(), gmo, None)
+        if result.reason != C.MQRC_NONE:
+            return None
+        return token_of(gmo)
+    except MQMIError:
+        return None
+    finally:
+        try:
+            qm.mqclose(h)
+        except MQMIError:
+            pass
+
+
 def max_uncommitted(qm: QueueManager) -> int | None:
     """The queue manager's MAXUMSGS (messages one unit of work may hold), None when it cannot be inquired."""
     try:

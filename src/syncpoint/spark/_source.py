@@ -52,7 +52,7 @@ from syncpoint.mqi import constants as C
 
 from ._plan import Offset, Planner, Visible, batch_tokens, order_units, split_partitions
 from ._profile import record, span
-from ._qm import CHUNK, QueueAccess, Target, batch_bound, max_uncommitted, visible_of
+from ._qm import CHUNK, QueueAccess, Target, batch_bound, max_uncommitted, next_token, visible_of
 from ._rows import PACKED_SCHEMA, SCHEMA, messages_to_arrow, row_to_message
 
 try:
@@ -358,17 +358,68 @@ class _DriverState:
     def __init__(self, reader: StreamReader) -> None:
         self.qm = reader.target.connect("syncpoint.spark.source")
         self.access = QueueAccess(self.qm, reader.queue)
-        bound = batch_bound(reader.max_messages, max_uncommitted(self.qm))
-        self.planner = Planner(max_messages=bound, logical_order=reader.logical_order)
+        maxumsgs = max_uncommitted(self.qm)
+        if reader.partition_fn is not None and reader.commit_mode == "partition":
+            # each partition commits its own unit of work: the bound holds per partition, not per batch
+            per_partition = batch_bound(reader.max_messages, maxumsgs)
+            self.planner = Planner(
+                max_messages=min(reader.max_messages, reader.n * per_partition),
+                logical_order=reader.logical_order,
+                partitions=reader.n,
+                partition_max=per_partition,
+            )
+        else:
+            bound = batch_bound(reader.max_messages, maxumsgs)
+            self.planner = Planner(max_messages=bound, logical_order=reader.logical_order)
         self.index: dict[int, Visible] = {}
         self.scanned = False
         self.last: tuple[str, list[Visible]] | None = None
         self.refreshed = False  # the index has seen what the last batch's commit left of it
         self.reserved: dict[int, list[int]] = {}  # batch number (Offset.n) -> the tokens reserved for it
+        self._ahead: Any = None  # the read-ahead running while the executors process a batch (a thread)
+        self._ahead_got: list[Visible] = []
+        self._ahead_error: BaseException | None = None
+
+    def read_ahead(self, ahead: int) -> None:
+        """Browse on (without data) for the next batch while the executors process this one: Spark plans the
+        next batch only after this one committed, so the browse would otherwise wait for it. Only this
+        process's index learns from it (nothing is reserved or removed); ``settle`` joins it before the
+        connection is used again."""
+        import threading
+
+        unplanned = sum(1 for t, v in self.index.items() if self.planner.planned.get(t) != v.backout)
+        limit = ahead - unplanned
+        if limit <= 0 or not self.scanned:
+            return
+        self._ahead_got, self._ahead_error = [], None
+
+        def run() -> None:
+            try:
+                with span("driver.readAhead", limit):
+                    self._ahead_got.extend(self.access.scan(from_start=False, limit=limit))
+            except BaseException as e:  # raised again by settle, in the caller's thread
+                self._ahead_error = e
+
+        self._ahead = threading.Thread(target=run, name="syncpoint-read-ahead", daemon=True)
+        self._ahead.start()
+
+    def settle(self) -> None:
+        """Wait for the read-ahead and add what it read to the index (before the connection is used again)."""
+        if self._ahead is None:
+            return
+        self._ahead.join()
+        self._ahead = None
+        for v in self._ahead_got:
+            self.index[v.token] = v
+        self._ahead_got = []
+        if self._ahead_error is not None:
+            e, self._ahead_error = self._ahead_error, None
+            raise e
 
     def reserve(self, n: int, batch: Sequence[Visible]) -> None:
         """Reserve batch n's messages. One the queue manager did not reserve (gone, taken meanwhile) stays in the
         batch: the sink skips a message that is gone."""
+        self.settle()
         tokens = [v.token for v in batch]
         if tokens:
             self.access.reserve(tokens)
@@ -377,6 +428,7 @@ class _DriverState:
     def release_through(self, n: int) -> None:
         """Release batches up to n (their sink committed), except tokens a later batch reserved again (a
         backed-out message retried)."""
+        self.settle()
         done = [k for k in self.reserved if k <= n]
         if not done:
             return
@@ -386,12 +438,23 @@ class _DriverState:
             self.access.release(tokens)
 
     def full_scan(self) -> None:
+        self.settle()
         self.index = {v.token: v for v in self.access.scan(from_start=True)}
         self.scanned = True
 
     def update(self, ahead: int) -> None:
+        self.settle()
         if not self.scanned:
-            self.full_scan()
+            # the first batch reads ahead from the start, not the whole queue (a deep queue took seconds), when
+            # the queue delivers in put order: what it read is then every message up to the newest read
+            self.scanned = True
+            newest = 0
+            for v in self.access.scan(from_start=True, limit=max(1, ahead // 2)):  # the rest: read_ahead
+                self.index[v.token] = v
+                if v.token < newest:  # delivery by priority: index the whole queue, as before
+                    self.full_scan()
+                    return
+                newest = v.token
             return
         if self.last is not None and not self.refreshed:  # once per batch: Spark plans after the commit
             self.refreshed = True
@@ -466,6 +529,10 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         return ReadMaxRows(self.max_messages) if ReadMaxRows is not None else None
 
     def prepareForTriggerAvailableNow(self) -> None:
+        with span("driver.prepareAvailableNow"):
+            self._prepare_available_now()
+
+    def _prepare_available_now(self) -> None:
         from ._dispositions import effective_threshold
 
         if self.target.members:
@@ -482,8 +549,14 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
             self._budget = d * (2 * effective_threshold(bothresh) + 1)
             return
         st = self._state()
-        st.full_scan()
-        st.planner.target = max(st.index, default=0)
+        # what is on the queue now: every message put before a marker put now (a few requests); without a
+        # model queue to put it on, the newest message of a scan of the whole queue
+        marker = next_token(st.qm)
+        if marker is None:
+            st.full_scan()
+            st.planner.target = max(st.index, default=0)
+        else:
+            st.planner.target = marker - 1
         bothresh, _ = st.access.attributes()
         st.planner.stuck_after = 2 * effective_threshold(bothresh)
 
@@ -512,6 +585,8 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         # Spark plans a batch only once the one before has committed, and calls commit(end) only when it plans
         # the next batch with data: an idle query would keep its last batch's leftovers reserved without this.
         st.release_through(s.n)
+        if chosen:
+            st.read_ahead(2 * cap if cap is not None else 1 << 62)
         return end.to_dict()
 
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
@@ -582,6 +657,10 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         st = _driver_state.pop(self._key, None)
         if st is not None:
             try:
+                st.settle()
+            except MQMIError:
+                pass
+            try:
                 st.qm.disconnect()
             except MQMIError:
                 pass
@@ -617,8 +696,13 @@ class StreamWriter(DataSourceStreamWriter):
         if self.mode == "flow":
             from ._flowsink import collect_dispositions
 
-            with span("executor.sink.write"):
-                return _Rows(pickle.dumps(collect_dispositions(iterator)), qid)
+            warm = _warm_read_connection(self.target)
+            try:
+                with span("executor.sink.write"):
+                    return _Rows(pickle.dumps(collect_dispositions(iterator)), qid)
+            finally:
+                if warm is not None:
+                    warm.join()
         consumed: dict[str, set[int]] = {}
         rows = []
         for row in iterator:
@@ -690,6 +774,27 @@ class StreamWriter(DataSourceStreamWriter):
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         """Nothing was put: the queue manager saw nothing of this batch."""
+
+
+def _warm_read_connection(target: Target) -> Any:
+    """Connect this Python worker for reading while it waits for the partition's rows (a thread, joined before
+    write() returns). Spark hands a batch's read and write to whichever of its kept workers is free, so a worker
+    that wrote the last batch often reads the next one: it then finds its connection made (measured: 140 ms
+    per batch on the critical path without it, docs/flows.md, Performance)."""
+    import threading
+
+    if target.members:
+        return None
+
+    def run() -> None:
+        try:
+            target.connection("syncpoint.spark.read")
+        except MQMIError:
+            target.drop("syncpoint.spark.read")
+
+    th = threading.Thread(target=run, name="syncpoint-warm-read", daemon=True)
+    th.start()
+    return th
 
 
 _sinks: dict[Target, Any] = {}  # the sink of each queue manager, kept with its connection (Target.connection)
