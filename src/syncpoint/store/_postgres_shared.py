@@ -152,8 +152,10 @@ _INSERT_HELD = (
 )
 _COPY = (
     "COPY qsg_message ({}qsg, queue, priority, persistent, msgid, correlid, expiry, put_time, backout, md, data{}) "
-    "FROM STDIN"
+    "FROM STDIN (FORMAT BINARY)"
 )
+# the types of _COPY's columns (binary COPY: a row costs a tenth of the text format's escaping of its bytea)
+_COPY_TYPES = ["text", "text", "int4", "bool", "bytea", "bytea", "int4", "float8", "int4", "bytea", "bytea"]
 _RELEASE = "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false WHERE id = ANY(%s) AND owner = %s"
 GROUPS_IN_FLIGHT = int(os.environ.get("SYNCPOINT_QSG_GROUPS", "4"))  # a member's group transactions at once
 POOL_IDLE = 16  # idle connections a member keeps of each kind (durable, fast) for its verbs
@@ -163,7 +165,9 @@ def _insert_all(conn: psycopg.Connection[Any], rows: list[tuple[Any, ...]], held
     """Insert many messages with one COPY (one statement, inside the caller's transaction); ``ids``: each row
     starts with its message's id."""
     copy_sql = _COPY.format("id, " if ids else "", ", owner, uow" if held else "")
+    types = (["int8"] if ids else []) + _COPY_TYPES + (["text", "int8"] if held else [])
     with conn.cursor().copy(copy_sql) as copy:
+        copy.set_types(types)
         for row in rows:
             copy.write_row(row)
 
@@ -846,7 +850,8 @@ class PostgresSharedQueues:
                 f"FOR UPDATE SKIP LOCKED) RETURNING {_COLUMNS}"
             )
             with self._use(fast=True) as conn:
-                rows = conn.execute(sql, (self.owner, uow, self.qsg, ahead[0], ahead[1])).fetchall()
+                # binary: the messages' bytea come as they are, not as hex to decode
+                rows = conn.execute(sql, (self.owner, uow, self.qsg, ahead[0], ahead[1]), binary=True).fetchall()
             if rows:
                 self._uow_epoch.setdefault(uow, epoch)
             claimed.extend(sorted((_row(r) for r in rows), key=lambda m: (-m.priority, m.id), reverse=True))
