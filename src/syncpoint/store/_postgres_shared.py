@@ -175,10 +175,11 @@ def _insert_all(conn: psycopg.Connection[Any], rows: list[tuple[Any, ...]], held
 class _Job:
     """One verb's durable statements, waiting for the member's next group transaction (``_Group``)."""
 
-    __slots__ = ("done", "error", "fn", "result")
+    __slots__ = ("done", "error", "fn", "result", "single")
 
-    def __init__(self, fn: Callable[[psycopg.Connection[Any]], Any]) -> None:
+    def __init__(self, fn: Callable[[psycopg.Connection[Any]], Any], single: bool) -> None:
         self.fn = fn
+        self.single = single  # one statement: alone in a group, it needs no BEGIN and COMMIT (see _Group._commit)
         self.done = False
         self.result: Any = None
         self.error: BaseException | None = None
@@ -201,8 +202,9 @@ class _Group:
         self._waiting: list[_Job] = []
         self._leading = 0  # group transactions in flight
 
-    def run(self, fn: Callable[[psycopg.Connection[Any]], T]) -> T:
-        job = _Job(fn)
+    def run(self, fn: Callable[[psycopg.Connection[Any]], T], single: bool = False) -> T:
+        """``fn``'s statements in the member's next group transaction; ``single``: ``fn`` runs one statement."""
+        job = _Job(fn, single)
         cond = self._cond
         with cond:
             self._waiting.append(job)
@@ -229,6 +231,11 @@ class _Group:
     def _commit(self, jobs: list[_Job]) -> None:
         try:
             with self._store._use() as conn:
+                if len(jobs) == 1 and jobs[0].single:
+                    # one statement alone: its own transaction on the autocommit connection, as atomic and as
+                    # durable, in one round trip instead of three (BEGIN, the statement, COMMIT)
+                    jobs[0].result = jobs[0].fn(conn)
+                    return
                 try:
                     with conn.transaction():
                         for j in jobs:
@@ -775,7 +782,7 @@ class PostgresSharedQueues:
             return 0
         values = _values(self.qsg, message)
         if message.persistent:
-            row = self._group.run(lambda conn: conn.execute(_INSERT + " RETURNING id", values).fetchone())
+            row = self._group.run(lambda conn: conn.execute(_INSERT + " RETURNING id", values).fetchone(), True)
         else:
             with self._use(fast=True) as conn:
                 row = conn.execute(_INSERT + " RETURNING id", values).fetchone()
@@ -806,11 +813,12 @@ class PostgresSharedQueues:
             sql = f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = {pick} RETURNING {_COLUMNS}"
             args = [self.owner, 0 if uow is None else uow, *args]
         epoch = self._epoch
+        # binary: the message's bytea comes as it is, not as hex to decode
         if uow is None and not claim_only:  # durable: with the member's other durable verbs (_Group)
-            r = self._group.run(lambda conn: conn.execute(sql, args).fetchone())
+            r = self._group.run(lambda conn: conn.execute(sql, args, binary=True).fetchone(), True)
         else:
             with self._use(fast=True) as conn:
-                r = conn.execute(sql, args).fetchone()
+                r = conn.execute(sql, args, binary=True).fetchone()
         if r is None:
             return None
         if uow is not None:  # the unit of work holds a row from here (of the session it was claimed in)
@@ -885,7 +893,7 @@ class PostgresSharedQueues:
             self._begin_uow(uow)
             sql = "UPDATE qsg_message SET uow = %s WHERE id = %s AND owner = %s AND uow = 0"
             args = (uow, *args)
-        self._group.run(lambda conn: conn.execute(sql, args))
+        self._group.run(lambda conn: conn.execute(sql, args), True)
 
     def discard(self, message_id: int) -> None:
         with self._use() as conn:
@@ -914,7 +922,8 @@ class PostgresSharedQueues:
             if published:  # its uncommitted puts stop counting towards MAXDEPTH (qsg_uncommitted)
                 conn.execute("DELETE FROM qsg_uncommitted WHERE owner = %s AND uow = %s", (owner, uow))
 
-        self._group.run(commit)  # with the member's other durable verbs: one PostgreSQL commit for them all
+        # with the member's other durable verbs: one PostgreSQL commit for them all
+        self._group.run(commit, not (released or puts or published))
         return sorted({m.queue for m in puts})
 
     # -- input opens, group-wide -------------------------------------------------------------------------
@@ -1210,7 +1219,7 @@ class PostgresSharedQueues:
             pick += " FOR UPDATE SKIP LOCKED"
             if uow is None and not claim_only:  # durable: with the member's other durable verbs (_Group)
                 sql = f"DELETE FROM qsg_message WHERE id = ({pick}) RETURNING {_COLUMNS}"
-                r = self._group.run(lambda conn: conn.execute(sql, args).fetchone())
+                r = self._group.run(lambda conn: conn.execute(sql, args, binary=True).fetchone(), True)
             else:
                 sql = (
                     f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = ({pick}) RETURNING {_COLUMNS}"
