@@ -13,8 +13,10 @@ bounded by MAXUMSGS), ``logicalOrder`` (default true: groups kept whole and in M
 carrying ``queue`` + ``token`` of a streamed input consumes that input; ``flow``: the rows are a flow's
 dispositions, see syncpoint.flow). A source that processes inside its read (``partition_fn``, a message flow)
 also takes ``commit`` (``sink``, the default: the sink's one unit of work per batch; ``partition``: each partition
-gets, processes and commits on its executor) and ``members`` (a shared queue read through several members of a
-queue-sharing group, each partition committing on one: see _member).
+gets, processes and commits on its executor), ``progress`` (``partition``: each such partition puts its part of
+the batch's progress message itself, for a query writing to Spark's noop sink; default ``sink``) and ``members``
+(a shared queue read through several members of a queue-sharing group, each partition committing on one: see
+_member).
 
 Where code runs (reference/spark.md): the stream reader's offsets and partitions in one long-lived driver
 process (its planner memory lives there); read() and write() on executors; the stream writer's commit in a
