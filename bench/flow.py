@@ -344,6 +344,9 @@ def main() -> int:
             rate = totals.outputs / elapsed
             steady = totals.steady_rate() if hasattr(totals, "steady_rate") else None
             note = f"{totals.batches} batches, {actual}, session start {started:.1f} s"
+            batches = getattr(totals, "spark_batches", {})
+            if batches:
+                note += f", first batch {batches[min(batches)] / 1000:.1f} s"
             if steady is not None:
                 note += f", {steady:,.0f} msg/s after the first batch"
             label = "" if commit == "sink" else ", commit per partition"

@@ -1,8 +1,10 @@
 """Exactly-once across failures with ``Flow(commit="partition")`` (issue 22 item 4: "exactly-once … and the kill
 tests hold unchanged"): the flow's own Spark JVM and workers are SIGKILLed inside a partition's unit of work
-(before its MQCMIT), right after it (before Spark hears of the partition), and while handing the batch to the sink;
-then run to the end. Every output exactly once, the input queue empty, nothing on the dead-letter queue
-(reference/spark.md: a batch's outputs and the consumption of its messages happen together)."""
+(before its MQCMIT), right after it (before Spark hears of the partition), and once Spark has taken the committed
+partition's row (the batch not yet committed in Spark's checkpoint: the flow writes to Spark's noop sink, whose
+write runs no Python; this was the sink's ``write``); then run to the end. Every output exactly once, the input
+queue empty, nothing on the dead-letter queue (reference/spark.md: a batch's outputs and the consumption of its
+messages happen together)."""
 
 from __future__ import annotations
 
@@ -44,7 +46,7 @@ def test_exactly_once_when_the_spark_jvm_is_killed_in_and_after_a_partitions_com
     src, dst = load(qm, names)
     dlq_before = qm.open(DLQ).depth
     ckpt = tmp_path / "ckpt"
-    points = ["commit_partition", "after_commit_partition", "write"]
+    points = ["commit_partition", "after_commit_partition", "handed"]
     rng = random.Random()
     rng.shuffle(points)
     killed: list[str] = []

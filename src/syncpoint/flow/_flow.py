@@ -24,7 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from syncpoint.spark import DISPOSITION_SCHEMA, PROGRESS_QUEUE, Target, ensure_progress_queue, query_key
+from syncpoint.spark import (
+    DISPOSITION_SCHEMA,
+    PROGRESS_QUEUE,
+    Target,
+    ensure_progress_queue,
+    merge_progress_part,
+    query_key,
+)
 
 from ._node import CatchFn, FailureFn, Handlers, OutFn, TransactionMode
 from ._spark import flow_source, node_partition
@@ -272,6 +279,9 @@ def build_query(
         reader = reader.option(k, v)
         writer_opts[k] = v
     commit = ("partition" if flow.commit == "auto" else flow.commit) if fused else "sink"
+    # Partitions that commit on their own leave the sink nothing but the progress message: they put its parts
+    # themselves and the query writes to Spark's noop sink (no Python writer or commit runner per batch)
+    quiet_sink = commit == "partition" and not target.members
     per_batch = flow.max_messages_per_batch
     if per_batch is None:
         per_batch = BATCH_PER_UNIT_OF_WORK * (partitions if commit == "partition" or target.members else 1)
@@ -281,6 +291,7 @@ def build_query(
         .option("logicalOrder", str(flow.input.logical_order).lower())
         .option("partitions", str(partitions))
         .option("commit", commit)
+        .option("progress", "partition" if quiet_sink else "sink")
         .load()
     )
     if not fused:
@@ -294,7 +305,8 @@ def build_query(
                 raise ValueError(f"the flow's transform dropped the columns {sorted(missing)}; keep queue and token")
             extra = [c for c in df.columns if c not in base]
         out = df.mapInArrow(node(extra), DISPOSITION_SCHEMA)
-    w = out.writeStream.format("syncpoint").options(**writer_opts).option("checkpointLocation", str(checkpoint))
+    w = out.writeStream.format("noop") if quiet_sink else out.writeStream.format("syncpoint").options(**writer_opts)
+    w = w.option("checkpointLocation", str(checkpoint))
     if query_name:
         w = w.queryName(query_name)
     w = w.trigger(availableNow=True) if available_now else w.trigger(processingTime=trigger_interval)
@@ -317,8 +329,13 @@ def _pickle_by_value(flow: Flow) -> None:
                 pass
 
 
-def progress(target: Target, query_id: str, wait: float = 0.5) -> Iterator[dict[str, Any]]:
-    """The progress messages of a query (one per committed or skipped batch) that arrive within ``wait``."""
+def progress(
+    target: Target, query_id: str, wait: float = 0.5, pending: dict[int, dict[str, Any]] | None = None
+) -> Iterator[dict[str, Any]]:
+    """The progress messages of a query (one per committed or skipped batch) that arrive within ``wait``. The
+    parts a batch's partitions put (per-partition commits) are added up into one, kept in ``pending`` until the
+    last part arrives."""
+    pending = {} if pending is None else pending
     qm = target.connect("syncpoint.flow.progress")
     try:
         ensure_progress_queue(qm)
@@ -330,7 +347,12 @@ def progress(target: Target, query_id: str, wait: float = 0.5) -> Iterator[dict[
             first = False
             if m is None:
                 return
-            yield json.loads(m.data)
+            p = json.loads(m.data)
+            if "parts" in p:
+                p = merge_progress_part(pending, p)
+                if p is None:
+                    continue
+            yield p
     finally:
         qm.disconnect()
 
@@ -408,15 +430,22 @@ def run_flow(
     totals = Totals()
     query = build_query(spark, flow, target, checkpoint, available_now=available_now, trigger_interval=trigger_interval)
     deadline = None if timeout is None else time.monotonic() + timeout
+    pending: dict[int, dict[str, Any]] = {}
     try:
         qid = str(query.id)
         while True:
             active = query.isActive
-            for p in progress(target, qid):
+            for p in progress(target, qid, pending=pending):
                 totals.add(p)
                 if on_progress is not None:
                     on_progress(p, totals)
             if not active:
+                for bid in sorted(pending):  # a part lost (its put is best effort): what the others said
+                    p = pending.pop(bid)
+                    p.pop("_parts", None)
+                    totals.add(p)
+                    if on_progress is not None:
+                        on_progress(p, totals)
                 break
             if deadline is not None and time.monotonic() > deadline:
                 break

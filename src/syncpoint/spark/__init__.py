@@ -14,7 +14,7 @@ from typing import Any
 
 from ._commit import COMMITS_QUEUE, Sink, Summary, query_key, read_record
 from ._dispositions import BIP_NO_QUEUE, Action, Disposition, Put, Terminal, effective_threshold, requeue_order
-from ._flowsink import DISPOSITION_SCHEMA, PROGRESS_QUEUE, batch_row, ensure_progress_queue
+from ._flowsink import DISPOSITION_SCHEMA, PROGRESS_QUEUE, batch_row, ensure_progress_queue, merge_progress_part
 from ._plan import Offset, Planner, Visible
 from ._profile import record as profile_record
 from ._profile import span as profile_span
@@ -47,6 +47,7 @@ __all__ = [
     "effective_threshold",
     "ensure_progress_queue",
     "md_to_dict",
+    "merge_progress_part",
     "message_to_row",
     "profile_record",
     "profile_span",

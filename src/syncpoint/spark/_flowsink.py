@@ -140,6 +140,53 @@ def publish_member_progress(
     return total
 
 
+_progress_defined: set[int] = set()  # connections (id) that have made sure the progress queue exists
+
+
+def publish_partition_progress(qm: Any, summary: dict[str, Any], part: int, parts: int) -> None:
+    """A partition that committed on its own puts its part of the batch's progress message (best effort): the
+    summary with the batch id, its index and the batch's number of partitions; syncpoint.flow's ``progress``
+    adds a batch's parts up into one message."""
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    qid = ctx.getLocalProperty("sql.streaming.queryId") if ctx is not None else None
+    if not qid:
+        return
+    bid = ctx.getLocalProperty("streaming.sql.batchId") if ctx is not None else None
+    body = {**summary, "batch_id": int(bid) if bid else -1, "part": part, "parts": parts}
+    try:
+        if id(qm) not in _progress_defined:
+            ensure_progress_queue(qm)
+            _progress_defined.add(id(qm))
+        qm.put1(PROGRESS_QUEUE, json.dumps(body), correl_id=query_key(str(qid)), persistent=False, expiry=3600.0)
+    except MQMIError:
+        pass  # the display is a convenience: the partition is committed whatever happens here
+
+
+def merge_progress_part(pending: dict[int, dict[str, Any]], p: dict[str, Any]) -> dict[str, Any] | None:
+    """Add one partition's progress part to its batch's (``pending``, by batch id); the batch's whole progress
+    once every part arrived, else None. A part seen again (a task's retry) counts once."""
+    bid = int(p.get("batch_id", -1))
+    acc = pending.setdefault(bid, {"batch_id": bid, "errors": [], "where": {}, "_parts": []})
+    part = int(p.get("part", 0))
+    if part in acc["_parts"]:
+        return None
+    acc["_parts"].append(part)
+    for k, v in p.items():
+        if k in ("batch_id", "part", "parts") or isinstance(v, bool):
+            continue
+        if isinstance(v, int):
+            acc[k] = acc.get(k, 0) + v
+    acc["errors"].extend(p.get("errors", []))
+    acc["where"].update(p.get("where", {}))
+    if len(acc["_parts"]) < int(p.get("parts", 1)):
+        return None
+    del pending[bid]
+    del acc["_parts"]
+    return acc
+
+
 def ensure_progress_queue(qm: Any) -> None:
     try:
         qm.admin("define", "QLOCAL", PROGRESS_QUEUE, {"DEFPSIST": C.MQPER_NOT_PERSISTENT, "MAXDEPTH": 100_000})

@@ -210,11 +210,13 @@ def read_tokens_partition(
     fn: Callable[[Iterator[Any]], Iterator[Any]],
     *,
     packed: bool,
+    progress: tuple[int, int] | None = None,
 ) -> Iterator[Any]:
     """A private queue's partition committed on the executor (option ``commit`` = ``partition``): the batch's
     messages got by MsgToken under syncpoint, the node, the dispositions carried out and MQCMIT in the executor's
     one unit of work; the partition yields its summary row. A message no longer on the queue (a replay of a
-    partition that committed, another consumer) is simply not got."""
+    partition that committed, another consumer) is simply not got. With ``progress`` (its index, the batch's
+    partitions) the partition also puts its part of the batch's progress message (syncpoint.flow adds them up)."""
     from ._qm import QueueAccess
 
     t0 = time.time()
@@ -233,6 +235,11 @@ def read_tokens_partition(
         _safe_backout(qm)
         target.drop("syncpoint.spark.read")
         raise
+    if progress is not None:
+        from ._flowsink import publish_partition_progress
+
+        summary = pickle.loads(row.column("puts")[0].as_py()) if row is not None else Summary(0).to_json()
+        publish_partition_progress(qm, summary, *progress)
     if row is not None:
         yield row
 

@@ -13,8 +13,10 @@ bounded by MAXUMSGS), ``logicalOrder`` (default true: groups kept whole and in M
 carrying ``queue`` + ``token`` of a streamed input consumes that input; ``flow``: the rows are a flow's
 dispositions, see syncpoint.flow). A source that processes inside its read (``partition_fn``, a message flow)
 also takes ``commit`` (``sink``, the default: the sink's one unit of work per batch; ``partition``: each partition
-gets, processes and commits on its executor) and ``members`` (a shared queue read through several members of a
-queue-sharing group, each partition committing on one: see _member).
+gets, processes and commits on its executor), ``progress`` (``partition``: each such partition puts its part of
+the batch's progress message itself, for a query writing to Spark's noop sink; default ``sink``) and ``members``
+(a shared queue read through several members of a queue-sharing group, each partition committing on one: see
+_member).
 
 Where code runs (reference/spark.md): the stream reader's offsets and partitions in one long-lived driver
 process (its planner memory lives there); read() and write() on executors; the stream writer's commit in a
@@ -345,9 +347,10 @@ def put_all(qm: Any, rows: Sequence[tuple[str, bytes, bytes, bool]]) -> None:
 # Stream read
 # ======================================================================================================
 class BatchPartition(InputPartition):
-    def __init__(self, tokens: list[int]) -> None:
+    def __init__(self, tokens: list[int], part: int = 0, parts: int = 1) -> None:
         super().__init__(tokens)
         self.tokens = tokens
+        self.part, self.parts = part, parts  # its index among the batch's partitions (the progress message)
 
 
 class _DriverState:
@@ -491,6 +494,9 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         self.commit_mode = (_opt(options, "commit", "sink") or "sink").lower()
         if self.commit_mode not in ("sink", "partition"):
             raise ValueError(f"option commit must be sink or partition, not {self.commit_mode!r}")
+        # "partition": each partition committing on its own puts its part of the progress message itself (the
+        # flow then writes to Spark's noop sink: no sink's writer or commit in Python)
+        self.progress = (_opt(options, "progress", "sink") or "sink").lower()
         self._bound: int | None = None  # members: the batch bound (maxMessagesPerBatch within MAXUMSGS)
         self._budget: int | None = None  # members, availableNow: messages still to plan
 
@@ -612,7 +618,7 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
             st.last, st.refreshed = (e.to_json(), batch), False
             st.reserve(e.n, batch)
         parts = split_partitions(order_units(batch, logical_order=self.logical_order), self.n)
-        return [BatchPartition(p) for p in parts]
+        return [BatchPartition(p, i, len(parts)) for i, p in enumerate(parts)]
 
     def read(self, partition: InputPartition) -> Iterator[Any]:
         if self.target.members:
@@ -626,7 +632,12 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
             from ._member import read_tokens_partition
 
             yield from read_tokens_partition(
-                self.target, self.queue, partition.tokens, self.partition_fn, packed=self.packed
+                self.target,
+                self.queue,
+                partition.tokens,
+                self.partition_fn,
+                packed=self.packed,
+                progress=(partition.part, partition.parts) if self.progress == "partition" else None,
             )
             return
         import time

@@ -6,7 +6,9 @@ the processes (locked), so the k-th passage is counted across them.
 Points: read (an executor reading a batch's messages), write (an executor handing the batch to the sink), commit
 (inside the sink's unit of work, before MQCMIT), after_commit (after the sink's commit, before Spark writes its
 commit checkpoint); with Flow(commit="partition"): commit_partition (inside a partition's unit of work, before its
-MQCMIT), after_commit_partition (after it, before the partition's row reaches Spark). Nothing here is imported
+MQCMIT), after_commit_partition (after it, before the partition's row reaches Spark), handed (Spark has taken the
+committed partition's row, the batch is not yet committed in Spark's checkpoint: what "write" is for the sink's
+commit; such a flow writes to Spark's noop sink, so "write" is never reached). Nothing here is imported
 unless the variable is set.
 """
 
@@ -110,4 +112,13 @@ if _spec:
             return result
 
         _member.process = _process
+
+        _orig_rtp = _member.read_tokens_partition
+
+        def _read_tokens_partition(*a, **k):  # type: ignore[no-untyped-def]
+            for row in _orig_rtp(*a, **k):
+                yield row
+                _maybe_die("handed")  # Spark has taken the committed partition's row: the batch is not committed
+
+        _member.read_tokens_partition = _read_tokens_partition
         _source.__dict__.setdefault("_killhooks", True)
