@@ -102,16 +102,9 @@ class Requester(ChannelAgent):
         qmgr_dir: Path | None,
         receiving: Callable[[str], bool],
     ) -> None:
-        self.name = name
-        self.connect = connect
-        self.status = status
-        self.credentials = credentials
-        self.stop = stop
+        super().__init__(name, connect, status, credentials, stop)
         self.qmgr_dir = qmgr_dir
         self.receiving = receiving  # is the receiving MCA of this channel still open here (not closed normally)?
-        self.stop_status = "STOPPED"
-        self.link: Link | None = None
-        self.cut = threading.Event()
 
     def run(self) -> None:
         st = self.status

@@ -315,12 +315,22 @@ class ChannelAgent:
     """What a sending and a requesting channel (each a thread of its server) share: STOP CHANNEL MODE(FORCE) and
     how a run that met ChannelStoppedError ends."""
 
-    name: str
-    status: Status
-    stop: threading.Event
-    cut: threading.Event  # STOP CHANNEL MODE(FORCE|TERMINATE): the link was cut, a batch may be in doubt
-    link: Link | None
-    stop_status: str  # STOP CHANNEL STATUS(STOPPED|INACTIVE): the state the channel ends in
+    def __init__(
+        self,
+        name: str,
+        connect: Callable[[], Any],
+        status: Status,
+        credentials: Callable[[str], dict[str, Any]],
+        stop: threading.Event,
+    ) -> None:
+        self.name = name
+        self.connect = connect
+        self.status = status
+        self.credentials = credentials
+        self.stop = stop
+        self.link: Link | None = None
+        self.stop_status = "STOPPED"  # STOP CHANNEL STATUS(STOPPED|INACTIVE): the state the channel ends in
+        self.cut = threading.Event()  # STOP CHANNEL MODE(FORCE|TERMINATE): the link was cut, a batch may be in doubt
 
     def force(self) -> None:
         """STOP CHANNEL MODE(FORCE|TERMINATE), from another thread: stop now, without finishing the current batch
@@ -356,18 +366,11 @@ class Sender(ChannelAgent):
         triggered: bool = False,
         tunnel: socket.socket | None = None,
     ) -> None:
-        self.name = name
+        super().__init__(name, connect, status, credentials, stop)
         self.tunnel = tunnel  # a SVR started by a requester: its connection, relayed by this server's session
-        self.connect = connect
-        self.status = status
-        self.credentials = credentials
-        self.stop = stop
         self.triggered = triggered
         self.local: LocalSide | None = None
-        self.link: Link | None = None
         self.reached_running = False
-        self.stop_status = "STOPPED"  # STOP CHANNEL STATUS(STOPPED|INACTIVE): the state the channel ends in
-        self.cut = threading.Event()  # STOP CHANNEL MODE(FORCE|TERMINATE): the link was cut, a batch may be in doubt
 
     # -- the whole run ------------------------------------------------------------------------------------
     def run(self) -> None:
