@@ -361,18 +361,16 @@ class _DriverState:
     def __init__(self, reader: StreamReader) -> None:
         self.qm = reader.target.connect("syncpoint.spark.source")
         self.access = QueueAccess(self.qm, reader.queue)
-        maxumsgs = max_uncommitted(self.qm)
+        bound = batch_bound(reader.max_messages, max_uncommitted(self.qm))
         if reader.partition_fn is not None and reader.commit_mode == "partition":
             # each partition commits its own unit of work: the bound holds per partition, not per batch
-            per_partition = batch_bound(reader.max_messages, maxumsgs)
             self.planner = Planner(
-                max_messages=min(reader.max_messages, reader.n * per_partition),
+                max_messages=min(reader.max_messages, reader.n * bound),
                 logical_order=reader.logical_order,
                 partitions=reader.n,
-                partition_max=per_partition,
+                partition_max=bound,
             )
         else:
-            bound = batch_bound(reader.max_messages, maxumsgs)
             self.planner = Planner(max_messages=bound, logical_order=reader.logical_order)
         self.index: dict[int, Visible] = {}
         self.scanned = False
