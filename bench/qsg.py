@@ -281,6 +281,9 @@ def main() -> None:
         help="strmqm --cpus of each member: spread (member i on CPU i mod CPUs, as members on machines of their "
         "own would not share one), or auto / all / a list for every member",
     )
+    parser.add_argument(
+        "--no-busy-poll", action="store_true", help="start the members with strmqm --no-busy-poll (see syncpoint.host)"
+    )
     args = parser.parse_args()
     members = [int(x) for x in args.members.split(",")]
     batches = [int(x) for x in args.batches.split(",")]
@@ -299,7 +302,8 @@ def main() -> None:
             for i, name in enumerate(names):
                 cpus = str(i % (os.cpu_count() or 1)) if args.member_cpus == "spread" else args.member_cpus
                 run(home, "crtmqm", "-qsg", "BQ", "--shared", url, name)
-                run(home, "strmqm", name, "--port", "0", "--cpus", cpus)
+                poll = ["--no-busy-poll"] if args.no_busy_poll else []
+                run(home, "strmqm", name, "--port", "0", "--cpus", cpus, *poll)
             os.environ["SYNCPOINT_HOME"] = str(home)
             import syncpoint
 
