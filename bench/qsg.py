@@ -21,6 +21,11 @@ transactions that wrote (its transaction-id counter, exact), and ``pg_stat_datab
 too, reported by each backend at most once a second); messages per PG commit is how many messages each writing
 commit carried. Member i runs on CPU i mod CPUs (``--member-cpus``). PostgreSQL runs with fsync on (tests/pg.py,
 ``durable``).
+
+CPU per message, by role, over the same window: each client process's own CPU time (``time.process_time``), and
+utime + stime from ``/proc/<pid>/stat`` for every member process and every PostgreSQL process (the postmaster and
+all its children: backends, WAL writer, checkpointer, …), each divided by the messages got. ``machine`` is the
+whole machine's busy time (``/proc/stat``) per message: above the sum of the roles when something else ran.
 This is not a test: it lives outside ``tests/`` and is never collected by pytest.
 """
 
@@ -35,7 +40,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parent.parent / "tests"))  # tests/pg.py: the PostgreSQL server the tests use
@@ -63,8 +68,79 @@ def wait_for_window(ready: Any, go: Any, window: Any) -> float:
     return float(window.value)
 
 
+# -- CPU accounting ------------------------------------------------------------------------------------------
+TICK = os.sysconf("SC_CLK_TCK")
+SCHED_IDLE = getattr(os, "SCHED_IDLE", 5)
+
+
+def _stat(pid: int) -> tuple[int, float] | None:
+    """(parent pid, utime + stime in seconds) of a live process, from /proc/<pid>/stat."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = raw[raw.rindex(")") + 2 :].split()  # after "pid (comm) ": state ppid … utime(14) stime(15)
+    return int(fields[1]), (int(fields[11]) + int(fields[12])) / TICK
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _polling(pid: int) -> float:
+    """CPU seconds so far of the process's threads that run under SCHED_IDLE: the busy poller (syncpoint.host),
+    which fills time the CPU would otherwise spend idle."""
+    total = 0.0
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0.0
+    for tid in tids:
+        try:
+            raw = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+        except OSError:
+            continue
+        fields = raw[raw.rindex(")") + 2 :].split()
+        if int(fields[38]) == SCHED_IDLE:  # field 41, policy
+            total += (int(fields[11]) + int(fields[12])) / TICK
+    return total
+
+
+def role_cpu(postmaster: int, home: str | None) -> dict[str, dict[int, float]]:
+    """CPU seconds so far of each process, by role: PostgreSQL (the postmaster and its children), the members
+    (the server processes of SYNCPOINT_HOME ``home``, and their children) less their busy polling, and that
+    polling."""
+    stats = {int(d): st for d in os.listdir("/proc") if d.isdigit() and (st := _stat(int(d))) is not None}
+    member_pids = {pid for pid in stats if home and "syncpoint.cli._serve" in _cmdline(pid) and home in _cmdline(pid)}
+    roles: dict[str, dict[int, float]] = {"postgres": {}, "members": {}, "polling": {}}
+    for pid, (ppid, cpu) in stats.items():
+        if pid == postmaster or ppid == postmaster:
+            roles["postgres"][pid] = cpu
+        elif pid in member_pids or ppid in member_pids:
+            polled = _polling(pid)
+            roles["members"][pid] = cpu - polled
+            roles["polling"][pid] = polled
+    return roles
+
+
+def machine_busy() -> float:
+    """Busy CPU seconds of the whole machine so far (/proc/stat: every state but idle and iowait)."""
+    values = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(values[:8]) - values[3] - values[4]) / TICK
+
+
+def cpu_delta(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU seconds spent in the window: a process born in it counts whole; one that ended in it is missed."""
+    return sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
+
+
 # -- the clients (each in its own process) -------------------------------------------------------------------
-def syncpoint_client(role: str, home: str, member: str, batch: int, ready: Any, go: Any, window: Any, out: Any) -> None:
+def syncpoint_client(
+    role: str, home: str, member: str, batch: int, ready: Any, go: Any, window: Any, done: Any, out: Any
+) -> None:
     os.environ["SYNCPOINT_HOME"] = home
     import syncpoint
     from syncpoint.mqi import MQMIError
@@ -73,6 +149,7 @@ def syncpoint_client(role: str, home: str, member: str, batch: int, ready: Any, 
     q = qm.open(QUEUE)
     count = 0
     stop = wait_for_window(ready, go, window)
+    cpu = time.process_time()
     while time.time() < stop:
         if role == "put":
             if batch == 1:
@@ -91,18 +168,21 @@ def syncpoint_client(role: str, home: str, member: str, batch: int, ready: Any, 
             count += len(got)
             if not got:
                 time.sleep(0.001)
+    cpu = time.process_time() - cpu
+    done.wait()  # the bench has read the members' and PostgreSQL's CPU: its backends may end now
     if role == "get" and batch > 1:
         qm.commit()
     qm.disconnect()
-    out.put((role, count))
+    out.put((role, count, cpu))
 
 
-def peer_client(role: str, url: str, batch: int, ready: Any, go: Any, window: Any, out: Any) -> None:
+def peer_client(role: str, url: str, batch: int, ready: Any, go: Any, window: Any, done: Any, out: Any) -> None:
     import psycopg
 
     conn = psycopg.connect(url, autocommit=True)
     count = 0
     stop = wait_for_window(ready, go, window)
+    cpu = time.process_time()
     while time.time() < stop:
         if role == "put":
             if batch == 1:
@@ -120,8 +200,10 @@ def peer_client(role: str, url: str, batch: int, ready: Any, go: Any, window: An
             count += len(rows)
             if not rows:
                 time.sleep(0.001)
+    cpu = time.process_time() - cpu
+    done.wait()  # the bench has read PostgreSQL's CPU: this client's backend may end now
     conn.close()
-    out.put((role, count))
+    out.put((role, count, cpu))
 
 
 # -- measuring -----------------------------------------------------------------------------------------------
@@ -138,29 +220,53 @@ def commits(url: str) -> tuple[int, int]:
         return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
-def measure(targets: list[tuple[Any, tuple[Any, ...]]], url: str, seconds: float) -> tuple[float, float, float]:
-    """Run the clients; (messages/s through the queue, PostgreSQL's writing commits/s, its xact_commit/s) over
-    the window, which opens once every client is connected."""
+class Row(NamedTuple):
+    system: str
+    members: int
+    batch: int
+    rate: float  # messages/s through the queue
+    pg: float  # PostgreSQL's writing commits/s
+    xact: float  # its xact_commit/s
+    cpu: dict[str, float]  # µs of CPU per message by role: producers, consumers, members, polling, postgres, machine
+
+
+def measure(
+    targets: list[tuple[Any, tuple[Any, ...]]], url: str, seconds: float, postmaster: int, home: str | None
+) -> tuple[float, float, float, dict[str, float]]:
+    """Run the clients; (messages/s through the queue, PostgreSQL's writing commits/s, its xact_commit/s, µs of
+    CPU per message by role) over the window, which opens once every client is connected."""
     ctx = multiprocessing.get_context("spawn")
-    out, ready, go = ctx.Queue(), ctx.Queue(), ctx.Event()
+    out, ready, go, done = ctx.Queue(), ctx.Queue(), ctx.Event(), ctx.Event()
     window = ctx.Value("d", 0.0)
-    procs = [ctx.Process(target=fn, args=(*args, ready, go, window, out)) for fn, args in targets]
+    procs = [ctx.Process(target=fn, args=(*args, ready, go, window, done, out)) for fn, args in targets]
     for p in procs:
         p.start()
     for _ in procs:
         ready.get(timeout=300)
     before = commits(url)
+    cpu_before, busy_before = role_cpu(postmaster, home), machine_busy()
     start = time.time()
     window.value = start + seconds
     go.set()
     while time.time() < start + seconds:
         time.sleep(0.01)
+    cpu_after, busy_after = role_cpu(postmaster, home), machine_busy()
     after = commits(url)
+    done.set()
     results = [out.get(timeout=120) for _ in procs]
     for p in procs:
         p.join(60)
-    got = sum(n for role, n in results if role == "get")
-    return got / seconds, (after[0] - before[0]) / seconds, (after[1] - before[1]) / seconds
+    got = sum(n for role, n, _cpu in results if role == "get")
+    us = 1e6 / max(got, 1)
+    cpu = {
+        "producers": sum(c for role, _n, c in results if role == "put") * us,
+        "consumers": sum(c for role, _n, c in results if role == "get") * us,
+        "members": cpu_delta(cpu_before["members"], cpu_after["members"]) * us,
+        "polling": cpu_delta(cpu_before["polling"], cpu_after["polling"]) * us,
+        "postgres": cpu_delta(cpu_before["postgres"], cpu_after["postgres"]) * us,
+        "machine": (busy_after - busy_before) * us,
+    }
+    return got / seconds, (after[0] - before[0]) / seconds, (after[1] - before[1]) / seconds, cpu
 
 
 def main() -> None:
@@ -175,6 +281,9 @@ def main() -> None:
         help="strmqm --cpus of each member: spread (member i on CPU i mod CPUs, as members on machines of their "
         "own would not share one), or auto / all / a list for every member",
     )
+    parser.add_argument(
+        "--no-busy-poll", action="store_true", help="start the members with strmqm --no-busy-poll (see syncpoint.host)"
+    )
     args = parser.parse_args()
     members = [int(x) for x in args.members.split(",")]
     batches = [int(x) for x in args.batches.split(",")]
@@ -182,7 +291,9 @@ def main() -> None:
     from pg import PostgresServer
 
     server = PostgresServer(durable=True).start()
-    rows: list[tuple[str, int, int, float, float, float]] = []
+    assert server.process is not None
+    postmaster = server.process.pid
+    rows: list[Row] = []
     try:
         for n in members:
             url = server.new_database("qsg")
@@ -191,7 +302,8 @@ def main() -> None:
             for i, name in enumerate(names):
                 cpus = str(i % (os.cpu_count() or 1)) if args.member_cpus == "spread" else args.member_cpus
                 run(home, "crtmqm", "-qsg", "BQ", "--shared", url, name)
-                run(home, "strmqm", name, "--port", "0", "--cpus", cpus)
+                poll = ["--no-busy-poll"] if args.no_busy_poll else []
+                run(home, "strmqm", name, "--port", "0", "--cpus", cpus, *poll)
             os.environ["SYNCPOINT_HOME"] = str(home)
             import syncpoint
 
@@ -205,7 +317,7 @@ def main() -> None:
                     for role in ("put", "get")
                     for i in range(args.clients)
                 ]
-                rows.append(("shared queue", n, batch, *measure(targets, url, args.seconds)))
+                rows.append(Row("shared queue", n, batch, *measure(targets, url, args.seconds, postmaster, str(home))))
             for name in names:
                 run(home, "endmqm", "-i", name)
         url = server.new_database("peer")
@@ -216,23 +328,47 @@ def main() -> None:
         for batch in batches:
             log(f"peer: SKIP LOCKED table, batch {batch} …")
             targets = [(peer_client, (role, url, batch)) for role in ("put", "get") for _ in range(args.clients)]
-            rows.append(("SKIP LOCKED table (peer)", 0, batch, *measure(targets, url, args.seconds)))
+            rows.append(
+                Row("SKIP LOCKED table (peer)", 0, batch, *measure(targets, url, args.seconds, postmaster, None))
+            )
     finally:
         server.stop()
 
     print(f"# queue-sharing groups on PostgreSQL: {platform.node()}, {os.cpu_count()} CPUs, {args.seconds:g} s a row,")
     print(f"# {args.clients} producer + {args.clients} consumer processes, 1 KiB persistent messages, fsync on")
     print()
-    peer = {batch: rate for system, _n, batch, rate, _pg, _x in rows if system.startswith("SKIP")}
+    peer = {r.batch: r.rate for r in rows if r.system.startswith("SKIP")}
     print(
         "| system | members | msgs/commit (app) | messages/s | x peer | PostgreSQL commits/s (writing) "
         "| messages per PG commit | xact_commit/s |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for system, n, batch, rate, pg, xact in rows:
-        per = rate / pg if pg else 0.0
-        ratio = rate / peer[batch] if peer.get(batch) else 0.0
-        print(f"| {system} | {n or '-'} | {batch} | {rate:,.0f} | {ratio:.2f} | {pg:,.0f} | {per:.2f} | {xact:,.0f} |")
+    for r in rows:
+        per = r.rate / r.pg if r.pg else 0.0
+        ratio = r.rate / peer[r.batch] if peer.get(r.batch) else 0.0
+        print(
+            f"| {r.system} | {r.members or '-'} | {r.batch} | {r.rate:,.0f} | {ratio:.2f} | {r.pg:,.0f} | {per:.2f} "
+            f"| {r.xact:,.0f} |"
+        )
+    print()
+    print(
+        "CPU per message (µs over the window; members without their busy polling, which only fills idle time; "
+        "sum = producers + consumers + members + PostgreSQL; machine = all busy CPU, other work included)"
+    )
+    print()
+    print(
+        "| system | members | msgs/commit (app) | producers | consumers | members | (polling) | PostgreSQL "
+        "| clients + PostgreSQL | sum | machine |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        c = r.cpu
+        clients_pg = c["producers"] + c["consumers"] + c["postgres"]
+        print(
+            f"| {r.system} | {r.members or '-'} | {r.batch} | {c['producers']:.1f} | {c['consumers']:.1f} "
+            f"| {c['members']:.1f} | {c['polling']:.1f} | {c['postgres']:.1f} | {clients_pg:.1f} "
+            f"| {clients_pg + c['members']:.1f} | {c['machine']:.1f} |"
+        )
 
 
 if __name__ == "__main__":

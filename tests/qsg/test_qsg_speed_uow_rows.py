@@ -34,15 +34,16 @@ def pair(postgres_url: str) -> Iterator[Pair]:
     b = syncpoint.connect("QMB", embedded=hosts[1])
     a.admin("define", "QLOCAL", "UOW.SQ", {"QSGDISP": "SHARED"})
     a.admin("define", "QLOCAL", "UOW.TINY", {"QSGDISP": "SHARED", "MAXDEPTH": 1})
+    a.admin("define", "QLOCAL", "UOW.DEEP", {"QSGDISP": "SHARED", "MAXDEPTH": 999_999_999})
     yield a, b
     for h in hosts:
         h.close(abnormal=True)
 
 
-def _rows(url: str) -> int:
+def _rows(url: str, queue: str = "UOW.SQ") -> int:
     """The queue's rows in the shared database, held or not (a message MQCMIT left held would still be one)."""
     with psycopg.connect(url, autocommit=True) as conn:
-        row = conn.execute("SELECT count(*) FROM qsg_message WHERE queue = 'UOW.SQ'").fetchone()
+        row = conn.execute("SELECT count(*) FROM qsg_message WHERE queue = %s", (queue,)).fetchone()
     assert row is not None
     return int(row[0])
 
@@ -101,3 +102,37 @@ def test_the_end_of_a_unit_of_work_stops_its_put_counting_towards_maxdepth_on_ev
     assert tb.depth == 0
     tb.put(b"x")  # room again: the ended unit of work no longer counts
     assert tb.depth == 1
+
+
+# A unit of work that only put skips the DELETE of its gets at MQCMIT (a producer's MQCMIT is its puts' COPY
+# alone). One that put first and got after must still delete what it got, whichever get claimed it: a get of one
+# message, or the claim ahead of a get of many. UOW.SQ takes its puts' counts with a statement (its MAXDEPTH),
+# UOW.DEEP from the member's memory (the largest MAXDEPTH).
+@pytest.mark.parametrize("queue", ["UOW.SQ", "UOW.DEEP"])
+@pytest.mark.parametrize("many", [False, True], ids=["get", "get_many"])
+def test_mqcmit_deletes_what_a_unit_of_work_got_after_its_puts(
+    pair: Pair, postgres_url: str, queue: str, many: bool
+) -> None:
+    a, b = pair
+    qa = a.open(queue)
+    qa.put_many([b"m1", b"m2"])
+    qa.put(b"p", syncpoint=True)  # the unit of work's first hold: a put
+    if many:
+        assert [m.data for m in qa.get_many(2, syncpoint=True)] == [b"m1", b"m2"]
+    else:
+        assert [qa.get(syncpoint=True).data for _ in range(2)] == [b"m1", b"m2"]
+    a.commit()
+    qb = b.open(queue)
+    assert qb.get().data == b"p"
+    assert reason(qb.get) == C.MQRC_NO_MSG_AVAILABLE
+    assert _rows(postgres_url, queue) == 0
+
+
+@pytest.mark.parametrize("queue", ["UOW.SQ", "UOW.DEEP"])
+def test_mqcmit_of_puts_alone_makes_them_available_on_every_member(pair: Pair, postgres_url: str, queue: str) -> None:
+    a, b = pair
+    a.open(queue).put_many([b"p1", b"p2", b"p3"], syncpoint=True, commit=True)
+    qb = b.open(queue)
+    assert [m.data for m in qb.get_many(5)] == [b"p1", b"p2", b"p3"]
+    assert qb.depth == 0
+    assert _rows(postgres_url, queue) == 0

@@ -478,6 +478,9 @@ class PostgresSharedQueues:
         self._ahead: dict[int, list[Any]] = {}
         self._epoch = 0  # sessions lost so far (a PostgreSQL restart): a unit of work is of one session
         self._uow_epoch: dict[int, int] = {}  # unit of work -> the epoch it began in
+        # units of work that may hold rows of qsg_message (a get's claim, a lock moved to it, the expiry scan's
+        # claim): their commit deletes them; one that only put (and counted its puts) skips that DELETE
+        self._holds_rows: set[int] = set()
         self._prepared_owner: dict[int, str] = {}  # unit of work prepared -> the session (owner) that prepared it
         self._opened = False
         self._notify_lock = threading.Condition()
@@ -729,12 +732,18 @@ class PostgresSharedQueues:
         except StoreError:
             pass  # the database is still away: the next call tries again (:meth:`_reconnect`)
 
-    def _begin_uow(self, uow: int) -> None:
-        self._uow_epoch.setdefault(uow, self._epoch)
+    def _begin_uow(self, uow: int, epoch: int | None = None, rows: bool = True) -> None:
+        """Unit of work ``uow`` holds something in the database from here (of session ``epoch``, the current
+        one when None): its MQCMIT/MQBACK must reach it; ``rows``: it may hold rows of qsg_message (False: its
+        puts, kept here until its commit, and their counts in qsg_uncommitted)."""
+        self._uow_epoch.setdefault(uow, self._epoch if epoch is None else epoch)
+        if rows:
+            self._holds_rows.add(uow)
 
     def _check_uow(self, uow: int) -> None:
         """A unit of work begun in a session since lost cannot commit: it was backed out."""
         if self._uow_epoch.pop(uow, self._epoch) != self._epoch:
+            self._holds_rows.discard(uow)
             self._pending.pop(uow, None)
             self._forget_lost(uow)
             raise StoreError(
@@ -775,7 +784,7 @@ class PostgresSharedQueues:
         member that dies takes it along: its uncommitted puts vanish); outside one it is inserted at once,
         durably for a persistent message. Returns the message's id (0 while it waits for its commit)."""
         if uow is not None:
-            self._begin_uow(uow)
+            self._begin_uow(uow, rows=False)
             if self._put_ids:
                 message.id = self._put_ids.pop((uow, message.queue), 0)
             self._pending.setdefault(uow, []).append(message)
@@ -822,7 +831,7 @@ class PostgresSharedQueues:
         if r is None:
             return None
         if uow is not None:  # the unit of work holds a row from here (of the session it was claimed in)
-            self._uow_epoch.setdefault(uow, epoch)
+            self._begin_uow(uow, epoch)
         return _row(r)
 
     # -- MQGET of many messages in a unit of work: one claim for them all ----------------------------------------
@@ -861,7 +870,7 @@ class PostgresSharedQueues:
                 # binary: the messages' bytea come as they are, not as hex to decode
                 rows = conn.execute(sql, (self.owner, uow, self.qsg, ahead[0], ahead[1]), binary=True).fetchall()
             if rows:
-                self._uow_epoch.setdefault(uow, epoch)
+                self._begin_uow(uow, epoch)
             claimed.extend(sorted((_row(r) for r in rows), key=lambda m: (-m.priority, m.id), reverse=True))
             if not claimed:
                 ahead[1] = 0  # the queue is empty: the next gets look again one by one
@@ -903,7 +912,9 @@ class PostgresSharedQueues:
         """One durable transaction, the unit of work's one PostgreSQL commit: its puts inserted (one COPY), its
         gets deleted. A unit of work that got nothing from the group and put nothing there costs nothing."""
         holds = uow in self._uow_epoch  # every statement that makes it hold a row begins it (_begin_uow)
+        got = uow in self._holds_rows
         self._check_uow(uow)
+        self._holds_rows.discard(uow)
         puts = self._pending.pop(uow, [])
         if not holds:
             self._ahead.pop(uow, None)
@@ -918,12 +929,15 @@ class PostgresSharedQueues:
                 conn.execute(_RELEASE, (released, owner))
             if puts:
                 _insert_puts(conn, self.qsg, puts, None, None)
-            conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s", (owner, uow))
+            if got:  # its gets (a unit of work that only put holds no row: nothing to delete)
+                conn.execute("DELETE FROM qsg_message WHERE owner = %s AND uow = %s", (owner, uow))
             if published:  # its uncommitted puts stop counting towards MAXDEPTH (qsg_uncommitted)
                 conn.execute("DELETE FROM qsg_uncommitted WHERE owner = %s AND uow = %s", (owner, uow))
 
-        # with the member's other durable verbs: one PostgreSQL commit for them all
-        self._group.run(commit, not (released or puts or published))
+        # with the member's other durable verbs: one PostgreSQL commit for them all; one statement alone needs no
+        # BEGIN and COMMIT (a producer's MQCMIT: its puts' COPY)
+        copies = len({bool(m.id) for m in puts})  # _insert_puts: one COPY for each kind of id
+        self._group.run(commit, bool(released) + copies + got + published == 1)
         return sorted({m.queue for m in puts})
 
     # -- input opens, group-wide -------------------------------------------------------------------------
@@ -970,6 +984,7 @@ class PostgresSharedQueues:
         settles it. ``private``: its private part (``store.encode_private_part``), kept beside it so that the
         member's restart can make that part follow a RESOLVE INDOUBT decision."""
         self._check_uow(uow)
+        self._holds_rows.discard(uow)  # settled by _settle, which deletes what it got in any case
         self._prepared_owner[uow] = self.owner
         puts = self._pending.pop(uow, [])
         conn = self._c()
@@ -1153,6 +1168,7 @@ class PostgresSharedQueues:
 
     def backout(self, uow: int) -> list[str]:
         self._pending.pop(uow, None)  # its puts were never inserted
+        self._holds_rows.discard(uow)
         if uow not in self._uow_epoch or self._uow_epoch.pop(uow) != self._epoch:
             self._ahead.pop(uow, None)
             self._forget_lost(uow)
@@ -1227,7 +1243,7 @@ class PostgresSharedQueues:
                 with self._use(fast=True) as conn:
                     r = conn.execute(sql, [self.owner, 0 if uow is None else uow, *args]).fetchone()
                 if r is not None and uow is not None:  # the unit of work holds a row from here (see get)
-                    self._uow_epoch.setdefault(uow, epoch)
+                    self._begin_uow(uow, epoch)
         elif not hold or lock is None:
             sql = f"SELECT {_COLUMNS} FROM qsg_message WHERE {where} ORDER BY {order} LIMIT 1"
             with self._use(fast=True) as conn:
@@ -1295,7 +1311,7 @@ class PostgresSharedQueues:
 
     def move_get(self, message_id: int, from_uow: int, to_uow: int) -> None:
         # the new unit of work holds the row from here: its MQCMIT/MQBACK must reach the database (_begin_uow)
-        self._uow_epoch.setdefault(to_uow, self._uow_epoch.get(from_uow, self._epoch))
+        self._begin_uow(to_uow, self._uow_epoch.get(from_uow, self._epoch))
         with self._use(fast=True) as conn:
             conn.execute(
                 "UPDATE qsg_message SET uow = %s WHERE id = %s AND owner = %s AND uow = %s",
@@ -1317,7 +1333,7 @@ class PostgresSharedQueues:
             with self._use(fast=True) as conn:
                 row = conn.execute(_DEPTH, (self.qsg, queue, self.qsg, queue, self.owner)).fetchone()
             return (int(row[0]) if row else 0) + self._mine(queue)
-        self._begin_uow(uow)
+        self._begin_uow(uow, rows=False)
         if maxdepth >= NO_LIMIT:
             self._put_ids[(uow, queue)] = self._next_id()
             with self._pub:
