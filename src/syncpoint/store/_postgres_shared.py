@@ -95,6 +95,30 @@ _EXPIRE_CLAIM = (
     f"AND owner IS NULL AND expiry <> -1 AND {_EXPIRES} <= %s LIMIT %s FOR UPDATE SKIP LOCKED) "
     f"RETURNING {_COLUMNS}"
 )
+# seed 002: an expired message a get or browse met, claimed by id for the engine's unit of work that discards
+# and reports it (``expire``): available (``owner IS NULL``) or held by this session in the get's unit of work,
+# its claim (0) or the handle's browse lock
+_EXPIRE_MET = (
+    "UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = %s AND {} AND expiry <> -1 "
+    f"RETURNING {_COLUMNS}"
+)
+
+
+def _take_unexpired(where: str, order: str) -> str:
+    """Seed 002: the statement of a get out of syncpoint that deletes the first message ``where`` selects in
+    ``order`` — unless it has expired: that one the same statement claims (held by this session's unit of work 0,
+    as a claim) instead, and returns with ``expired`` true, for the engine to discard and report in a unit of work
+    of its own (:meth:`PostgresSharedQueues.expire`), so that no crash can part the discard from the report. One
+    statement either way (the get costs no round trip more). Parameters: now, ``where``'s, the owner."""
+    return (
+        f"WITH p AS (SELECT id, expiry <> -1 AND {_EXPIRES} <= %s AS expired FROM qsg_message WHERE {where} "
+        f"ORDER BY {order} LIMIT 1 FOR UPDATE SKIP LOCKED), "
+        f"d AS (DELETE FROM qsg_message WHERE id = (SELECT id FROM p WHERE NOT expired) RETURNING {_COLUMNS}), "
+        "c AS (UPDATE qsg_message SET owner = %s, uow = 0, got = true WHERE id = (SELECT id FROM p WHERE expired) "
+        f"RETURNING {_COLUMNS}) SELECT *, false FROM d UNION ALL SELECT *, true FROM c"
+    )
+
+
 # only the messages that can expire, by deadline: the scan reads those, not the whole table (created at every
 # member's start when missing, so a database made by an earlier version gets it at its first strmqm)
 _EXPIRY_INDEX = (
@@ -138,6 +162,13 @@ def channel(qsg: str) -> str:
 
 def _row(r: tuple[Any, ...]) -> SharedMessage:
     return SharedMessage(r[0], r[1], r[2], r[3], bytes(r[4]), bytes(r[5]), bytes(r[6]), bytes(r[7]), r[8], r[9], r[10])
+
+
+def _taken(r: tuple[Any, ...]) -> SharedMessage:
+    """A row of :func:`_take_unexpired`: deleted, or claimed because it expired (``expired``)."""
+    m = _row(r)
+    m.expired = r[11]
+    return m
 
 
 _INSERT = (
@@ -792,7 +823,13 @@ class PostgresSharedQueues:
         return ident
 
     def get(
-        self, queue: str, uow: int | None, msgid: bytes | None, correlid: bytes | None, claim_only: bool
+        self,
+        queue: str,
+        uow: int | None,
+        msgid: bytes | None,
+        correlid: bytes | None,
+        claim_only: bool,
+        now: float | None = None,
     ) -> SharedMessage | None:
         if uow is not None and msgid is None and correlid is None:
             ahead = self._ahead.get(uow)
@@ -807,7 +844,12 @@ class PostgresSharedQueues:
             where += " AND correlid = %s"
             args.append(correlid)
         pick = f"(SELECT id FROM qsg_message WHERE {where} ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
-        if uow is None and not claim_only:
+        row = _row
+        if uow is None and not claim_only and now is not None:  # seed 002: an expired one is claimed, not deleted
+            sql = _take_unexpired(where, "priority DESC, id")
+            args = [now, *args, self.owner]
+            row = _taken
+        elif uow is None and not claim_only:
             sql = f"DELETE FROM qsg_message WHERE id = {pick} RETURNING {_COLUMNS}"
         else:
             sql = f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = {pick} RETURNING {_COLUMNS}"
@@ -823,7 +865,7 @@ class PostgresSharedQueues:
             return None
         if uow is not None:  # the unit of work holds a row from here (of the session it was claimed in)
             self._uow_epoch.setdefault(uow, epoch)
-        return _row(r)
+        return row(r)
 
     # -- MQGET of many messages in a unit of work: one claim for them all ----------------------------------------
     def get_ahead(self, uow: int, queue: str, count: int) -> None:
@@ -894,10 +936,6 @@ class PostgresSharedQueues:
             sql = "UPDATE qsg_message SET uow = %s WHERE id = %s AND owner = %s AND uow = 0"
             args = (uow, *args)
         self._group.run(lambda conn: conn.execute(sql, args), True)
-
-    def discard(self, message_id: int) -> None:
-        with self._use() as conn:
-            conn.execute("DELETE FROM qsg_message WHERE id = %s AND owner = %s", (message_id, self.owner))
 
     def commit(self, uow: int) -> list[str]:
         """One durable transaction, the unit of work's one PostgreSQL commit: its puts inserted (one COPY), its
@@ -1209,6 +1247,7 @@ class PostgresSharedQueues:
         uow: int | None,
         claim_only: bool,
         hold: bool = False,
+        now: float | None = None,
     ) -> SharedMessage | None:
         where, args = self._where(queue, match, lock)
         order = "id" if match.fifo else "priority DESC, id"
@@ -1217,6 +1256,11 @@ class PostgresSharedQueues:
         if take:
             epoch = self._epoch
             pick += " FOR UPDATE SKIP LOCKED"
+            if uow is None and not claim_only and now is not None:  # seed 002: as get's
+                sql = _take_unexpired(where, order)
+                targs = [now, *args, self.owner]
+                r = self._group.run(lambda conn: conn.execute(sql, targs, binary=True).fetchone(), True)
+                return None if r is None else _taken(r)
             if uow is None and not claim_only:  # durable: with the member's other durable verbs (_Group)
                 sql = f"DELETE FROM qsg_message WHERE id = ({pick}) RETURNING {_COLUMNS}"
                 r = self._group.run(lambda conn: conn.execute(sql, args, binary=True).fetchone(), True)
@@ -1285,13 +1329,6 @@ class PostgresSharedQueues:
                 ).rowcount
                 > 0
             )
-
-    def discard_available(self, message_id: int) -> SharedMessage | None:
-        with self._use() as conn:
-            r = conn.execute(
-                f"DELETE FROM qsg_message WHERE id = %s AND owner IS NULL RETURNING {_COLUMNS}", (message_id,)
-            ).fetchone()
-        return None if r is None else _row(r)
 
     def move_get(self, message_id: int, from_uow: int, to_uow: int) -> None:
         # the new unit of work holds the row from here: its MQCMIT/MQBACK must reach the database (_begin_uow)
@@ -1620,7 +1657,9 @@ class PostgresSharedQueues:
             raise self._fail(e) from None
         return None if row is None else str(row[0])
 
-    def expire(self, now: float, uow: int, limit: int) -> list[SharedMessage]:
+    def expire(
+        self, now: float, uow: int, limit: int, message_id: int | None = None, held: int | None = None
+    ) -> list[SharedMessage]:
         """Seed 002, the periodic scan: claim for unit of work ``uow`` (as its gets: ``owner``, ``uow``, ``got``)
         up to ``limit`` of the group's available messages whose Expiry has passed at ``now`` (engine time,
         seconds) and return them, for their expiration reports. The engine puts the reports in the same unit of
@@ -1628,14 +1667,29 @@ class PostgresSharedQueues:
         the messages' discard and their reports happen together or not at all: a scanner that dies before its
         commit leaves the messages to peer recovery, which reinstates them for the next scan (docs/
         queue-sharing-groups.md, "Expiry on shared queues"). A message is claimed by one member only (rows held
-        by a unit of work are skipped, and so are rows a get is claiming), so it is reported once."""
+        by a unit of work are skipped, and so are rows a get is claiming), so it is reported once.
+
+        ``message_id``: the expired message a get or browse met (the engine tested its Expiry), moved from this
+        session's unit of work, claim or browse lock ``held`` — or, None, taken while still available — to
+        ``uow``: the same unit of work's discard and report as the scan's, for the message the get would have
+        returned (a get that meets it claims it first, so a crash before this leaves it to peer recovery)."""
         self._begin_uow(uow)
+        args: tuple[Any, ...]
+        if message_id is None:
+            sql, args = _EXPIRE_CLAIM, (self.owner, uow, self.qsg, now, limit)
+        elif held is None:
+            sql, args = _EXPIRE_MET.format("owner IS NULL"), (self.owner, uow, message_id)
+        else:
+            sql = _EXPIRE_MET.format("owner = %s AND uow = %s")
+            args = (self.owner, uow, message_id, self.owner, held)
         try:
             with self._use(fast=True) as conn:  # a claim need not be durable: a crash backs it out
-                rows = conn.execute(_EXPIRE_CLAIM, (self.owner, uow, self.qsg, now, limit)).fetchall()
+                rows = conn.execute(sql, args).fetchall()
         except StoreError:
             self._uow_epoch.pop(uow, None)
             raise
-        if rows:
-            _crash_point("expiry-claimed")
+        if not rows:
+            self._uow_epoch.pop(uow, None)  # it holds nothing: its end reaches no database
+            return []
+        _crash_point("expiry-claimed")
         return [_row(r) for r in rows]
