@@ -34,6 +34,7 @@ The connection string may hold a password: it is kept in this object only and ne
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import secrets
@@ -147,12 +148,24 @@ _PUBLISH = (
     "FROM unnest(%s::text[], %s::bigint[], %s::integer[]) AS t(q, u, n) "
     "ON CONFLICT (qsg, queue, owner, uow) DO UPDATE SET n = excluded.n"
 )
+# the error log's explanation and action for a failure of the publisher (_publish_loop)
+_PUBLISH_FAILED = (
+    "The thread of the queue manager that writes its counts of uncommitted puts on shared queues to the group's "
+    "database (qsg_uncommitted: the other members' CURDEPTH and MAXDEPTH count them) failed with an error that is "
+    "not the database's. The counts it was writing are kept, and it tries again; meanwhile the other members "
+    "count this member's uncommitted puts late (their own, and this member's CURDEPTH, are exact).",
+    "If the entry repeats, save this error log and report the problem. The queue manager goes on serving; "
+    "restarting it starts the thread afresh.",
+)
 _ID_BLOCK = "SELECT nextval('qsg_message_id_seq') FROM generate_series(1, %s)"
 NO_LIMIT = 999_999_999  # MAXDEPTH's largest value: a put's MAXDEPTH check cannot fail (PostgresSharedQueues.room)
 ID_BLOCK = 64  # ids a member takes at least from the group's sequence at once for its puts in syncpoint (_next_id)
 ID_BLOCK_MAX = 8192  # and at most
 ID_AGE = 0.1  # seconds a block of ids serves: a put's place in FIFO order is at most that much before its put
 PUBLISH_GAP = 0.005  # seconds a member gathers counts of uncommitted puts before it publishes them (_publish)
+PUBLISH_RETRY = 0.1  # seconds the publisher waits after a failure of its own, doubled at each one in a row ...
+PUBLISH_RETRY_MAX = 5.0  # ... up to this
+_log = logging.getLogger("syncpoint.store.qsg")  # the member's error log shows its AMQ entries (host/_errorlog)
 
 
 def channel(qsg: str) -> str:
@@ -357,6 +370,21 @@ def _crash_point(name: str) -> None:
         os._exit(137)
 
 
+_defects: dict[str, int] = {}  # defect point -> times it raised (_defect_point)
+
+
+def _defect_point(name: str) -> None:
+    """The tests of the member's own threads make a defect happen here (``SYNCPOINT_QSG_DEFECT=name:times``): the
+    first ``times`` passes raise RuntimeError, as a bug in the code after this point would."""
+    wanted = os.environ.get("SYNCPOINT_QSG_DEFECT")
+    if wanted is None or not wanted.startswith(name + ":"):
+        return
+    done = _defects.get(name, 0)
+    if done < int(wanted.rpartition(":")[2]):
+        _defects[name] = done + 1
+        raise RuntimeError(f"the defect injected at {name} (SYNCPOINT_QSG_DEFECT), pass {done + 1}")
+
+
 def _values(qsg: str, m: SharedMessage) -> tuple[Any, ...]:
     return (qsg, m.queue, m.priority, m.persistent, m.msgid, m.correlid, m.expiry, m.put_time, m.backout, m.md, m.data)
 
@@ -526,6 +554,7 @@ class PostgresSharedQueues:
         self._dirty: dict[int, set[str]] = {}
         self._flushing: set[int] = set()
         self._publisher: threading.Thread | None = None
+        self.publish_failures = 0  # failures of the publisher's own (not the database's): see _publish_loop
         self._put_ids: dict[tuple[int, str], int] = {}  # (unit of work, queue) -> the id :meth:`room` took
         self._ids: list[int] = []  # the member's block of ids for its puts in syncpoint, highest first (_next_id)
         self._ids_at = 0.0  # when it was taken (time.monotonic)
@@ -1418,14 +1447,39 @@ class PostgresSharedQueues:
     # -- the published counts of uncommitted puts (CURDEPTH on the other members) -------------------------------
     def _publish_loop(self) -> None:
         """Write the counts of uncommitted puts that changed (:meth:`room` with :data:`NO_LIMIT`) to
-        qsg_uncommitted, one statement for those gathered over :data:`PUBLISH_GAP`."""
+        qsg_uncommitted, one statement for those gathered over :data:`PUBLISH_GAP`.
+
+        The other members' CURDEPTH and MAXDEPTH count this member's uncommitted puts only through this thread,
+        so it never ends before the store closes: a failure of its own (a defect: the database's are handled in
+        :meth:`_publish`) is written to the member's error log (AMQ6125E, with the error) and the publication
+        is tried again — the counts it was writing are kept for it — after :data:`PUBLISH_RETRY` seconds,
+        doubled at each failure in a row up to :data:`PUBLISH_RETRY_MAX` (``publish_failures`` counts them)."""
+        wait = PUBLISH_RETRY
         while True:
             with self._pub:
                 self._pub.wait_for(lambda: bool(self._dirty) or self._closed)
                 if self._closed:
                     return
             time.sleep(PUBLISH_GAP)
-            self._publish()
+            try:
+                self._publish()
+            except Exception as e:
+                self.publish_failures += 1
+                _log.error(
+                    "AMQ6125E: An internal error has occurred in queue manager '%s': the publication of its counts "
+                    "of uncommitted puts on shared queues failed (%s: %s); it is tried again in %.1f seconds.",
+                    self.member,
+                    type(e).__name__,
+                    e,
+                    wait,
+                    exc_info=True,
+                    extra={"qmgr": self.member, "amq": _PUBLISH_FAILED},
+                )
+                with self._pub:
+                    self._pub.wait_for(lambda: self._closed, wait)
+                wait = min(wait * 2, PUBLISH_RETRY_MAX)
+            else:
+                wait = PUBLISH_RETRY
 
     def _publish(self) -> None:
         # the session (owner, epoch) these counts are of, not one being replaced
@@ -1442,6 +1496,7 @@ class PostgresSharedQueues:
             self._dirty.clear()
         done = False
         try:
+            _defect_point("publish")
             if rows:
                 with self._use(fast=True) as conn:
                     conn.execute(
