@@ -81,6 +81,7 @@ LIVENESS_WAIT = 5.0  # seconds a starting member waits for its liveness lock (a 
 NOTIFY_GAP = 0.02  # seconds between two NOTIFYs of a member (the other members' waiters wake that much later)
 PEER_CHECK = 1.0  # seconds between two looks for dead peers (peer recovery)
 _SCHEMA_LOCK = 7242002  # an advisory lock: one creator of the schema at a time
+_INDEX_LOCK = 7242003  # an advisory lock: one builder of the scan's index at a time (_ensure_expiry_index)
 
 # seed 002: the member that scans the group's shared queues for expired messages (lead_expiry_scan)
 _SCANNER_SCHEMA = (
@@ -121,9 +122,10 @@ def _take_unexpired(where: str, order: str) -> str:
 
 
 # only the messages that can expire, by deadline: the scan reads those, not the whole table (created at every
-# member's start when missing, so a database made by an earlier version gets it at its first strmqm)
+# member's start when missing, so a database made by an earlier version gets it at its first strmqm, online:
+# _ensure_expiry_index)
 _EXPIRY_INDEX = (
-    f"CREATE INDEX IF NOT EXISTS qsg_message_expiry ON qsg_message (qsg, ({_EXPIRES})) "
+    f"CREATE INDEX CONCURRENTLY IF NOT EXISTS qsg_message_expiry ON qsg_message (qsg, ({_EXPIRES})) "
     "WHERE expiry <> -1 AND owner IS NULL"
 )
 
@@ -428,11 +430,44 @@ def _release_member_locks(conn: psycopg.Connection[Any], qsg: str, like: str) ->
 
 
 def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-        conn.execute(SCHEMA)
-        conn.execute(INDOUBT_SCHEMA)
-        conn.execute(_EXPIRY_INDEX)  # seed 002's scan (``expire``)
+    """The group's tables, made when missing (under the schema lock: one creator at a time), then seed 002's scan
+    index (:func:`_ensure_expiry_index`). ``conn`` is in autocommit. When they all exist (every start but the
+    first on a database) no DDL runs: a ``CREATE INDEX IF NOT EXISTS`` locks its table against writes before it
+    finds the index there, so it would wait for the running members' writes and hold the next ones."""
+    row = conn.execute(
+        "SELECT count(*) FROM unnest(%s::text[]) AS t(name) WHERE to_regclass(name) IS NULL", (_SCHEMA_OBJECTS,)
+    ).fetchone()
+    if row is None or row[0]:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+            conn.execute(SCHEMA)
+            conn.execute(INDOUBT_SCHEMA)
+    _ensure_expiry_index(conn)
+
+
+def _ensure_expiry_index(conn: psycopg.Connection[Any]) -> None:
+    """Seed 002's scan index (``qsg_message_expiry``), on a database made before it existed: built by the first
+    member to start, ``CONCURRENTLY`` and outside the schema lock — so on a large ``qsg_message`` the running
+    members' puts and gets go on while it is built (a plain CREATE INDEX would hold their writes for the whole
+    build) and the other members' starts do not wait for it. Only the starting member waits (its strmqm); a
+    member that finds another building it goes on without it (the scan reads the table meanwhile). A build cut
+    short (the member killed) leaves an invalid index: the next start drops it and builds it again. The usual
+    case, the index there and valid, is one catalog query."""
+    valid = "SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass('qsg_message_expiry')"
+    row = conn.execute(valid).fetchone()
+    if row is not None and row[0]:
+        return
+    got = conn.execute("SELECT pg_try_advisory_lock(%s)", (_INDEX_LOCK,)).fetchone()
+    if not got or not got[0]:
+        return  # another member is building it
+    try:
+        row = conn.execute(valid).fetchone()
+        if row is not None and not row[0]:  # left invalid by a build cut short
+            conn.execute("DROP INDEX CONCURRENTLY IF EXISTS qsg_message_expiry")
+        if row is None or not row[0]:
+            conn.execute(_EXPIRY_INDEX)
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (_INDEX_LOCK,))
 
 
 def create_member(url: str, qsg: str, member: str) -> None:
@@ -501,6 +536,10 @@ CREATE TABLE IF NOT EXISTS qsg_resolved (
 CREATE TABLE IF NOT EXISTS qsg_indoubt_private (
     qsg text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, part bytea NOT NULL, PRIMARY KEY (owner, uow));
 """
+
+
+# every table and index of SCHEMA and INDOUBT_SCHEMA (_ensure_schema makes them when one is missing)
+_SCHEMA_OBJECTS = re.findall(r"(?:TABLE|INDEX) IF NOT EXISTS (\w+)", SCHEMA + INDOUBT_SCHEMA)
 
 
 def nid(owner: str, uow: int) -> str:
