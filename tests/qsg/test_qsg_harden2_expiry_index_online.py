@@ -96,3 +96,34 @@ def test_seed002_a_members_first_start_builds_the_scans_index_while_the_group_pu
     a.disconnect()
     group.end("QMA")
     group.end("QMB")
+
+
+def test_seed002_an_index_build_cut_short_is_built_again_at_the_next_start(postgres_url):
+    # a CREATE INDEX CONCURRENTLY that does not finish (its member killed) leaves an invalid index of that name,
+    # which IF NOT EXISTS would keep for good: the next start drops it and builds the scan's index
+    from qsg_members import member
+
+    from syncpoint.engine import FakeClock
+    from syncpoint.store._postgres_shared import PostgresSharedQueues
+
+    member("QMA", postgres_url, FakeClock()).close(abnormal=True)
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("DROP INDEX qsg_message_expiry")
+        conn.execute(
+            "INSERT INTO qsg_message (qsg, queue, priority, persistent, msgid, correlid, expiry, put_time, md, data) "
+            "SELECT 'SPG', 'SQ', 0, true, '', '', -1, 0, '', '' FROM generate_series(1, 2)"
+        )
+        try:  # a build that fails half-way (here: a unique index on duplicates) leaves its index invalid
+            conn.execute("CREATE UNIQUE INDEX CONCURRENTLY qsg_message_expiry ON qsg_message (qsg)")
+        except psycopg.errors.UniqueViolation:
+            pass
+    assert index_state(postgres_url) is False
+    store = PostgresSharedQueues(postgres_url, "SPG", "QMA")
+    store.open()  # strmqm: the member's new session
+    try:
+        assert index_state(postgres_url) is True
+        with psycopg.connect(postgres_url) as conn:
+            definition = conn.execute("SELECT pg_get_indexdef(to_regclass('qsg_message_expiry'))").fetchone()[0]
+        assert "put_time" in definition and "UNIQUE" not in definition, definition
+    finally:
+        store.close()
