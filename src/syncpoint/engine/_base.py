@@ -210,7 +210,7 @@ class QueueManagerBase(EffectsRecorder):
 
         def _shared_expiry_scan(self) -> None: ...  # _shared_rules
 
-        def _shared_expired(self, sm: SharedMessage, uow: UnitOfWork | None = None) -> None: ...  # _shared_rules
+        def _discard_met(self, sm: SharedMessage, held: int | None, now: float) -> None: ...  # _shared_rules
 
         def _commit(self, conn: Connection) -> None: ...  # _connections
 

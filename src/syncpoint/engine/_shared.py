@@ -42,6 +42,7 @@ from syncpoint.store import (
     SharedQueues,
     StoreError,
     encode_private_part,
+    expired_at,
 )
 
 from ._base import QueueManagerBase
@@ -417,26 +418,24 @@ class SharedMixin(QueueManagerBase):
         if not plain:
             match = self._shared_match(h, q, under, msgid, correlid, groupid, seqno, token, False)
         lock = -h.hobj if h.locked is not None else None  # the handle's own locked message is available to it
+        # the row a get takes is held by the unit of work, or by a claim (0); out of syncpoint it is deleted, unless
+        # it expired (``SharedMessage.expired``: then the store held it as a claim)
+        held = 0 if uid is None else uid
+        deletes = uid is None and not claim_only
         while True:
             sm = None
             if match is None and uid is not None and msgid is None and correlid is None:
                 sm = shared.take_ahead(uid, q.name)  # claimed ahead (getm): no round trip
             if sm is None and match is None:
-                sm = self._io(shared.get, q.name, uid, msgid, correlid, claim_only and uid is None)
+                sm = self._io(shared.get, q.name, uid, msgid, correlid, claim_only and uid is None, now)
             elif sm is None:
-                sm = self._io(shared.select, q.name, match, lock, True, uid, claim_only)
+                sm = self._io(shared.select, q.name, match, lock, True, uid, claim_only, False, now)
             if sm is None:
                 if under:
                     raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the browse cursor is not on an available message")
                 raise fail(C.MQRC_NO_MSG_AVAILABLE, None)
-            if sm.expiry != C.MQEI_UNLIMITED and sm.expiry - (now - sm.put_time) * 10 <= 0:
-                # seed 002: the get that would have returned an expired message discards it
-                if uid is not None or claim_only:
-                    self._io(shared.discard, sm.id)
-                self._shared_expired(sm)  # its expiration report, once (``_shared_rules``)
-                if under:
-                    h.cursor = None
-                    raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the message under the browse cursor has expired")
+            if sm.expired if deletes else expired_at(sm, now):
+                self._shared_met_expired(h, sm, held, under, now)  # seed 002: the get that would have returned it
                 continue
             break
         m = shared_message(q, sm)
@@ -491,25 +490,36 @@ class SharedMixin(QueueManagerBase):
                 if under:
                     raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the browse cursor is not on an available message")
                 raise fail(C.MQRC_NO_MSG_AVAILABLE, None)
-            if sm.expiry != C.MQEI_UNLIMITED and sm.expiry - (now - sm.put_time) * 10 <= 0:
-                # seed 002: a browse discards the expired messages it passes (note 6: locked ones too)
-                if hold or (h.locked is not None and h.locked.seq == sm.id):
-                    self._io(shared.discard, sm.id)
-                    if h.locked is not None and h.locked.seq == sm.id:
-                        h.locked.locked_by = None
-                        h.locked = None
-                    self._shared_expired(sm)
-                elif self._io(shared.discard_available, sm.id) is not None:
-                    self._shared_expired(sm)
-                if under:
-                    h.cursor = None
-                    raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the message under the browse cursor has expired")
+            if expired_at(sm, now):
+                # seed 002: a browse discards the expired messages it passes (note 6: locked ones too): held by the
+                # handle's lock (this browse's MQGMO_LOCK, or the message it had locked), else still available
+                locked = hold or (h.locked is not None and h.locked.seq == sm.id)
+                self._shared_met_expired(h, sm, mine if locked else None, under, now)
                 continue
             break
         m = shared_message(q, sm)
         result = deliver(q, m, md, gmo, buflen, opts, now)
         self._position_cursor(h, m, opts)
         return result
+
+    def _shared_met_expired(self, h: Handle, sm: SharedMessage, held: int | None, under: int, now: float) -> None:
+        """Seed 002: a get or browse met the expired message ``sm`` — held by this session in ``held`` (the get's
+        unit of work, its claim 0, or the handle's browse lock, negative) or, None, still available. It is
+        discarded and its expiration report sent together, in a unit of work of the queue manager's own
+        (``_shared_rules._discard_met``, the scan's code): never in the application's (note 4), and once across a
+        crash. A browse lock on it ends with it (so does the handle's previous one, which a browse with MQGMO_LOCK
+        released); under the cursor: MQRC_NO_MSG_UNDER_CURSOR."""
+        released = False
+        if h.locked is not None and (h.locked.seq == sm.id or (held is not None and held < 0)):
+            released = h.locked.seq != sm.id
+            h.locked.locked_by = None
+            h.locked = None
+        self._discard_met(sm, held, now)
+        if released:
+            self._shared_woken(sm.queue)
+        if under:
+            h.cursor = None
+            raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the message under the browse cursor has expired")
 
     def _shared_match(
         self,

@@ -33,13 +33,14 @@ EXPRYINT. The scan is a unit of work of the queue manager's own (:meth:`SharedRu
 claims the expired messages as that unit of work's gets, puts their expiration reports (MQRO_EXPIRATION*) in it,
 and commits it — one PostgreSQL transaction when every report is on a shared queue, else the two-phase commit of
 a unit of work over private and shared queues (``_shared``) — so discard and report happen together or not at all,
-across a crash at any point. A get that meets an expired message deletes it the same way it takes a message
-(``_shared._shared_get``) and reports it. A message is claimed by one statement of one member, so its report is
-sent once.
+across a crash at any point. A get or browse that meets an expired message (``_shared._shared_met_expired``)
+hands it to the same code (:meth:`SharedRulesMixin._discard_met`): the get's statement never deletes an expired
+row (out of syncpoint it claims it instead: ``SharedMessage.expired``), one statement moves the row into a unit of
+work of the queue manager's own, and :meth:`SharedRulesMixin._expiry_commit` reports and commits it as the scan's.
+A message is claimed by one statement of one member, so its report is sent once.
 
-Limits (docs/queue-sharing-groups.md): a get or browse that meets an expired message deletes it before its report
-is written (a member killed in between loses that report); two commits whose ids interleave with a look
-may make the later look miss one arrival (a FIRST trigger message then waits for the next arrival or TRIGINT).
+Limits (docs/queue-sharing-groups.md): two commits whose ids interleave with a look may make the later look miss
+one arrival (a FIRST trigger message then waits for the next arrival or TRIGINT).
 """
 
 from __future__ import annotations
@@ -152,26 +153,57 @@ class SharedRulesMixin(QueueManagerBase):
             pass
 
     def _expire_shared(self, now: float) -> int:
-        """One unit of work of the scan: up to SCAN_BATCH expired messages claimed, their expiration reports put
-        in it, and it committed — so a message's discard and its report happen together or not at all (seed
-        002, "an expired message is discarded and reported once"). The unit of work is the queue manager's own
-        (never an application's: note 4), on a connection of its own that lives for this call only. With a
-        report on a private queue (or a transmission queue) its commit is the two-phase one of any unit of work
-        over private and shared queues (``_shared._shared_end``): a crash before the decision reinstates the
-        messages for the next scan, with no report written; after it, the restart completes the discard. Returns
-        how many messages it claimed (0 when the store failed: the next tick tries again)."""
+        """One unit of work of the scan: up to SCAN_BATCH expired messages claimed, discarded and reported
+        (:meth:`_expiry_commit`). Returns how many it discarded (0 when the store failed: the next tick tries
+        again)."""
         shared = self.shared
         assert shared is not None
-        conn = Connection(self._next_hconn, "syncpoint expiry scan", C.MQAT_QMGR, "", 0)
-        self._next_hconn += 1
-        uid = self._shared_uow(conn)
+        conn, uid = self._expiry_uow()
         try:
             claimed = shared.expire(now, uid, SCAN_BATCH)
         except StoreError:
             claimed = []
+        return len(claimed) if self._expiry_commit(conn, uid, claimed, now) else 0
+
+    def _discard_met(self, sm: SharedMessage, held: int | None, now: float) -> None:
+        """An expired message a get or browse met (``_shared._shared_met_expired``): held by this session in
+        ``held`` (a unit of work, a claim, a browse lock) or, None, still available. It moves to a unit of work of
+        the queue manager's own, and is discarded and reported as the scan's are (:meth:`_expiry_commit`): a
+        crash before that unit of work's commit leaves it to peer recovery (or, in doubt, to the member's
+        restart), so its report is neither lost nor sent twice. Nothing to do when another member's get or scan
+        took it first (it reports it). MQRC_CF_NOT_AVAILABLE (``group_call``) when the store fails."""
+        shared = self.shared
+        assert shared is not None
+        conn, uid = self._expiry_uow()
+        try:
+            claimed = shared.expire(now, uid, 1, sm.id, held)
+        except StoreError:
+            self._shared_uows.pop(conn.hconn, None)
+            raise
+        if not self._expiry_commit(conn, uid, claimed, now):
+            raise StoreError("The expired message met could not be discarded: it stays for a later get or the scan.")
+
+    def _expiry_uow(self) -> tuple[Connection, int]:
+        """A connection of the queue manager's own (never an application's: note 4), for one unit of work that
+        discards expired messages, and its shared part's number."""
+        conn = Connection(self._next_hconn, "syncpoint expiry", C.MQAT_QMGR, "", 0)
+        self._next_hconn += 1
+        return conn, self._shared_uow(conn)
+
+    def _expiry_commit(self, conn: Connection, uid: int, claimed: list[SharedMessage], now: float) -> bool:
+        """Seed 002, "an expired message is discarded and reported once": the expired messages ``claimed`` for the
+        shared part ``uid`` of ``conn``'s unit of work (as its gets: by the scan, or one a get or browse met) get
+        their expiration reports put in that unit of work, and it is committed — so a message's discard and its
+        report happen together or not at all. With a report on a private queue (or a transmission queue) its
+        commit is the two-phase one of any unit of work over private and shared queues (``_shared._shared_end``):
+        a crash before the decision reinstates the messages for a later get or scan, with no report written;
+        after it, the restart completes the discard. The connection lives for this call only. False when the
+        store failed (nothing discarded: the messages are, or will be, backed out); True otherwise."""
+        shared = self.shared
+        assert shared is not None
         if not claimed:
             self._shared_uows.pop(conn.hconn, None)
-            return 0
+            return True
         conn.uow = UnitOfWork(now)
         self.connections[conn.hconn] = conn  # the reports' puts on shared queues find their unit of work by it
         try:
@@ -179,7 +211,7 @@ class SharedRulesMixin(QueueManagerBase):
                 self._shared_expired(sm, conn.uow)
         except MQMIError:  # the group's store failed under a report's put: nothing discarded, nothing reported
             self._backout(conn, honour_mark=False)  # its shared part: released by the store, or by a new session
-            return 0
+            return False
         finally:
             self.connections.pop(conn.hconn, None)
         try:
@@ -189,13 +221,13 @@ class SharedRulesMixin(QueueManagerBase):
                 shared.backout(uid)
             except StoreError:
                 pass  # the session was lost: the new one backed them out
-            return 0
-        return len(claimed)
+            return False
+        return True
 
-    def _shared_expired(self, sm: SharedMessage, uow: UnitOfWork | None = None) -> None:
-        """A shared-queue message this member discards because it expired (by the scan, in its unit of work
-        ``uow``, or by a get that met it): counted, and its expiration report sent if it asked for one (seed 002,
-        notes 3 and 4: at the discard, never in the application's unit of work)."""
+    def _shared_expired(self, sm: SharedMessage, uow: UnitOfWork) -> None:
+        """A shared-queue message this member discards because it expired, in the unit of work ``uow`` that
+        discards it (:meth:`_expiry_commit`): counted, and its expiration report put in ``uow`` if it asked for
+        one (seed 002, notes 3 and 4: at the discard, never in the application's unit of work)."""
         self.expired_discarded += 1
         md = MQMD.unpack(sm.md)
         keep = report_wanted(md.Report, C.MQFB_EXPIRATION)

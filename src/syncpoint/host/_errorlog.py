@@ -180,8 +180,10 @@ def _process() -> str:
 
 class ErrorLogHandler(logging.Handler):
     """Log records that are events of the queue manager, as error-log entries: records of ``syncpoint.store``
-    about this queue manager's files (recovery of a journal, a damaged file) and the server's refusals of
-    connections (authentication failed, beyond max-connections, no hello in time)."""
+    about this queue manager's files (recovery of a journal, a damaged file), the server's refusals of
+    connections (authentication failed, beyond max-connections, no hello in time), and records that carry their
+    own entry (``extra={"qmgr": name, "amq": (explanation, action)}``, the text ``AMQnnnnX: summary``: the
+    shared store's, ``store._postgres_shared``)."""
 
     LOGGERS = ("syncpoint.store", "syncpoint.server")
     SERVER_EVENTS = (
@@ -200,6 +202,12 @@ class ErrorLogHandler(logging.Handler):
         try:
             text = record.getMessage()
         except Exception:
+            return
+        amq = getattr(record, "amq", None)  # an entry of its own (an AMQ message, its explanation and action)
+        if amq is not None:
+            if getattr(record, "qmgr", None) == self.errorlog.qmgr:  # not another queue manager's in this process
+                message_id, _, summary = text.partition(": ")
+                self.errorlog.write(message_id, summary, amq[0], amq[1])
             return
         if record.name.startswith("syncpoint.store"):
             if self.folder not in text:

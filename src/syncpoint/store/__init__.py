@@ -19,7 +19,7 @@ from ._group import (
 )
 from ._memory import MemoryStore
 from ._salvage import SalvageReport, salvage
-from ._shared import InDoubtUnit, SharedMatch, SharedMessage, SharedQueues
+from ._shared import InDoubtUnit, SharedMatch, SharedMessage, SharedQueues, expired_at
 from ._sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -61,6 +61,7 @@ __all__ = [
     "StoredMessage",
     "create_member",
     "encode_private_part",
+    "expired_at",
     "follow_resolutions",
     "group_of",
     "membership_record",

@@ -34,6 +34,7 @@ The connection string may hold a password: it is kept in this object only and ne
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import secrets
@@ -80,6 +81,7 @@ LIVENESS_WAIT = 5.0  # seconds a starting member waits for its liveness lock (a 
 NOTIFY_GAP = 0.02  # seconds between two NOTIFYs of a member (the other members' waiters wake that much later)
 PEER_CHECK = 1.0  # seconds between two looks for dead peers (peer recovery)
 _SCHEMA_LOCK = 7242002  # an advisory lock: one creator of the schema at a time
+_INDEX_LOCK = 7242003  # an advisory lock: one builder of the scan's index at a time (_ensure_expiry_index)
 
 # seed 002: the member that scans the group's shared queues for expired messages (lead_expiry_scan)
 _SCANNER_SCHEMA = (
@@ -95,10 +97,35 @@ _EXPIRE_CLAIM = (
     f"AND owner IS NULL AND expiry <> -1 AND {_EXPIRES} <= %s LIMIT %s FOR UPDATE SKIP LOCKED) "
     f"RETURNING {_COLUMNS}"
 )
+# seed 002: an expired message a get or browse met, claimed by id for the engine's unit of work that discards
+# and reports it (``expire``): available (``owner IS NULL``) or held by this session in the get's unit of work,
+# its claim (0) or the handle's browse lock
+_EXPIRE_MET = (
+    "UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = %s AND {} AND expiry <> -1 "
+    f"RETURNING {_COLUMNS}"
+)
+
+
+def _take_unexpired(where: str, order: str) -> str:
+    """Seed 002: the statement of a get out of syncpoint that deletes the first message ``where`` selects in
+    ``order`` — unless it has expired: that one the same statement claims (held by this session's unit of work 0,
+    as a claim) instead, and returns with ``expired`` true, for the engine to discard and report in a unit of work
+    of its own (:meth:`PostgresSharedQueues.expire`), so that no crash can part the discard from the report. One
+    statement either way (the get costs no round trip more). Parameters: now, ``where``'s, the owner."""
+    return (
+        f"WITH p AS (SELECT id, expiry <> -1 AND {_EXPIRES} <= %s AS expired FROM qsg_message WHERE {where} "
+        f"ORDER BY {order} LIMIT 1 FOR UPDATE SKIP LOCKED), "
+        f"d AS (DELETE FROM qsg_message WHERE id = (SELECT id FROM p WHERE NOT expired) RETURNING {_COLUMNS}), "
+        "c AS (UPDATE qsg_message SET owner = %s, uow = 0, got = true WHERE id = (SELECT id FROM p WHERE expired) "
+        f"RETURNING {_COLUMNS}) SELECT *, false FROM d UNION ALL SELECT *, true FROM c"
+    )
+
+
 # only the messages that can expire, by deadline: the scan reads those, not the whole table (created at every
-# member's start when missing, so a database made by an earlier version gets it at its first strmqm)
+# member's start when missing, so a database made by an earlier version gets it at its first strmqm, online:
+# _ensure_expiry_index)
 _EXPIRY_INDEX = (
-    f"CREATE INDEX IF NOT EXISTS qsg_message_expiry ON qsg_message (qsg, ({_EXPIRES})) "
+    f"CREATE INDEX CONCURRENTLY IF NOT EXISTS qsg_message_expiry ON qsg_message (qsg, ({_EXPIRES})) "
     "WHERE expiry <> -1 AND owner IS NULL"
 )
 
@@ -123,12 +150,24 @@ _PUBLISH = (
     "FROM unnest(%s::text[], %s::bigint[], %s::integer[]) AS t(q, u, n) "
     "ON CONFLICT (qsg, queue, owner, uow) DO UPDATE SET n = excluded.n"
 )
+# the error log's explanation and action for a failure of the publisher (_publish_loop)
+_PUBLISH_FAILED = (
+    "The thread of the queue manager that writes its counts of uncommitted puts on shared queues to the group's "
+    "database (qsg_uncommitted: the other members' CURDEPTH and MAXDEPTH count them) failed with an error that is "
+    "not the database's. The counts it was writing are kept, and it tries again; meanwhile the other members "
+    "count this member's uncommitted puts late (their own, and this member's CURDEPTH, are exact).",
+    "If the entry repeats, save this error log and report the problem. The queue manager goes on serving; "
+    "restarting it starts the thread afresh.",
+)
 _ID_BLOCK = "SELECT nextval('qsg_message_id_seq') FROM generate_series(1, %s)"
 NO_LIMIT = 999_999_999  # MAXDEPTH's largest value: a put's MAXDEPTH check cannot fail (PostgresSharedQueues.room)
 ID_BLOCK = 64  # ids a member takes at least from the group's sequence at once for its puts in syncpoint (_next_id)
 ID_BLOCK_MAX = 8192  # and at most
 ID_AGE = 0.1  # seconds a block of ids serves: a put's place in FIFO order is at most that much before its put
 PUBLISH_GAP = 0.005  # seconds a member gathers counts of uncommitted puts before it publishes them (_publish)
+PUBLISH_RETRY = 0.1  # seconds the publisher waits after a failure of its own, doubled at each one in a row ...
+PUBLISH_RETRY_MAX = 5.0  # ... up to this
+_log = logging.getLogger("syncpoint.store.qsg")  # the member's error log shows its AMQ entries (host/_errorlog)
 
 
 def channel(qsg: str) -> str:
@@ -138,6 +177,13 @@ def channel(qsg: str) -> str:
 
 def _row(r: tuple[Any, ...]) -> SharedMessage:
     return SharedMessage(r[0], r[1], r[2], r[3], bytes(r[4]), bytes(r[5]), bytes(r[6]), bytes(r[7]), r[8], r[9], r[10])
+
+
+def _taken(r: tuple[Any, ...]) -> SharedMessage:
+    """A row of :func:`_take_unexpired`: deleted, or claimed because it expired (``expired``)."""
+    m = _row(r)
+    m.expired = r[11]
+    return m
 
 
 _INSERT = (
@@ -326,6 +372,21 @@ def _crash_point(name: str) -> None:
         os._exit(137)
 
 
+_defects: dict[str, int] = {}  # defect point -> times it raised (_defect_point)
+
+
+def _defect_point(name: str) -> None:
+    """The tests of the member's own threads make a defect happen here (``SYNCPOINT_QSG_DEFECT=name:times``): the
+    first ``times`` passes raise RuntimeError, as a bug in the code after this point would."""
+    wanted = os.environ.get("SYNCPOINT_QSG_DEFECT")
+    if wanted is None or not wanted.startswith(name + ":"):
+        return
+    done = _defects.get(name, 0)
+    if done < int(wanted.rpartition(":")[2]):
+        _defects[name] = done + 1
+        raise RuntimeError(f"the defect injected at {name} (SYNCPOINT_QSG_DEFECT), pass {done + 1}")
+
+
 def _values(qsg: str, m: SharedMessage) -> tuple[Any, ...]:
     return (qsg, m.queue, m.priority, m.persistent, m.msgid, m.correlid, m.expiry, m.put_time, m.backout, m.md, m.data)
 
@@ -369,11 +430,44 @@ def _release_member_locks(conn: psycopg.Connection[Any], qsg: str, like: str) ->
 
 
 def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-        conn.execute(SCHEMA)
-        conn.execute(INDOUBT_SCHEMA)
-        conn.execute(_EXPIRY_INDEX)  # seed 002's scan (``expire``)
+    """The group's tables, made when missing (under the schema lock: one creator at a time), then seed 002's scan
+    index (:func:`_ensure_expiry_index`). ``conn`` is in autocommit. When they all exist (every start but the
+    first on a database) no DDL runs: a ``CREATE INDEX IF NOT EXISTS`` locks its table against writes before it
+    finds the index there, so it would wait for the running members' writes and hold the next ones."""
+    row = conn.execute(
+        "SELECT count(*) FROM unnest(%s::text[]) AS t(name) WHERE to_regclass(name) IS NULL", (_SCHEMA_OBJECTS,)
+    ).fetchone()
+    if row is None or row[0]:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+            conn.execute(SCHEMA)
+            conn.execute(INDOUBT_SCHEMA)
+    _ensure_expiry_index(conn)
+
+
+def _ensure_expiry_index(conn: psycopg.Connection[Any]) -> None:
+    """Seed 002's scan index (``qsg_message_expiry``), on a database made before it existed: built by the first
+    member to start, ``CONCURRENTLY`` and outside the schema lock — so on a large ``qsg_message`` the running
+    members' puts and gets go on while it is built (a plain CREATE INDEX would hold their writes for the whole
+    build) and the other members' starts do not wait for it. Only the starting member waits (its strmqm); a
+    member that finds another building it goes on without it (the scan reads the table meanwhile). A build cut
+    short (the member killed) leaves an invalid index: the next start drops it and builds it again. The usual
+    case, the index there and valid, is one catalog query."""
+    valid = "SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass('qsg_message_expiry')"
+    row = conn.execute(valid).fetchone()
+    if row is not None and row[0]:
+        return
+    got = conn.execute("SELECT pg_try_advisory_lock(%s)", (_INDEX_LOCK,)).fetchone()
+    if not got or not got[0]:
+        return  # another member is building it
+    try:
+        row = conn.execute(valid).fetchone()
+        if row is not None and not row[0]:  # left invalid by a build cut short
+            conn.execute("DROP INDEX CONCURRENTLY IF EXISTS qsg_message_expiry")
+        if row is None or not row[0]:
+            conn.execute(_EXPIRY_INDEX)
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (_INDEX_LOCK,))
 
 
 def create_member(url: str, qsg: str, member: str) -> None:
@@ -444,6 +538,10 @@ CREATE TABLE IF NOT EXISTS qsg_indoubt_private (
 """
 
 
+# every table and index of SCHEMA and INDOUBT_SCHEMA (_ensure_schema makes them when one is missing)
+_SCHEMA_OBJECTS = re.findall(r"(?:TABLE|INDEX) IF NOT EXISTS (\w+)", SCHEMA + INDOUBT_SCHEMA)
+
+
 def nid(owner: str, uow: int) -> str:
     """The network id (IBM's NID) of a unit of work: its member's session and its number, ``QMA.3F9A0C1B2D4E.17``
     (in capitals: MQSC folds what is not quoted)."""
@@ -498,6 +596,7 @@ class PostgresSharedQueues:
         self._dirty: dict[int, set[str]] = {}
         self._flushing: set[int] = set()
         self._publisher: threading.Thread | None = None
+        self.publish_failures = 0  # failures of the publisher's own (not the database's): see _publish_loop
         self._put_ids: dict[tuple[int, str], int] = {}  # (unit of work, queue) -> the id :meth:`room` took
         self._ids: list[int] = []  # the member's block of ids for its puts in syncpoint, highest first (_next_id)
         self._ids_at = 0.0  # when it was taken (time.monotonic)
@@ -740,6 +839,11 @@ class PostgresSharedQueues:
         if rows:
             self._holds_rows.add(uow)
 
+    def _forget_uow(self, uow: int) -> None:
+        """Unit of work ``uow`` holds nothing in the database after all (undoes :meth:`_begin_uow`)."""
+        self._uow_epoch.pop(uow, None)
+        self._holds_rows.discard(uow)
+
     def _check_uow(self, uow: int) -> None:
         """A unit of work begun in a session since lost cannot commit: it was backed out."""
         if self._uow_epoch.pop(uow, self._epoch) != self._epoch:
@@ -801,7 +905,13 @@ class PostgresSharedQueues:
         return ident
 
     def get(
-        self, queue: str, uow: int | None, msgid: bytes | None, correlid: bytes | None, claim_only: bool
+        self,
+        queue: str,
+        uow: int | None,
+        msgid: bytes | None,
+        correlid: bytes | None,
+        claim_only: bool,
+        now: float | None = None,
     ) -> SharedMessage | None:
         if uow is not None and msgid is None and correlid is None:
             ahead = self._ahead.get(uow)
@@ -816,7 +926,12 @@ class PostgresSharedQueues:
             where += " AND correlid = %s"
             args.append(correlid)
         pick = f"(SELECT id FROM qsg_message WHERE {where} ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
-        if uow is None and not claim_only:
+        row = _row
+        if uow is None and not claim_only and now is not None:  # seed 002: an expired one is claimed, not deleted
+            sql = _take_unexpired(where, "priority DESC, id")
+            args = [now, *args, self.owner]
+            row = _taken
+        elif uow is None and not claim_only:
             sql = f"DELETE FROM qsg_message WHERE id = {pick} RETURNING {_COLUMNS}"
         else:
             sql = f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = {pick} RETURNING {_COLUMNS}"
@@ -832,7 +947,7 @@ class PostgresSharedQueues:
             return None
         if uow is not None:  # the unit of work holds a row from here (of the session it was claimed in)
             self._begin_uow(uow, epoch)
-        return _row(r)
+        return row(r)
 
     # -- MQGET of many messages in a unit of work: one claim for them all ----------------------------------------
     def get_ahead(self, uow: int, queue: str, count: int) -> None:
@@ -903,10 +1018,6 @@ class PostgresSharedQueues:
             sql = "UPDATE qsg_message SET uow = %s WHERE id = %s AND owner = %s AND uow = 0"
             args = (uow, *args)
         self._group.run(lambda conn: conn.execute(sql, args), True)
-
-    def discard(self, message_id: int) -> None:
-        with self._use() as conn:
-            conn.execute("DELETE FROM qsg_message WHERE id = %s AND owner = %s", (message_id, self.owner))
 
     def commit(self, uow: int) -> list[str]:
         """One durable transaction, the unit of work's one PostgreSQL commit: its puts inserted (one COPY), its
@@ -1225,6 +1336,7 @@ class PostgresSharedQueues:
         uow: int | None,
         claim_only: bool,
         hold: bool = False,
+        now: float | None = None,
     ) -> SharedMessage | None:
         where, args = self._where(queue, match, lock)
         order = "id" if match.fifo else "priority DESC, id"
@@ -1233,6 +1345,11 @@ class PostgresSharedQueues:
         if take:
             epoch = self._epoch
             pick += " FOR UPDATE SKIP LOCKED"
+            if uow is None and not claim_only and now is not None:  # seed 002: as get's
+                sql = _take_unexpired(where, order)
+                targs = [now, *args, self.owner]
+                r = self._group.run(lambda conn: conn.execute(sql, targs, binary=True).fetchone(), True)
+                return None if r is None else _taken(r)
             if uow is None and not claim_only:  # durable: with the member's other durable verbs (_Group)
                 sql = f"DELETE FROM qsg_message WHERE id = ({pick}) RETURNING {_COLUMNS}"
                 r = self._group.run(lambda conn: conn.execute(sql, args, binary=True).fetchone(), True)
@@ -1301,13 +1418,6 @@ class PostgresSharedQueues:
                 ).rowcount
                 > 0
             )
-
-    def discard_available(self, message_id: int) -> SharedMessage | None:
-        with self._use() as conn:
-            r = conn.execute(
-                f"DELETE FROM qsg_message WHERE id = %s AND owner IS NULL RETURNING {_COLUMNS}", (message_id,)
-            ).fetchone()
-        return None if r is None else _row(r)
 
     def move_get(self, message_id: int, from_uow: int, to_uow: int) -> None:
         # the new unit of work holds the row from here: its MQCMIT/MQBACK must reach the database (_begin_uow)
@@ -1397,14 +1507,39 @@ class PostgresSharedQueues:
     # -- the published counts of uncommitted puts (CURDEPTH on the other members) -------------------------------
     def _publish_loop(self) -> None:
         """Write the counts of uncommitted puts that changed (:meth:`room` with :data:`NO_LIMIT`) to
-        qsg_uncommitted, one statement for those gathered over :data:`PUBLISH_GAP`."""
+        qsg_uncommitted, one statement for those gathered over :data:`PUBLISH_GAP`.
+
+        The other members' CURDEPTH and MAXDEPTH count this member's uncommitted puts only through this thread,
+        so it never ends before the store closes: a failure of its own (a defect: the database's are handled in
+        :meth:`_publish`) is written to the member's error log (AMQ6125E, with the error) and the publication
+        is tried again — the counts it was writing are kept for it — after :data:`PUBLISH_RETRY` seconds,
+        doubled at each failure in a row up to :data:`PUBLISH_RETRY_MAX` (``publish_failures`` counts them)."""
+        wait = PUBLISH_RETRY
         while True:
             with self._pub:
                 self._pub.wait_for(lambda: bool(self._dirty) or self._closed)
                 if self._closed:
                     return
             time.sleep(PUBLISH_GAP)
-            self._publish()
+            try:
+                self._publish()
+            except Exception as e:
+                self.publish_failures += 1
+                _log.error(
+                    "AMQ6125E: An internal error has occurred in queue manager '%s': the publication of its counts "
+                    "of uncommitted puts on shared queues failed (%s: %s); it is tried again in %.1f seconds.",
+                    self.member,
+                    type(e).__name__,
+                    e,
+                    wait,
+                    exc_info=True,
+                    extra={"qmgr": self.member, "amq": _PUBLISH_FAILED},
+                )
+                with self._pub:
+                    self._pub.wait_for(lambda: self._closed, wait)
+                wait = min(wait * 2, PUBLISH_RETRY_MAX)
+            else:
+                wait = PUBLISH_RETRY
 
     def _publish(self) -> None:
         # the session (owner, epoch) these counts are of, not one being replaced
@@ -1421,6 +1556,7 @@ class PostgresSharedQueues:
             self._dirty.clear()
         done = False
         try:
+            _defect_point("publish")
             if rows:
                 with self._use(fast=True) as conn:
                     conn.execute(
@@ -1636,7 +1772,9 @@ class PostgresSharedQueues:
             raise self._fail(e) from None
         return None if row is None else str(row[0])
 
-    def expire(self, now: float, uow: int, limit: int) -> list[SharedMessage]:
+    def expire(
+        self, now: float, uow: int, limit: int, message_id: int | None = None, held: int | None = None
+    ) -> list[SharedMessage]:
         """Seed 002, the periodic scan: claim for unit of work ``uow`` (as its gets: ``owner``, ``uow``, ``got``)
         up to ``limit`` of the group's available messages whose Expiry has passed at ``now`` (engine time,
         seconds) and return them, for their expiration reports. The engine puts the reports in the same unit of
@@ -1644,14 +1782,29 @@ class PostgresSharedQueues:
         the messages' discard and their reports happen together or not at all: a scanner that dies before its
         commit leaves the messages to peer recovery, which reinstates them for the next scan (docs/
         queue-sharing-groups.md, "Expiry on shared queues"). A message is claimed by one member only (rows held
-        by a unit of work are skipped, and so are rows a get is claiming), so it is reported once."""
+        by a unit of work are skipped, and so are rows a get is claiming), so it is reported once.
+
+        ``message_id``: the expired message a get or browse met (the engine tested its Expiry), moved from this
+        session's unit of work, claim or browse lock ``held`` — or, None, taken while still available — to
+        ``uow``: the same unit of work's discard and report as the scan's, for the message the get would have
+        returned (a get that meets it claims it first, so a crash before this leaves it to peer recovery)."""
         self._begin_uow(uow)
+        args: tuple[Any, ...]
+        if message_id is None:
+            sql, args = _EXPIRE_CLAIM, (self.owner, uow, self.qsg, now, limit)
+        elif held is None:
+            sql, args = _EXPIRE_MET.format("owner IS NULL"), (self.owner, uow, message_id)
+        else:
+            sql = _EXPIRE_MET.format("owner = %s AND uow = %s")
+            args = (self.owner, uow, message_id, self.owner, held)
         try:
             with self._use(fast=True) as conn:  # a claim need not be durable: a crash backs it out
-                rows = conn.execute(_EXPIRE_CLAIM, (self.owner, uow, self.qsg, now, limit)).fetchall()
+                rows = conn.execute(sql, args).fetchall()
         except StoreError:
-            self._uow_epoch.pop(uow, None)
+            self._forget_uow(uow)
             raise
-        if rows:
-            _crash_point("expiry-claimed")
+        if not rows:
+            self._forget_uow(uow)  # it holds nothing: its end reaches no database
+            return []
+        _crash_point("expiry-claimed")
         return [_row(r) for r in rows]

@@ -45,6 +45,15 @@ class SharedMessage:
     expiry: int
     put_time: float
     backout: int = 0
+    # seed 002: a get out of syncpoint met this message expired, and its statement claimed it (held by this
+    # session's unit of work 0) instead of deleting it: the engine discards and reports it (SharedQueues.expire)
+    expired: bool = False
+
+
+def expired_at(m: SharedMessage, now: float) -> bool:
+    """Seed 002: whether ``m``'s Expiry has passed at ``now`` (engine time, seconds). The store's own test: the
+    same deadline its statements compare (``put_time + expiry / 10.0``), so the engine and the store agree."""
+    return m.expired or (m.expiry != -1 and m.put_time + m.expiry / 10.0 <= now)
 
 
 @dataclass(slots=True)
@@ -98,21 +107,25 @@ class SharedQueues(Protocol):
         ...
 
     def get(
-        self, queue: str, uow: int | None, msgid: bytes | None, correlid: bytes | None, claim_only: bool
+        self,
+        queue: str,
+        uow: int | None,
+        msgid: bytes | None,
+        correlid: bytes | None,
+        claim_only: bool,
+        now: float | None = None,
     ) -> SharedMessage | None:
         """Take the first available message in delivery order (priority, then put order) matching the ids:
         deleted when ``uow`` is None and not ``claim_only``, else held by ``uow`` (``claim_only``: held by
-        unit of work 0, to be finished by :meth:`finish_claim`). None when there is none."""
+        unit of work 0, to be finished by :meth:`finish_claim`). None when there is none. With ``now`` (engine
+        time), a message it would delete that has expired at ``now`` is held by unit of work 0 instead and
+        returned with ``expired`` set (seed 002: its discard and its report are the engine's, :meth:`expire`)."""
         ...
 
     def finish_claim(self, message_id: int, take: bool, uow: int | None) -> None:
         """A message held by unit of work 0: taken (deleted, or with ``uow`` held by that unit of work) or, not
         ``take``, made available again as it was (the get of unit of work ``uow`` when given: a get in syncpoint
         that failed with MQRC_TRUNCATED_MSG_FAILED)."""
-        ...
-
-    def discard(self, message_id: int) -> None:
-        """Delete a message this member holds (an expired one a get met)."""
         ...
 
     def commit(self, uow: int) -> list[str]:
@@ -154,19 +167,16 @@ class SharedQueues(Protocol):
         uow: int | None,
         claim_only: bool,
         hold: bool = False,
+        now: float | None = None,
     ) -> SharedMessage | None:
         """The first message in delivery order that ``match`` selects and that is available to the handle
         whose browse lock is ``lock`` (available, or locked by that handle). ``take``: taken as :meth:`get`
-        takes it (``uow``, ``claim_only``); else browsed, and with ``hold`` locked by that handle (its
+        takes it (``uow``, ``claim_only``, ``now``); else browsed, and with ``hold`` locked by that handle (its
         previous lock released)."""
         ...
 
     def unlock(self, lock: int) -> bool:
         """Release the browse lock ``lock`` (MQGMO_UNLOCK, MQCLOSE); False when it held no message."""
-        ...
-
-    def discard_available(self, message_id: int) -> SharedMessage | None:
-        """Delete an available message (an expired one a browse met); None when another took it first."""
         ...
 
     def move_get(self, message_id: int, from_uow: int, to_uow: int) -> None:
@@ -237,9 +247,13 @@ class SharedQueues(Protocol):
         """The member that last took the group's expiry scan."""
         ...
 
-    def expire(self, now: float, uow: int, limit: int) -> list[SharedMessage]:
+    def expire(
+        self, now: float, uow: int, limit: int, message_id: int | None = None, held: int | None = None
+    ) -> list[SharedMessage]:
         """Claim for unit of work ``uow`` (as its gets) and return up to ``limit`` available messages expired at
-        ``now`` (engine time, seconds): its commit discards them, with the reports it put (seed 002)."""
+        ``now`` (engine time, seconds): its commit discards them, with the reports it put (seed 002). With
+        ``message_id``: that one message, an expired one a get or browse met — held by this session's unit of
+        work (or browse lock) ``held``, or available when ``held`` is None; none when another took it first."""
         ...
 
     def indoubt_units(self, member: str | None) -> list[InDoubtUnit]:
