@@ -159,6 +159,22 @@ _PUBLISH_FAILED = (
     "If the entry repeats, save this error log and report the problem. The queue manager goes on serving; "
     "restarting it starts the thread afresh.",
 )
+# ... and of the member's listener (listen: other members' wake-ups, peer recovery)
+_LISTEN_FAILED = (
+    "The thread of the queue manager that listens for the other members' notifications (waking the gets that wait "
+    "on shared queues) and backs out the units of work of failed members (peer recovery) failed with an error that "
+    "is not the database's. It tries again; meanwhile waiting gets and peer recovery are late.",
+    "If the entry repeats, save this error log and report the problem. The queue manager goes on serving; "
+    "restarting it starts the thread afresh.",
+)
+# ... and of its notifier (_notify_loop: this member's commits waking the others' gets)
+_NOTIFY_FAILED = (
+    "The thread of the queue manager that notifies the other members of messages committed on shared queues failed "
+    "with an error that is not the database's. It tries again; meanwhile the other members find those messages "
+    "by their own look every 100 ms.",
+    "If the entry repeats, save this error log and report the problem. The queue manager goes on serving; "
+    "restarting it starts the thread afresh.",
+)
 _ID_BLOCK = "SELECT nextval('qsg_message_id_seq') FROM generate_series(1, %s)"
 NO_LIMIT = 999_999_999  # MAXDEPTH's largest value: a put's MAXDEPTH check cannot fail (PostgresSharedQueues.room)
 ID_BLOCK = 64  # ids a member takes at least from the group's sequence at once for its puts in syncpoint (_next_id)
@@ -1525,21 +1541,29 @@ class PostgresSharedQueues:
                 self._publish()
             except Exception as e:
                 self.publish_failures += 1
-                _log.error(
-                    "AMQ6125E: An internal error has occurred in queue manager '%s': the publication of its counts "
-                    "of uncommitted puts on shared queues failed (%s: %s); it is tried again in %.1f seconds.",
-                    self.member,
-                    type(e).__name__,
-                    e,
-                    wait,
-                    exc_info=True,
-                    extra={"qmgr": self.member, "amq": _PUBLISH_FAILED},
+                self._internal_error(
+                    "the publication of its counts of uncommitted puts on shared queues", e, wait, _PUBLISH_FAILED
                 )
                 with self._pub:
                     self._pub.wait_for(lambda: self._closed, wait)
                 wait = min(wait * 2, PUBLISH_RETRY_MAX)
             else:
                 wait = PUBLISH_RETRY
+
+    def _internal_error(self, what: str, e: Exception, wait: float, explanation: tuple[str, str]) -> None:
+        """A failure of one of the member's own threads that is not the database's (a defect): an AMQ6125E entry in
+        the member's error log naming ``what`` failed and how, before the thread tries again in ``wait`` seconds."""
+        _log.error(
+            "AMQ6125E: An internal error has occurred in queue manager '%s': %s failed (%s: %s); it is tried again "
+            "in %.1f seconds.",
+            self.member,
+            what,
+            type(e).__name__,
+            e,
+            wait,
+            exc_info=True,
+            extra={"qmgr": self.member, "amq": explanation},
+        )
 
     def _publish(self) -> None:
         # the session (owner, epoch) these counts are of, not one being replaced
@@ -1632,8 +1656,11 @@ class PostgresSharedQueues:
             self._notify_lock.notify()
 
     def _notify_loop(self) -> None:
-        """Send the queued names with pg_notify on a connection of its own, coalescing what waits meanwhile."""
+        """Send the queued names with pg_notify on a connection of its own, coalescing what waits meanwhile. A
+        failure of its own (a defect) is written to the error log (AMQ6125E) and the thread goes on, as the
+        publisher's (:meth:`_publish_loop`)."""
         conn: psycopg.Connection[Any] | None = None
+        wait = PUBLISH_RETRY
         while True:
             with self._notify_lock:
                 while not self._to_notify and not self._closed:
@@ -1651,8 +1678,18 @@ class PostgresSharedQueues:
                 conn.execute(  # one statement, one round trip, however many names
                     "SELECT pg_notify(%s, n) FROM unnest(%s::text[]) n", (channel(self.qsg), names)
                 )
+                _defect_point("notify")
+                wait = PUBLISH_RETRY
             except psycopg.Error:
                 conn = None  # lost: the members' 100 ms poll wakes the waiters anyway
+            except Exception as e:  # a defect: said, and the thread goes on (the names are found by the poll)
+                self._internal_error("the notification of messages committed on shared queues", e, wait, _NOTIFY_FAILED)
+                if conn is not None:
+                    conn.close()
+                conn = None
+                with self._notify_lock:
+                    self._notify_lock.wait_for(lambda: self._closed, wait)
+                wait = min(wait * 2, PUBLISH_RETRY_MAX)
             with self._notify_lock:  # what comes meanwhile goes in the next one: a NOTIFY is a commit too
                 self._notify_lock.wait_for(lambda: self._closed, NOTIFY_GAP)
         if conn is not None:
@@ -1660,28 +1697,52 @@ class PostgresSharedQueues:
 
     def listen(self, on_wake: Callable[[list[str] | None], None], stop: threading.Event) -> None:
         """Run until ``stop`` is set: call ``on_wake(names)`` with the queues another member notified, and
-        ``on_wake(None)`` at least every 100 ms (the fallback poll: notifications can be lost)."""
+        ``on_wake(None)`` at least every 100 ms (the fallback poll: notifications can be lost).
+
+        The member's waiting gets and peer recovery depend on this thread, so it ends only with ``stop``: a
+        failure of its own or of ``on_wake`` (a defect, not the database's) is written to the error log
+        (AMQ6125E) and it goes on after :data:`PUBLISH_RETRY` seconds, doubled at each failure in a row up to
+        :data:`PUBLISH_RETRY_MAX`."""
         conn: psycopg.Connection[Any] | None = None
         next_check = 0.0
+        wait = PUBLISH_RETRY
         while not stop.is_set():
             try:
                 if conn is None:
                     conn = psycopg.connect(self._url, autocommit=True, connect_timeout=10)
                     conn.execute(f"LISTEN {channel(self.qsg)}")
                 names = [n.payload for n in conn.notifies(timeout=0.1, stop_after=1)]
+                _defect_point("listen")
                 on_wake(names or None)
                 if time.monotonic() >= next_check:  # peer recovery, on this thread's connection
                     next_check = time.monotonic() + PEER_CHECK
                     if self.recover_peers(conn):
                         on_wake(None)
+                wait = PUBLISH_RETRY
             except psycopg.Error:
                 if conn is not None:
                     conn.close()
                 conn = None
-                on_wake(None)
+                self._wake_safely(on_wake)
                 stop.wait(0.1)
+            except Exception as e:
+                self._internal_error(
+                    "the listening for other members' notifications and for failed members", e, wait, _LISTEN_FAILED
+                )
+                if conn is not None:  # afresh: a defect may have left it inside a transaction
+                    conn.close()
+                conn = None
+                stop.wait(wait)
+                wait = min(wait * 2, PUBLISH_RETRY_MAX)
         if conn is not None:
             conn.close()
+
+    def _wake_safely(self, on_wake: Callable[[list[str] | None], None]) -> None:
+        """``on_wake(None)`` after the database was lost; a defect in it is said (AMQ6125E), not raised."""
+        try:
+            on_wake(None)
+        except Exception as e:
+            self._internal_error("the waking of the gets waiting on shared queues", e, 0.1, _LISTEN_FAILED)
 
     # == seeds 001 and 002 on shared queues: the group's trigger state and the expiry scan =====================
     # (docs/queue-sharing-groups.md, "Triggering on shared queues", "Expiry on shared queues"; engine/_shared_rules)
