@@ -230,18 +230,18 @@ def read_tokens_partition(
             finally:
                 a.close()
         got = [(t, g[0], g[1]) for t, g in zip(tokens, found, strict=True) if g is not None]
-        row = process(qm, target.qmgr, queue, got, 0, fn, packed=packed, again=again_by_tokens)
+        s = _process(qm, queue, got, 0, fn, packed=packed, again=again_by_tokens)
     except BaseException:
         _safe_backout(qm)
         target.drop("syncpoint.spark.read")
         raise
+    summary = s.to_json() if s is not None else None
     if progress is not None:
         from ._flowsink import publish_partition_progress
 
-        summary = pickle.loads(row.column("puts")[0].as_py()) if row is not None else Summary(0).to_json()
-        publish_partition_progress(qm, summary, *progress)
-    if row is not None:
-        yield row
+        publish_partition_progress(qm, summary if summary is not None else Summary(0).to_json(), *progress)
+    if summary is not None:
+        yield _summary_row(target.qmgr, queue, summary)
 
 
 def process(
@@ -257,25 +257,53 @@ def process(
 ) -> Any:
     """The node over the messages got in the connection's unit of work, its dispositions carried out, MQCMIT; the
     summary row (None when nothing was got)."""
-    import pyarrow as pa
+    s = _process(qm, queue, got, batch, fn, packed=packed, again=again)
+    if s is None:
+        return None
+    if again is again_by_ids:  # tokens numbered per partition: not the messages' own
+        s.where = {}
+    return _summary_row(where, queue, s.to_json())
 
+
+def _process(
+    qm: QueueManager,
+    queue: str,
+    got: list[tuple[int, Any, bytes]],
+    batch: int,
+    fn: Callable[[Iterator[Any]], Iterator[Any]],
+    *,
+    packed: bool,
+    again: Again,
+) -> Summary | None:
+    """:func:`process` up to its summary. A node function with ``direct`` (a flow without a DataFrame stage) gets
+    the messages as got and answers its dispositions as objects; any other goes through Arrow: the messages as a
+    record batch in, disposition rows out."""
     if not got:
         qm.commit()
         return None
-    with span("executor.read.arrow", len(got)):
-        batch = messages_to_arrow(queue, got, packed=packed)
     dispositions: dict[int, Disposition] = {}
-    for out in fn(iter([batch])):
-        for r in out.to_pylist():
-            if r["action"] == "batch":
-                for _q, d in pickle.loads(r["puts"]):
-                    dispositions[int(d.token)] = d
-            else:
-                dispositions[int(r["token"])] = _disposition(r)
+    direct = getattr(fn, "direct", None) if packed else None
+    if direct is not None:
+        for d in direct(queue, got):
+            dispositions[int(d.token)] = d
+    else:
+        with span("executor.read.arrow", len(got)):
+            arrow = messages_to_arrow(queue, got, packed=packed)
+        for out in fn(iter([arrow])):
+            for r in out.to_pylist():
+                if r["action"] == "batch":
+                    for _q, d in pickle.loads(r["puts"]):
+                        dispositions[int(d.token)] = d
+                else:
+                    dispositions[int(r["token"])] = _disposition(r)
     with span("executor.member.commit", len(got)):
-        s = commit_member(qm, queue, got, dispositions, batch, again)
-    if again is again_by_ids:  # tokens numbered per partition: not the messages' own
-        s.where = {}
+        return commit_member(qm, queue, got, dispositions, batch, again)
+
+
+def _summary_row(where: str, queue: str, summary: dict[str, Any]) -> Any:
+    """The partition's one row for Spark: what its commit did (action ``member``)."""
+    import pyarrow as pa
+
     row = {
         "queue": queue,
         "token": -1,
@@ -285,7 +313,7 @@ def process(
         "error": None,
         "bip": where,
         "reason": 0,
-        "puts": pickle.dumps(s.to_json()),
+        "puts": pickle.dumps(summary),
     }
     return pa.RecordBatch.from_pylist([row], schema=_disposition_arrow())
 
