@@ -369,6 +369,8 @@ class _DriverState:
                 logical_order=reader.logical_order,
                 partitions=reader.n,
                 partition_max=bound,
+                small=min(reader.n, reader.cores),
+                per=CHUNK,
             )
         else:
             self.planner = Planner(max_messages=bound, logical_order=reader.logical_order)
@@ -486,6 +488,7 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         self.max_messages = _int(options, "maxMessagesPerBatch", DEFAULT_MAX_MESSAGES)
         self.logical_order = _bool(_opt(options, "logicalOrder"), True)
         self.n = _int(options, "partitions", 2)
+        self.cores = _int(options, "cores", self.n)  # a small batch's partitions, at least (see Planner.small)
         self.packed = _packed(options)
         self.partition_fn: Callable[[Iterator[Any]], Iterator[Any]] | None = None
         self._key = id(self)
@@ -615,7 +618,8 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
                 st.planner.planned.setdefault(v.token, v.backout)
             st.last, st.refreshed = (e.to_json(), batch), False
             st.reserve(e.n, batch)
-        parts = split_partitions(order_units(batch, logical_order=self.logical_order), self.n)
+        n = st.planner.count(len(batch)) if st.planner.partition_max is not None else self.n
+        parts = split_partitions(order_units(batch, logical_order=self.logical_order), n)
         return [BatchPartition(p, i, len(parts)) for i, p in enumerate(parts)]
 
     def read(self, partition: InputPartition) -> Iterator[Any]:
