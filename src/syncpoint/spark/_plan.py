@@ -41,6 +41,7 @@ class Visible:
     group_id: bytes = _NO_GROUP
     seqno: int = 1
     flags: int = 0
+    priority: int = 0
 
     @property
     def in_group(self) -> bool:
