@@ -395,7 +395,9 @@ class _DriverState:
         import threading
 
         unplanned = sum(1 for t, v in self.index.items() if self.planner.planned.get(t) != v.backout)
-        limit = ahead - unplanned
+        # at most one batch a time: after the first batch the index holds none unplanned, and two batches' browse
+        # would compete with the start of Spark's Python workers for the cores
+        limit = min(ahead - unplanned, ahead // 2)
         if limit <= 0 or not self.scanned:
             return
         self._ahead_got, self._ahead_error = [], None
