@@ -355,8 +355,8 @@ class BatchPartition(InputPartition):
 
 class _DriverState:
     """The stream reader's state in the long-lived driver process: a connection, the planner's memory and an
-    index of the queue kept up to date incrementally (browse-next for arrivals, lookups of the last batch's
-    tokens; a full rescan when that finds nothing to do, which also catches late commits and priority arrivals)."""
+    index of the queue kept up to date incrementally (browse-next for arrivals, a browse of the queue's head for
+    what the last batch left; a full rescan when that finds nothing to do, which also catches priority arrivals)."""
 
     def __init__(self, reader: StreamReader) -> None:
         self.qm = reader.target.connect("syncpoint.spark.source")
