@@ -191,3 +191,21 @@ def test_per_partition_commits_bound_each_partition_not_the_batch_and_keep_group
     parts = split_partitions(order_units(chosen), 2)
     assert max(len(x) for x in parts) <= 5, parts
     assert {4, 5, 6, 7} <= {v.token for v in chosen} or not {4, 5, 6, 7} & {v.token for v in chosen}
+
+
+def test_a_small_batch_keeps_to_the_cores_and_a_large_one_takes_every_partition() -> None:
+    """A flow committing per partition runs twice Spark's cores partitions (docs/flows.md, Performance, change 13);
+    a batch of fewer than ``per`` messages a partition goes to at least as many partitions as there are cores,
+    and never so few that one would hold more than MAXUMSGS allows (reference/spark.md: each partition's unit of
+    work stays within MAXUMSGS)."""
+    from syncpoint.spark._plan import order_units
+
+    p = Planner(max_messages=40, partitions=4, partition_max=10, small=2, per=10)
+    assert [p.count(n) for n in (1, 5, 20, 21, 30, 40)] == [2, 2, 2, 3, 3, 4]
+    _, chosen = p.plan(Offset(), [single(t) for t in range(1, 100)])
+    assert len(chosen) == 40 and len(split_partitions(order_units(chosen), p.count(len(chosen)))) == 4
+    # the bound, not ``per``, decides when it is smaller: 12 messages within 5 a partition need 3
+    q = Planner(max_messages=20, partitions=4, partition_max=5, small=2, per=500)
+    _, chosen = q.plan(Offset(), [single(t) for t in range(1, 13)])
+    parts = split_partitions(order_units(chosen), q.count(len(chosen)))
+    assert len(chosen) == 12 and len(parts) == 3 and max(len(x) for x in parts) <= 5

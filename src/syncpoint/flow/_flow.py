@@ -238,10 +238,16 @@ def build_query(
     *,
     available_now: bool = False,
     trigger_interval: str = "1 second",
-    partitions: int = 2,
+    partitions: int | None = None,
     query_name: str | None = None,
 ) -> Any:
     """Start the flow as a streaming query (not waiting for it).
+
+    ``partitions``: a micro-batch's partitions. By default 2; twice Spark's cores (``defaultParallelism``) when
+    each partition commits its own unit of work on a private queue: a batch, bounded per partition by MAXUMSGS,
+    then shares its fixed cost among twice as many messages, and while one task waits for the queue manager
+    another runs its node. A batch of fewer than 500 messages a partition is dealt to at most as many
+    partitions as Spark has cores (a trickle's batch: a second wave of tasks would only add latency).
 
     Without a DataFrame stage the node runs inside the source's read (a source class of the flow's own, see
     ``flow_source``): the messages go from the queue manager to the node in one executor Python worker and only
@@ -282,6 +288,9 @@ def build_query(
     # Partitions that commit on their own leave the sink nothing but the progress message: they put its parts
     # themselves and the query writes to Spark's noop sink (no Python writer or commit runner per batch)
     quiet_sink = commit == "partition" and not target.members
+    cores = _cores(spark)
+    if partitions is None:
+        partitions = 2 * cores if quiet_sink else 2
     per_batch = flow.max_messages_per_batch
     if per_batch is None:
         per_batch = BATCH_PER_UNIT_OF_WORK * (partitions if commit == "partition" or target.members else 1)
@@ -290,6 +299,7 @@ def build_query(
         .option("rowFormat", "packed" if fused else "columns")
         .option("logicalOrder", str(flow.input.logical_order).lower())
         .option("partitions", str(partitions))
+        .option("cores", str(cores))
         .option("commit", commit)
         .option("progress", "partition" if quiet_sink else "sink")
         .load()
@@ -311,6 +321,14 @@ def build_query(
         w = w.queryName(query_name)
     w = w.trigger(availableNow=True) if available_now else w.trigger(processingTime=trigger_interval)
     return w.start()
+
+
+def _cores(spark: Any) -> int:
+    """Spark's cores for tasks (``local[2]``: 2); 1 where the session does not say (Spark Connect)."""
+    try:
+        return max(1, int(spark.sparkContext.defaultParallelism))
+    except Exception:
+        return 1
 
 
 def _pickle_by_value(flow: Flow) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.spark import MD_COLUMNS, Disposition, QueueAccess, Target, batch_row, current_member
+from syncpoint.spark import MD_COLUMNS, Disposition, QueueAccess, Target, batch_row, current_member, md_to_dict
 from syncpoint.spark import profile_record as record
 from syncpoint.spark import profile_span as span
 
@@ -83,7 +83,6 @@ def run_messages(
 def _packed_messages(batch: Any) -> list[FlowMessage]:
     """The flow's messages from a record batch of the source's packed columns (queue, token, data, md)."""
     from syncpoint.mqi import MQMD
-    from syncpoint.spark import md_to_dict
 
     queues = batch.column(0).to_pylist()
     tokens = batch.column(1).to_pylist()
@@ -106,7 +105,28 @@ def node_partition(
 ) -> Callable[[Iterator[Any]], Iterator[Any]]:
     """A mapInArrow function running the node on an executor. Its input is the source's record batches (the
     packed columns when ``packed``); its output ONE row for the partition carrying every disposition (action
-    "batch", see syncpoint.spark's flow sink), so nothing is converted per message on the way to the sink."""
+    "batch", see syncpoint.spark's flow sink), so nothing is converted per message on the way to the sink.
+    With ``packed`` the function also has ``direct(queue, got)``: the node over messages got in the same Python
+    process, the dispositions returned as they are (no Arrow on either side)."""
+
+    def run(msgs: list[FlowMessage]) -> list[Disposition]:
+        """The node over one partition's messages, with the input queues' BOTHRESH."""
+        import time
+
+        t0 = time.time()
+        queues = sorted({m.queue for m in msgs})
+        bothresh: dict[str, int | None] = {}
+        where = current_member() or target  # reading through a member of a group: ask that member
+        try:
+            qm = where.connection("syncpoint.flow")
+            for q in queues:
+                bothresh[q] = QueueAccess(qm, q).attributes()[0]
+        except MQMIError:
+            where.drop("syncpoint.flow")
+            bothresh = {q: None for q in queues}  # unreadable: the node uses 1 (seed 004)
+        record("executor.node.bothresh", t0)
+        with span("executor.node.run", len(msgs)):
+            return run_messages(msgs, handlers, bothresh, logical_order=logical_order, all_or_nothing=all_or_nothing)
 
     def fn(batches: Iterator[Any]) -> Iterator[Any]:
         import time
@@ -121,20 +141,7 @@ def node_partition(
         record("executor.node.input", t0, len(msgs))
         if not msgs:
             return
-        t0 = time.time()
-        queues = sorted({m.queue for m in msgs})
-        bothresh: dict[str, int | None] = {}
-        where = current_member() or target  # reading through a member of a group: ask that member
-        try:
-            qm = where.connection("syncpoint.flow")
-            for q in queues:
-                bothresh[q] = QueueAccess(qm, q).attributes()[0]
-        except MQMIError:
-            where.drop("syncpoint.flow")
-            bothresh = {q: None for q in queues}  # unreadable: the node uses 1 (seed 004)
-        record("executor.node.bothresh", t0)
-        with span("executor.node.run", len(msgs)):
-            ds = run_messages(msgs, handlers, bothresh, logical_order=logical_order, all_or_nothing=all_or_nothing)
+        ds = run(msgs)
         with span("executor.node.output", len(msgs)):
             queue_of = {m.token: m.queue for m in msgs}
             result = pa.RecordBatch.from_pylist(
@@ -142,6 +149,19 @@ def node_partition(
             )
         yield result
 
+    def direct(queue: str, got: Sequence[tuple[int, Any, bytes]]) -> list[Disposition]:
+        """The node over messages its own Python process got (``(token, MQMD, data)``), without Arrow: the
+        FlowMessages straight from the MQMDs, the dispositions back as objects (a partition that commits itself,
+        see syncpoint.spark's ``process``)."""
+        import time
+
+        t0 = time.time()
+        msgs = [FlowMessage(bytes(data), md_to_dict(md), queue=queue, token=t) for t, md, data in got]
+        record("executor.node.input", t0, len(msgs))
+        return run(msgs) if msgs else []
+
+    if packed:  # no DataFrame stage: the node may run on the messages as got
+        fn.direct = direct  # type: ignore[attr-defined]
     return fn
 
 

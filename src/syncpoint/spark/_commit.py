@@ -382,16 +382,26 @@ class Sink:
             if h is None:
                 od = MQOD(ObjectName=queue.encode(), ObjectQMgrName=qmgr.encode())
                 h = self._outputs[(qmgr, queue)] = self.qm.mqopen(od, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
+            templates: dict[Any, tuple[MQMD, MQPMO]] = {}
             for i in range(0, len(ps), CHUNK):
                 part = ps[i : i + CHUNK]
                 batch = []
+                keys = set()
                 for _, p in part:
-                    md = md_from_fields(p.md)
-                    pmo = MQPMO()
-                    pmo.Options = C.MQPMO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING
-                    pmo.Options |= C.MQPMO_NEW_MSG_ID if md.MsgId == C.MQMI_NONE else 0
+                    key = _md_key(p.md)
+                    keys.add(key)
+                    template = templates.get(key) if key is not None else None
+                    if template is None:  # outputs mostly share their few MQMD fields: each set built once
+                        md = md_from_fields(p.md)
+                        pmo = MQPMO()
+                        pmo.Options = C.MQPMO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING
+                        pmo.Options |= C.MQPMO_NEW_MSG_ID if md.MsgId == C.MQMI_NONE else 0
+                        template = (md, pmo)
+                        if key is not None:
+                            templates[key] = template
+                    md, pmo = MQMD.with_fields(template[0].__dict__), MQPMO.with_fields(template[1].__dict__)
                     batch.append((md, pmo, p.data))
-                results = put_many(h, batch)
+                results = put_many(h, batch, alike=True if len(keys) == 1 and None not in keys else None)
                 if any(isinstance(r, MQMIError) or r != C.MQRC_NONE for r in results):
                     self._forget_output(qmgr, queue)  # a handle kept from an earlier batch may be stale
                 for (it, p), r in zip(part, results, strict=True):
@@ -505,6 +515,16 @@ class Sink:
                     )
         self.qm.backout()
         s.errors.extend(str(b[3]) for b in backouts if b[3])
+
+
+def _md_key(fields: Mapping[str, Any]) -> Any:
+    """An output's MQMD fields as a key of the MQMDs built (None when a value cannot be one)."""
+    try:
+        key = tuple(fields.items())
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _reason(e: MQMIError) -> str:

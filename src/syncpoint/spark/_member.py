@@ -230,7 +230,8 @@ def read_tokens_partition(
             finally:
                 a.close()
         got = [(t, g[0], g[1]) for t, g in zip(tokens, found, strict=True) if g is not None]
-        row = process(qm, target.qmgr, queue, got, 0, fn, packed=packed, again=again_by_tokens)
+        summary: list[dict[str, Any]] = []
+        row = process(qm, target.qmgr, queue, got, 0, fn, packed=packed, again=again_by_tokens, summary=summary)
     except BaseException:
         _safe_backout(qm)
         target.drop("syncpoint.spark.read")
@@ -238,8 +239,7 @@ def read_tokens_partition(
     if progress is not None:
         from ._flowsink import publish_partition_progress
 
-        summary = pickle.loads(row.column("puts")[0].as_py()) if row is not None else Summary(0).to_json()
-        publish_partition_progress(qm, summary, *progress)
+        publish_partition_progress(qm, summary[0] if summary else Summary(0).to_json(), *progress)
     if row is not None:
         yield row
 
@@ -254,40 +254,83 @@ def process(
     *,
     packed: bool,
     again: Again,
+    summary: list[dict[str, Any]] | None = None,
 ) -> Any:
     """The node over the messages got in the connection's unit of work, its dispositions carried out, MQCMIT; the
-    summary row (None when nothing was got)."""
-    import pyarrow as pa
+    summary row (None when nothing was got). ``summary``: a list the summary is also appended to, as a dict."""
+    s = _process(qm, queue, got, batch, fn, packed=packed, again=again)
+    if s is None:
+        return None
+    if again is again_by_ids:  # tokens numbered per partition: not the messages' own
+        s.where = {}
+    d = s.to_json()
+    if summary is not None:
+        summary.append(d)
+    return _summary_row(where, queue, d)
 
+
+def _process(
+    qm: QueueManager,
+    queue: str,
+    got: list[tuple[int, Any, bytes]],
+    batch: int,
+    fn: Callable[[Iterator[Any]], Iterator[Any]],
+    *,
+    packed: bool,
+    again: Again,
+) -> Summary | None:
+    """:func:`process` up to its summary. A node function with ``direct`` (a flow without a DataFrame stage) gets
+    the messages as got and answers its dispositions as objects; any other goes through Arrow: the messages as a
+    record batch in, disposition rows out."""
     if not got:
         qm.commit()
         return None
-    with span("executor.read.arrow", len(got)):
-        batch = messages_to_arrow(queue, got, packed=packed)
     dispositions: dict[int, Disposition] = {}
-    for out in fn(iter([batch])):
-        for r in out.to_pylist():
-            if r["action"] == "batch":
-                for _q, d in pickle.loads(r["puts"]):
-                    dispositions[int(d.token)] = d
-            else:
-                dispositions[int(r["token"])] = _disposition(r)
+    direct = getattr(fn, "direct", None) if packed else None
+    if direct is not None:
+        for d in direct(queue, got):
+            dispositions[int(d.token)] = d
+    else:
+        with span("executor.read.arrow", len(got)):
+            arrow = messages_to_arrow(queue, got, packed=packed)
+        for out in fn(iter([arrow])):
+            for r in out.to_pylist():
+                if r["action"] == "batch":
+                    for _q, d in pickle.loads(r["puts"]):
+                        dispositions[int(d.token)] = d
+                else:
+                    dispositions[int(r["token"])] = _disposition(r)
     with span("executor.member.commit", len(got)):
-        s = commit_member(qm, queue, got, dispositions, batch, again)
-    if again is again_by_ids:  # tokens numbered per partition: not the messages' own
-        s.where = {}
-    row = {
-        "queue": queue,
-        "token": -1,
-        "action": MEMBER,
-        "terminal": "none",
-        "backout_count": 0,
-        "error": None,
-        "bip": where,
-        "reason": 0,
-        "puts": pickle.dumps(s.to_json()),
-    }
-    return pa.RecordBatch.from_pylist([row], schema=_disposition_arrow())
+        return commit_member(qm, queue, got, dispositions, batch, again)
+
+
+def _summary_row(where: str, queue: str, summary: dict[str, Any]) -> Any:
+    """The partition's one row for Spark: what its commit did (action ``member``)."""
+    import pyarrow as pa
+
+    values = [queue, -1, MEMBER, "none", 0, None, where, 0, pickle.dumps(summary)]
+    schema = _disposition_arrow()
+    columns = [_one(v, f.type) for v, f in zip(values, schema, strict=True)]
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+def _one(value: Any, typ: Any) -> Any:
+    """A one-value Arrow array built from its buffers: converting a Python list (``pa.array``) imports pandas,
+    0.3 s or more in each new Python worker, on the first batch's path."""
+    import struct
+
+    import pyarrow as pa
+
+    if pa.types.is_integer(typ):
+        return pa.Array.from_buffers(
+            typ, 1, [None, pa.py_buffer(struct.pack("<q" if typ.bit_width == 64 else "<i", value))]
+        )
+    if value is None:
+        return pa.Array.from_buffers(
+            typ, 1, [pa.py_buffer(b"\0"), pa.py_buffer(struct.pack("<ii", 0, 0)), pa.py_buffer(b"")], 1
+        )
+    raw = value.encode() if isinstance(value, str) else bytes(value)
+    return pa.Array.from_buffers(typ, 1, [None, pa.py_buffer(struct.pack("<ii", 0, len(raw))), pa.py_buffer(raw)])
 
 
 def _disposition_arrow() -> Any:

@@ -41,6 +41,7 @@ class Visible:
     group_id: bytes = _NO_GROUP
     seqno: int = 1
     flags: int = 0
+    priority: int = 0
 
     @property
     def in_group(self) -> bool:
@@ -182,10 +183,16 @@ class Planner:
         logical_order: bool = True,
         partitions: int = 1,
         partition_max: int | None = None,
+        small: int | None = None,
+        per: int = 500,
     ) -> None:
         self.max_messages = max_messages
         self.logical_order = logical_order
         self.partitions = partitions
+        self.small = partitions if small is None else small
+        """A batch of fewer than ``per`` messages a partition is dealt to as few partitions as hold it ``per``
+        each, but at least ``small`` (Spark's cores): more tasks than cores only pay off for large batches."""
+        self.per = per
         self.partition_max = partition_max
         """Each partition commits its own unit of work: no partition of a batch (split_partitions over
         order_units) may hold more than this; a batch is cut, unit by unit from its end, until none does."""
@@ -212,8 +219,13 @@ class Planner:
     def _fits(self, batch: list[Visible]) -> bool:
         if self.partition_max is None:
             return True
-        parts = split_partitions(order_units(batch, logical_order=self.logical_order), self.partitions)
+        parts = split_partitions(order_units(batch, logical_order=self.logical_order), self.count(len(batch)))
         return max((len(p) for p in parts), default=0) <= self.partition_max
+
+    def count(self, total: int) -> int:
+        """The partitions a batch of ``total`` messages is split into (see ``small``)."""
+        per = max(1, min(self.per, self.partition_max or self.per))
+        return max(1, min(self.partitions, max(self.small, -(-total // per))))
 
     def plan(self, start: Offset, visible: Sequence[Visible], limit: int | None = None) -> tuple[Offset, list[Visible]]:
         """The next batch's end offset and messages; ``start`` itself when there is nothing to do."""

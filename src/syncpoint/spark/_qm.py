@@ -312,6 +312,21 @@ class QueueAccess:
         finally:
             self.qm.mqclose(h)
 
+    def fifo(self) -> bool:
+        """The queue delivers (and browses) in put order, MSGDLVSQ(FIFO): its browse order is MsgToken order.
+        False when the attribute cannot be read."""
+        try:
+            h = self._open(C.MQOO_INQUIRE)
+        except MQMIError:
+            return False
+        try:
+            ints, _ = self.qm.mqinq(h, [C.MQIA_MSG_DELIVERY_SEQUENCE])
+            return int(ints[0]) == C.MQMDS_FIFO
+        except MQMIError:
+            return False
+        finally:
+            self.qm.mqclose(h)
+
     def close(self) -> None:
         for h in (self._scan, self._lookup, self._input):
             if h is not None:
@@ -384,4 +399,6 @@ def batch_bound(max_messages: int, maxumsgs: int | None) -> int:
 
 
 def visible_of(md: MQMD, token: int) -> Visible:
-    return Visible(token, int(md.BackoutCount), bytes(md.GroupId), int(md.MsgSeqNumber), int(md.MsgFlags))
+    return Visible(
+        token, int(md.BackoutCount), bytes(md.GroupId), int(md.MsgSeqNumber), int(md.MsgFlags), int(md.Priority)
+    )

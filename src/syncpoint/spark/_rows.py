@@ -113,17 +113,23 @@ def put_timestamp(put_date: str, put_time: str) -> _dt.datetime | None:
         return None
 
 
+_MD_KINDS = [(n, 0 if t == "int" else 1 if t == "binary" else 2) for n, t in MD_COLUMNS]
+
+
 def md_to_dict(md: MQMD) -> dict[str, Any]:
     """The MQMD's fields under IBM's names: binary fields as bytes, character fields stripped."""
     out: dict[str, Any] = {}
-    for name, typ in MD_COLUMNS:
-        v = getattr(md, name)
-        if typ == "binary":
-            out[name] = bytes(v)
-        elif typ == "string":
-            out[name] = _char(v)
+    fields = md.__dict__
+    for name, kind in _MD_KINDS:
+        v = fields[name]
+        if kind == 0:
+            out[name] = v if type(v) is int else int(v)
+        elif kind == 1:
+            out[name] = v if type(v) is bytes else bytes(v)
+        elif type(v) is bytes:
+            out[name] = v.decode("utf-8", "replace").rstrip(" \0")
         else:
-            out[name] = int(v)
+            out[name] = _char(v)
     return out
 
 

@@ -355,8 +355,8 @@ class BatchPartition(InputPartition):
 
 class _DriverState:
     """The stream reader's state in the long-lived driver process: a connection, the planner's memory and an
-    index of the queue kept up to date incrementally (browse-next for arrivals, lookups of the last batch's
-    tokens; a full rescan when that finds nothing to do, which also catches late commits and priority arrivals)."""
+    index of the queue kept up to date incrementally (browse-next for arrivals, a browse of the queue's head for
+    what the last batch left; a full rescan when that finds nothing to do, which also catches priority arrivals)."""
 
     def __init__(self, reader: StreamReader) -> None:
         self.qm = reader.target.connect("syncpoint.spark.source")
@@ -369,10 +369,16 @@ class _DriverState:
                 logical_order=reader.logical_order,
                 partitions=reader.n,
                 partition_max=bound,
+                small=min(reader.n, reader.cores),
+                per=CHUNK,
             )
         else:
             self.planner = Planner(max_messages=bound, logical_order=reader.logical_order)
         self.index: dict[int, Visible] = {}
+        # the queue's head, browsed on a handle of its own (the read-ahead's cursor stays): what the last batch
+        # left is at the start of the queue (see _refresh_from_head)
+        self.head: QueueAccess | None = QueueAccess(self.qm, reader.queue)
+        self.fifo = self.access.fifo()
         self.scanned = False
         self.last: tuple[str, list[Visible]] | None = None
         self.refreshed = False  # the index has seen what the last batch's commit left of it
@@ -389,7 +395,9 @@ class _DriverState:
         import threading
 
         unplanned = sum(1 for t, v in self.index.items() if self.planner.planned.get(t) != v.backout)
-        limit = ahead - unplanned
+        # at most one batch a time: after the first batch the index holds none unplanned, and two batches' browse
+        # would compete with the start of Spark's Python workers for the cores
+        limit = min(ahead - unplanned, ahead // 2)
         if limit <= 0 or not self.scanned:
             return
         self._ahead_got, self._ahead_error = [], None
@@ -460,15 +468,48 @@ class _DriverState:
         if self.last is not None and not self.refreshed:  # once per batch: Spark plans after the commit
             self.refreshed = True
             last = [v.token for v in self.last[1]]
-            for t, seen in zip(last, self.access.lookup_many(last, with_data=False), strict=True):
-                if seen is None:
-                    self.index.pop(t, None)
-                else:
-                    self.index[t] = visible_of(seen[0], t)
+            with span("driver.refresh", len(last)):
+                if not self._refresh_from_head(self.last[1]):
+                    for t, seen in zip(last, self.access.lookup_many(last, with_data=False), strict=True):
+                        if seen is None:
+                            self.index.pop(t, None)
+                        else:
+                            self.index[t] = visible_of(seen[0], t)
         # read ahead only what the index lacks: messages indexed but not yet planned count as read
         unplanned = sum(1 for t, v in self.index.items() if self.planner.planned.get(t) != v.backout)
         for v in self.access.scan(from_start=False, limit=max(0, ahead - unplanned)):
             self.index[v.token] = v
+
+    def _key(self, v: Visible) -> int:
+        """The message's place in the queue's browse order: its put sequence (MsgToken), after its priority
+        unless the queue is MSGDLVSQ(FIFO) (the queue manager's own order, engine/_state.py)."""
+        return v.token if self.fifo else ((9 - v.priority) << 52) | v.token
+
+    def _refresh_from_head(self, last: Sequence[Visible]) -> bool:
+        """What the last batch left, from a browse of the queue's start up to the batch's last message in browse
+        order: the messages still there come first (the rest of the batch was committed), so this is one request
+        when the batch left nothing, where a lookup per token was a browse per message. Every indexed message
+        before that place that the browse does not meet is gone (or another connection's now: a full scan finds
+        it again). False (nothing changed) when the browse is not in the order expected (MSGDLVSQ altered)."""
+        if self.head is None or not last:
+            return False
+        key = self._key
+        top = max(key(v) for v in last)
+        seen: dict[int, Visible] = {}
+        prev = -1
+        for v in self.head.scan(from_start=True):
+            k = key(v)
+            if k < prev:  # not the order expected: look the batch's tokens up from now on
+                self.head = None
+                return False
+            if k > top:
+                break
+            prev = k
+            seen[v.token] = v
+        for t in [t for t, v in self.index.items() if key(v) <= top and t not in seen]:
+            del self.index[t]
+        self.index.update(seen)
+        return True
 
     def visible(self) -> list[Visible]:
         return [self.index[t] for t in sorted(self.index)]
@@ -486,6 +527,7 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
         self.max_messages = _int(options, "maxMessagesPerBatch", DEFAULT_MAX_MESSAGES)
         self.logical_order = _bool(_opt(options, "logicalOrder"), True)
         self.n = _int(options, "partitions", 2)
+        self.cores = _int(options, "cores", self.n)  # a small batch's partitions, at least (see Planner.small)
         self.packed = _packed(options)
         self.partition_fn: Callable[[Iterator[Any]], Iterator[Any]] | None = None
         self._key = id(self)
@@ -615,7 +657,8 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
                 st.planner.planned.setdefault(v.token, v.backout)
             st.last, st.refreshed = (e.to_json(), batch), False
             st.reserve(e.n, batch)
-        parts = split_partitions(order_units(batch, logical_order=self.logical_order), self.n)
+        n = st.planner.count(len(batch)) if st.planner.partition_max is not None else self.n
+        parts = split_partitions(order_units(batch, logical_order=self.logical_order), n)
         return [BatchPartition(p, i, len(parts)) for i, p in enumerate(parts)]
 
     def read(self, partition: InputPartition) -> Iterator[Any]:
