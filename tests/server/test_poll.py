@@ -227,3 +227,28 @@ def test_a_forked_child_starts_its_own_poller_thread(monkeypatch: pytest.MonkeyP
         os._exit(0 if _poll.POLLER.thread is None and _poll.POLLER.sleeping else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+@linux_only
+def test_strmqm_does_not_busy_poll_on_a_cpu_another_queue_manager_runs_on(home: Path) -> None:  # noqa: F811
+    # docs/benchmarks.md, qsg: two busy pollers to a CPU cost more than they save (4 members two to a CPU:
+    # 0.30x the peer with polling, 0.38x without; one to a CPU: the same either way)
+    from syncpoint.server._lifecycle import alone_on_cpus
+
+    cpu = min(os.sched_getaffinity(0))
+    for name in ("QMA", "QMB"):
+        assert run(home, "crtmqm", name).returncode == 0
+    assert run(home, "strmqm", "QMA", "--port", "0", "--cpus", str(cpu)).returncode == 0
+    a = json.loads((home / "qmgrs" / "QMA" / "server.json").read_text())
+    assert a["busy_poll"] is (cpu_quota() is None)  # alone on its CPU: it polls
+    assert alone_on_cpus("QMA", home, {cpu})
+    r = run(home, "strmqm", "QMB", "--port", "0", "--cpus", str(cpu))
+    assert r.returncode == 0, r.stderr
+    b = json.loads((home / "qmgrs" / "QMB" / "server.json").read_text())
+    assert b["busy_poll"] is False  # QMA runs on its CPU
+    assert "busy polling" not in r.stdout
+    # ... and QMA, started first, stops polling while QMB runs there (its poller looks once a second)
+    assert not alone_on_cpus("QMA", home, {cpu})
+    assert run(home, "endmqm", "-i", "QMB").returncode == 0
+    assert alone_on_cpus("QMA", home, {cpu})
+    assert run(home, "endmqm", "-i", "QMA").returncode == 0

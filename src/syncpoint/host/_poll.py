@@ -23,7 +23,9 @@ It does not poll:
   CPU and compete with it for the GIL instead of filling its idle time (measured: no gain, some loss);
 * where the process's control group has a CPU quota (``cpu.max``): the polling would spend the quota;
 * outside Linux (no ``SCHED_IDLE``);
-* when switched off (``strmqm --no-busy-poll``, ``pin_cpus(busy_poll=False)``).
+* when switched off (``strmqm --no-busy-poll``, ``pin_cpus(busy_poll=False)``);
+* in a server, while another server of its home runs pinned to its CPU (``server._lifecycle``: two pollers to a
+  CPU cost more than they save).
 
 Polled time shows as CPU time of the process in ``top`` while the queue manager is busy, and none when it is
 idle: the window restarts at every durable write and request, and the thread sleeps once it passes.
@@ -126,6 +128,11 @@ class BusyPoller:
             self.thread.start()
         else:
             self._wakeup.set()
+
+    def set_eligible(self, eligible: Callable[[], bool]) -> None:
+        """Where polling helps, asked each time a touch finds the poller asleep (the server adds its own check to
+        :func:`can_poll`: no other queue manager on its CPU)."""
+        self._eligible = eligible
 
     def close(self) -> None:
         """Stop the thread (tests; a process's poller otherwise lives as long as the process)."""

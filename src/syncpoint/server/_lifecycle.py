@@ -159,6 +159,31 @@ def status(name: str, home: str | os.PathLike[str] | None = None) -> str:
         return STATUS_ENDED_NORMALLY
 
 
+SHARE_LOOK = 1.0  # seconds between two looks of a server's busy poller at the other servers on its CPU
+
+
+def alone_on_cpus(name: str, home: str | os.PathLike[str] | None, cpus: set[int]) -> bool:
+    """Whether no running server of this home other than ``name``'s is pinned to any of ``cpus``. Two busy pollers
+    on one CPU cost more than they save (docs/benchmarks.md, qsg: 4 members two to a CPU, 0.30x -> 0.38x the peer
+    without polling), so a server polls only while it is alone on its CPU."""
+    others = _cpus_of_other_servers(name, home)
+    return not any(others.get(cpu) for cpu in cpus)
+
+
+def _poll_while_alone(name: str, home: str | os.PathLike[str] | None, cpus: set[int]) -> Callable[[], bool]:
+    """The busy poller's eligibility for server ``name`` on ``cpus``: :func:`can_poll` and :func:`alone_on_cpus`,
+    the latter looked at once every :data:`SHARE_LOOK` seconds at most (it reads the other servers' files)."""
+    seen: list[Any] = [float("-inf"), True]
+
+    def eligible() -> bool:
+        now = time.monotonic()
+        if now - seen[0] >= SHARE_LOOK:
+            seen[0], seen[1] = now, alone_on_cpus(name, home, cpus)
+        return bool(seen[1]) and can_poll()
+
+    return eligible
+
+
 def _cpus_of_other_servers(name: str, home: str | os.PathLike[str] | None) -> dict[int, int]:
     """How many running servers of this home, other than ``name``'s, are pinned to each CPU."""
     taken: dict[int, int] = {}
@@ -219,8 +244,20 @@ def run_server(
     if pinned is not None:
         log.info("queue manager %s runs on CPU %s (--cpus %s)", name, format_cpu_list(pinned), cpus)
     POLLER.enabled = busy_poll
-    polls = busy_poll and can_poll()
-    log.info("busy polling: %s", "on" if polls else "off" if not busy_poll else "off (not one CPU, or a CPU quota)")
+    alone = pinned is None or alone_on_cpus(name, home, pinned)
+    polls = busy_poll and can_poll() and alone
+    if pinned is not None:
+        POLLER.set_eligible(_poll_while_alone(name, home, pinned))
+    log.info(
+        "busy polling: %s",
+        "on"
+        if polls
+        else "off"
+        if not busy_poll
+        else "off (another queue manager runs on its CPU)"
+        if not alone
+        else "off (not one CPU, or a CPU quota)",
+    )
     ctx: ssl.SSLContext | None = None
     try:
         users = Users(qdir / "users.json")
