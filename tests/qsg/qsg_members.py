@@ -15,6 +15,7 @@ import pytest
 from syncpoint.client import EmbeddedQueueManager
 from syncpoint.engine import FakeClock, QueueManager
 from syncpoint.mqi import MQMIError
+from syncpoint.mqi import constants as C
 from syncpoint.store import Batch, MemoryStore, create_member, membership_record
 
 SYNCPOINT = str(Path(sys.executable).parent / "syncpoint")
@@ -97,3 +98,14 @@ def alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def drain_reports(qm: Any, queue: str) -> list[bytes]:
+    """Get every message of ``queue``, each an expiration report (MQFB_EXPIRATION); their data."""
+    q = qm.open(queue)
+    out = []
+    while (m := q.get_or_none()) is not None:
+        assert m.md.Feedback == C.MQFB_EXPIRATION
+        out.append(m.data)
+    q.close()
+    return out

@@ -24,7 +24,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from qsg_members import alive, member_session
+from qsg_members import alive, drain_reports, member_session
 
 import syncpoint
 from syncpoint.mqi import MQMIError
@@ -58,16 +58,6 @@ def expired_rows(url: str) -> int:
             "AND put_time + expiry / 10.0 <= extract(epoch FROM clock_timestamp())"
         )
         return int(row.fetchone()[0])
-
-
-def drain(qm: syncpoint.QueueManager, queue: str) -> list[bytes]:
-    q = qm.open(queue)
-    out = []
-    while (m := q.get_or_none()) is not None:
-        assert m.md.Feedback == C.MQFB_EXPIRATION
-        out.append(m.data)
-    q.close()
-    return out
 
 
 def one_run(group: Any, verb: str, crash: str, reports: str) -> None:
@@ -107,14 +97,14 @@ def one_run(group: Any, verb: str, crash: str, reports: str) -> None:
     got: list[bytes] = []
 
     def reported() -> bool:  # a persistent report on a private queue is available once it is durable
-        got.extend(drain(a, "REPORTS") + drain(a, "SREP"))
+        got.extend(drain_reports(a, "REPORTS") + drain_reports(a, "SREP"))
         return len(got) >= COUNT
 
     try:
         wait_until(reported, "every expiration report", timeout=BOUND)
     except AssertionError:
         pass  # some are lost: said below
-    got += drain(a, "REPORTS") + drain(a, "SREP")
+    got += drain_reports(a, "REPORTS") + drain_reports(a, "SREP")
     a.disconnect()
     counts = collections.Counter(got)
     expected = {f"{tag}{n}".encode() for n in range(COUNT)}

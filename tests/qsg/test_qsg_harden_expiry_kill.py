@@ -25,7 +25,7 @@ import time
 
 import psycopg
 import pytest
-from qsg_members import alive, member_session
+from qsg_members import alive, drain_reports, member_session
 
 import syncpoint
 from syncpoint.mqi import MQMIError
@@ -46,16 +46,6 @@ def claimed(url: str) -> int:
     with psycopg.connect(url) as conn:
         row = conn.execute("SELECT count(*) FILTER (WHERE owner IS NULL) FROM qsg_message WHERE queue = 'SQ'")
         return COUNT - int(row.fetchone()[0])
-
-
-def drain(qm: syncpoint.QueueManager, queue: str) -> list[bytes]:
-    q = qm.open(queue)
-    out = []
-    while (m := q.get_or_none()) is not None:
-        assert m.md.Feedback == C.MQFB_EXPIRATION
-        out.append(m.data)
-    q.close()
-    return out
 
 
 def one_run(group, run: int, crash: str | None) -> None:
@@ -81,7 +71,7 @@ def one_run(group, run: int, crash: str | None) -> None:
     group.start("QMA")  # settles what was in doubt by its own log, then scans again
     wait_until(lambda: rows_left(group.url) == 0, "every expired message discarded", timeout=BOUND)
     a = syncpoint.connect("QMA")
-    got = drain(a, "REPORTS") + drain(a, "SREP")
+    got = drain_reports(a, "REPORTS") + drain_reports(a, "SREP")
     a.disconnect()
     counts = collections.Counter(got)
     expected = {f"{tag}{n}".encode() for n in range(COUNT)}
