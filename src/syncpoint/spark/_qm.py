@@ -300,30 +300,25 @@ class QueueAccess:
     # -- attributes ------------------------------------------------------------------------------------
     def attributes(self) -> tuple[int | None, str]:
         """(BOTHRESH, BOQNAME) of the queue; BOTHRESH None when it cannot be read (the node then uses 1)."""
-        try:
-            h = self._open(C.MQOO_INQUIRE)
-        except MQMIError:
-            return None, ""
-        try:
-            ints, chars = self.qm.mqinq(h, [C.MQIA_BACKOUT_THRESHOLD, C.MQCA_BACKOUT_REQ_Q_NAME])
-            return int(ints[0]), blank_strip(chars[0])
-        except MQMIError:
-            return None, ""
-        finally:
-            self.qm.mqclose(h)
+        got = self._inquire([C.MQIA_BACKOUT_THRESHOLD, C.MQCA_BACKOUT_REQ_Q_NAME])
+        return (None, "") if got is None else (int(got[0][0]), blank_strip(got[1][0]))
 
     def fifo(self) -> bool:
         """The queue delivers (and browses) in put order, MSGDLVSQ(FIFO): its browse order is MsgToken order.
         False when the attribute cannot be read."""
+        got = self._inquire([C.MQIA_MSG_DELIVERY_SEQUENCE])
+        return got is not None and int(got[0][0]) == C.MQMDS_FIFO
+
+    def _inquire(self, selectors: list[int]) -> tuple[Any, Any] | None:
+        """MQINQ of the queue on a handle of its own: (integer values, character values); None when it fails."""
         try:
             h = self._open(C.MQOO_INQUIRE)
         except MQMIError:
-            return False
+            return None
         try:
-            ints, _ = self.qm.mqinq(h, [C.MQIA_MSG_DELIVERY_SEQUENCE])
-            return int(ints[0]) == C.MQMDS_FIFO
+            return self.qm.mqinq(h, selectors)
         except MQMIError:
-            return False
+            return None
         finally:
             self.qm.mqclose(h)
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import re
 import secrets
@@ -941,29 +942,28 @@ class PostgresSharedQueues:
         if correlid is not None:
             where += " AND correlid = %s"
             args.append(correlid)
+        if uow is None and not claim_only:
+            return self._take(where, "priority DESC, id", args, now)
         pick = f"(SELECT id FROM qsg_message WHERE {where} ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
-        row = _row
-        if uow is None and not claim_only and now is not None:  # seed 002: an expired one is claimed, not deleted
-            sql = _take_unexpired(where, "priority DESC, id")
-            args = [now, *args, self.owner]
-            row = _taken
-        elif uow is None and not claim_only:
-            sql = f"DELETE FROM qsg_message WHERE id = {pick} RETURNING {_COLUMNS}"
-        else:
-            sql = f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = {pick} RETURNING {_COLUMNS}"
-            args = [self.owner, 0 if uow is None else uow, *args]
+        sql = f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = {pick} RETURNING {_COLUMNS}"
         epoch = self._epoch
-        # binary: the message's bytea comes as it is, not as hex to decode
-        if uow is None and not claim_only:  # durable: with the member's other durable verbs (_Group)
-            r = self._group.run(lambda conn: conn.execute(sql, args, binary=True).fetchone(), True)
-        else:
-            with self._use(fast=True) as conn:
-                r = conn.execute(sql, args, binary=True).fetchone()
+        with self._use(fast=True) as conn:  # binary: the message's bytea comes as it is, not as hex to decode
+            r = conn.execute(sql, [self.owner, 0 if uow is None else uow, *args], binary=True).fetchone()
         if r is None:
             return None
         if uow is not None:  # the unit of work holds a row from here (of the session it was claimed in)
             self._begin_uow(uow, epoch)
-        return row(r)
+        return _row(r)
+
+    def _take(self, where: str, order: str, args: list[Any], now: float | None) -> SharedMessage | None:
+        """A get out of syncpoint (:meth:`get`, :meth:`select`): the first message ``where`` selects in ``order``
+        deleted — or, expired at ``now`` (engine time; None: nothing has expired), claimed instead and returned with
+        ``expired`` set (seed 002, :func:`_take_unexpired`). Durable: with the member's other durable verbs
+        (_Group); binary: the message's bytea comes as it is, not as hex to decode."""
+        sql = _take_unexpired(where, order)
+        targs = [-math.inf if now is None else now, *args, self.owner]
+        r = self._group.run(lambda conn: conn.execute(sql, targs, binary=True).fetchone(), True)
+        return None if r is None else _taken(r)
 
     # -- MQGET of many messages in a unit of work: one claim for them all ----------------------------------------
     def get_ahead(self, uow: int, queue: str, count: int) -> None:
@@ -1359,24 +1359,15 @@ class PostgresSharedQueues:
         pick = f"SELECT id FROM qsg_message WHERE {where} ORDER BY {order} LIMIT 1"
         r: Any
         if take:
+            if uow is None and not claim_only:
+                return self._take(where, order, args, now)
             epoch = self._epoch
             pick += " FOR UPDATE SKIP LOCKED"
-            if uow is None and not claim_only and now is not None:  # seed 002: as get's
-                sql = _take_unexpired(where, order)
-                targs = [now, *args, self.owner]
-                r = self._group.run(lambda conn: conn.execute(sql, targs, binary=True).fetchone(), True)
-                return None if r is None else _taken(r)
-            if uow is None and not claim_only:  # durable: with the member's other durable verbs (_Group)
-                sql = f"DELETE FROM qsg_message WHERE id = ({pick}) RETURNING {_COLUMNS}"
-                r = self._group.run(lambda conn: conn.execute(sql, args, binary=True).fetchone(), True)
-            else:
-                sql = (
-                    f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = ({pick}) RETURNING {_COLUMNS}"
-                )
-                with self._use(fast=True) as conn:
-                    r = conn.execute(sql, [self.owner, 0 if uow is None else uow, *args]).fetchone()
-                if r is not None and uow is not None:  # the unit of work holds a row from here (see get)
-                    self._begin_uow(uow, epoch)
+            sql = f"UPDATE qsg_message SET owner = %s, uow = %s, got = true WHERE id = ({pick}) RETURNING {_COLUMNS}"
+            with self._use(fast=True) as conn:
+                r = conn.execute(sql, [self.owner, 0 if uow is None else uow, *args]).fetchone()
+            if r is not None and uow is not None:  # the unit of work holds a row from here (see get)
+                self._begin_uow(uow, epoch)
         elif not hold or lock is None:
             sql = f"SELECT {_COLUMNS} FROM qsg_message WHERE {where} ORDER BY {order} LIMIT 1"
             with self._use(fast=True) as conn:
