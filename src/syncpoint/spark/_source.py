@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import logging
 import pickle
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar
 
@@ -386,21 +387,24 @@ class _DriverState:
         self._ahead: Any = None  # the read-ahead running while the executors process a batch (a thread)
         self._ahead_got: list[Visible] = []
         self._ahead_error: BaseException | None = None
+        self._ahead_limit = 0
+        self.at_end = False  # the last browse on from the index's cursor met the end of the queue
+        self.serial_browsed = 0  # messages the last update() browsed itself, on latestOffset's serial path
 
     def read_ahead(self, ahead: int) -> None:
         """Browse on (without data) for the next batch while the executors process this one: Spark plans the
         next batch only after this one committed, so the browse would otherwise wait for it. Only this
         process's index learns from it (nothing is reserved or removed); ``settle`` joins it before the
-        connection is used again."""
+        connection is used again. ``ahead``: the messages the index should hold unplanned (two batches)."""
         import threading
 
-        unplanned = sum(1 for t, v in self.index.items() if self.planner.planned.get(t) != v.backout)
+        unplanned, _ = self._unplanned()
         # at most one batch a time: after the first batch the index holds none unplanned, and two batches' browse
         # would compete with the start of Spark's Python workers for the cores
         limit = min(ahead - unplanned, ahead // 2)
         if limit <= 0 or not self.scanned:
             return
-        self._ahead_got, self._ahead_error = [], None
+        self._ahead_got, self._ahead_error, self._ahead_limit = [], None, limit
 
         def run() -> None:
             try:
@@ -420,6 +424,8 @@ class _DriverState:
         self._ahead = None
         for v in self._ahead_got:
             self.index[v.token] = v
+        if self._ahead_error is None:
+            self.at_end = len(self._ahead_got) < self._ahead_limit
         self._ahead_got = []
         if self._ahead_error is not None:
             e, self._ahead_error = self._ahead_error, None
@@ -436,11 +442,12 @@ class _DriverState:
 
     def release_through(self, n: int) -> None:
         """Release batches up to n (their sink committed), except tokens a later batch reserved again (a
-        backed-out message retried)."""
-        self.settle()
+        backed-out message retried). Nothing to release waits for nothing: Spark calls commit(end) inside its
+        walCommit, after latestOffset released the same batches, while the read-ahead runs."""
         done = [k for k in self.reserved if k <= n]
         if not done:
             return
+        self.settle()
         later = {t for k, ts in self.reserved.items() if k > n for t in ts}
         tokens = [t for k in done for t in self.reserved.pop(k) if t not in later]
         if tokens:
@@ -451,21 +458,31 @@ class _DriverState:
         self.index = {v.token: v for v in self.access.scan(from_start=True)}
         self.scanned = True
 
-    def update(self, ahead: int) -> None:
+    def update(self, need: int) -> None:
+        """Bring the index up to date for the next batch of at most ``need`` messages. Runs on the serial path
+        (Spark's latestOffset, between two batches), so it browses only what this batch still lacks: the
+        read-ahead of the batch before has usually indexed it (docs/flows.md, Performance, change 16)."""
         self.settle()
+        self.serial_browsed = 0
         if not self.scanned:
-            # the first batch reads ahead from the start, not the whole queue (a deep queue took seconds), when
-            # the queue delivers in put order: what it read is then every message up to the newest read
+            # the first batch reads from the start, not the whole queue (a deep queue took seconds), when the
+            # queue delivers in put order: what it read is then every message up to the newest read
             self.scanned = True
             newest = 0
-            for v in self.access.scan(from_start=True, limit=max(1, ahead // 2)):  # the rest: read_ahead
+            t0 = time.time()
+            limit = max(1, need)
+            n = 0
+            for v in self.access.scan(from_start=True, limit=limit):  # the next batch's: read_ahead
                 self.index[v.token] = v
+                n += 1
                 if v.token < newest:  # delivery by priority: index the whole queue, as before
                     self.full_scan()
                     return
                 newest = v.token
-            return
-        if self.last is not None and not self.refreshed:  # once per batch: Spark plans after the commit
+            self.at_end = n < limit
+            self.serial_browsed = n
+            record("driver.browse", t0, n)
+        elif self.last is not None and not self.refreshed:  # once per batch: Spark plans after the commit
             self.refreshed = True
             last = [v.token for v in self.last[1]]
             with span("driver.refresh", len(last)):
@@ -475,10 +492,45 @@ class _DriverState:
                             self.index.pop(t, None)
                         else:
                             self.index[t] = visible_of(seen[0], t)
-        # read ahead only what the index lacks: messages indexed but not yet planned count as read
-        unplanned = sum(1 for t, v in self.index.items() if self.planner.planned.get(t) != v.backout)
-        for v in self.access.scan(from_start=False, limit=max(0, ahead - unplanned)):
+        # browse only what the index lacks: messages indexed but not yet planned count as read, except those of
+        # a group the planner holds back (its last message not on the queue yet: the batch takes what follows
+        # it); up to two batches, what the index held before the read-ahead covered the next batch
+        unplanned, held = self._unplanned()
+        while unplanned - held < need and unplanned < 2 * need:
+            unplanned += self._browse_on(min(need - unplanned + held, 2 * need - unplanned))
+            if self.at_end:
+                break
+            unplanned, held = self._unplanned()
+
+    def _browse_on(self, limit: int) -> int:
+        """Browse up to ``limit`` more messages from the index's cursor, on the serial path."""
+        t0 = time.time()
+        n = 0
+        for v in self.access.scan(from_start=False, limit=limit):
             self.index[v.token] = v
+            n += 1
+        self.at_end = n < limit
+        self.serial_browsed += n
+        record("driver.browse", t0, n)
+        return n
+
+    def _unplanned(self) -> tuple[int, int]:
+        """The indexed messages not planned yet (with their BackoutCount), and of them those the planner holds
+        back: the messages of a group whose last message is not indexed, none of them backed out (Planner.units)."""
+        p = self.planner
+        planned = p.planned
+        unplanned = 0
+        groups: dict[bytes, list[Visible]] = {}
+        for t, v in self.index.items():
+            if planned.get(t) == v.backout:
+                continue
+            unplanned += 1
+            if v.group_id == C.MQGI_NONE or not (p.logical_order and v.in_group):
+                continue
+            if (p.target is None or t <= p.target) and t not in p.stuck:
+                groups.setdefault(v.group_id, []).append(v)
+        held = sum(len(ms) for ms in groups.values() if not any(m.last_in_group or m.backout > 0 for m in ms))
+        return unplanned, held
 
     def _key(self, v: Visible) -> int:
         """The message's place in the queue's browse order: its put sequence (MsgToken), after its priority
@@ -620,7 +672,7 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
             cap = int(limit.max_rows)
         elif ReadAllAvailable is not None and isinstance(limit, ReadAllAvailable):
             cap = None
-        st.update(2 * cap if cap is not None else 1 << 62)
+        st.update(cap if cap is not None else 1 << 62)
         end, chosen = st.planner.plan(s, st.visible(), cap)
         if not chosen:
             st.full_scan()
@@ -681,8 +733,6 @@ class StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type
                 progress=(partition.part, partition.parts) if self.progress == "partition" else None,
             )
             return
-        import time
-
         t0 = time.time()
         qm = self.target.connection("syncpoint.spark.read")
         record("executor.read.connect", t0)
