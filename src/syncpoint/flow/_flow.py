@@ -320,7 +320,58 @@ def build_query(
     if query_name:
         w = w.queryName(query_name)
     w = w.trigger(availableNow=True) if available_now else w.trigger(processingTime=trigger_interval)
+    if fused and not target.members:
+        warm_executors(spark, target, cores)
     return _start(spark, w, checkpoint)
+
+
+def warm_executors(spark: Any, target: Target, cores: int) -> Any:
+    """Start the executors' Python workers while the query starts (a thread running a small job; returned).
+
+    Spark starts the Python processes of a query's first batch one after the other: the data source's on the
+    driver (the schema, the stream reader's runner, the read planner), then the executors' daemon and its
+    workers, which import pyarrow and syncpoint and connect before the first partition is read (1.4-1.7 s from
+    the batch's partitions to its first read on a quiet 2-core machine: docs/flows.md, Performance, change 18).
+    A job of ``cores`` tasks over ``mapInArrow``, run beside the query's start, has the same daemon (Spark keeps
+    one per kind of worker: an SQL job's, not an RDD job's, is the data source read's) fork as many workers,
+    each importing what a partition of the flow needs and connecting to the queue manager (the connection kept
+    for the process, Target.connection); the batch's tasks then find them idle. Only on a local master (the
+    workers are this machine's); any failure is the batch's to meet, not this job's."""
+    import threading
+
+    try:
+        if not str(spark.sparkContext.master).startswith("local"):
+            return None
+    except Exception:  # no SparkContext (Spark Connect)
+        return None
+    options = target.options()
+
+    def warm(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow  # noqa: F401  (what a partition of the flow imports, once per worker)
+
+        from syncpoint.spark import profile_span
+
+        with profile_span("executor.warm"):
+            from syncpoint.flow import _spark  # noqa: F401
+            from syncpoint.spark import SyncpointDataSource, Target  # noqa: F401  (the stream reader's module)
+
+            try:
+                Target.from_options(options).connection("syncpoint.spark.read")
+            except Exception:  # the partition connects itself, and meets the error there
+                pass
+        yield from batches
+
+    def run() -> None:
+        try:
+            sc = spark.sparkContext
+            sc.setLocalProperty("spark.job.description", "syncpoint: starting the executors' Python workers")
+            spark.range(cores, numPartitions=cores).mapInArrow(warm, "id long").collect()
+        except Exception:  # the session stopped meanwhile, …: the flow's own tasks start the workers
+            pass
+
+    th = threading.Thread(target=run, name="syncpoint-warm-executors", daemon=True)
+    th.start()
+    return th
 
 
 CHECKPOINT_FILE_MANAGER = "spark.sql.streaming.checkpointFileManagerClass"

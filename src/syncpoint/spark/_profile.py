@@ -1,7 +1,7 @@
 """Timestamps of a micro-batch's parts, for measuring where the time goes (docs/flows.md, Performance).
 
 Off unless the environment variable ``SYNCPOINT_SPARK_PROFILE`` names a file: then every part appends one JSON
-line ``{"part", "pid", "t0", "t1", "n"}`` (wall-clock seconds) to it. Spark's Python workers inherit the
+line ``{"part", "pid", "ppid", "t0", "t1", "n"}`` (wall-clock seconds) to it. Spark's Python workers inherit the
 variable from the driver, so the driver's planning, the executors' reads and node, and the sink's commit all
 write to the same file; ``bench/flow.py --profile`` sums the lines per part.
 """
@@ -26,7 +26,7 @@ def record(part: str, t0: float, n: int = 0) -> None:
     path = os.environ.get(ENV)
     if not path:
         return
-    line = json.dumps({"part": part, "pid": os.getpid(), "t0": t0, "t1": time.time(), "n": n})
+    line = json.dumps({"part": part, "pid": os.getpid(), "ppid": os.getppid(), "t0": t0, "t1": time.time(), "n": n})
     with open(path, "a", encoding="utf-8") as f:
         f.write(line + "\n")
 
