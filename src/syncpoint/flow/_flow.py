@@ -437,32 +437,76 @@ def _pickle_by_value(flow: Flow) -> None:
                 pass
 
 
-def progress(
-    target: Target, query_id: str, wait: float = 0.5, pending: dict[int, dict[str, Any]] | None = None
-) -> Iterator[dict[str, Any]]:
-    """The progress messages of a query (one per committed or skipped batch) that arrive within ``wait``. The
+class ProgressReader:
+    """A query's progress messages (one per committed or skipped batch) on one connection kept for the run: the
     parts a batch's partitions put (per-partition commits) are added up into one, kept in ``pending`` until the
-    last part arrives."""
-    pending = {} if pending is None else pending
-    qm = target.connect("syncpoint.flow.progress")
-    try:
-        ensure_progress_queue(qm)
-        q = qm.open(PROGRESS_QUEUE)
-        key = query_key(query_id)
-        first = True
+    last part arrives. A broken connection is made again on the next read."""
+
+    def __init__(self, target: Target, query_id: str, pending: dict[int, dict[str, Any]] | None = None) -> None:
+        self.target, self.key = target, query_key(query_id)
+        self.pending: dict[int, dict[str, Any]] = {} if pending is None else pending
+        self._qm: Any = None
+        self._q: Any = None
+
+    def read(self, wait: float | None = None) -> Iterator[dict[str, Any]]:
+        """The progress messages there now, after waiting up to ``wait`` seconds for the first."""
+        from syncpoint.mqi import MQMIError
+        from syncpoint.spark._qm import BROKEN
+
+        for attempt in (1, 2):
+            try:
+                yield from self._read(wait)
+                return
+            except MQMIError as e:
+                self.close()
+                if e.reason not in BROKEN or attempt == 2:
+                    raise
+
+    def _read(self, wait: float | None) -> Iterator[dict[str, Any]]:
+        if self._q is None:
+            self._qm = self.target.connect("syncpoint.flow.progress")
+            ensure_progress_queue(self._qm)
+            self._q = self._qm.open(PROGRESS_QUEUE)
         while True:
-            m = q.get_or_none(correl_id=key, wait=wait if first else None)
-            first = False
+            m = self._q.get_or_none(correl_id=self.key, wait=wait)
+            wait = None
             if m is None:
                 return
             p = json.loads(m.data)
             if "parts" in p:
-                p = merge_progress_part(pending, p)
+                p = merge_progress_part(self.pending, p)
                 if p is None:
                     continue
             yield p
+
+    def close(self) -> None:
+        qm, self._qm, self._q = self._qm, None, None
+        if qm is not None:
+            try:
+                qm.disconnect()
+            except Exception:  # a connection already broken: nothing to end
+                pass
+
+
+def progress(
+    target: Target, query_id: str, wait: float = 0.5, pending: dict[int, dict[str, Any]] | None = None
+) -> Iterator[dict[str, Any]]:
+    """The progress messages of a query that arrive within ``wait`` (see :class:`ProgressReader`), on a
+    connection of their own."""
+    reader = ProgressReader(target, query_id, pending)
+    try:
+        yield from reader.read(wait)
     finally:
-        qm.disconnect()
+        reader.close()
+
+
+def _ended(query: Any, seconds: float) -> bool:
+    """Wait up to ``seconds`` for the query to end: True once it has (stopped, drained, or failed: the caller
+    reads ``query.exception()``)."""
+    try:
+        return bool(query.awaitTermination(seconds))
+    except Exception:  # the query failed: awaitTermination raises its exception
+        return True
 
 
 @dataclass
@@ -520,6 +564,10 @@ class Totals:
         self.where.update(p.get("where", {}))
 
 
+POLL = 0.1
+"""How often run_flow looks for progress messages and for the query's end, in seconds."""
+
+
 def run_flow(
     flow: Flow,
     target: Target,
@@ -539,15 +587,17 @@ def run_flow(
     query = build_query(spark, flow, target, checkpoint, available_now=available_now, trigger_interval=trigger_interval)
     deadline = None if timeout is None else time.monotonic() + timeout
     pending: dict[int, dict[str, Any]] = {}
+    reader = ProgressReader(target, str(query.id), pending)
     try:
-        qid = str(query.id)
         while True:
-            active = query.isActive
-            for p in progress(target, qid, pending=pending):
+            # a batch's progress is reported within POLL seconds, and the run returns within POLL of the query's
+            # end (an availableNow query's last batch), on one connection for the whole run
+            ended = _ended(query, POLL)
+            for p in reader.read():
                 totals.add(p)
                 if on_progress is not None:
                     on_progress(p, totals)
-            if not active:
+            if ended:
                 for bid in sorted(pending):  # a part lost (its put is best effort): what the others said
                     p = pending.pop(bid)
                     p.pop("_parts", None)
@@ -562,6 +612,7 @@ def run_flow(
         for p in query.recentProgress:
             totals.add_spark(p)
     finally:
+        reader.close()
         if query.isActive:
             query.stop()
         if own:
