@@ -231,7 +231,7 @@ class Structure:
 
     def copy(self) -> Self:
         new = type(self).__new__(type(self))
-        new.__dict__.update(self.__dict__)
+        new.__dict__ = self.__dict__.copy()  # one C call (a hot path: a batch verb copies its structures per item)
         return new
 
     def __getitem__(self, name: str) -> Any:  # pymqi-style access

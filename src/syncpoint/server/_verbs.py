@@ -211,7 +211,7 @@ def _putv(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any,
     messages that differ in their descriptors (CorrelId, Persistence …) in one frame and one hold of the lock."""
     hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
     pmo0 = struct(MQPMO, args[1])
-    items = [(struct(MQMD, pair[0]), _data(pair[1])) for pair in _list(args[2]) if _pair(pair)]
+    items = _putv_items(_list(args[2]))
     put = qm.engine.put
     out: list[Any] = []
     last_pmo = [pmo0]
@@ -229,6 +229,22 @@ def _putv(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any,
 
     _, pending = qm.run(puts)
     return [out, last_pmo[0].pack()], pending
+
+
+def _putv_items(pairs: list[Any]) -> list[tuple[MQMD, bytes]]:
+    """putv's ``[[MQMD, data], ...]`` decoded: each MQMD unpacked once per distinct bytes in the request (a batch's
+    messages mostly share a few descriptors), each item given its own copy (MQPUT completes it in place)."""
+    seen: dict[Any, MQMD] = {}
+    out: list[tuple[MQMD, bytes]] = []
+    for pair in pairs:
+        _pair(pair)
+        raw = pair[0]
+        md = seen.get(raw) if type(raw) is bytes else None
+        if md is None:
+            md = struct(MQMD, raw)
+            seen[raw] = md
+        out.append((md.copy(), _data(pair[1])))
+    return out
 
 
 def _pair(item: Any) -> bool:
