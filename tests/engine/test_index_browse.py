@@ -128,11 +128,14 @@ def browsed(app: QueueManager, h: int, n: int | None = None) -> list[Seen]:
     return out
 
 
-def indexed(app: QueueManager, h: int, chunk: int, n: int | None = None, first: bool = True) -> list[Seen]:
-    """Index browses of ``chunk`` messages a request (MQGMO_BROWSE_FIRST first, unless ``first`` is false)."""
+def indexed(
+    app: QueueManager, h: int, chunk: int, n: int | None = None, first: bool = True, match: int = C.MQMO_NONE
+) -> list[Seen]:
+    """Index browses of ``chunk`` messages a request (MQGMO_BROWSE_FIRST first, unless ``first`` is false), the
+    MQGMO's MatchOptions ``match`` (with a blank MsgId and CorrelId, IBM's default options match nothing)."""
     out: list[Seen] = []
     while n is None or len(out) < n:
-        gmo = MQGMO(Version=C.MQGMO_VERSION_3)
+        gmo = MQGMO(Version=C.MQGMO_VERSION_3, MatchOptions=match)
         gmo.Options = C.MQGMO_BROWSE_FIRST if first else C.MQGMO_BROWSE_NEXT
         got = app.transport.browse_index(h, MQMD(), gmo, chunk if n is None else min(chunk, n - len(out)))
         assert got is not None
@@ -154,9 +157,10 @@ def browse_handle(app: QueueManager) -> int:
     return app.mqopen(MQOD(ObjectName=b"Q1"), C.MQOO_BROWSE)
 
 
+@pytest.mark.parametrize("match", [C.MQMO_NONE, C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID])
 @pytest.mark.parametrize("chunk", [1, 3, 500])
 def test_an_index_browse_answers_what_browse_next_answers_and_leaves_the_queue_alike(
-    make: Callable[[], Connect], clock: FakeClock, chunk: int
+    make: Callable[[], Connect], clock: FakeClock, chunk: int, match: int
 ) -> None:
     # docs/protocol.md getm: "the same as that many get requests"; seed 002: a browse that meets an expired
     # message discards it and sends its report (here onto the browsed queue itself)
@@ -164,7 +168,7 @@ def test_an_index_browse_answers_what_browse_next_answers_and_leaves_the_queue_a
     b_app, b_keep = script(make(), clock)
     ha, hb = browse_handle(a_app), browse_handle(b_app)
     want = browsed(a_app, ha)
-    got = indexed(b_app, hb, chunk)
+    got = indexed(b_app, hb, chunk, match=match)
     assert got == want
     left = left_on_queue(a_app)
     assert (b"expires-1", C.MQFB_NONE) not in left and (b"expires-2", C.MQFB_NONE) not in left  # discarded
@@ -247,3 +251,20 @@ def test_an_index_browse_of_a_get_lock_or_cursor_is_an_options_error_and_changes
             app.transport.browse_index(h, MQMD(), MQGMO(Version=C.MQGMO_VERSION_3, Options=options), 5)
         assert e.value.reason == C.MQRC_OPTIONS_ERROR
     assert [m.data for m in app.open("Q1").browse_all()] == [b"kept"]
+
+
+def test_an_index_browse_with_match_criteria_answers_only_the_matching_messages(
+    make: Callable[[], Connect], clock: FakeClock
+) -> None:
+    # MQGMO MatchOptions with the MQMD's CorrelId (constants.md, "MQMO_* match options") apply to every browse
+    app = make()()
+    app.admin("define", "QLOCAL", "Q1", {})
+    q = app.open("Q1")
+    for i in range(8):
+        q.put(f"m{i}".encode(), correl_id=(b"A" if i % 3 == 0 else b"B") * 24)
+    tokens = tokens_by_data(app)
+    h = browse_handle(app)
+    gmo = MQGMO(Version=C.MQGMO_VERSION_3, MatchOptions=C.MQMO_MATCH_CORREL_ID, Options=C.MQGMO_BROWSE_FIRST)
+    seen, error = app.transport.browse_index(h, MQMD(CorrelId=b"A" * 24), gmo, 10)
+    assert error is not None and error.reason == C.MQRC_NO_MSG_AVAILABLE
+    assert [s[0] for s in seen] == [tokens[f"m{i}".encode()] for i in (0, 3, 6)]

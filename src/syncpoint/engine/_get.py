@@ -332,11 +332,11 @@ class GetMixin(QueueManagerBase):
             except MQMIError as e:
                 return out, e
             out.append(seen_of(m_d, g))
-            if first:
+            if first and len(out) < n:
                 first = False
                 h = self._handle(conn, hobj)
                 q = h.queue
-                if q is not None and not q.shared and not g.Options & ~_WALK_OPTS and _matches_nothing(m_d, g):
+                if q is not None and not q.shared and not g.Options & ~_WALK_OPTS and _matches_nothing(md, g0):
                     return self._walk_index(h, q, out, n)
         return out, None
 
