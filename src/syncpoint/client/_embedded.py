@@ -87,6 +87,14 @@ class EmbeddedConnection:
 
         return self.qm.call(gets)
 
+    def browse_index(
+        self, hobj: int, md: MQMD, gmo: MQGMO, n: int
+    ) -> tuple[list[tuple[int, int, bytes, int, int, int]], MQMIError | None]:
+        """Up to ``n`` browses without data under one hold of the queue manager: ``([(MsgToken, BackoutCount,
+        GroupId, MsgSeqNumber, MsgFlags, Priority), ...], the failure that ended the browse or None)`` (the
+        engine's ``browse_index``; the remote transport's ``getm`` with the option ``index``)."""
+        return self.qm.call(self.qm.engine.browse_index, self.conn, hobj, md, gmo, n)
+
     def inq(self, hobj: int, selectors: Sequence[int]) -> tuple[list[int], list[bytes], int]:
         return self.qm.call(self.qm.engine.inq, self.conn, hobj, selectors)
 

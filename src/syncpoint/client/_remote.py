@@ -36,6 +36,7 @@ from syncpoint.wire import (
 
 from ._message import Message
 
+_INDEX = {"index": True}
 _CONNAME = re.compile(r"^\s*(?P<host>[^()\s]+)\s*(?:\(\s*(?P<port>\d+)\s*\))?\s*$")
 
 
@@ -347,6 +348,27 @@ class RemoteTransport:
             if not answers:
                 break
             gmo = _browse_on(MQGMO.unpack(gmo)).pack()
+        return out, None
+
+    def browse_index(
+        self, hobj: int, md: MQMD, gmo: MQGMO, n: int
+    ) -> tuple[list[tuple[int, int, bytes, int, int, int]], MQMIError | None] | None:
+        """Up to ``n`` browses without data in ``getm`` requests with the option ``index`` (protocol version 3):
+        ``([(MsgToken, BackoutCount, GroupId, MsgSeqNumber, MsgFlags, Priority), ...], the failure that ended
+        the browse or None)``, as the engine's ``browse_index``. None when the server speaks an older version
+        (browse with :meth:`get_many` then)."""
+        if self.protocol_version < 3:
+            return None
+        out: list[tuple[int, int, bytes, int, int, int]] = []
+        md_b, gmo_b = md.pack(), gmo.pack()
+        while len(out) < n:  # a reply holds at most what fits in a frame: ask for the rest
+            answers, error = self._call("getm", [hobj, md_b, gmo_b, None, min(n - len(out), MAX_GETM), _INDEX])
+            out.extend(map(tuple, answers))
+            if error is not None:
+                return out, MQMIError(error[0], error[1], error[2])
+            if not answers:
+                break
+            gmo_b = _browse_on(gmo).pack()
         return out, None
 
     def reserve(self, hobj: int, tokens: Sequence[int]) -> list[int]:

@@ -134,6 +134,21 @@ class QueueManagerBase(EffectsRecorder):
             self, conn: Connection, hobj: Handle | int, md: MQMD, gmo: MQGMO, buflen: int | None = None
         ) -> GetResult: ...
 
+        def _deliver_found(  # _get
+            self,
+            conn: Connection,
+            h: Handle,
+            q: LocalQueue,
+            m: Message,
+            md: MQMD,
+            gmo: MQGMO,
+            buflen: int | None,
+            opts: int,
+            browse: int,
+            sync: int,
+            now: float,
+        ) -> GetResult: ...
+
         def _discard_expired(self, m: Message) -> None: ...  # _expiry
 
         def _resolve_target(  # _resolve

@@ -25,7 +25,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from syncpoint.mqi import MQGMO, MQMD, GetResult
+from syncpoint.mqi import MQGMO, MQMD, GetResult, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.constants import (  # the ones MQGET tests on every call, without the C. lookup
     MQEI_UNLIMITED,
@@ -51,6 +51,36 @@ _NONE24 = b"\0" * 24
 _ID_MATCH = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID  # a version-1 MQGMO's match options
 _OTHER_MATCH = ~_ID_MATCH  # the match options a get without anything to match must not have
 _TOKEN = struct.Struct(">QQ")  # MsgToken: 0 and the put sequence
+_BROWSE_ON = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT
+_NOT_INDEX = C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_BROWSE_MSG_UNDER_CURSOR | C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_WAIT
+# the options of a browse whose next messages an index browse may walk to without an MQGET each
+_WALK_OPTS = (
+    _BROWSE_ON
+    | C.MQGMO_ACCEPT_TRUNCATED_MSG
+    | C.MQGMO_FAIL_IF_QUIESCING
+    | C.MQGMO_NO_SYNCPOINT
+    | C.MQGMO_CONVERT
+    | C.MQGMO_NO_PROPERTIES
+    | C.MQGMO_PROPERTIES_COMPATIBILITY
+    | C.MQGMO_PROPERTIES_FORCE_MQRFH2
+)
+
+Seen = tuple[int, int, bytes, int, int, int]
+"""What an index browse answers for a message: (MsgToken's put sequence, BackoutCount, GroupId, MsgSeqNumber,
+MsgFlags, Priority)."""
+
+
+def seen_of(md: MQMD, gmo: MQGMO) -> Seen:
+    """An index browse's answer from a browse's MQMD and (version 3 or more) MQGMO."""
+    d = md.__dict__
+    return (
+        _TOKEN.unpack(gmo.MsgToken)[1],
+        d["BackoutCount"],
+        d["GroupId"],
+        d["MsgSeqNumber"],
+        d["MsgFlags"],
+        d["Priority"],
+    )
 
 
 def match_criteria(md: MQMD, gmo: MQGMO) -> tuple[bytes | None, bytes | None, bytes | None, int | None, int | None]:
@@ -112,6 +142,17 @@ def deliver(q: LocalQueue, m: Message, md: MQMD, gmo: MQGMO, buflen: int | None,
             return GetResult(body[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
         return GetResult(body[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED)
     return GetResult(body, total)
+
+
+def _matches_nothing(md: MQMD, gmo: MQGMO) -> bool:
+    """True when a get with these structures selects no message by its fields (as :meth:`GetMixin._find` decides
+    before it walks without match criteria)."""
+    mo = gmo.MatchOptions if gmo.Version >= 2 else _ID_MATCH
+    return (
+        not mo & _OTHER_MATCH
+        and not (mo & C.MQMO_MATCH_MSG_ID and md.MsgId != _NONE24)
+        and not (mo & C.MQMO_MATCH_CORREL_ID and md.CorrelId != _NONE24)
+    )
 
 
 class GetMixin(QueueManagerBase):
@@ -194,7 +235,25 @@ class GetMixin(QueueManagerBase):
             if found is None:
                 raise fail(C.MQRC_NO_MSG_AVAILABLE, None)
             m = found
-        # -- syncpoint decision and limits ----------------------------------------------------------
+        return self._deliver_found(conn, h, q, m, md, gmo, buflen, opts, browse, sync, now)
+
+    def _deliver_found(
+        self,
+        conn: Connection,
+        h: Handle,
+        q: LocalQueue,
+        m: Message,
+        md: MQMD,
+        gmo: MQGMO,
+        buflen: int | None,
+        opts: int,
+        browse: int,
+        sync: int,
+        now: float,
+    ) -> GetResult:
+        """MQGET of message ``m`` of a private queue, once found: the syncpoint decision, MAXUMSGS, the caller's
+        MQMD and MQGMO filled, and the cursor positioned (a browse) or the message taken (:meth:`get`)."""
+        uow = conn.uow
         in_uow = False
         if not browse:
             in_uow = bool(sync & MQGMO_SYNCPOINT) or bool(sync & MQGMO_SYNCPOINT_IF_PERSISTENT and m.persistent)
@@ -235,6 +294,99 @@ class GetMixin(QueueManagerBase):
         if m.md["Report"] & MQRO_COD:
             self._confirm_on_delivery(m, conn.uow if in_uow else None)  # COD: delivered to the application
         return result
+
+    def browse_index(
+        self, conn: Connection, hobj: Handle | int, md: MQMD, gmo: MQGMO, n: int
+    ) -> tuple[list[Seen], MQMIError | None]:
+        """Up to ``n`` browses without data: the same as ``n`` MQGETs, each with a copy of ``md`` and ``gmo``
+        (MQGMO_BROWSE_FIRST applying to the first only, MQGMO_BROWSE_NEXT after it), a buffer length of 0 and
+        MQGMO_ACCEPT_TRUNCATED_MSG, ending at the first failure (MQRC_NO_MSG_AVAILABLE when the browse reaches
+        the end), which is returned after the answers. Each answer is the message's :data:`Seen`; the browse
+        cursor, the messages seen and the expired ones met on the way (discarded, with their reports) are as
+        those gets would leave them. ``gmo`` must browse (MQGMO_BROWSE_FIRST or _NEXT), without a lock, a
+        cursor option or a wait: else MQRC_OPTIONS_ERROR.
+
+        For the Spark driver's index (spark/_qm.py QueueAccess.scan): the first browse is an MQGET; the others,
+        on a private queue and without match criteria, walk the queue's index from the cursor as MQGET's own
+        search does (:meth:`_find`), without filling an MQMD and an MQGMO per message."""
+        opts = gmo.Options
+        if not opts & _BROWSE_ON or opts & _NOT_INDEX:
+            raise fail(
+                C.MQRC_OPTIONS_ERROR,
+                "an index browse takes MQGMO_BROWSE_FIRST or _BROWSE_NEXT, without a lock, a cursor option or a wait",
+            )
+        out: list[Seen] = []
+        if n <= 0:
+            return out, None
+        g0 = gmo.copy()
+        g0.Options = opts | C.MQGMO_ACCEPT_TRUNCATED_MSG
+        g0.Version = max(g0.Version, C.MQGMO_VERSION_3)
+        first = True
+        while len(out) < n:
+            g = g0.copy()
+            if not first:
+                g.Options = g.Options & ~C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT
+            m_d = md.copy()
+            try:
+                self.get(conn, hobj, m_d, g, 0)
+            except MQMIError as e:
+                return out, e
+            out.append(seen_of(m_d, g))
+            if first and len(out) < n:
+                first = False
+                h = self._handle(conn, hobj)
+                q = h.queue
+                if q is not None and not q.shared and not g.Options & ~_WALK_OPTS and _matches_nothing(md, g0):
+                    return self._walk_index(h, q, out, n)
+        return out, None
+
+    def _walk_index(self, h: Handle, q: LocalQueue, out: list[Seen], n: int) -> tuple[list[Seen], MQMIError | None]:
+        """:meth:`browse_index` after its first browse: the next messages in delivery order after the cursor,
+        each as :meth:`_find` would choose it for MQGMO_BROWSE_NEXT without match criteria (skipping messages
+        locked by another handle or reserved by another connection; expired ones met on the way discarded before
+        the browse that passed them answers)."""
+        now = self.clock.time()
+        conn = h.conn
+        index, by_key = q.index, q.by_key
+        after = h.browse_key
+        last: Message | None = None
+        expired: list[Message] = []
+        append = out.append
+        while True:
+            changed = False
+            for key in index.islice(0 if after is None else index.bisect_right(after)):
+                m = by_key[key]
+                locked = m.locked_by
+                if locked is not None and locked is not h:
+                    continue
+                reserved = m.reserved_by
+                if reserved is not None and reserved is not conn:
+                    continue  # reserved by another connection: reached only by its MsgToken
+                if m.expiry != MQEI_UNLIMITED and reserved is None and m.expired(now):
+                    expired.append(m)
+                    continue
+                d = m.md
+                append((m.seq, m.backout, d["GroupId"], d["MsgSeqNumber"], d["MsgFlags"], d["Priority"]))
+                last = m
+                after = key
+                if expired:  # discarded as that browse would have (a report may land on this very queue)
+                    for x in expired:
+                        self._discard_expired(x)
+                    expired = []
+                    changed = True
+                    break
+                if len(out) >= n:
+                    break
+            if not changed or len(out) >= n:
+                break
+        if last is not None:
+            h.browse_key = last.key
+            h.cursor = last
+        if len(out) >= n:
+            return out, None
+        for x in expired:  # the browse that found nothing discarded what it met
+            self._discard_expired(x)
+        return out, fail(C.MQRC_NO_MSG_AVAILABLE, None)
 
     def _position_cursor(self, h: Handle, m: Message, opts: int) -> None:
         if m.queue.shared:  # a message of a shared queue: its lock is the group's (``_shared``)

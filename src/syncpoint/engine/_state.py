@@ -221,8 +221,12 @@ class LocalQueue:
         by_key = self.by_key
         if self.fifo:
             return by_key.get(seq)
+        default = self.attrs.get("DEFPRTY", 0)  # most messages have the queue's default priority: look there first
+        m = by_key.get(((9 - default) << PRIO_SHIFT) | seq) if type(default) is int and 0 <= default <= 9 else None
+        if m is not None:
+            return m
         for priority in range(9, -1, -1):
-            m = by_key.get(self.key_for(priority, seq))
+            m = by_key.get(((9 - priority) << PRIO_SHIFT) | seq)
             if m is not None:
                 return m
         return None

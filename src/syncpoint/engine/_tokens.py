@@ -23,10 +23,17 @@ from typing import Any
 
 from syncpoint.mqi import MQGMO, MQMD, GetResult, MQMIError
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.constants import MQEI_UNLIMITED
 
 from ._base import QueueManagerBase
+from ._options import RARE_GET_OPTS, SYNC_GET_OPTS
 from ._state import AVAILABLE, GONE, INPUT_OPTS, Connection, Handle, LocalQueue
 from ._util import fail
+
+_TOKEN = struct.Struct(">QQ")  # MsgToken: 0 and the put sequence
+MQRC_TRUNCATED_MSG_FAILED = C.MQRC_TRUNCATED_MSG_FAILED
+ANSWER_ROOM = 1024
+"""What one answer of a get by token takes in a reply beyond its data (MQMD, numbers, msgpack's headers), at most."""
 
 
 class TokensMixin(QueueManagerBase):
@@ -102,12 +109,23 @@ class TokensMixin(QueueManagerBase):
         return q
 
     def get_tokens(
-        self, conn: Connection, hobj: Handle | int, tokens: Sequence[int], gmo: MQGMO, buflen: int | None = None
+        self,
+        conn: Connection,
+        hobj: Handle | int,
+        tokens: Sequence[int],
+        gmo: MQGMO,
+        buflen: int | None = None,
+        budget: int | None = None,
     ) -> tuple[list[tuple[MQMD, GetResult] | None], MQMIError | None]:
         """One MQGET (a browse with MQGMO_BROWSE_FIRST) per token, in the order given, each with a copy of
         ``gmo`` matching only that MsgToken (MQGMO version 3) and a fresh MQMD: the same as that many gets.
         None where no message has the token (gone). Ends at the first other failure, which is returned after
-        the results before it. MQGMO_WAIT is MQRC_OPTIONS_ERROR: a batch by token does not wait."""
+        the results before it. MQGMO_WAIT is MQRC_OPTIONS_ERROR: a batch by token does not wait.
+
+        ``budget`` (with ``buflen`` None: a buffer as large as each message): the bytes the answers may take, a
+        message's data and :data:`ANSWER_ROOM` each; the gets end, without an error, before a message that would
+        not fit (it stays where it was, as a get that fails with MQRC_TRUNCATED_MSG_FAILED leaves it), so fewer
+        results than tokens and no error means: ask again for the rest. The server's reply frame is the budget."""
         h = self._handle(conn, hobj)
         toks = _tokens(tokens)
         if gmo.Options & C.MQGMO_WAIT:
@@ -118,19 +136,53 @@ class TokensMixin(QueueManagerBase):
         if not browse and not h.is_input:
             raise fail(C.MQRC_NOT_OPEN_FOR_INPUT, f"queue {h.name} is not open for input")
         out: list[tuple[MQMD, GetResult] | None] = []
+        # one MQGMO for every get: a get changes only its output fields, and each get sets its MsgToken
+        g = gmo.copy()
+        g.Version = max(g.Version, C.MQGMO_VERSION_3)
+        g.MatchOptions = C.MQMO_MATCH_MSG_TOKEN
+        if budget is not None and buflen is None:
+            g.Options &= ~C.MQGMO_ACCEPT_TRUNCATED_MSG  # nothing is truncated without a buffer length anyway
+        get = self.get
+        pack = _TOKEN.pack
+        fast = False  # after a first get has checked the call: the next messages found by token directly
+        q = h.queue
+        opts = g.Options
+        sync = opts & SYNC_GET_OPTS
         for t in toks:
             md = MQMD()
-            g = gmo.copy()
-            g.Version = max(g.Version, C.MQGMO_VERSION_3)
-            g.MatchOptions = C.MQMO_MATCH_MSG_TOKEN
-            g.MsgToken = struct.pack(">QQ", 0, t)
+            g.MsgToken = pack(0, t)
+            room = None
+            if budget is not None and buflen is None:
+                room = budget - ANSWER_ROOM
+                if room < 0:
+                    break
             try:
-                result = self.get(conn, h, md, g, buflen)
+                if fast:  # as MQGET's search by MsgToken (``_find``), without checking the call again
+                    assert q is not None
+                    m = q.by_token(t)
+                    now = self.clock.time()
+                    if m is None or (m.locked_by is not None and m.locked_by is not h):
+                        out.append(None)
+                        continue
+                    if m.expiry != MQEI_UNLIMITED and m.reserved_by is None and m.expired(now):
+                        self._discard_expired(m)  # the get that would have returned it discards it (seed 002)
+                        out.append(None)
+                        continue
+                    result = self._deliver_found(
+                        conn, h, q, m, md, g, buflen if room is None else room, opts, 0, sync, now
+                    )
+                else:
+                    result = get(conn, h, md, g, buflen if room is None else room)
+                    fast = q is not None and not q.shared and not opts & RARE_GET_OPTS
             except MQMIError as e:
                 if e.reason == C.MQRC_NO_MSG_AVAILABLE:
                     out.append(None)
                     continue
                 return out, e
+            if room is not None:
+                if result.reason == MQRC_TRUNCATED_MSG_FAILED and result.data_length > room:
+                    break  # the message stays: the caller asks again
+                budget -= len(result.data) + ANSWER_ROOM  # type: ignore[operator]
             out.append((md, result))
         return out, None
 

@@ -54,6 +54,8 @@ class Structure:
     _charcheck_by_len: ClassVar[dict[int, tuple[Any, tuple[int, ...]]]]
     _unpack_by_len: ClassVar[dict[int, tuple[Any, tuple[str, ...], dict[str, Any]]]]
     _versioned: ClassVar[bool]
+    _pack_by_version: ClassVar[dict[int, tuple[Any, tuple[int, ...], Any, Any]]] = {}
+    _fresh: ClassVar[dict[str, Any]]
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -104,6 +106,12 @@ class Structure:
             n_len: (_tuple_getter([name for _, name, _ in chars]), tuple(n for _, _, n in chars))
             for n_len, chars in cls._chars_by_len.items()
         }
+        # per Version: pack's fast path in one lookup (the character-field check, the getter, the packer)
+        cls._pack_by_version = {
+            version: (*cls._charcheck_by_len[n_len], cls._getter_by_len[n_len], cls._struct_by_len[n_len].pack)
+            for version, n_len in cls._version_lengths.items()
+        }
+        cls._fresh = cls._defaults.copy()  # unpack starts from every field's initial value
 
     if TYPE_CHECKING:
         # Fields are plain instance attributes named by the table: tell the type checker so.
@@ -168,8 +176,16 @@ class Structure:
 
     def pack(self) -> bytes:
         """The structure's bytes, at the length its ``Version`` field implies."""
-        length = self._length()
         d = self.__dict__
+        fast = self._pack_by_version.get(d.get("Version"))  # type: ignore[arg-type]
+        if fast is not None:  # the common case, in C calls (below, the same for any length)
+            chars, lengths, getter, pack = fast
+            try:
+                if tuple(map(len, chars(d))) == lengths:
+                    return pack(*getter(d))  # type: ignore[no-any-return]
+            except (TypeError, struct.error):
+                pass
+        length = self._length()
         # the common case, in C calls: every character field already has its exact length (bytes, or str and
         # anything else that struct refuses, which then takes the checked path below)
         chars, lengths = self._charcheck_by_len[length]
@@ -201,7 +217,16 @@ class Structure:
     def unpack(cls, buf: bytes | bytearray | memoryview) -> Self:
         """Read a structure from ``buf``; the length used is the one of the Version found in it."""
         obj = cls.__new__(cls)  # every field is set by unpack_into
-        obj.unpack_into(buf)
+        if cls.unpack_into is not Structure.unpack_into or not cls._versioned or len(buf) < 8:
+            obj.unpack_into(buf)
+            return obj
+        length = cls._version_lengths.get(_VERSION.unpack_from(buf, 4)[0], cls._full.size)
+        if len(buf) < length:
+            raise ValueError(f"{cls.__name__}: need {length} bytes, have {len(buf)}")
+        unpack_from, names, _ = cls._unpack_by_len[length]
+        d = cls._fresh.copy()  # the fields a shorter version lacks keep their initial values
+        d.update(zip(names, unpack_from(buf, 0)))
+        obj.__dict__ = d
         return obj
 
     def unpack_into(self, buf: bytes | bytearray | memoryview) -> Self:
@@ -231,7 +256,7 @@ class Structure:
 
     def copy(self) -> Self:
         new = type(self).__new__(type(self))
-        new.__dict__.update(self.__dict__)
+        new.__dict__ = self.__dict__.copy()  # one C call (a hot path: a batch verb copies its structures per item)
         return new
 
     def __getitem__(self, name: str) -> Any:  # pymqi-style access

@@ -27,7 +27,8 @@ Handler = Callable[[QueueManagerHost, Connection, list[Any]], tuple[Any, Pending
 
 _STRUCT_ERRORS = {MQMD: C.MQRC_MD_ERROR, MQGMO: C.MQRC_GMO_ERROR, MQPMO: C.MQRC_PMO_ERROR, MQOD: C.MQRC_OD_ERROR}
 _PUTM_OPTIONS = {"commit": False}
-_GETM_OPTIONS = {"commit_first": False, "gmo": True}
+_GETM_OPTIONS = {"commit_first": False, "gmo": True, "index": False}
+_SEEN_SIZE = 96  # an index browse's answer in a reply, at most: six numbers or bytes and msgpack's headers
 MAX_TOKENS = 10_000
 
 
@@ -210,7 +211,7 @@ def _putv(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any,
     messages that differ in their descriptors (CorrelId, Persistence …) in one frame and one hold of the lock."""
     hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
     pmo0 = struct(MQPMO, args[1])
-    items = [(struct(MQMD, pair[0]), _data(pair[1])) for pair in _list(args[2]) if _pair(pair)]
+    items = _putv_items(_list(args[2]))
     put = qm.engine.put
     out: list[Any] = []
     last_pmo = [pmo0]
@@ -228,6 +229,22 @@ def _putv(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any,
 
     _, pending = qm.run(puts)
     return [out, last_pmo[0].pack()], pending
+
+
+def _putv_items(pairs: list[Any]) -> list[tuple[MQMD, bytes]]:
+    """putv's ``[[MQMD, data], ...]`` decoded: each MQMD unpacked once per distinct bytes in the request (a batch's
+    messages mostly share a few descriptors), each item given its own copy (MQPUT completes it in place)."""
+    seen: dict[Any, MQMD] = {}
+    out: list[tuple[MQMD, bytes]] = []
+    for pair in pairs:
+        _pair(pair)
+        raw = pair[0]
+        md = seen.get(raw) if type(raw) is bytes else None
+        if md is None:
+            md = struct(MQMD, raw)
+            seen[raw] = md
+        out.append((md.copy(), _data(pair[1])))
+    return out
 
 
 def _pair(item: Any) -> bool:
@@ -262,6 +279,8 @@ def _getm(
     options = _options(args, 5, _GETM_OPTIONS)
     commit_first, with_gmo = options["commit_first"], options["gmo"]
     engine = qm.engine
+    if options["index"]:
+        return _getm_index(qm, conn, hobj, md0, gmo0, n, commit_first, limit)
     get = engine.get
     out: list[Any] = []
     if gmo0.Options & C.MQGMO_LOCK:
@@ -307,6 +326,23 @@ def _getm(
 
     error, pending = qm.run(gets)
     return [out, error], pending
+
+
+def _getm_index(
+    qm: QueueManagerHost, conn: Connection, hobj: int, md: MQMD, gmo: MQGMO, n: int, commit_first: bool, limit: int
+) -> tuple[Any, Pending | None]:
+    """``getm`` with the option ``index`` (protocol version 3): up to n browses without data, answered as
+    ``[MsgToken, BackoutCount, GroupId, MsgSeqNumber, MsgFlags, Priority]`` each (the engine's browse_index)."""
+    engine = qm.engine
+    n = max(0, min(n, (limit - _REPLY_ROOM) // _SEEN_SIZE))
+
+    def browses() -> tuple[list[Any], MQMIError | None]:
+        if commit_first:
+            engine.commit(conn)
+        return engine.browse_index(conn, hobj, md, gmo, n)
+
+    (out, error), pending = qm.run(browses)
+    return [out, None if error is None else [error.comp, error.reason, error.detail]], pending
 
 
 _SLOW_OPTIONS = (
@@ -385,43 +421,57 @@ def _gettokens(
         tokens = [tokens]  # the engine's MQRC_MSG_TOKEN_ERROR
 
     def gets() -> tuple[list[Any], list[Any] | None]:
-        out: list[Any] = []
         room = limit - _REPLY_ROOM
-        if buflen is not None and len(tokens) * (buflen + _ANSWER_ROOM) <= room:  # all surely fit: one batch
-            results, error = engine.get_tokens(conn, hobj, tokens, gmo, buflen)
-            out = [
-                None if r is None else [r[1].data, r[1].data_length, r[1].comp, r[1].reason, r[0].pack()]
-                for r in results
-            ]
-            return out, None if error is None else [error.comp, error.reason, error.detail]
-        for i, token in enumerate(tokens):
-            if buflen is not None and buflen <= room - _ANSWER_ROOM:
-                results, error = engine.get_tokens(conn, hobj, [token], gmo, buflen)
-            else:
-                if room < _ANSWER_ROOM:
-                    break
-                g = gmo.copy()
-                g.Options &= ~C.MQGMO_ACCEPT_TRUNCATED_MSG
-                results, error = engine.get_tokens(conn, hobj, [token], g, room - _ANSWER_ROOM)
-                r = results[0][1] if results and results[0] is not None else None
-                if r is not None and r.reason == C.MQRC_TRUNCATED_MSG_FAILED and r.data_length > room - _ANSWER_ROOM:
-                    if i == 0:
-                        return out, [C.MQCC_FAILED, C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, _too_big(limit)]
-                    break  # the message stays: the client asks again
-            if error is not None:
-                return out, [error.comp, error.reason, error.detail]
-            got = results[0]
-            if got is None:
-                out.append(None)
-                continue
-            md, r = got
-            answer = [r.data, r.data_length, r.comp, r.reason, md.pack()]
-            room -= _size_of(answer)
-            out.append(answer)
+        budget = None
+        if buflen is None or len(tokens) * (buflen + _ANSWER_ROOM) > room:
+            if buflen is not None:  # a buffer of its own: whatever comes takes at most that
+                return _gettokens_sized(engine, conn, hobj, gmo, buflen, tokens, room, limit)
+            budget = room
+        results, error = engine.get_tokens(conn, hobj, tokens, gmo, buflen, budget)
+        out = [
+            None if r is None else [r[1].data, r[1].data_length, r[1].comp, r[1].reason, r[0].pack()] for r in results
+        ]
+        if error is not None:
+            return out, [error.comp, error.reason, error.detail]
+        if budget is not None and not results and tokens:  # the first message does not fit in a frame
+            return out, [C.MQCC_FAILED, C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, _too_big(limit)]
         return out, None
 
     (out, err), pending = qm.run(gets)
     return [out, err], pending
+
+
+def _gettokens_sized(
+    engine: Any, conn: Connection, hobj: int, gmo: MQGMO, buflen: int, tokens: list[Any], room: int, limit: int
+) -> tuple[list[Any], list[Any] | None]:
+    """``gettokens`` with a buffer length too large for all of them to surely fit in a frame: token by token,
+    each within what is left of the frame."""
+    out: list[Any] = []
+    for i, token in enumerate(tokens):
+        if buflen <= room - _ANSWER_ROOM:
+            results, error = engine.get_tokens(conn, hobj, [token], gmo, buflen)
+        else:
+            if room < _ANSWER_ROOM:
+                break
+            g = gmo.copy()
+            g.Options &= ~C.MQGMO_ACCEPT_TRUNCATED_MSG
+            results, error = engine.get_tokens(conn, hobj, [token], g, room - _ANSWER_ROOM)
+            r = results[0][1] if results and results[0] is not None else None
+            if r is not None and r.reason == C.MQRC_TRUNCATED_MSG_FAILED and r.data_length > room - _ANSWER_ROOM:
+                if i == 0:
+                    return out, [C.MQCC_FAILED, C.MQRC_MSG_TOO_BIG_FOR_CHANNEL, _too_big(limit)]
+                break  # the message stays: the client asks again
+        if error is not None:
+            return out, [error.comp, error.reason, error.detail]
+        got = results[0]
+        if got is None:
+            out.append(None)
+            continue
+        md, r = got
+        answer = [r.data, r.data_length, r.comp, r.reason, md.pack()]
+        room -= _size_of(answer)
+        out.append(answer)
+    return out, None
 
 
 VERBS: dict[str, Handler] = {

@@ -215,6 +215,29 @@ class QueueAccess:
             from_start = True
         first = from_start
         left = limit
+        browse_index = getattr(self.qm.transport, "browse_index", None)
+        while browse_index is not None and (left is None or left > 0):  # one compact answer per message
+            n = CHUNK if left is None else min(CHUNK, left)
+            gmo = MQGMO(Version=C.MQGMO_VERSION_3, MatchOptions=C.MQMO_NONE)
+            gmo.Options = (C.MQGMO_BROWSE_FIRST if first else C.MQGMO_BROWSE_NEXT) | C.MQGMO_NO_WAIT
+            gmo.Options |= C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_ACCEPT_TRUNCATED_MSG
+            got = browse_index(self._scan, MQMD(), gmo, n)
+            if got is None:  # a server speaking an older protocol version: browses with their structures
+                browse_index = None
+                break
+            seen, error = got
+            for s in seen:
+                yield Visible(*s)
+            if error is not None:
+                if error.reason == C.MQRC_NO_MSG_AVAILABLE:
+                    return
+                raise error
+            if len(seen) < n:
+                return
+            first = False
+            left = None if left is None else left - n
+        if browse_index is not None:
+            return
         get_many = getattr(self.qm.transport, "get_many", None)
         while left is None or left > 0:
             n = 1 if first or get_many is None else CHUNK if left is None else min(CHUNK, left)

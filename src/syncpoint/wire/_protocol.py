@@ -29,7 +29,8 @@ import msgpack
 from syncpoint.mqi import MQMIError, SyncpointError
 from syncpoint.mqi.objects import Definition
 
-PROTOCOL_VERSIONS = (1, 2)  # 2: putm and getm take an optional last argument, a map of options
+# 2: putm and getm take an optional last argument, a map of options; 3: getm's option "index"
+PROTOCOL_VERSIONS = (1, 2, 3)
 HEADER = struct.Struct(">I")
 # The largest message a queue manager accepts (MAXMSGL) is 100 MiB; a frame carries it plus its structures.
 DEFAULT_MAX_FRAME = 100 * 1024 * 1024 + 64 * 1024
