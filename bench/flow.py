@@ -1,7 +1,8 @@
 """Benchmark: a message flow on Spark against a plain Python consumer loop doing the same work (issues 8 and 22).
 
 The work: get a persistent 1 KiB JSON message, parse it, enrich it (net, tax, total), put the result (persistent),
-exactly once. Rows of the table, all against the same queue-manager server (Unix socket), in one run:
+exactly once. Rows of the table, all against the same queue-manager server (Unix socket; ``--cpus all`` unless
+``--cpus`` says otherwise: the server shares the machine's CPUs with Spark, see docs/protocol.md), in one run:
 
 - the Python loop with syncpoint's client, one unit of work per message (get + put + MQCMIT: what an MQ
   application does for exactly-once), and one unit of work per 100 messages;
@@ -270,7 +271,12 @@ def main() -> int:
         help="the flow's maxMessagesPerBatch (default: the flow's: 5000 per unit of work)",
     )
     ap.add_argument("--commits", default="sink,partition", help="the flow's commit modes to run: sink,partition")
-    ap.add_argument("--cpus", default="auto", help="the server's --cpus (default auto, as strmqm)")
+    ap.add_argument(
+        "--cpus",
+        default="all",
+        help="the server's --cpus (default all: the server shares the CPUs with Spark's processes, where "
+        "docs/protocol.md advises all; auto pins it to one CPU, as strmqm does by default)",
+    )
     ap.add_argument("--rate", type=float, default=20.0, help="the latency trickle's messages/s")
     ap.add_argument("--trickle", type=float, default=30.0, help="the latency trickle's seconds (0: skip it)")
     ap.add_argument("--skip", default="", help="rows to skip: loop1,loop100,qm,shared")
