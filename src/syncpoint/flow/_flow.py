@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from syncpoint.spark import (
+    BROKEN,
     DISPOSITION_SCHEMA,
     PROGRESS_QUEUE,
     Target,
@@ -451,7 +452,6 @@ class ProgressReader:
     def read(self, wait: float | None = None) -> Iterator[dict[str, Any]]:
         """The progress messages there now, after waiting up to ``wait`` seconds for the first."""
         from syncpoint.mqi import MQMIError
-        from syncpoint.spark._qm import BROKEN
 
         for attempt in (1, 2):
             try:

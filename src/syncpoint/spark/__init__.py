@@ -18,11 +18,12 @@ from ._flowsink import DISPOSITION_SCHEMA, PROGRESS_QUEUE, batch_row, ensure_pro
 from ._plan import Offset, Planner, Visible
 from ._profile import record as profile_record
 from ._profile import span as profile_span
-from ._qm import QueueAccess, Target, current_member
+from ._qm import BROKEN, QueueAccess, Target, current_member
 from ._rows import COLUMN_NAMES, MD_COLUMNS, PACKED_SCHEMA, SCHEMA, md_to_dict, message_to_row, row_to_message
 
 __all__ = [
     "BIP_NO_QUEUE",
+    "BROKEN",
     "COLUMN_NAMES",
     "COMMITS_QUEUE",
     "DISPOSITION_SCHEMA",
