@@ -155,6 +155,24 @@ def _matches_nothing(md: MQMD, gmo: MQGMO) -> bool:
     )
 
 
+_SEEN, _PASSED, _EXPIRED = "seen", "passed", "expired"
+
+
+def _seen_by(m: Message, h: Handle, conn: Connection, now: float) -> str:
+    """What a get or browse of handle ``h`` without match criteria makes of message ``m`` on its walk: _PASSED
+    (locked by another handle, or reserved by another connection: reached only by its MsgToken), _EXPIRED (to be
+    discarded, its report sent) or _SEEN (this is the message)."""
+    locked = m.locked_by
+    if locked is not None and locked is not h:
+        return _PASSED
+    reserved = m.reserved_by
+    if reserved is not None and reserved is not conn:
+        return _PASSED
+    if m.expiry != MQEI_UNLIMITED and reserved is None and m.expired(now):
+        return _EXPIRED
+    return _SEEN
+
+
 class GetMixin(QueueManagerBase):
     """MQGET."""
 
@@ -356,14 +374,10 @@ class GetMixin(QueueManagerBase):
             changed = False
             for key in index.islice(0 if after is None else index.bisect_right(after)):
                 m = by_key[key]
-                locked = m.locked_by
-                if locked is not None and locked is not h:
-                    continue
-                reserved = m.reserved_by
-                if reserved is not None and reserved is not conn:
-                    continue  # reserved by another connection: reached only by its MsgToken
-                if m.expiry != MQEI_UNLIMITED and reserved is None and m.expired(now):
-                    expired.append(m)
+                seen = _seen_by(m, h, conn, now)
+                if seen is not _SEEN:
+                    if seen is _EXPIRED:
+                        expired.append(m)
                     continue
                 d = m.md
                 append((m.seq, m.backout, d["GroupId"], d["MsgSeqNumber"], d["MsgFlags"], d["Priority"]))
@@ -458,16 +472,12 @@ class GetMixin(QueueManagerBase):
         chosen: Message | None = None
         for key in q.index:
             m = by_key[key]
-            locked = m.locked_by
-            if locked is not None and locked is not h:
-                continue
-            reserved = m.reserved_by
-            if reserved is not None and reserved is not conn:
-                continue  # reserved by another connection: reached only by its MsgToken
-            if m.expiry != MQEI_UNLIMITED and reserved is None and m.expired(now):
-                if expired is None:
-                    expired = []
-                expired.append(m)
+            seen = _seen_by(m, h, conn, now)
+            if seen is not _SEEN:
+                if seen is _EXPIRED:
+                    if expired is None:
+                        expired = []
+                    expired.append(m)
                 continue
             chosen = m
             break
