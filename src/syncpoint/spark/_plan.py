@@ -89,6 +89,24 @@ def units(candidates: Sequence[Visible], *, logical_order: bool = True) -> list[
 
     An incomplete group (its last message not yet on the queue and none of its messages backed out) is held back.
     """
+    out, groups = _by_group(candidates, logical_order)
+    for members in groups.values():
+        if _ready(members):
+            out.append(sorted(members, key=lambda m: (m.seqno, m.token)))
+    out.sort(key=lambda u: min(m.token for m in u))
+    return out
+
+
+def held_back(candidates: Sequence[Visible], *, logical_order: bool = True) -> int:
+    """How many of the candidates :func:`units` holds back: the messages of incomplete groups."""
+    _, groups = _by_group(candidates, logical_order)
+    return sum(len(members) for members in groups.values() if not _ready(members))
+
+
+def _by_group(
+    candidates: Sequence[Visible], logical_order: bool
+) -> tuple[list[list[Visible]], dict[bytes, list[Visible]]]:
+    """The candidates as single-message units and, in logical order, the messages of each group."""
     groups: dict[bytes, list[Visible]] = {}
     singles: list[list[Visible]] = []
     for v in candidates:
@@ -96,12 +114,12 @@ def units(candidates: Sequence[Visible], *, logical_order: bool = True) -> list[
             groups.setdefault(v.group_id, []).append(v)
         else:
             singles.append([v])
-    out = singles
-    for members in groups.values():
-        if any(m.last_in_group for m in members) or any(m.backout > 0 for m in members):
-            out.append(sorted(members, key=lambda m: (m.seqno, m.token)))
-    out.sort(key=lambda u: min(m.token for m in u))
-    return out
+    return singles, groups
+
+
+def _ready(members: Sequence[Visible]) -> bool:
+    """A group may be planned: its last message is on the queue, or one of its messages was backed out."""
+    return any(m.last_in_group or m.backout > 0 for m in members)
 
 
 def admit(us: Sequence[list[Visible]], max_messages: int | None) -> list[list[Visible]]:
@@ -205,16 +223,16 @@ class Planner:
         present = {v.token for v in visible}
         for t in [t for t in self.planned if t not in present]:
             del self.planned[t]
-        out = []
-        for v in visible:
-            if self.target is not None and v.token > self.target:
-                continue
-            if v.token in self.stuck:
-                continue
-            if self.planned.get(v.token) == v.backout:
-                continue
-            out.append(v)
-        return out
+        return [v for v in visible if self.wanted(v)]
+
+    def wanted(self, v: Visible) -> bool:
+        """Whether a next batch may take ``v``: not put after availableNow's target, not stuck, and not planned
+        already with its BackoutCount."""
+        return (
+            (self.target is None or v.token <= self.target)
+            and v.token not in self.stuck
+            and self.planned.get(v.token) != v.backout
+        )
 
     def _fits(self, batch: list[Visible]) -> bool:
         if self.partition_max is None:

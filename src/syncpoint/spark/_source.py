@@ -53,7 +53,7 @@ from pyspark.sql.types import StructType
 from syncpoint.mqi import MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
 
-from ._plan import Offset, Planner, Visible, batch_tokens, order_units, split_partitions
+from ._plan import Offset, Planner, Visible, batch_tokens, held_back, order_units, split_partitions
 from ._profile import record, span
 from ._qm import CHUNK, QueueAccess, Target, batch_bound, max_uncommitted, next_token, visible_of
 from ._rows import PACKED_SCHEMA, SCHEMA, messages_to_arrow, row_to_message
@@ -516,21 +516,10 @@ class _DriverState:
 
     def _unplanned(self) -> tuple[int, int]:
         """The indexed messages not planned yet (with their BackoutCount), and of them those the planner holds
-        back: the messages of a group whose last message is not indexed, none of them backed out (Planner.units)."""
+        back: the messages of a group whose last message is not indexed, none of them backed out (``units``)."""
         p = self.planner
-        planned = p.planned
-        unplanned = 0
-        groups: dict[bytes, list[Visible]] = {}
-        for t, v in self.index.items():
-            if planned.get(t) == v.backout:
-                continue
-            unplanned += 1
-            if v.group_id == C.MQGI_NONE or not (p.logical_order and v.in_group):
-                continue
-            if (p.target is None or t <= p.target) and t not in p.stuck:
-                groups.setdefault(v.group_id, []).append(v)
-        held = sum(len(ms) for ms in groups.values() if not any(m.last_in_group or m.backout > 0 for m in ms))
-        return unplanned, held
+        unplanned = [v for t, v in self.index.items() if p.planned.get(t) != v.backout]
+        return len(unplanned), held_back([v for v in unplanned if p.wanted(v)], logical_order=p.logical_order)
 
     def _key(self, v: Visible) -> int:
         """The message's place in the queue's browse order: its put sequence (MsgToken), after its priority
