@@ -54,7 +54,7 @@ class Structure:
     _charcheck_by_len: ClassVar[dict[int, tuple[Any, tuple[int, ...]]]]
     _unpack_by_len: ClassVar[dict[int, tuple[Any, tuple[str, ...], dict[str, Any]]]]
     _versioned: ClassVar[bool]
-    _pack_by_version: ClassVar[dict[int, tuple[Any, tuple[int, ...], Any, Any]]] = {}
+    _pack_by_version: ClassVar[dict[int, tuple[Any, tuple[int, ...], Any, Any, int]]] = {}
     _fresh: ClassVar[dict[str, Any]]
 
     def __init_subclass__(cls, **kw: Any) -> None:
@@ -106,9 +106,10 @@ class Structure:
             n_len: (_tuple_getter([name for _, name, _ in chars]), tuple(n for _, _, n in chars))
             for n_len, chars in cls._chars_by_len.items()
         }
-        # per Version: pack's fast path in one lookup (the character-field check, the getter, the packer)
+        # per Version: pack's common case in one lookup (the character-field check, the getter, the packer, the
+        # length)
         cls._pack_by_version = {
-            version: (*cls._charcheck_by_len[n_len], cls._getter_by_len[n_len], cls._struct_by_len[n_len].pack)
+            version: (*cls._charcheck_by_len[n_len], cls._getter_by_len[n_len], cls._struct_by_len[n_len].pack, n_len)
             for version, n_len in cls._version_lengths.items()
         }
         cls._fresh = cls._defaults.copy()  # unpack starts from every field's initial value
@@ -177,21 +178,18 @@ class Structure:
     def pack(self) -> bytes:
         """The structure's bytes, at the length its ``Version`` field implies."""
         d = self.__dict__
-        fast = self._pack_by_version.get(d.get("Version"))  # type: ignore[arg-type]
-        if fast is not None:  # the common case, in C calls (below, the same for any length)
-            chars, lengths, getter, pack = fast
-            try:
-                if tuple(map(len, chars(d))) == lengths:
-                    return pack(*getter(d))  # type: ignore[no-any-return]
-            except (TypeError, struct.error):
-                pass
-        length = self._length()
+        layout = self._pack_by_version.get(d.get("Version"))  # type: ignore[arg-type]
+        if layout is None:  # no Version field, or one the table does not know: the full length
+            length = self._length()
+            chars, lengths = self._charcheck_by_len[length]
+            getter, pack = self._getter_by_len[length], self._struct_by_len[length].pack
+        else:
+            chars, lengths, getter, pack, length = layout
         # the common case, in C calls: every character field already has its exact length (bytes, or str and
         # anything else that struct refuses, which then takes the checked path below)
-        chars, lengths = self._charcheck_by_len[length]
         try:
             if tuple(map(len, chars(d))) == lengths:
-                return self._struct_by_len[length].pack(*self._getter_by_len[length](d))
+                return pack(*getter(d))
         except (TypeError, struct.error):
             pass
         values = list(self._getter_by_len[length](d))
@@ -216,33 +214,33 @@ class Structure:
     @classmethod
     def unpack(cls, buf: bytes | bytearray | memoryview) -> Self:
         """Read a structure from ``buf``; the length used is the one of the Version found in it."""
-        obj = cls.__new__(cls)  # every field is set by unpack_into
-        if cls.unpack_into is not Structure.unpack_into or not cls._versioned or len(buf) < 8:
+        obj = cls.__new__(cls)
+        if cls.unpack_into is not Structure.unpack_into:  # a structure that reads itself its own way
             obj.unpack_into(buf)
             return obj
-        length = cls._version_lengths.get(_VERSION.unpack_from(buf, 4)[0], cls._full.size)
-        if len(buf) < length:
-            raise ValueError(f"{cls.__name__}: need {length} bytes, have {len(buf)}")
-        unpack_from, names, _ = cls._unpack_by_len[length]
+        unpack_from, names, _ = cls._layout(buf)
         d = cls._fresh.copy()  # the fields a shorter version lacks keep their initial values
         d.update(zip(names, unpack_from(buf, 0)))
         obj.__dict__ = d
         return obj
 
     def unpack_into(self, buf: bytes | bytearray | memoryview) -> Self:
-        length = self._full.size
-        if self._versioned and len(buf) >= 8:
-            version = _VERSION.unpack_from(buf, 4)[0]
-            if version in self._version_lengths:
-                length = self._version_lengths[version]
-        if len(buf) < length:
-            raise ValueError(f"{type(self).__name__}: need {length} bytes, have {len(buf)}")
-        unpack_from, names, tail = self._unpack_by_len[length]
+        unpack_from, names, tail = self._layout(buf)
         d = self.__dict__
         d.update(zip(names, unpack_from(buf, 0)))
         if tail:  # fields a shorter version lacks take their initial values, not what this instance held before
             d.update(tail)
         return self
+
+    @classmethod
+    def _layout(cls, buf: bytes | bytearray | memoryview) -> tuple[Any, tuple[str, ...], dict[str, Any]]:
+        """The unpacker, field names and a shorter version's missing fields for ``buf``, by the Version in it."""
+        length = cls._full.size
+        if cls._versioned and len(buf) >= 8:
+            length = cls._version_lengths.get(_VERSION.unpack_from(buf, 4)[0], length)
+        if len(buf) < length:
+            raise ValueError(f"{cls.__name__}: need {length} bytes, have {len(buf)}")
+        return cls._unpack_by_len[length]
 
     def set(self, **kw: Any) -> Self:
         for k, v in kw.items():
