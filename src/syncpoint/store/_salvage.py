@@ -230,6 +230,11 @@ def _rebuild(store: SQLiteStore, problem: str, report: SalvageReport) -> None:
             f"{', '.join(rebuilt.lost)}); {rebuilt.messages} message(s) and {rebuilt.definitions} definition(s) "
             "were read"
         )
+    if rebuilt.unplaced:
+        report.damage.append(
+            f"{store.path}: {rebuilt.unplaced} message(s) were read from pages no longer reached from their table "
+            "(a message got just before the damage may be among them, and be delivered again)"
+        )
 
 
 def _count(connection: sqlite3.Connection, report: SalvageReport) -> None:

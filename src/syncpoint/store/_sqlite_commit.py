@@ -350,6 +350,8 @@ class Writer(Files):
                 "Correct the batch (each message seq may be stored once; integers must fit in 64 bits) and "
                 "write it again."
             )
+        elif isinstance(exc, sqlite3.DatabaseError) and _is_corruption(exc) and during == "opening":
+            error = self._damaged(self._path, f"SQLite cannot read all of it ({exc})")  # the header is syncpoint's
         elif isinstance(exc, sqlite3.DatabaseError) and _is_corruption(exc):
             error = StoreError(
                 f"The store {self._path} is damaged or is not a syncpoint store ({exc}). "

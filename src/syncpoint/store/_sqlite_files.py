@@ -246,10 +246,7 @@ class Files(Markers):
         if self._quick_check:
             problems = [row[0] for row in connection.execute("PRAGMA quick_check(5)")]
             if problems != ["ok"]:
-                raise StoreError(
-                    f"The store {path} is damaged (quick_check: {'; '.join(problems)}). "
-                    "Restore it from a backup; syncpoint has not changed the file."
-                )
+                raise self._damaged(path, f"SQLite cannot read all of it (quick_check: {'; '.join(problems)})")
 
     def _recover(self, connection: sqlite3.Connection, marks: dict[int, tuple[bool, int]]) -> Snapshot:
         if marks:
