@@ -62,15 +62,20 @@ CHILD = textwrap.dedent(
 @pytest.fixture(scope="module")
 def crashed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A home whose queue manager was SIGKILLed with 1,000 committed messages, 500 only in the journal."""
-    home = tmp_path_factory.mktemp("crashed")
-    create_queue_manager(QM, home=home)
-    qm = syncpoint.connect(QM, home=home)
-    for name in ("Q.A", "Q.B"):
+    return crash(tmp_path_factory.mktemp("crashed"), QM, ["Q.A", "Q.B"], CHILD)
+
+
+def crash(home: Path, qmgr: str, queues: list[str], script: str) -> Path:
+    """Create ``qmgr`` in ``home`` with persistent ``queues``, run ``script`` against it in a child process until
+    it prints "done", and SIGKILL the child."""
+    create_queue_manager(qmgr, home=home)
+    qm = syncpoint.connect(qmgr, home=home)
+    for name in queues:
         qm.admin("define", "QLOCAL", name, {"DEFPSIST": C.MQPER_PERSISTENT})
     qm.disconnect()
-    open_embedded(QM, home=home).close()
+    open_embedded(qmgr, home=home).close()
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, QM, str(home)],
+        [sys.executable, "-c", script, qmgr, str(home)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -87,8 +92,12 @@ def crashed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def home(crashed: Path, tmp_path: Path) -> Path:
     """A copy of the crashed home, for one test to damage."""
+    return copy_of(crashed, tmp_path)
+
+
+def copy_of(home: Path, tmp_path: Path) -> Path:
     copy = tmp_path / "home"
-    shutil.copytree(crashed, copy)
+    shutil.copytree(home, copy)
     return copy
 
 
@@ -330,16 +339,23 @@ def test_every_cut_of_the_journal_refuses_strmqm_with_AMQ7017E_and_salvmqm_repor
     home, damage: Callable[[Path], None], left: dict[str, int]
 ):
     damage(home)
-    start = cli(home, "strmqm", QM, "--no-tcp")
-    assert start.returncode != 0  # never a silent start with fewer committed messages
-    assert "AMQ7017E" in start.stderr and "qm.db.journal" in start.stderr
-    errors = (qdir(home) / "errors" / "AMQERR01.LOG").read_text()
-    assert "AMQ7017E" in errors and "qm.db.journal" in errors
-    fixed = cli(home, "salvmqm", QM)
-    assert fixed.returncode == 0, fixed.stderr
-    assert "LOST" in fixed.stdout, fixed.stdout  # synced records are gone: the report says so
-    assert reported_depths(fixed.stdout) == left
+    report = refused_then_salvaged(home, QM, "qm.db.journal")
+    assert "LOST" in report, report  # synced records are gone: the report says so
+    assert reported_depths(report) == left
     assert depths(home) == left  # what the report says is what the queue manager has
+
+
+def refused_then_salvaged(home: Path, qmgr: str, damaged: str) -> str:
+    """strmqm refuses with AMQ7017E naming the damaged file, on stderr and in the error log; salvmqm then
+    succeeds. Returns salvmqm's report."""
+    start = cli(home, "strmqm", qmgr, "--no-tcp")
+    assert start.returncode != 0  # never a silent start with fewer committed messages
+    assert "AMQ7017E" in start.stderr and damaged in start.stderr
+    errors = (home / "qmgrs" / qmgr / "errors" / "AMQERR01.LOG").read_text()
+    assert "AMQ7017E" in errors and damaged in errors
+    fixed = cli(home, "salvmqm", qmgr)
+    assert fixed.returncode == 0, fixed.stderr
+    return fixed.stdout
 
 
 def reported_depths(report: str) -> dict[str, int]:
@@ -432,32 +448,12 @@ DEFS_CHILD = textwrap.dedent(
 
 @pytest.fixture(scope="module")
 def crashed_after_definitions(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("definitions")
-    create_queue_manager(QK, home=home)
-    qm = syncpoint.connect(QK, home=home)
-    qm.admin("define", "QLOCAL", "Q.BIG", {"DEFPSIST": C.MQPER_PERSISTENT})
-    qm.disconnect()
-    open_embedded(QK, home=home).close()
-    child = subprocess.Popen(
-        [sys.executable, "-c", DEFS_CHILD, QK, str(home)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert child.stdout is not None
-    line = child.stdout.readline()
-    assert line == "done\n", child.stderr.read() if child.stderr else line
-    os.kill(child.pid, signal.SIGKILL)
-    child.wait()
-    return home
+    return crash(tmp_path_factory.mktemp("definitions"), QK, ["Q.BIG"], DEFS_CHILD)
 
 
 @pytest.fixture
 def defs_home(crashed_after_definitions: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "home"
-    shutil.copytree(crashed_after_definitions, copy)
-    return copy
+    return copy_of(crashed_after_definitions, tmp_path)
 
 
 def queue_depth(home: Path, qmgr: str, name: str) -> int | None:
@@ -479,13 +475,9 @@ def test_a_log_deleted_with_its_index_that_held_only_definitions_refuses_the_sta
     folder = defs_home / "qmgrs" / QK
     (folder / "qm.db-wal").unlink()
     (folder / "qm.db-shm").unlink()
-    start = cli(defs_home, "strmqm", QK, "--no-tcp")
-    assert start.returncode != 0
-    assert "AMQ7017E" in start.stderr and "qm.db-wal" in start.stderr
-    fixed = cli(defs_home, "salvmqm", QK)
-    assert fixed.returncode == 0, fixed.stderr
-    assert "LOST, number not known" in fixed.stdout
-    check_report_against_the_queues(defs_home, fixed.stdout)
+    report = refused_then_salvaged(defs_home, QK, "qm.db-wal")
+    assert "LOST, number not known" in report
+    check_report_against_the_queues(defs_home, report)
 
 
 def test_salvmqm_after_a_deleted_log_reports_messages_of_a_lost_definition_as_on_no_queue(defs_home):
@@ -518,17 +510,26 @@ def check_report_against_the_queues(home: Path, report: str) -> None:
 def test_a_deleted_marker_file_refuses_the_start_and_salvmqm_reports_the_backout_count_not_raised(defs_home):
     # Defect 5: "A deleted in-flight file loses the BackoutCount increment of an in-flight get silently".
     (defs_home / "qmgrs" / QK / "qm.db.inflight").unlink()
-    start = cli(defs_home, "strmqm", QK, "--no-tcp")
-    assert start.returncode != 0
-    assert "AMQ7017E" in start.stderr and "qm.db.inflight" in start.stderr
-    fixed = cli(defs_home, "salvmqm", QK)
-    assert fixed.returncode == 0, fixed.stderr
-    assert "not backed out with BackoutCount + 1" in fixed.stdout
-    check_report_against_the_queues(defs_home, fixed.stdout)
-    assert reported_depths(fixed.stdout)["Q.BIG"] == 12  # the got message stays, its BackoutCount not raised
+    report = refused_then_salvaged(defs_home, QK, "qm.db.inflight")
+    assert "not backed out with BackoutCount + 1" in report
+    check_report_against_the_queues(defs_home, report)
+    assert reported_depths(report)["Q.BIG"] == 12  # the got message stays, its BackoutCount not raised
+    assert first_backout_count(defs_home) == 0  # as the report says
+
+
+def first_backout_count(home: Path) -> int:
+    """The BackoutCount of the first message of Q.BIG (the one whose get was in flight at the crash)."""
+    qm = syncpoint.connect(QK, home=home)
+    try:
+        return int(qm.open("Q.BIG").get(syncpoint=True).backout_count)
+    finally:
+        qm.backout()
+        qm.disconnect()
+        open_embedded(QK, home=home).close()
 
 
 def test_a_marker_file_deleted_after_a_clean_end_loses_nothing_and_starts(defs_home):
     assert queue_depth(defs_home, QK, "K1") == 100  # recovers the crash, then ends cleanly
     (defs_home / "qmgrs" / QK / "qm.db.inflight").unlink()
     assert queue_depth(defs_home, QK, "Q.BIG") == 12
+    assert first_backout_count(defs_home) == 1  # the crash's backout was kept
