@@ -81,6 +81,11 @@ def header(ident: int) -> bytes:
     return JOURNAL_MAGIC + _IDENT.pack(ident) + bytes(8)
 
 
+def _mark(epoch: int, count: int) -> bytes:
+    """The durable mark: ``count`` records of ``epoch`` were synced (the epoch's low 40 bits; the count saturates)."""
+    return _MARK.pack((epoch & 0xFF_FFFF_FFFF) << 24 | min(count, _MARK_COUNT))
+
+
 _ZEROS = bytes(GROW)
 
 
@@ -391,7 +396,7 @@ class Journal:
         OSError."""
         fd = self._fd
         if fd is not None:
-            os.pwrite(fd, _MARK.pack(self.epoch << 24 | min(self.count, _MARK_COUNT)), _MARK_AT)
+            os.pwrite(fd, _mark(self.epoch, self.count), _MARK_AT)
 
     def append(self, payload: bytes, sync: bool) -> None:
         """Append one record; with ``sync`` return once it is on stable storage. Raises OSError."""
@@ -412,7 +417,7 @@ class Journal:
         self.count += 1
         if sync:
             os.fdatasync(fd)
-            os.pwrite(fd, _MARK.pack(self.epoch << 24 | min(self.count, _MARK_COUNT)), _MARK_AT)
+            os.pwrite(fd, _mark(self.epoch, self.count), _MARK_AT)
 
     def sync(self) -> None:
         if self._fd is not None:
