@@ -30,6 +30,26 @@ def qmgr_db(name: str, override: str | os.PathLike[str] | None = None) -> Path:
     return qmgr_dir(name, override) / "qm.db"
 
 
+_STORE_FILES = ("qm.db.journal", "qm.db.inflight", "qm.db.lock", "qm.db-wal", "qm.db-shm")
+
+
+def missing_store(name: str, override: str | os.PathLike[str] | None = None) -> str | None:
+    """The message for a queue manager whose folder is there but whose store (``qm.db``) is gone (deleted or moved
+    away), or None when the queue manager does not exist at all (or its store is there)."""
+    folder = qmgr_dir(name, override)
+    db = folder / "qm.db"
+    if db.exists() or not any((folder / other).exists() for other in _STORE_FILES):
+        return None
+    return (
+        f"AMQ7017E: the store {db} of queue manager {name} is missing: its folder {folder} and the store's "
+        "other files are still there, but the database holding its definitions and messages is not. Put qm.db "
+        f"back from where it was moved, or restore the folder {folder} from a backup (qm.db together with the "
+        "qm.db.journal and qm.db.inflight of the same moment); then run 'syncpoint salvmqm "
+        f"{name}' if strmqm still reports damage. Without it the queue manager cannot be salvaged: "
+        f"'syncpoint dltmqm {name}' and 'syncpoint crtmqm {name}' start it anew, empty."
+    )
+
+
 def make_private_dirs(path: Path) -> None:
     """Create ``path`` and its missing parents 0700 (an explicit mode: the umask can only make it narrower, and
     the process's umask is left alone)."""

@@ -24,8 +24,9 @@ def salvmqm(qmgr: Annotated[str, typer.Argument(help="queue manager name (stoppe
     """Salvage a damaged queue manager: keep every valid message, set the damaged files aside, report the loss."""
     db = _home.qmgr_db(qmgr)
     if not db.exists():
-        err.print(f"AMQ7048E: queue manager {qmgr} does not exist.")
-        raise typer.Exit(16)
+        missing = _home.missing_store(qmgr)
+        err.print(missing or f"AMQ7048E: queue manager {qmgr} does not exist.")
+        raise typer.Exit(20 if missing else 16)
     try:
         report = salvage(db)
     except StoreError as e:
@@ -50,6 +51,8 @@ def report_lines(qmgr: str, report: SalvageReport) -> list[str]:
         if counts:
             lines.append(f"  {title}:")
             lines.extend(f"    {queue}: {count} message(s)" for queue, count in counts.items())
+    if report.read_from_database >= 0:
+        lines.append(f"  read from the damaged database into a new one: {report.read_from_database} message(s)")
     for what in report.uncounted:
         lines.append(f"  LOST, number not known: {what}")
     for path in report.set_aside:
@@ -58,6 +61,12 @@ def report_lines(qmgr: str, report: SalvageReport) -> list[str]:
     lines.extend(f"    {queue}: {count}" for queue, count in report.depths.items())
     if not report.depths:
         lines.append("    (none)")
+    if report.undefined:
+        lines.append(
+            "  ON NO QUEUE (their queue's definition was lost; DEFINE QLOCAL again and restart the queue manager "
+            "to get them back):"
+        )
+        lines.extend(f"    {queue}: {count} message(s)" for queue, count in report.undefined.items())
     lines.append(
         "Salvage complete; nothing was lost." if report.complete else "Salvage complete; see above what was lost."
     )

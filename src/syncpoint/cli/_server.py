@@ -109,7 +109,8 @@ def strmqm(
     setmqini changes them)."""
     qdir = _home.qmgr_dir(qmgr)
     if not (qdir / "qm.db").exists():
-        _fail(f"AMQ7048E: queue manager {qmgr} does not exist.", 16)
+        missing = _home.missing_store(qmgr)
+        _fail(missing or f"AMQ7048E: queue manager {qmgr} does not exist.", 20 if missing else 16)
     if server_info(qmgr) is not None:
         _fail(f"AMQ5051E: queue manager '{qmgr}' is already running.", 5)
     holder = embedded_holder(qmgr)

@@ -240,6 +240,10 @@ def run_server(
     qdir = _home.qmgr_dir(name, home)
     db = qdir / "qm.db"
     if not db.exists():
+        missing = _home.missing_store(name, home)
+        if missing is not None:
+            print(missing, file=sys.stderr)
+            return 20
         print(f"AMQ7048E: queue manager {name} does not exist under {qdir.parent}.", file=sys.stderr)
         return 16
     if server_info(name, home) is not None:

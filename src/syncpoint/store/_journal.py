@@ -15,13 +15,13 @@ has grown past a limit, before any group that must go through SQLite (object def
 a batch the journal cannot take), and at ``close()``. The same transaction records the journal's *epoch* in the
 ``counters`` table; only then is the journal started again with the next epoch, written over the old records.
 
-*The file.* A 32-byte header (:data:`JOURNAL_MAGIC`, the journal's identity, 8 reserved zeros; written once,
-synced, and only then recorded by the store in its ``counters`` table), then records: payload length (its top bit,
-:data:`DURABLE`, set when the record was synced as it was written), CRC-32 of the epoch and payload, epoch, payload
-(msgpack). The file is grown with written zeros, a MiB at a time, so that appends overwrite allocated blocks and a
-sync changes no file-system metadata; it keeps its size across checkpoints and is written over from its first
-record on. Starting again after a checkpoint writes nothing: the next record, of the next epoch, goes first, so
-the first record always carries the newest epoch.
+*The file.* A 32-byte header (:data:`JOURNAL_MAGIC`, the journal's identity, written once, synced, and only then
+recorded by the store in its ``counters`` table; then the *durable mark*, see below), then records: payload length
+(its top bit, :data:`DURABLE`, set when the record was synced as it was written), CRC-32 of the epoch and payload,
+epoch, payload (msgpack). The file is grown with written zeros, a MiB at a time, so that appends overwrite
+allocated blocks and a sync changes no file-system metadata; it keeps its size across checkpoints and is written
+over from its first record on. Starting again after a checkpoint writes nothing: the next record, of the next
+epoch, goes first, so the first record always carries the newest epoch.
 
 *Recovery.* At ``open()`` the records that can hold what SQLite lacks are those of the epoch one above the epoch
 SQLite recorded; they are read from the first record on up to the first that is cut short, fails its CRC or
@@ -30,10 +30,23 @@ journal then goes on at an epoch one above that, above every epoch a record in t
 tail is told from damage (see ``Files._recover_journal``): only the last record of an epoch can be cut by a crash,
 so a bad record followed by a valid one that was synced is damage, and so are a journal missing (or with another
 identity) where the store records one, and a record of an epoch SQLite has not reached (SQLite lost part of its
-write-ahead log). Damage is refused with :class:`~syncpoint.store.StoreDamagedError` and nothing is changed;
-:func:`~syncpoint.store.salvage` keeps what is valid. A file that does not start with the magic is refused with
-:class:`StoreError`; so is a record that passes its CRC but cannot be decoded. A new store removes a journal left
-by a deleted one. Format 1 files (no identity, no durable flag) are still read.
+write-ahead log), and fewer synced records than the header's durable mark counts. Damage is refused with
+:class:`~syncpoint.store.StoreDamagedError` and nothing is changed; :func:`~syncpoint.store.salvage` keeps what is
+valid. A file that does not start with the magic is refused with :class:`StoreError`; so is a record that passes
+its CRC but cannot be decoded. A new store removes a journal left by a deleted one. Format 1 files (no identity,
+no durable flag) are still read.
+
+*The durable mark.* A record cut at its end tells a truncation apart from a crash, but a journal cut at a record
+boundary, cut to its header or with its records zeroed holds nothing that looks wrong. So the header's last 8
+bytes record what was made durable: the epoch (40 bits) and how many of its records (24 bits, saturating) were
+synced. It is written (8 bytes, in place) after each ``fdatasync`` returns, and itself synced by the next one: it
+never claims more than is on the disk, and a process killed after the write leaves it in the page cache. Fewer
+valid records of that epoch than the mark counts is damage. The store also moves the mark's epoch on when a
+durable SQLite transaction of its own commits (an open, a group that goes through SQLite, whose transaction
+records the epoch the journal had): a mark whose epoch is above the one after SQLite's means SQLite lost
+transactions it had committed, even when its log was deleted together with its index (``-shm``). The mark is
+checked together with the header's identity; a format-2 file of an older syncpoint has zeros there (no mark).
+What it cannot see: the records of the last sync after a machine crash that kept them but not the mark's write.
 """
 
 from __future__ import annotations
@@ -50,7 +63,10 @@ from ._base import StoredMessage, StoreError
 JOURNAL_MAGIC = b"syncpoint-journ\x02"  # 16 bytes; the last is the format version
 OLD_MAGIC = b"syncpoint-journ\x01"  # format 1: no identity in the header, no durable flag in the records
 _IDENT = struct.Struct("<Q")
-HEADER_SIZE = 32  # the magic, the journal's identity (8 bytes), 8 bytes reserved
+HEADER_SIZE = 32  # the magic, the journal's identity (8 bytes), the durable mark (8 bytes)
+_MARK_AT = 24  # the durable mark: epoch << 24 | records of that epoch synced (saturating at _MARK_COUNT)
+_MARK = struct.Struct("<Q")
+_MARK_COUNT = 0xFF_FFFF
 _RECORD = struct.Struct("<IIQ")  # payload length (| DURABLE), crc32(epoch + payload), epoch: 16 bytes
 _EPOCH = struct.Struct("<Q")
 DURABLE = 0x8000_0000  # in a record's length word: the record was synced (with all before it) when written
@@ -63,6 +79,11 @@ IDENT_COUNTER = "syncpoint.store.journal-id"  # the counters row naming the jour
 def header(ident: int) -> bytes:
     """The journal's header: the magic and the identity the store records in its ``counters`` table."""
     return JOURNAL_MAGIC + _IDENT.pack(ident) + bytes(8)
+
+
+def _mark(epoch: int, count: int) -> bytes:
+    """The durable mark: ``count`` records of ``epoch`` were synced (the epoch's low 40 bits; the count saturates)."""
+    return _MARK.pack((epoch & 0xFF_FFFF_FFFF) << 24 | min(count, _MARK_COUNT))
 
 
 _ZEROS = bytes(GROW)
@@ -165,6 +186,8 @@ class JournalFile:
     ident: int = 0  # the identity in its header (0 in format 1)
     flags: bool = True  # format 2: records say whether they were synced
     data: bytes = b""
+    mark_epoch: int = 0  # the durable mark in the header (0: none): the epoch, and how many of its records
+    mark_count: int = 0  # were synced
 
     @property
     def size(self) -> int:
@@ -269,6 +292,7 @@ class Journal:
         self._fd: int | None = None
         self.epoch = 0
         self.offset = HEADER_SIZE  # where the next record goes
+        self.count = 0  # records appended since the journal was last started
         self._size = 0  # bytes allocated (written) in the file
 
     @property
@@ -308,6 +332,9 @@ class Journal:
             )
         else:
             found.ident = _IDENT.unpack_from(data, 16)[0] if len(data) >= 24 else 0
+            if len(data) >= HEADER_SIZE:
+                mark = _MARK.unpack_from(data, _MARK_AT)[0]
+                found.mark_epoch, found.mark_count = mark >> 24, mark & _MARK_COUNT
         return found
 
     def start(self, epoch: int, ident: int) -> None:
@@ -325,7 +352,7 @@ class Journal:
             self._size = os.fstat(fd).st_size
             try:
                 wanted = header(ident)
-                if self._size < HEADER_SIZE or os.pread(fd, HEADER_SIZE, 0) != wanted:
+                if self._size < HEADER_SIZE or os.pread(fd, _MARK_AT, 0) != wanted[:_MARK_AT]:
                     created = self._size == 0
                     self._grow(HEADER_SIZE)
                     os.pwrite(fd, wanted, 0)
@@ -361,6 +388,15 @@ class Journal:
         older records after it are ignored at recovery. ``epoch`` must be above every epoch in the file."""
         self.epoch = epoch
         self.offset = HEADER_SIZE
+        self.count = 0
+
+    def mark(self) -> None:
+        """Record in the header that the journal's records so far were synced (see "The durable mark"). Call
+        only once they are (and every SQLite transaction that recorded an epoch below this one is). Raises
+        OSError."""
+        fd = self._fd
+        if fd is not None:
+            os.pwrite(fd, _mark(self.epoch, self.count), _MARK_AT)
 
     def append(self, payload: bytes, sync: bool) -> None:
         """Append one record; with ``sync`` return once it is on stable storage. Raises OSError."""
@@ -378,12 +414,15 @@ class Journal:
         if written != len(record):
             raise OSError(f"short write to the journal ({written} of {len(record)} bytes)")
         self.offset = end
+        self.count += 1
         if sync:
             os.fdatasync(fd)
+            os.pwrite(fd, _mark(self.epoch, self.count), _MARK_AT)
 
     def sync(self) -> None:
         if self._fd is not None:
             os.fdatasync(self._fd)
+            self.mark()
 
     def _grow(self, end: int) -> None:
         fd = self._fd

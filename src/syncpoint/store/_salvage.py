@@ -7,12 +7,21 @@ message that could be recovered:
 
 * the write-ahead log: when SQLite's index says the log lost committed frames, the index (``-shm``) is set aside;
   SQLite then rebuilds it from the frames the log still holds. What the lost frames held cannot be counted.
-* the marker file: a damaged one is set aside; the gets that were in flight at the crash are then not backed out
-  with BackoutCount + 1 (their messages stay on their queues).
+* the database: when SQLite cannot read every page of it (cut short, garbled), it is set aside with its log and
+  every row that can still be read goes into a new file (``_salvage_db``); what the lost pages held is reported.
+* the marker file: a damaged one is set aside, and a missing one of a store that was not closed cleanly is
+  reported; the gets that were in flight at the crash are then not backed out with BackoutCount + 1 (their
+  messages stay on their queues).
 * the journal: every record of the current epoch that passes its checksum is applied, in order, also those after
-  a damaged stretch, and the file is set aside. A damaged record's contents cannot be trusted: when it can still be
-  decoded, its puts are reported lost and its gets as undone (those messages may be delivered again), per queue;
-  otherwise its bytes are reported as unreadable. A missing journal is reported; what it held cannot be counted.
+  a damaged stretch or behind a header that is not the store's (records are found by their own framing), and the
+  file is set aside. A damaged record's contents cannot be trusted: when it can still be decoded, its puts are
+  reported lost and its gets as undone (those messages may be delivered again), per queue; otherwise its bytes are
+  reported as unreadable. A missing journal is reported, and so are synced records missing from its end (its
+  header's durable mark counts them); what they held cannot be counted.
+
+The report's depths are read from the store afterwards, as the queue manager will load it: messages of a queue
+that is no longer defined (its definition was in a lost part of the log) are not on any queue, and are listed
+apart.
 
 Files set aside keep their name with ``.damaged`` added (an older one of that name is replaced).
 """
@@ -26,9 +35,14 @@ from dataclasses import dataclass, field
 
 from ._base import StoreError
 from ._journal import GROW, IDENT_COUNTER, Entry, Journal, JournalFile, cut_by_end, decode, journal_state
+from ._salvage_db import readable, rebuild
 from ._sqlite import SQLiteStore
 from ._sqlite_base import _fsync_directory, _transaction
+from ._sqlite_marks import MARKS_COUNTER
 from ._wal import wal_shortfall
+
+_NOT_BACKED_OUT = "the in-flight gets at the crash are not backed out with BackoutCount + 1 (their messages stay)"
+_QLOCAL = "QLOCAL"  # the objects table's kind of a local queue (syncpoint.mqi.objects.QLOCAL; the store is below it)
 
 
 @dataclass(slots=True)
@@ -43,11 +57,14 @@ class SalvageReport:
     uncounted: list[str] = field(default_factory=list)  # losses whose messages cannot be counted
     set_aside: list[str] = field(default_factory=list)  # the damaged files, kept under their new names
     depths: dict[str, int] = field(default_factory=dict)  # messages on each queue in the store afterwards
+    undefined: dict[str, int] = field(default_factory=dict)  # messages kept whose queue is not defined: on no queue
+    read_from_database: int = -1  # messages read from a damaged database file into a new one (-1: not rebuilt)
+    journal_unknown: bool = False  # the database's journal epoch was lost: the journal's records are not applied
 
     @property
     def complete(self) -> bool:
         """Nothing is known or suspected lost."""
-        return not (self.lost or self.undone_gets or self.uncounted)
+        return not (self.lost or self.undone_gets or self.uncounted or self.undefined)
 
 
 def salvage(path: str | os.PathLike[str]) -> SalvageReport:
@@ -72,31 +89,39 @@ def salvage(path: str | os.PathLike[str]) -> SalvageReport:
             store._read_marks()
         except StoreError as exc:
             report.damage.append(str(exc))
-            report.uncounted.append(
-                "the in-flight gets at the crash are not backed out with BackoutCount + 1 (their messages stay)"
-            )
+            report.uncounted.append(_NOT_BACKED_OUT)
             _set_aside(db + ".inflight", report)
+        problem = readable(db)  # after the log's index is set aside: opening the database rebuilds it
+        if problem is not None:
+            _rebuild(store, problem, report)
         journal = Journal(db + ".journal", db)
         try:
             found = journal.load()
-        except StoreError as exc:
+        except StoreError as exc:  # not a journal's header: its records are still found by their framing
             report.damage.append(str(exc))
-            found = JournalFile(journal.path)
+            with open(journal.path, "rb") as file:
+                found = JournalFile(journal.path, present=True, ident=-1, data=file.read())
         connection = store._connect(False)
         try:
+            if store._marks_missing and store._marks_in_use(connection):
+                report.damage.append(
+                    f"{store._marks_path}: the marker file is missing (the store was not closed cleanly)"
+                )
+                report.uncounted.append(_NOT_BACKED_OUT)
             _salvage_journal(store, connection, found, report)
-            report.depths = dict(connection.execute("SELECT queue, count(*) FROM messages GROUP BY queue ORDER BY 1"))
+            _count(connection, report)
         finally:
             connection.close()
         if found.present or os.path.exists(journal.path):
-            if any(damage.startswith(journal.path) for damage in report.damage):
+            if report.journal_unknown or any(damage.startswith(journal.path) for damage in report.damage):
                 _set_aside(journal.path, report)
             else:
                 os.unlink(journal.path)
         _fsync_directory(os.path.dirname(os.path.abspath(db)))
-    except OSError as exc:
+    except (OSError, sqlite3.Error) as exc:
         raise StoreError(
-            f"The store {db} could not be salvaged ({exc}). Fix the cause and run the salvage again."
+            f"The store {db} could not be salvaged ({exc}). Fix the cause and run the salvage again, or restore "
+            "the queue manager's folder from a backup."
         ) from exc
     finally:
         store._release_lock()
@@ -109,6 +134,23 @@ def _salvage_journal(
     applied, ident = store._journal_counters(connection)
     epoch = max(applied + 1, found.first_epoch())
     path = found.path
+    if report.journal_unknown and found.present:
+        report.uncounted.append(
+            f"the messages committed since the journal's last checkpoint: the damaged database no longer says "
+            f"which records of {path} it holds, so none is applied (they could bring back messages already got)"
+        )
+        _forget_journal(connection)
+        return
+    marked = found.mark_epoch if ident and found.ident == ident else 0
+    synced = found.mark_count  # records of the epoch ``marked`` that were synced
+    if marked > applied + 1:
+        report.damage.append(
+            f"{store.path}-wal: the database is older than its journal (it lost transactions SQLite had committed)"
+        )
+        report.uncounted.append(
+            "what SQLite had committed in the lost part of its write-ahead log (object definitions and messages "
+            "checkpointed from the journal)"
+        )
     if ident and not found.present:
         report.damage.append(f"{path}: the journal is missing, but the store records that it has one")
         report.uncounted.append("the messages committed since the journal's last checkpoint")
@@ -121,6 +163,12 @@ def _salvage_journal(
         if not scan.records and not scan.later:
             report.uncounted.append("the messages committed since the journal's last checkpoint (none is left)")
     good = scan.records + [payload for _offset, payload, _durable in scan.later]
+    if marked == epoch and len(good) < synced:
+        report.damage.append(
+            f"{path}: its header records that {synced} records were synced, but {len(good)} are left "
+            "(it was truncated or overwritten)"
+        )
+        report.uncounted.append(f"the messages of the {synced - len(good)} synced journal record(s) that are gone")
     if scan.bad:
         report.damage.append(
             f"{path}: {len(scan.bad)} damaged stretch(es), the first at byte {scan.bad[0][0]}; "
@@ -162,8 +210,38 @@ def _salvage_journal(
         if row is not None:
             undone[row[0]] += 1
     report.undone_gets = dict(sorted(undone.items()))
-    with _transaction(connection):  # the next open starts a new journal, with a new identity
-        connection.execute("DELETE FROM counters WHERE name = ?", (IDENT_COUNTER,))
+    _forget_journal(connection)
+
+
+def _forget_journal(connection: sqlite3.Connection) -> None:
+    with _transaction(connection):  # the next open starts a new journal, with a new identity, and marker file
+        connection.executemany("DELETE FROM counters WHERE name = ?", [(IDENT_COUNTER,), (MARKS_COUNTER,)])
+
+
+def _rebuild(store: SQLiteStore, problem: str, report: SalvageReport) -> None:
+    rebuilt = rebuild(store)
+    report.set_aside.append(rebuilt.damaged)
+    report.damage.append(f"{store.path}: SQLite cannot read all of it ({problem})")
+    report.read_from_database = rebuilt.messages
+    report.journal_unknown = not rebuilt.epoch_known
+    if rebuilt.lost:
+        report.uncounted.append(
+            f"what was on the pages of {store.path} that SQLite can no longer read (table(s) "
+            f"{', '.join(rebuilt.lost)}); {rebuilt.messages} message(s) and {rebuilt.definitions} definition(s) "
+            "were read"
+        )
+    if rebuilt.unplaced:
+        report.damage.append(
+            f"{store.path}: {rebuilt.unplaced} message(s) were read from pages no longer reached from their table "
+            "(a message got just before the damage may be among them, and be delivered again)"
+        )
+
+
+def _count(connection: sqlite3.Connection, report: SalvageReport) -> None:
+    """The messages now on each queue, as the queue manager will load them: on a queue only if it is defined."""
+    defined = {name for (name,) in connection.execute("SELECT name FROM objects WHERE kind = ?", (_QLOCAL,))}
+    for queue, count in connection.execute("SELECT queue, count(*) FROM messages GROUP BY queue ORDER BY 1"):
+        (report.depths if queue in defined else report.undefined)[queue] = count
 
 
 def _decode_damaged(data: bytes, start: int, end: int) -> list[Entry] | None:

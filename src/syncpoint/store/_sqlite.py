@@ -86,7 +86,9 @@ committed durably, as the marker file alone would not.
 
 *Recovery* at ``open()``. First the marker file: a record cut short or garbled at its end (a crash during an
 append) is ignored; a file that does not start with :data:`MARKER_MAGIC`, or a garbled record followed by valid
-ones, is refused with :class:`StoreError` and nothing is changed. For each seq the records give its last state
+ones, is refused with :class:`StoreError` and nothing is changed; so is a missing file while the ``counters`` row
+:data:`~._sqlite_marks.MARKS_COUNTER` says it was in use (every open sets it, a clean ``close()`` clears it: the
+gets in flight at a crash would lose their BackoutCount increment). For each seq the records give its last state
 and the highest ended count ``c``; in one durable transaction every message with an ended count gets
 ``backout = max(backout, c)``, a seq whose last record is "ended" leaves the ``inflight`` table and every seq
 still in flight goes into it; only then is the

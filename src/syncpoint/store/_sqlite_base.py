@@ -159,6 +159,7 @@ class StoreState:
         # The marker file (see the module doc). Changed under self._cond only.
         self._marks_path = self._path + ".inflight"
         self._marks_fd: int | None = None
+        self._marks_missing = False  # the marker file was missing when last read (see Markers._read_marks)
         self._marks_size = 0  # bytes in the file, header included
         self._marks_written = 0  # records written since open
         # Leader state: seqs whose marker is also a row of the inflight table (see _commit_group).

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 
 from ._base import StoreError
-from ._journal import Entry, JournalState, encode
+from ._journal import EPOCH_COUNTER, Entry, JournalState, encode
 from ._sqlite_base import (
     _INT64_MAX,
     _INT64_MIN,
@@ -98,8 +98,12 @@ class Writer(Files):
                 changed = True
             else:
                 hardened_add = hardened_remove = []
+        journal = self._journal
+        moved = journal is not None and durable and changed and connection.in_transaction
         if connection.in_transaction:
             try:
+                if moved:  # the journal's next epoch, so that its durable mark says SQLite holds this transaction
+                    connection.execute(_SQL_COUNTER, (EPOCH_COUNTER, journal.epoch))  # type: ignore[union-attr]
                 connection.execute("COMMIT")
             except sqlite3.Error as exc:
                 if connection.in_transaction:
@@ -109,6 +113,13 @@ class Writer(Files):
                         pass
                 self._fail(group, exc)
                 return
+        if moved:
+            assert journal is not None
+            journal.restart(journal.epoch + 1)  # empty: the group's _checkpoint moved its records into SQLite
+            try:
+                journal.mark()
+            except OSError as exc:  # the group is committed; the store takes nothing more
+                self._fail([], exc)
         if hardened_remove:
             self._hardened.difference_update(hardened_remove)
         if hardened_add:
@@ -219,15 +230,15 @@ class Writer(Files):
         )
         synced = False
         try:
+            if durable and self._unsynced:  # an earlier non-durable SQLite commit must be durable now too, and
+                _fsync_file(self._path + "-wal")  # before the record: the journal's mark must not get ahead of it
+                self._unsynced = False
+                synced = True
             if changed:
                 journal.append(encode(entries, added, removed), durable)
-                synced = durable
+                synced = durable or synced
             elif durable and self._junsynced:
                 journal.sync()
-                synced = True
-            if durable and self._unsynced:  # an earlier non-durable SQLite commit must be durable now too
-                _fsync_file(self._path + "-wal")
-                self._unsynced = False
                 synced = True
         except OSError as exc:
             self._fail(group, exc)
@@ -339,6 +350,8 @@ class Writer(Files):
                 "Correct the batch (each message seq may be stored once; integers must fit in 64 bits) and "
                 "write it again."
             )
+        elif isinstance(exc, sqlite3.DatabaseError) and _is_corruption(exc) and during == "opening":
+            error = self._damaged(self._path, f"SQLite cannot read all of it ({exc})")  # the header is syncpoint's
         elif isinstance(exc, sqlite3.DatabaseError) and _is_corruption(exc):
             error = StoreError(
                 f"The store {self._path} is damaged or is not a syncpoint store ({exc}). "

@@ -47,9 +47,7 @@ from ._sqlite_base import (
     _insert_messages,
     _transaction,
 )
-from ._sqlite_marks import (
-    Markers,
-)
+from ._sqlite_marks import MARKS_COUNTER, Markers
 from ._wal import wal_shortfall
 
 log = logging.getLogger("syncpoint.store")
@@ -69,9 +67,7 @@ class Files(Markers):
         except FileNotFoundError:
             if self._create:
                 return True
-            raise StoreError(
-                f"The store {path} does not exist. Check the path, or pass create=True to create a new store."
-            ) from None
+            raise StoreError(f"The store {path} does not exist. {self._remedy()}") from None
         except IsADirectoryError:
             raise StoreError(
                 f"{path} is a directory, not a syncpoint store. Give the path of the store file."
@@ -81,10 +77,7 @@ class Files(Markers):
         if not header:
             if self._create:
                 return True
-            raise StoreError(
-                f"{path} is an empty file, not a syncpoint store. Check the path, "
-                "or pass create=True to make it a new store."
-            )
+            raise StoreError(f"{path} is an empty file, not a syncpoint store. {self._remedy()}")
         if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
             raise StoreError(
                 f"{path} is not a syncpoint store (it is not an SQLite database). Check the path; "
@@ -98,6 +91,18 @@ class Files(Markers):
                 "Check the path; syncpoint has not changed the file."
             )
         return False
+
+    def _remedy(self) -> str:
+        """What to do about a store file that is missing or empty: a queue manager's (``qm.db``) is restored, not
+        created anew (a new one would silently start without its definitions and messages)."""
+        folder, name = os.path.split(os.path.abspath(self._path))
+        if name == "qm.db" and os.path.basename(os.path.dirname(folder)) == "qmgrs":  # <home>/qmgrs/<name>/qm.db
+            return (
+                f"Restore the folder {folder} of queue manager {os.path.basename(folder)} from a backup (qm.db "
+                "with the qm.db.journal and qm.db.inflight of the same moment), or delete and create the queue "
+                "manager again (dltmqm, crtmqm) to start it anew, empty."
+            )
+        return "Check the path, or pass create=True to make it a new store."
 
     def _acquire_lock(self) -> None:
         lock_path = self._path + ".lock"
@@ -241,10 +246,7 @@ class Files(Markers):
         if self._quick_check:
             problems = [row[0] for row in connection.execute("PRAGMA quick_check(5)")]
             if problems != ["ok"]:
-                raise StoreError(
-                    f"The store {path} is damaged (quick_check: {'; '.join(problems)}). "
-                    "Restore it from a backup; syncpoint has not changed the file."
-                )
+                raise self._damaged(path, f"SQLite cannot read all of it (quick_check: {'; '.join(problems)})")
 
     def _recover(self, connection: sqlite3.Connection, marks: dict[int, tuple[bool, int]]) -> Snapshot:
         if marks:
@@ -272,8 +274,8 @@ class Files(Markers):
             for kind, name, definition in connection.execute("SELECT kind, name, def FROM objects"):
                 objects.setdefault(kind, {})[name] = definition
             counters = dict(connection.execute("SELECT name, value FROM counters"))
-            counters.pop(EPOCH_COUNTER, None)
-            counters.pop(IDENT_COUNTER, None)
+            for name in (EPOCH_COUNTER, IDENT_COUNTER, MARKS_COUNTER):
+                counters.pop(name, None)
             cursor = connection.execute(_SQL_READ_MESSAGES)
             # A million new objects would trigger a hundred needless garbage collections: pause it meanwhile.
             collecting = gc.isenabled()
@@ -349,6 +351,12 @@ class Files(Markers):
         epoch = applied + 1
         newest = found.first_epoch()
         path = journal.path
+        if self._marks_missing and self._marks_in_use(connection):
+            raise self._damaged(
+                self._marks_path,
+                "the marker file is missing, but the store was not closed cleanly (the file names the gets in "
+                "flight at the crash, whose messages are backed out with BackoutCount + 1)",
+            )
         if ident:
             if not found.present:
                 raise self._damaged(
@@ -362,6 +370,15 @@ class Files(Markers):
                     "its header does not match the store (it was zeroed or truncated, or it is another store's "
                     "journal)",
                 )
+        marked = found.mark_epoch if ident else 0  # the header's durable mark (checked with its identity)
+        if marked > epoch:
+            raise self._damaged(
+                self._path + "-wal",
+                f"the database is older than its journal (whose header records that the database had reached "
+                f"epoch {marked - 1}; it has only seen epoch {applied}): transactions SQLite had committed are "
+                f"missing from {self._path}-wal (it was deleted, alone or with its index -shm, truncated or "
+                "replaced)",
+            )
         if newest > epoch:
             raise self._damaged(
                 self._path + "-wal",
@@ -384,6 +401,13 @@ class Files(Markers):
                 f"the file was truncated ({found.size} bytes; the journal only grows by whole MiB): its last "
                 f"record, at byte {scan.torn}, is cut short",
             )
+        if marked == epoch and len(scan.records) < found.mark_count:
+            raise self._damaged(
+                path,
+                f"its header records that {found.mark_count} records were synced since the last checkpoint, but "
+                f"only {len(scan.records)} valid ones are left (the file has {found.size} bytes): it was truncated "
+                "(at a record boundary or to its header) or its records were overwritten",
+            )
         if scan.later:
             log.warning(
                 "the journal %s of the store %s: the record at byte %d is unreadable; the %d records after it were "
@@ -405,7 +429,7 @@ class Files(Markers):
             self._write_state(connection, journal_state(self._decode(path, scan.records)), epoch)
             applied = epoch
         start = applied + 2  # above every epoch a record in the file can have (at most applied + 1)
-        counters = [(EPOCH_COUNTER, start - 1)]
+        counters = [(EPOCH_COUNTER, start - 1), (MARKS_COUNTER, 1)]
         if self._use_journal:
             ident = ident or int.from_bytes(os.urandom(8), "big") >> 1 or 1
             journal.start(start, ident)  # the header is on disk before the store records its identity
@@ -417,6 +441,7 @@ class Files(Markers):
                 connection.execute("DELETE FROM counters WHERE name = ?", (IDENT_COUNTER,))
         if self._use_journal:
             journal.restart(start)
+            journal.mark()  # SQLite holds epoch start - 1 durably: a log that loses that is noticed
 
     def _decode(self, path: str, payloads: list[bytes]) -> list[tuple[list[Entry], list[int], list[int]]]:
         try:

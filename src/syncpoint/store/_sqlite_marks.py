@@ -15,6 +15,7 @@ from ._base import Batch, StoreError
 from ._sqlite_base import (
     _INT64_MAX,
     _INT64_MIN,
+    _SQL_COUNTER,
     _SQL_INFLIGHT_ADD,
     StoreState,
     _fsync_directory,
@@ -27,6 +28,8 @@ _MARK = struct.Struct("<qqI")  # seq, value, crc32 of the first 16 bytes: one 20
 _IN_FLIGHT = -1  # the value of an "in flight" record; any other value v >= 0 is "ended, backout count v"
 _MARKS_TRUNCATE = 1 << 16  # empty a marker file bigger than this (bytes) once no marker is live
 _MARKS_REWRITE = 1 << 20  # rewrite a marker file bigger than this (bytes) when it is not empty of live markers
+MARKS_COUNTER = "syncpoint.store.inflight-open"  # the counters row saying the marker file is in use (1 from the
+# open on, 0 once a clean close has handed its markers to SQLite): a missing file then is damage only if it is 1
 
 
 class Markers(StoreState):
@@ -194,10 +197,12 @@ class Markers(StoreState):
         ended record gave, or -1). A record cut short or garbled at the end of the file (a crash while it was
         appended) is ignored; anything else that is wrong is refused with StoreError, changing nothing."""
         path = self._marks_path
+        self._marks_missing = False
         try:
             with open(path, "rb") as file:
                 data = file.read()
         except FileNotFoundError:
+            self._marks_missing = True
             return {}
         except OSError as exc:
             raise StoreError(
@@ -265,6 +270,11 @@ class Markers(StoreState):
         self._marks_written = 0
         self._hardened = set()
 
+    def _marks_in_use(self, connection: sqlite3.Connection) -> bool:
+        """Whether the store records that its marker file was in use (the last close was not a clean one)."""
+        row = connection.execute("SELECT value FROM counters WHERE name = ?", (MARKS_COUNTER,)).fetchone()
+        return bool(row and row[0])
+
     def _close_marks(self) -> None:
         fd, self._marks_fd = self._marks_fd, None
         if fd is not None:
@@ -278,11 +288,12 @@ class Markers(StoreState):
             live = list(self._live)
             self._live = {}
         try:
-            if live or self._hardened:
-                self._set_synchronous(connection, "FULL")
-                with _transaction(connection):
+            self._set_synchronous(connection, "FULL")
+            with _transaction(connection):
+                if live or self._hardened:
                     connection.execute("DELETE FROM inflight")
                     connection.executemany(_SQL_INFLIGHT_ADD, zip(live))
+                connection.execute(_SQL_COUNTER, (MARKS_COUNTER, 0))  # the file holds nothing needed now
             if self._marks_fd is not None and self._marks_size > len(MARKER_MAGIC):
                 os.ftruncate(self._marks_fd, len(MARKER_MAGIC))
                 os.fsync(self._marks_fd)
