@@ -119,11 +119,16 @@ class _Rows(WriterCommitMessage):
         self.query_id = query_id
 
 
-def _convert_rows(rows: Iterator[Any], default_queue: str | None) -> list[tuple[str, bytes, bytes, bool]]:
+def _convert_rows(rows: Iterator[Any], queue_option: str | None) -> list[tuple[str, bytes, bytes, bool]]:
+    """Rows as (queue, data, MQMD packed, set context). The ``queue`` option, when given, wins over a ``queue``
+    column (as Spark's Kafka sink lets its ``topic`` option win over a ``topic`` column): a DataFrame read from
+    a queue carries its source queue in that column, and writing it with ``option("queue", "OUT")`` must not
+    put it back where it came from. Without the option, the column routes each row."""
     out = []
     for row in rows:
         d = row.asDict() if hasattr(row, "asDict") else dict(row)
-        queue = d.pop("queue", None) or default_queue
+        column = d.pop("queue", None)
+        queue = queue_option or column
         if not queue:
             raise ValueError("a row has no 'queue' column value and the writer has no queue option")
         data, md, context = row_to_message(d)
