@@ -9,6 +9,7 @@ itself with IBM's reason, before any task runs.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from syncpoint.mqi import MQOD, MQMIError
@@ -57,9 +58,32 @@ def _packed(options: Any) -> bool:
     return fmt == "packed"
 
 
+_HIDE_TRACEBACK = "SPARK_HIDE_TRACEBACK"  # read by PySpark's handle_worker_exception when it reports an error
+_hid_traceback = False  # this process set it (a Python worker creating the data source for load())
+
+
 def _check_queue(options: Any) -> None:
     """At load() (Spark asks the schema then): the queue manager and the queue must be there, else the reason
-    (MQRC_UNKNOWN_OBJECT_NAME 2085, MQRC_Q_MGR_NOT_AVAILABLE 2059 …) fails load() itself, not a later task."""
+    (MQRC_UNKNOWN_OBJECT_NAME 2085, MQRC_Q_MGR_NOT_AVAILABLE 2059 …) fails load() itself, not a later task.
+
+    Said in one line, as the CLI says it: Spark reports the failure of the Python worker that asked the schema
+    with that worker's traceback, unless SPARK_HIDE_TRACEBACK is set in it. So an MQ reason sets it in that
+    worker (a process of its own, or one of the daemon's workers creating data sources) just before it is
+    raised, and the next check in the same process removes it again: other errors keep their traceback."""
+    global _hid_traceback
+    if _hid_traceback:
+        os.environ.pop(_HIDE_TRACEBACK, None)
+        _hid_traceback = False
+    try:
+        _open_queue(options)
+    except MQMIError:
+        if _HIDE_TRACEBACK not in os.environ:
+            os.environ[_HIDE_TRACEBACK] = "1"
+            _hid_traceback = True
+        raise
+
+
+def _open_queue(options: Any) -> None:
     queue = _opt(options, "queue")
     if not queue:
         return
