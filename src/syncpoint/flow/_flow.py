@@ -391,20 +391,36 @@ def _start(spark: Any, writer: Any, checkpoint: str | os.PathLike[str]) -> Any:
     same directory, then renames it to its name; on a local file system that rename is rename(2), atomic: a
     process killed at any point leaves the batch's file whole or absent (a stray temporary file is ignored),
     as with the default. Only for a checkpoint on the local file system, and only while the query starts (its
-    logs make their file managers then); a session's own setting is left alone."""
+    logs make their file managers then); a session's own setting is left alone. The checkpoint's files and
+    folders are written private (0600, 0700: ``_PRIVATE_CHECKPOINT``)."""
     if not _local_path(checkpoint):
         return writer.start()
     try:
         own = spark.conf.get(CHECKPOINT_FILE_MANAGER, None)
     except Exception:  # a session that does not say (Spark Connect): as it is
         return writer.start()
-    if own is not None:
-        return writer.start()
-    spark.conf.set(CHECKPOINT_FILE_MANAGER, _FS_CHECKPOINT_FILE_MANAGER)
+    settings = dict(_PRIVATE_CHECKPOINT)
+    if own is None:
+        settings[CHECKPOINT_FILE_MANAGER] = _FS_CHECKPOINT_FILE_MANAGER
+    before = {k: spark.conf.get(k, None) for k in settings}
+    for k, v in settings.items():
+        spark.conf.set(k, v)
     try:
         return writer.start()
     finally:
-        spark.conf.unset(CHECKPOINT_FILE_MANAGER)
+        for k, v in before.items():
+            if v is None:
+                spark.conf.unset(k)
+            else:
+                spark.conf.set(k, v)
+
+
+# A local checkpoint is private from the start, as the queue manager's folder it usually sits in (strmqm narrows
+# what is wider, one notice per path): Hadoop's local file system sets each file's and folder's permission
+# itself, 0644 and 0755 under its default umask 022, whatever the process's umask; with 077 it writes 0600 and
+# 0700. A FileSystem object keeps the configuration it was made with and Hadoop caches one per scheme, so the
+# query's file managers get one of their own (the cache off while the query starts, the only time they make it).
+_PRIVATE_CHECKPOINT = {"fs.permissions.umask-mode": "077", "fs.file.impl.disable.cache": "true"}
 
 
 def _local_path(checkpoint: str | os.PathLike[str]) -> bool:
