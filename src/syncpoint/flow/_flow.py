@@ -145,20 +145,63 @@ def spark_session(master: str = "local[2]", app_name: str = "syncpoint-flow") ->
 
 
 def _build_session(SparkSession: Any, master: str, app_name: str) -> Any:
-    return (
-        SparkSession.builder.master(master)
-        .appName(app_name)
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "1")
-        .config("spark.sql.adaptive.enabled", "false")
-        .config("spark.sql.codegen.wholeStage", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.extraJavaOptions", f"-XX:+UseSerialGC -XX:TieredStopAtLevel=1 {_log_config()}")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.streaming.stopGracefullyOnShutdown", "true")
-        .getOrCreate()
-    )
+    settings = {
+        "spark.master": master,
+        "spark.app.name": app_name,
+        "spark.ui.enabled": "false",
+        "spark.sql.shuffle.partitions": "1",
+        "spark.sql.adaptive.enabled": "false",
+        "spark.sql.codegen.wholeStage": "false",
+        "spark.driver.host": "127.0.0.1",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.driver.extraJavaOptions": f"-XX:+UseSerialGC -XX:TieredStopAtLevel=1 {_log_config()}",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.streaming.stopGracefullyOnShutdown": "true",
+    }
+    _start_quiet_jvm(settings)
+    builder = SparkSession.builder
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+_JVM_NOTICES = (b"WARNING: Using incubator modules:",)  # the JVM's, for the module Spark's launcher always adds
+
+
+def _start_quiet_jvm(settings: dict[str, str]) -> None:
+    """Start Spark's JVM (when this process has none yet) with its standard error read through a filter that
+    drops the JVM's own start-up notice "WARNING: Using incubator modules: jdk.incubator.vector" (Spark's
+    launcher always adds that module; no JVM option silences the notice); every other line — Spark's warnings
+    and errors — goes on to this process's standard error as it comes. PySpark then uses this JVM (its gateway
+    is the one SparkContext takes), started with the session's settings as it would have started it."""
+    import subprocess
+    import sys
+    import threading
+
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return
+    conf = SparkConf(loadDefaults=False)
+    for key, value in settings.items():
+        conf.set(key, value)
+    gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.PIPE})  # type: ignore[no-untyped-call]
+    SparkContext._ensure_initialized(gateway=gateway)
+    err = gateway.proc.stderr
+
+    def relay() -> None:
+        open_ = True
+        for line in iter(err.readline, b""):
+            if not open_ or line.startswith(_JVM_NOTICES):
+                continue  # the pipe is still drained: a JVM blocked on a full pipe would stop
+            try:
+                sys.stderr.write(line.decode(errors="replace"))
+                sys.stderr.flush()
+            except (OSError, ValueError):  # standard error closed
+                open_ = False
+
+    threading.Thread(target=relay, name="syncpoint-jvm-stderr", daemon=True).start()
 
 
 def _installed_spark_home(master: str) -> str | None:
