@@ -36,8 +36,15 @@ COUNT = 300  # messages: a few batches of 60 across two executors
 
 
 def _spark_home() -> Path:
+    """PySpark's installation as SPARK_HOME, through the folder of links syncpoint.flow makes for local masters
+    (everything but ``python/lib/pyspark.zip``), so that the Python workers of the driver and the executors import
+    the installed, compiled pyspark instead of compiling the zip's sources in every process: on a loaded machine
+    those took long enough for Spark to give up on a Python worker connecting back (10 s, fixed)."""
     pyspark = pytest.importorskip("pyspark")
-    return Path(pyspark.__file__).resolve().parent
+    from syncpoint.flow._flow import _installed_spark_home
+
+    links = _installed_spark_home("local[1]") if "SPARK_HOME" not in os.environ else None
+    return Path(links) if links else Path(pyspark.__file__).resolve().parent
 
 
 def _session_pids(sid: int) -> list[int]:
@@ -225,9 +232,9 @@ def test_a_flow_on_a_standalone_cluster_loses_nothing_and_duplicates_nothing_whe
     try:
 
         def in_flight() -> str | None:
-            """A worker whose executor is processing messages not committed yet: the node has processed more
-            messages than the queues hold (read in that order, so a commit in between never makes it true), and
-            at least one batch has committed (the executors of both workers are up)."""
+            """The worker whose executor's Python worker processed a message last, while the node has processed
+            more messages than the output and the DLQ hold (read in that order: a commit in between never makes
+            it true), so a partition's unit of work is open; once a batch has committed and before the last."""
             done = _processed(marks)
             committed = qm.open(dst).depth + qm.open(DLQ).depth - len(dlq_before)
             if not committed or sum(done.values()) <= committed or committed >= COUNT - 60:
