@@ -45,3 +45,14 @@ def test_crtmqm_of_an_existing_queue_manager_is_amq8110e_with_exit_8_and_a_bad_n
     assert dup.returncode == 8 and "AMQ8110E" in dup.stderr
     bad = run(["crtmqm", "BAD NAME!"], tmp_path)
     assert bad.returncode == 72 and "AMQ8110E" not in bad.stderr
+
+
+def test_crtmqm_of_a_bad_or_too_long_name_prints_amq8102e_and_exits_72(tmp_path: Path) -> None:
+    # IBM's crtmqm answers a QMgrName that breaks the naming rules (characters, more than 48) with its numbered
+    # message AMQ8102E "object name specified in ... not valid" and return code 72 "queue manager name error"
+    for name in ("BAD NAME!", "Q" * 49):
+        bad = run(["crtmqm", name], tmp_path)
+        assert bad.returncode == 72, bad.stderr
+        assert bad.stderr.startswith("AMQ8102E: ") and name in bad.stderr, bad.stderr
+        assert not (tmp_path / "qmgrs" / name).exists()
+    assert run(["crtmqm", "Q" * 48], tmp_path).returncode == 0  # 48 is IBM's limit, not past it

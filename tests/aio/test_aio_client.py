@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+import syncpoint
 import syncpoint.aio
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
@@ -188,11 +189,32 @@ def test_a_call_cancelled_in_flight_ends_the_connection_and_backs_out(server: Se
 
 
 def test_connect_without_a_running_server_is_mqrc_q_mgr_not_available(tmp_path: Path) -> None:
+    from syncpoint.client import create_queue_manager
+
+    create_queue_manager("QMA", home=tmp_path)
+
     async def main() -> None:
         with pytest.raises(MQMIError) as e:
             await syncpoint.aio.connect("QMA", home=tmp_path)
         assert e.value.reason == C.MQRC_Q_MGR_NOT_AVAILABLE
         assert "syncpoint strmqm QMA" in str(e.value)
+
+    arun(main)
+
+
+def test_connect_to_a_queue_manager_that_does_not_exist_is_mqrc_q_mgr_name_error_as_the_blocking_connect(
+    tmp_path: Path,
+) -> None:
+    """IBM's MQCONN answers MQRC_Q_MGR_NAME_ERROR (2058) for a queue manager the machine does not have; the
+    blocking syncpoint.connect does, and the asyncio one says the same (issue 33 item 7), not 2059."""
+    with pytest.raises(MQMIError) as blocking:
+        syncpoint.connect("NOSUCHQM", home=tmp_path)
+
+    async def main() -> None:
+        with pytest.raises(MQMIError) as e:
+            await syncpoint.aio.connect("NOSUCHQM", home=tmp_path)
+        assert e.value.reason == blocking.value.reason == C.MQRC_Q_MGR_NAME_ERROR
+        assert str(e.value) == str(blocking.value)
 
     arun(main)
 

@@ -74,6 +74,25 @@ def test_batch_write_puts_rows_as_messages_with_their_mqmd_columns(
     assert got == [(b"a", 1), (b"b", 9)]
 
 
+def test_batch_write_queue_option_wins_over_the_queue_column_which_routes_only_without_it(
+    spark: Any, server: Server, qm: QueueManager, names: Any
+) -> None:
+    """Issue 33 item 7: as Spark's Kafka sink lets its ``topic`` option win over a ``topic`` column, the ``queue``
+    option wins over the ``queue`` column of a DataFrame read from a queue; the column routes rows only when no
+    option is given."""
+    src, dst = names.pair(qm, "ROUTE")
+    other = names("ROUTE.OTHER")
+    qm.admin("define", "QLOCAL", other)
+    qm.open(src).put_many(["a", "b"], persistent=True)
+    df = spark.read.format("syncpoint").options(**opts(server, src)).load()
+    df.write.format("syncpoint").options(**opts(server, dst)).mode("append").save()
+    assert sorted(bodies(qm, dst)) == [b"a", b"b"]
+    assert depth(qm, src) == 2  # nothing put back on the source queue (the read only browsed)
+    routed = spark.createDataFrame([(src, "to src"), (other, "to other")], "queue string, data string")
+    routed.write.format("syncpoint").option("qmgr", server.name).option("home", str(server.home)).mode("append").save()
+    assert sorted(bodies(qm, src)) == [b"a", b"b", b"to src"] and bodies(qm, other) == [b"to other"]
+
+
 def test_batch_write_is_all_or_nothing_a_failing_job_leaves_nothing(
     spark: Any, server: Server, qm: QueueManager, names: Any
 ) -> None:
@@ -253,3 +272,25 @@ def test_an_unknown_queue_fails_load_with_the_mq_reason(
     text = str(info.value)
     assert "MQRC_UNKNOWN_OBJECT_NAME (2085)" in text
     assert text.count("MQRC_UNKNOWN_OBJECT_NAME (2085)") == 1  # said once, not a chained traceback repeating it
+
+
+@pytest.mark.parametrize("streaming", [False, True], ids=["read", "readStream"])
+def test_an_unknown_queue_at_load_is_one_line_with_the_reason_not_a_traceback(
+    spark: Any, server: Server, names: Any, streaming: bool
+) -> None:
+    """Issue 33 item 7: the CLI says an unknown queue in one line with its reason; so does load() — the Python
+    worker's traceback (the data source's frames) is left out of Spark's error."""
+    queue = names("NO.SUCH.QUEUE")
+    reader = spark.readStream if streaming else spark.read
+    with pytest.raises(Exception) as info:
+        reader.format("syncpoint").options(**opts(server, queue)).load()
+    text = str(info.value)
+    assert "Traceback" not in text and "File " not in text, text
+    (line,) = [line for line in text.splitlines() if "2085" in line]
+    assert "MQRC_UNKNOWN_OBJECT_NAME (2085)" in line and queue in line, text
+    # other errors of the data source keep their traceback (the worker that said it one line may say them next)
+    there = names("THERE")
+    server.connect().admin("define", "QLOCAL", there)
+    with pytest.raises(Exception) as other:
+        spark.read.format("syncpoint").options(**opts(server, there)).option("rowFormat", "bad").load()
+    assert "rowFormat" in str(other.value) and "Traceback" in str(other.value)

@@ -64,7 +64,7 @@ def test_a_flows_checkpoint_files_start_no_processes(
     # by a chmod (Hadoop's local file system without its native library), 2 a file with its checksum
     assert not [r for r in runs if r.startswith("readlink") and str(ckpt) in r], runs[:10]
     files = [f for d in ("offsets", "commits") for f in (ckpt / d).iterdir() if not f.name.startswith(".")]
-    assert len([r for r in runs if r.startswith("chmod 0644") and str(ckpt) in r]) == 2 * (len(files) + 1)
+    assert len([r for r in runs if r.startswith("chmod 0600") and str(ckpt) in r]) == 2 * (len(files) + 1)
     assert not [f for d in ("offsets", "commits") for f in (ckpt / d).iterdir() if f.name.endswith(".tmp")]
 
 
@@ -92,3 +92,28 @@ def test_a_sessions_own_checkpoint_file_manager_is_kept(
     assert manager.endswith(".FileSystemBasedCheckpointFileManager")
     assert spark.conf.get(CHECKPOINT_FILE_MANAGER, None) is None
     assert qm.open(dst).depth == 20 and qm.open(src).depth == 0
+
+
+def test_a_flows_checkpoint_is_private_from_the_start_so_strmqm_narrows_nothing(
+    spark: Any, server: Any, qm: QueueManager, names: Any, tmp_path: Path
+) -> None:
+    """Issue 33 item 7: a flow's checkpoint under a queue manager's folder (the CLI's default place) is written
+    0600 / 0700 from the start, so the next strmqm, which narrows what is wider (one notice per path), has
+    nothing to say; Hadoop wrote 0644 / 0755 whatever the process's umask."""
+    from syncpoint import _home
+    from syncpoint.client import create_queue_manager
+
+    create_queue_manager("CKPRIV", home=tmp_path)
+    ckpt = _home.qmgr_dir("CKPRIV", tmp_path) / "flows" / "f" / "checkpoint"
+    src, dst = _load(qm, names, 20, "CKPRIV")
+    flow = Flow(MQInput(src), out=lambda m: m.data, output=dst)
+    q = build_query(spark, flow, server.target, ckpt, available_now=True)
+    q.awaitTermination(300)
+    assert q.exception() is None and qm.open(dst).depth == 20
+    written = [ckpt.parent.parent, *ckpt.parent.parent.rglob("*")]
+    assert [p for p in written if p.is_file()]  # offsets, commits, metadata and their checksums
+    wide = [f"{p}: {stat.S_IMODE(p.stat().st_mode):o}" for p in written if stat.S_IMODE(p.stat().st_mode) & 0o077]
+    assert not wide, wide
+    assert _home.make_private("CKPRIV", tmp_path) == []
+    # the session is left as it was
+    assert spark.conf.get("fs.permissions.umask-mode", None) is None

@@ -24,7 +24,7 @@ import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
-from syncpoint.client import Message, local_server, parse_conname
+from syncpoint.client import Message, local_server, missing_qmgr, parse_conname
 from syncpoint.client.keywords import PURPOSE_OPTIONS, msg_id_bytes, put_keywords, wait_ms
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
@@ -265,12 +265,16 @@ async def connect(
     ``user`` / ``password`` / ``tls`` as ``syncpoint.connect`` takes them), else over its Unix socket on this
     machine (``unix_path``, or the one its running server recorded under ``$SYNCPOINT_HOME`` or ``home``).
 
-    The asyncio client speaks to a server only: with none running, MQRC_Q_MGR_NOT_AVAILABLE (2059)."""
+    The asyncio client speaks to a server only: with none running, MQRC_Q_MGR_NOT_AVAILABLE (2059); for a queue
+    manager that does not exist on this machine, MQRC_Q_MGR_NAME_ERROR (2058), as the blocking connect."""
     appl = appl_name or os.path.basename(sys.argv[0] or "python")[-28:]
     address = parse_conname(host) if host is not None else None
     if address is None and unix_path is None:
         info = local_server(name, home)
         if info is None:
+            missing = missing_qmgr(name, home)
+            if missing is not None:  # no such queue manager here: 2058, as the blocking connect says
+                raise missing
             raise MQMIError(
                 C.MQCC_FAILED,
                 C.MQRC_Q_MGR_NOT_AVAILABLE,

@@ -109,11 +109,16 @@ def crtmqm(
         else:
             path = create_queue_manager(qmgr, dlq=u)
     except MQMIError as e:
-        # IBM's crtmqm: AMQ8110E and exit 8 when the queue manager exists; 72 for a name that is not valid
+        # IBM's crtmqm: AMQ8110E and exit 8 when the queue manager exists; AMQ8102E ("object name specified in
+        # ... not valid") and exit 72 for a name that is not valid (bad characters, more than 48)
         if e.reason == C.MQRC_OBJECT_ALREADY_EXISTS:
             _fail("AMQ8110E: syncpoint queue manager already exists.", _CRTMQM_EXISTS)
         if e.reason == C.MQRC_Q_MGR_NAME_ERROR:
-            _fail(f"Queue manager name {qmgr!r} is not valid: 1 to 48 of A-Z a-z 0-9 . / _ %.", _CRTMQM_NAME_ERROR)
+            _fail(
+                f"AMQ8102E: syncpoint object name specified in '{qmgr}' not valid "
+                "(a queue manager name is 1 to 48 of A-Z a-z 0-9 . / _ %).",
+                _CRTMQM_NAME_ERROR,
+            )
         _fail(f"Queue manager {qmgr} could not be created: {e}", _CRTMQM_UNEXPECTED)
     if q:
         _home.set_default_queue_manager(qmgr)

@@ -332,8 +332,14 @@ def demo_command(
     print_table(console, t)
     console.print(
         f"The server of {qmgr} keeps running: look with `syncpoint amqsbcg SYSTEM.DEAD.LETTER.QUEUE {qmgr}` "
-        f"or stop it with `syncpoint endmqm {qmgr}`."
+        f"or stop it with `{demo_stop_command(qmgr)}`."
     )
+
+
+def demo_stop_command(qmgr: str) -> str:
+    """How the demo's last line says to end its queue manager, as README.md says it: an immediate end, which
+    returns once the queue manager has ended (tests/cli/test_flow_demo_text.py holds the two together)."""
+    return f"syncpoint endmqm -i {qmgr}"
 
 
 def register(app: typer.Typer) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._api import Queue, QueueManager, connect
 from ._deadletter import dead_letter, dead_letter_header, dead_letter_queue
-from ._local import local_server, passwords_required
+from ._local import local_server, missing_qmgr, passwords_required
 from ._message import Message
 from ._transport import Transport
 
@@ -44,6 +44,7 @@ __all__ = [
     "dead_letter_queue",
     "local_server",
     "memory_queue_manager",
+    "missing_qmgr",
     "open_embedded",
     "parse_conname",
     "passwords_required",

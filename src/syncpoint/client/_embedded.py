@@ -20,6 +20,8 @@ from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.store import SQLiteStore, Store, StoreError
 
+from ._local import missing_qmgr
+
 EmbeddedQueueManager = QueueManagerHost  # the in-process face of the host
 
 log = logging.getLogger("syncpoint.client")
@@ -153,13 +155,9 @@ def open_embedded(
         qm = _registry.get(key)
         if qm is not None and not qm.closed:
             return qm
-        if not path.exists():
-            raise MQMIError(
-                C.MQCC_FAILED,
-                C.MQRC_Q_MGR_NAME_ERROR,
-                f"queue manager {name} does not exist under {path.parent.parent}; create it with "
-                f"'syncpoint crtmqm {name}'",
-            )
+        missing = missing_qmgr(name, home)
+        if missing is not None:
+            raise missing
         notices = _home.make_private(name, home)
         if notices:
             log.warning("%s", _home.private_notice(name, notices))

@@ -13,6 +13,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from syncpoint.mqi import MQMIError
+from syncpoint.mqi import constants as C
+
 
 def local_server(name: str, home: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
     """What ``server.json`` says of a live server of queue manager ``name`` (its pid, Unix socket, …); None
@@ -33,3 +36,19 @@ def passwords_required(name: str, home: str | os.PathLike[str] | None = None) ->
         return Users(_home.qmgr_dir(name, home) / "users.json").required
     except ValueError:
         return True
+
+
+def missing_qmgr(name: str, home: str | os.PathLike[str] | None = None) -> MQMIError | None:
+    """MQRC_Q_MGR_NAME_ERROR (2058), as IBM's MQCONN answers for a queue manager this machine does not have, when
+    queue manager ``name`` has no files under ``$SYNCPOINT_HOME`` (or ``home``); None when it has. The blocking
+    and the asyncio connect say it in the same words."""
+    from syncpoint import _home
+
+    path = _home.qmgr_db(name, home)
+    if path.exists():
+        return None
+    return MQMIError(
+        C.MQCC_FAILED,
+        C.MQRC_Q_MGR_NAME_ERROR,
+        f"queue manager {name} does not exist under {path.parent.parent}; create it with 'syncpoint crtmqm {name}'",
+    )

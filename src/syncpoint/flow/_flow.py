@@ -145,20 +145,63 @@ def spark_session(master: str = "local[2]", app_name: str = "syncpoint-flow") ->
 
 
 def _build_session(SparkSession: Any, master: str, app_name: str) -> Any:
-    return (
-        SparkSession.builder.master(master)
-        .appName(app_name)
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "1")
-        .config("spark.sql.adaptive.enabled", "false")
-        .config("spark.sql.codegen.wholeStage", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.extraJavaOptions", f"-XX:+UseSerialGC -XX:TieredStopAtLevel=1 {_log_config()}")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.streaming.stopGracefullyOnShutdown", "true")
-        .getOrCreate()
-    )
+    settings = {
+        "spark.master": master,
+        "spark.app.name": app_name,
+        "spark.ui.enabled": "false",
+        "spark.sql.shuffle.partitions": "1",
+        "spark.sql.adaptive.enabled": "false",
+        "spark.sql.codegen.wholeStage": "false",
+        "spark.driver.host": "127.0.0.1",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.driver.extraJavaOptions": f"-XX:+UseSerialGC -XX:TieredStopAtLevel=1 {_log_config()}",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.streaming.stopGracefullyOnShutdown": "true",
+    }
+    _start_quiet_jvm(settings)
+    builder = SparkSession.builder
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+_JVM_NOTICES = (b"WARNING: Using incubator modules:",)  # the JVM's, for the module Spark's launcher always adds
+
+
+def _start_quiet_jvm(settings: dict[str, str]) -> None:
+    """Start Spark's JVM (when this process has none yet) with its standard error read through a filter that
+    drops the JVM's own start-up notice "WARNING: Using incubator modules: jdk.incubator.vector" (Spark's
+    launcher always adds that module; no JVM option silences the notice); every other line — Spark's warnings
+    and errors — goes on to this process's standard error as it comes. PySpark then uses this JVM (its gateway
+    is the one SparkContext takes), started with the session's settings as it would have started it."""
+    import subprocess
+    import sys
+    import threading
+
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return
+    conf = SparkConf(loadDefaults=False)
+    for key, value in settings.items():
+        conf.set(key, value)
+    gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.PIPE})  # type: ignore[no-untyped-call]
+    SparkContext._ensure_initialized(gateway=gateway)
+    err = gateway.proc.stderr
+
+    def relay() -> None:
+        open_ = True
+        for line in iter(err.readline, b""):
+            if not open_ or line.startswith(_JVM_NOTICES):
+                continue  # the pipe is still drained: a JVM blocked on a full pipe would stop
+            try:
+                sys.stderr.write(line.decode(errors="replace"))
+                sys.stderr.flush()
+            except (OSError, ValueError):  # standard error closed
+                open_ = False
+
+    threading.Thread(target=relay, name="syncpoint-jvm-stderr", daemon=True).start()
 
 
 def _installed_spark_home(master: str) -> str | None:
@@ -391,20 +434,36 @@ def _start(spark: Any, writer: Any, checkpoint: str | os.PathLike[str]) -> Any:
     same directory, then renames it to its name; on a local file system that rename is rename(2), atomic: a
     process killed at any point leaves the batch's file whole or absent (a stray temporary file is ignored),
     as with the default. Only for a checkpoint on the local file system, and only while the query starts (its
-    logs make their file managers then); a session's own setting is left alone."""
+    logs make their file managers then); a session's own setting is left alone. The checkpoint's files and
+    folders are written private (0600, 0700: ``_PRIVATE_CHECKPOINT``)."""
     if not _local_path(checkpoint):
         return writer.start()
     try:
         own = spark.conf.get(CHECKPOINT_FILE_MANAGER, None)
     except Exception:  # a session that does not say (Spark Connect): as it is
         return writer.start()
-    if own is not None:
-        return writer.start()
-    spark.conf.set(CHECKPOINT_FILE_MANAGER, _FS_CHECKPOINT_FILE_MANAGER)
+    settings = dict(_PRIVATE_CHECKPOINT)
+    if own is None:
+        settings[CHECKPOINT_FILE_MANAGER] = _FS_CHECKPOINT_FILE_MANAGER
+    before = {k: spark.conf.get(k, None) for k in settings}
+    for k, v in settings.items():
+        spark.conf.set(k, v)
     try:
         return writer.start()
     finally:
-        spark.conf.unset(CHECKPOINT_FILE_MANAGER)
+        for k, v in before.items():
+            if v is None:
+                spark.conf.unset(k)
+            else:
+                spark.conf.set(k, v)
+
+
+# A local checkpoint is private from the start, as the queue manager's folder it usually sits in (strmqm narrows
+# what is wider, one notice per path): Hadoop's local file system sets each file's and folder's permission
+# itself, 0644 and 0755 under its default umask 022, whatever the process's umask; with 077 it writes 0600 and
+# 0700. A FileSystem object keeps the configuration it was made with and Hadoop caches one per scheme, so the
+# query's file managers get one of their own (the cache off while the query starts, the only time they make it).
+_PRIVATE_CHECKPOINT = {"fs.permissions.umask-mode": "077", "fs.file.impl.disable.cache": "true"}
 
 
 def _local_path(checkpoint: str | os.PathLike[str]) -> bool:

@@ -149,6 +149,38 @@ class _Item:
     gone: bool = False  # taken by another consumer (or expired) during the batch
 
 
+def tally(counts: Summary, it: _Item, outputs: list[tuple[_Item, Put]], *, own_token: bool = True) -> None:
+    """Count a message committed with its outputs (adding them to ``outputs``) or discarded (transaction mode No,
+    logged): the sink's unit of work and a partition's (_member) count them alike. ``own_token``: False when the
+    token is numbered per partition, not the message's own (the log then leaves it out)."""
+    if it.action is Action.COMMIT:
+        outputs.extend((it, p) for p in it.puts)
+        counts.outputs += len(it.puts)
+        counts.committed += 1 if it.consume else 0
+        counts.where[it.token] = ",".join(sorted({p.queue for p in it.puts})) or "consumed"
+        if it.terminal == "failure":
+            counts.failure += 1
+        elif it.terminal == "catch":
+            counts.catch += 1
+    elif it.action is Action.DISCARD:
+        counts.discarded += 1
+        counts.where[it.token] = "discarded"
+        what = f"message {it.token}" if own_token else "a message"
+        _log.error("%s on %s discarded (transaction mode No): %s", what, it.queue, it.error)
+
+
+def tally_requeued(counts: Summary, it: _Item, dest: tuple[str, bool], *, own_token: bool = True) -> None:
+    """Count (and log) a message put on its BOQNAME or the dead-letter queue (``dest``: the queue, and whether it
+    is the DLQ): the sink's unit of work and a partition's alike."""
+    counts.to_dlq += dest[1]
+    counts.to_boq += not dest[1]
+    counts.where[it.token] = dest[0]
+    what = f"message {it.token}" if own_token else "a message"
+    _log.warning(
+        "%s: %s on %s (BackoutCount %d) put on %s: %s", it.bip, what, it.queue, it.backout_count, dest[0], it.error
+    )
+
+
 class Sink:
     """Commits batches for one connection (the driver's commit worker)."""
 
@@ -307,32 +339,9 @@ class Sink:
                     it.action, it.bip, it.terminal = Action.BACKOUT, BIP_NO_QUEUE, "stay"
                     backouts.append([it.queue, it.token, it.backout_count, it.error, it.bip, it.terminal])
                     continue
-                counts.to_dlq += dest[1]
-                counts.to_boq += not dest[1]
-                counts.where[it.token] = dest[0]
-                _log.warning(
-                    "%s: message %d on %s (BackoutCount %d) put on %s: %s",
-                    it.bip,
-                    it.token,
-                    it.queue,
-                    it.backout_count,
-                    dest[0],
-                    it.error,
-                )
-            elif it.action is Action.COMMIT:
-                for p in it.puts:
-                    outputs.append((it, p))
-                    counts.outputs += 1
-                counts.committed += 1 if it.consume else 0
-                counts.where[it.token] = ",".join(sorted({p.queue for p in it.puts})) or "consumed"
-                if it.terminal == "failure":
-                    counts.failure += 1
-                elif it.terminal == "catch":
-                    counts.catch += 1
-            elif it.action is Action.DISCARD:
-                counts.discarded += 1
-                counts.where[it.token] = "discarded"
-                _log.error("message %d on %s discarded (transaction mode No): %s", it.token, it.queue, it.error)
+                tally_requeued(counts, it, dest)
+            else:
+                tally(counts, it, outputs)
             if it.consume:
                 to_get.append(it)
         with span("driver.commit.puts", len(outputs)):

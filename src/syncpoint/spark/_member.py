@@ -49,7 +49,7 @@ from syncpoint.client import QueueManager
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 
-from ._commit import Sink, Summary, _Item, _RedoError
+from ._commit import Sink, Summary, _Item, _RedoError, tally, tally_requeued
 from ._dispositions import BIP_NO_QUEUE, Action, Disposition, Put
 from ._flowsink import MEMBER, _disposition
 from ._profile import record, span
@@ -279,7 +279,9 @@ def _process(
     packed: bool,
     again: Again,
 ) -> Summary | None:
-    """:func:`process` up to its summary. A node function with ``direct`` (a flow without a DataFrame stage) gets
+    """:func:`process` up to its summary. (Its parameters restate process's: process is the step the kill tests
+    hook — after the MQCMIT, before Spark has the row — and this body's early returns answer a Summary, not the
+    row, so the two stay apart.) A node function with ``direct`` (a flow without a DataFrame stage) gets
     the messages as got and answers its dispositions as objects; any other goes through Arrow: the messages as a
     record batch in, disposition rows out."""
     if not got:
@@ -498,35 +500,14 @@ def _carry_out(sink: Sink, items: list[_Item], msg: dict[int, tuple[Any, bytes]]
             counts.gone += 1
             counts.where[it.token] = "gone"
             continue
-        if it.action is Action.COMMIT:
-            outputs.extend((it, p) for p in it.puts)
-            counts.outputs += len(it.puts)
-            counts.committed += 1
-            counts.where[it.token] = ",".join(sorted({p.queue for p in it.puts})) or "consumed"
-            if it.terminal == "failure":
-                counts.failure += 1
-            elif it.terminal == "catch":
-                counts.catch += 1
-        elif it.action is Action.DISCARD:
-            counts.discarded += 1
-            counts.where[it.token] = "discarded"
-            _log.error("a message on %s discarded (transaction mode No): %s", it.queue, it.error)
-        elif it.action is Action.REQUEUE:
+        if it.action is Action.REQUEUE:
             md, data = msg[it.token]
             dest = sink._requeue(it, md, data)
             if dest is None:
                 it.action, it.bip, it.terminal = Action.BACKOUT, BIP_NO_QUEUE, "stay"
                 raise _StaysError()
-            counts.to_dlq += dest[1]
-            counts.to_boq += not dest[1]
-            counts.where[it.token] = dest[0]
-            _log.warning(
-                "%s: a message on %s (BackoutCount %d) put on %s: %s",
-                it.bip,
-                it.queue,
-                it.backout_count,
-                dest[0],
-                it.error,
-            )
+            tally_requeued(counts, it, dest, own_token=False)
+        else:
+            tally(counts, it, outputs, own_token=False)
     sink._put_outputs(outputs)
     return counts
