@@ -28,8 +28,8 @@ DEFINE QLOCAL('DEV.QUEUE.1') REPLACE
 DEFINE QLOCAL('DEV.QUEUE.2') REPLACE
 DEFINE QLOCAL('DEV.QUEUE.3') REPLACE
 DEFINE QLOCAL('DEV.DEAD.LETTER.QUEUE') REPLACE
-ALTER QMGR DEADQ('DEV.DEAD.LETTER.QUEUE')
 """
+DEV_DEADQ = "ALTER QMGR DEADQ('DEV.DEAD.LETTER.QUEUE')\n"  # unless the queue manager has one (crtmqm -u)
 DEV_APP_CHANNEL = "DEV.APP.SVRCONN"
 DEV_ADMIN_CHANNEL = "DEV.ADMIN.SVRCONN"
 
@@ -111,8 +111,13 @@ def configure(qm: Any, mqsc_config: str, write: Callable[[str], None], dev: bool
     """A start's automatic configuration on connection ``qm``: IBM's developer configuration when ``dev``, then
     the script(s) of ``mqsc_config`` (none when empty). Returns how many commands failed; ConfigError (nothing
     run) on a syntax error."""
-    scripts = [("developer configuration", DEV_MQSC)] if dev else []
+    scripts = [("developer configuration", DEV_MQSC + ("" if _has_deadq(qm) else DEV_DEADQ))] if dev else []
     if mqsc_config:
         scripts += read_scripts(mqsc_config)
     commands = parse(scripts)
     return run(qm, commands, write) if commands else 0
+
+
+def _has_deadq(qm: Any) -> bool:
+    lines = MqscProcessor(qm, echo=False).execute("DISPLAY QMGR DEADQ").lines
+    return not any("DEADQ( )" in line or "DEADQ()" in line for line in lines)
