@@ -354,7 +354,7 @@ def demo(
 # The tools' commands live in their own modules; each adds its verbs to ``app``.
 _TOOL_MODULES = (
     "_server",
-    "_health",
+    "_container",
     "_salvage",
     "_mqsc",
     "_dmpmqcfg",
@@ -379,10 +379,10 @@ _VERB_MODULES = {
     "dltmqm": None,
     "dspmq": None,
     "dspmqver": None,
-    "chkmqstarted": "_health",
-    "chkmqready": "_health",
-    "chkmqhealthy": "_health",
-    "runmqdevserver": "_server",
+    "chkmqstarted": "_container",
+    "chkmqready": "_container",
+    "chkmqhealthy": "_container",
+    "runmqdevserver": "_container",
 }
 
 

@@ -69,9 +69,10 @@ def spawn_server(
     timeout: float = 60.0,
     env: dict[str, str] | None = None,
 ) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
-    """Start the server of ``qmgr`` (``args``: its arguments, the name first) in the background (its output appended to ``errors/server.log``) and return
-    once it accepts connections: its process and what its ``server.json`` says. StartError if it exits first or
-    does not start within ``timeout`` seconds (it is then killed)."""
+    """Start the server of ``qmgr`` (``args``: its arguments, the name first) in the background (its output
+    appended to ``errors/server.log``) and return once it accepts connections: its process and what its
+    ``server.json`` says. StartError if it exits first or does not start within ``timeout`` seconds (it is then
+    killed)."""
     qdir = _home.qmgr_dir(qmgr, home)
     logdir = qdir / "errors"
     _home.make_private_dirs(logdir)

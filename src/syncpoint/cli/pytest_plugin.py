@@ -135,4 +135,5 @@ def _new_database(server: str) -> str:
     name = f"mq_{uuid.uuid4().hex[:16]}"
     with psycopg.connect(server, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
-    return make_conninfo(**{**conninfo_to_dict(server), "dbname": name})
+    params: dict[str, Any] = {**conninfo_to_dict(server), "dbname": name}
+    return make_conninfo("", **params)
