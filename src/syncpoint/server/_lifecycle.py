@@ -420,7 +420,8 @@ def _run_server(
 
         runner: Any = uvloop.run
     except ImportError:
-        runner = asyncio.run
+        runner = asyncio.run  # slower, never blocked: nothing compiled is required (issue 38, item 5)
+    log.info("event loop: %s; msgpack: %s", "uvloop" if runner is not asyncio.run else "asyncio", _msgpack_kind())
     how = runner(main())
     if how == "preemptive":
         (qdir / "status").write_text(STATUS_ENDED_PREEMPTIVELY + "\n")
@@ -434,6 +435,14 @@ def _run_server(
     with contextlib.suppress(OSError):
         info_path.unlink()
     return 0 if how != "failed" else 20
+
+
+def _msgpack_kind() -> str:
+    """Whether msgpack runs compiled or its pure-Python fallback (MSGPACK_PUREPYTHON=1, or no wheel)."""
+    import msgpack
+    from msgpack import fallback
+
+    return "pure Python" if msgpack.Packer is fallback.Packer else "compiled"
 
 
 def _answering(server: Any) -> bool:
