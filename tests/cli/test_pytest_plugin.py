@@ -123,7 +123,7 @@ def test_the_fixtures_need_no_conftest_and_every_server_ends(tmp_path: Path) -> 
     done = run_pytest(tmp_path)
     out = done.stdout + done.stderr
     assert "FAILED test_sample.py::test_a_failing_test_still_ends_its_server" in out, out
-    assert "8 passed, 1 failed" in out, out
+    assert "1 failed, 8 passed" in out, out
     assert "ERROR" not in out.replace("ERROR at", ""), out  # no teardown error, even for the killed server
     assert not server_processes(tmp_path), "a server outlived the test run"
 

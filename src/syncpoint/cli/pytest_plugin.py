@@ -128,6 +128,7 @@ def mq_qsg(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 def _new_database(server: str) -> str:
     """A new, empty database on PostgreSQL server ``server`` (a URL): its URL."""
     import uuid
+    from urllib.parse import urlsplit, urlunsplit
 
     import psycopg
     from psycopg.conninfo import conninfo_to_dict, make_conninfo
@@ -135,5 +136,7 @@ def _new_database(server: str) -> str:
     name = f"mq_{uuid.uuid4().hex[:16]}"
     with psycopg.connect(server, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
+    if "://" in server:  # a URI: the same server, the new database
+        return urlunsplit(urlsplit(server)._replace(path=f"/{name}"))
     params: dict[str, Any] = {**conninfo_to_dict(server), "dbname": name}
     return make_conninfo("", **params)
