@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -37,10 +38,29 @@ SYNCPOINT = [sys.executable, "-c", "import sys; from syncpoint.cli import main; 
 IBM_CONTAINER = "30-60 s (reported start of IBM's developer container; issue 38)"
 
 
+def cpu() -> float:
+    """CPU seconds of this process and of its children that have ended (and theirs)."""
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+
+
+def server_cpu(pid: int) -> float:
+    """CPU seconds a running server's process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def timed(fn) -> float:  # type: ignore[no-untyped-def]
     t = time.perf_counter()
     fn()
     return time.perf_counter() - t
+
+
+CPU: dict[str, list[float]] = {}
+
+
+def note_cpu(row: str, seconds: float) -> None:
+    CPU.setdefault(row, []).append(seconds)
 
 
 def run(home: Path, *args: str) -> None:
@@ -56,7 +76,10 @@ def embedded_round(base: Path) -> float:
         mq.connect().disconnect()
         mq.close()
 
-    return timed(go)
+    c = cpu()
+    wall = timed(go)
+    note_cpu("embedded", cpu() - c)
+    return wall
 
 
 def commands_round(base: Path) -> tuple[float, float]:
@@ -65,24 +88,34 @@ def commands_round(base: Path) -> tuple[float, float]:
     import syncpoint
 
     home = base / "commands"
+    c = cpu()
     t = time.perf_counter()
     run(home, "crtmqm", "QM1")
     run(home, "strmqm", "QM1", "--port", "0", "--cpus", "all", "--no-busy-poll")
-    port = json.loads((home / "qmgrs/QM1/server.json").read_text())["port"]
-    syncpoint.connect("QM1", host=f"127.0.0.1({port})").disconnect()
+    info = json.loads((home / "qmgrs/QM1/server.json").read_text())
+    syncpoint.connect("QM1", host=f"127.0.0.1({info['port']})").disconnect()
     up = time.perf_counter() - t
+    note_cpu("cmd up", cpu() - c + server_cpu(info["pid"]))
+    c = cpu()
     down = timed(lambda: run(home, "endmqm", "-i", "QM1"))
+    note_cpu("cmd down", cpu() - c)
     return up, down
 
 
 def fixture_round(base: Path) -> tuple[float, float]:
     from syncpoint.cli._testing import Config, serve
 
+    c = cpu()
     t = time.perf_counter()
     mq = serve(base / "fixture", Config())
     mq.connect().disconnect()
     up = time.perf_counter() - t
-    return up, timed(mq.end)
+    before = server_cpu(mq.pid)
+    note_cpu("fix up", cpu() - c + before)
+    c = cpu()
+    down = timed(mq.end)
+    note_cpu("fix down", cpu() - c - before)  # the server, reaped by mq.end, counts among the children
+    return up, down
 
 
 TEST_FILE = """
@@ -102,7 +135,8 @@ def test_file_seconds(base: Path, n: int, with_fixtures: bool) -> float:
     (folder / "test_many.py").write_text(
         TEST_FILE.format(n=n, fixtures=fixtures, body=body if with_fixtures else "pass")
     )
-    return timed(
+    c = cpu()
+    wall = timed(
         lambda: subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder)],
             cwd=folder,
@@ -110,6 +144,8 @@ def test_file_seconds(base: Path, n: int, with_fixtures: bool) -> float:
             capture_output=True,
         )
     )
+    note_cpu("with" if with_fixtures else "without", cpu() - c)
+    return wall
 
 
 def main() -> None:
@@ -138,17 +174,20 @@ def main() -> None:
         shutil.rmtree(base, ignore_errors=True)
     load = os.getloadavg()[0]
     med = {k: statistics.median(v) for k, v in rows.items()}
+    mcpu = {k: statistics.median(v) for k, v in CPU.items()}
     print(f"load average {load:.1f} on {os.cpu_count()} CPUs; medians of {a.rounds} rounds (seconds)")
-    print("| what | syncpoint | IBM's developer container |")
-    print("|---|---|---|")
-    print(f"| embedded: create + connect | {med['embedded']:.3f} | - |")
-    print(f"| served, commands: crtmqm + strmqm + a client's connect | {med['cmd up']:.3f} | {IBM_CONTAINER} |")
-    print(f"| served, commands: endmqm -i | {med['cmd down']:.3f} | - |")
-    print(f"| served, fixture (mq_server): up and a client's connect | {med['fix up']:.3f} | {IBM_CONTAINER} |")
-    print(f"| served, fixture (mq_server): ended | {med['fix down']:.3f} | - |")
+    print("| what | syncpoint, wall | its CPU (all processes) | IBM's developer container |")
+    print("|---|---|---|---|")
+    ibm = IBM_CONTAINER
+    print(f"| embedded: create + connect | {med['embedded']:.3f} | {mcpu['embedded']:.3f} | - |")
+    print(f"| commands: crtmqm + strmqm + a client's connect | {med['cmd up']:.3f} | {mcpu['cmd up']:.3f} | {ibm} |")
+    print(f"| commands: endmqm -i | {med['cmd down']:.3f} | {mcpu['cmd down']:.3f} | - |")
+    print(f"| fixture mq_server: up, a client's connect | {med['fix up']:.3f} | {mcpu['fix up']:.3f} | {ibm} |")
+    print(f"| fixture mq_server: ended | {med['fix down']:.3f} | {mcpu['fix down']:.3f} | - |")
     print(
-        f"| a {a.tests}-test file, mq_embedded each + one mq_server: fixtures' cost | "
-        f"{with_fixtures - without:.2f} ({with_fixtures:.2f} - {without:.2f} without) | - |"
+        f"| a {a.tests}-test file, mq_embedded each + one mq_server: the fixtures' cost | "
+        f"{with_fixtures - without:.2f} ({with_fixtures:.2f} - {without:.2f}) | "
+        f"{mcpu['with'] - mcpu['without']:.2f} ({mcpu['with']:.2f} - {mcpu['without']:.2f}) | - |"
     )
 
 

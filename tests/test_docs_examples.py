@@ -252,8 +252,9 @@ def _compat_site() -> Path:
 
         spec = importlib.util.spec_from_file_location("compat_harness", ROOT / "tests/compat/compat_harness.py")
         assert spec is not None and spec.loader is not None
-        harness = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(harness)
+        harness = sys.modules.setdefault("compat_harness", importlib.util.module_from_spec(spec))
+        if not hasattr(harness, "install_libraries"):
+            spec.loader.exec_module(harness)
         from syncpoint.compat import InstallError
 
         target = Path(tempfile.mkdtemp(prefix="docs-compat-"))
