@@ -277,7 +277,17 @@ def run_test_file(block: Block, tmp: Path) -> None:
         subprocess.run([sys.executable, "-c", before], cwd=tmp, env=env, check=True, timeout=60)
     (tmp / "test_example.py").write_text(block.text)
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs", "test_example.py"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-rs",
+            f"--basetemp={tmp / 'tmp'}",
+            "test_example.py",
+        ],
         cwd=tmp,
         env=env,
         capture_output=True,

@@ -25,7 +25,8 @@ def run_pytest(folder: Path, *args: str, timeout: float = 300) -> subprocess.Com
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "SYNCPOINT_HOME"))}
     env["SYNCPOINT_HOME"] = str(folder / "no-home-is-used")  # the fixtures make their own homes
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", *args],
+        # its temporary folders (the queue managers' homes) under ``folder``, where server_processes looks
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", f"--basetemp={folder / 'tmp'}", *args],
         cwd=folder,
         env=env,
         capture_output=True,
@@ -41,7 +42,8 @@ def sample(folder: Path, text: str, name: str = "test_sample.py") -> Path:
 
 
 def server_processes(folder: Path) -> list[int]:
-    """Queue manager servers still running whose command line names a home under ``folder``."""
+    """Queue manager servers still running whose command line names a home under ``folder`` (``--home
+    FOLDER/tmp/…``: what the sample's fixtures started)."""
     found = []
     for proc in Path("/proc").glob("[0-9]*"):
         try:
@@ -241,7 +243,9 @@ def test_a_killed_test_run_leaves_no_server(tmp_path: Path) -> None:
             time.sleep(600)
         """,
     )
-    run = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider"], cwd=tmp_path)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", f"--basetemp={tmp_path / 'tmp'}"], cwd=tmp_path
+    )
     try:
         wait_for_file(pid_file, process=run)
         wait_until(lambda: pid_file.read_text(), "the test wrote the server's pid", process=run)
