@@ -21,6 +21,10 @@ Markers, HTML comments directly before a block (blank lines between are fine, pr
   suite, benchmarks, Spark — which only the Spark tests start).
 * ``<!-- example: before sh`` (or ``python``), lines of code, then ``-->``: run before the block, unseen by the
   reader (the queue manager an excerpt assumes, a file it reads).
+* ``<!-- example: pytest [ibmmq | pymqi | spark] -->``: the Python block is a test file, run by pytest in a fresh
+  folder (after the block's ``before python`` code) with syncpoint's plugin; every test in it must pass. With
+  ``ibmmq`` or ``pymqi`` the libraries are installed over syncpoint first (as tests/compat does: a block is skipped,
+  saying why, when their sources cannot be downloaded); ``spark`` runs local Spark.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ class Block:
     text: str
     skip: str | None = None
     before: dict[str, list[str]] = field(default_factory=dict)  # language -> hidden code run first
+    pytest: str | None = None  # a test file run by pytest: "plain", "ibmmq", "pymqi" or "spark"
 
     @property
     def id(self) -> str:
@@ -66,6 +71,7 @@ def blocks_of(page: Path) -> list[Block]:
     lines = page.read_text(encoding="utf-8").splitlines()
     out: list[Block] = []
     skip: str | None = None
+    as_pytest: str | None = None
     before: dict[str, list[str]] = {}
     i = 0
     while i < len(lines):
@@ -82,16 +88,20 @@ def blocks_of(page: Path) -> list[Block]:
                 end = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == "-->")
                 before.setdefault(rest, []).extend(lines[i + 1 : end])
                 i = end
+            elif kind == "pytest":
+                assert rest in ("", "ibmmq", "pymqi", "spark"), f"{page.name}:{i + 1}: pytest [ibmmq|pymqi|spark]"
+                as_pytest = rest or "plain"
             else:
                 raise AssertionError(f"{page.name}:{i + 1}: unknown example marker {kind!r}")
         elif fence:
             close = fence.group(1)
             end = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == close)
-            out.append(Block(page, i + 1, fence.group(2).lower(), "\n".join(lines[i + 1 : end]) + "\n", skip, before))
-            skip, before = None, {}
+            text = "\n".join(lines[i + 1 : end]) + "\n"
+            out.append(Block(page, i + 1, fence.group(2).lower(), text, skip, before, as_pytest))
+            skip, before, as_pytest = None, {}, None
             i = end
         elif line.strip():
-            skip, before = None, {}  # a marker belongs to the block right after it
+            skip, before, as_pytest = None, {}, None  # a marker belongs to the block right after it
         i += 1
     return out
 
@@ -197,7 +207,12 @@ def run_shell(block: Block, tmp: Path) -> None:
 
 
 def run_python(block: Block, tmp: Path) -> None:
-    earlier = [b for b in RUNNABLE if b.page == block.page and b.lang == "python" and b.line < block.line]
+    if block.pytest is not None:
+        run_test_file(block, tmp)
+        return
+    earlier = [
+        b for b in RUNNABLE if b.page == block.page and b.lang == "python" and b.line < block.line and not b.pytest
+    ]
     parts: list[str] = []
     for b in [*earlier, block]:
         if b.skip is not None and b is not block:
@@ -224,6 +239,64 @@ def run_python(block: Block, tmp: Path) -> None:
     finally:
         _end_queue_managers(home)
     assert done.returncode == 0, f"{block.id}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
+
+
+_COMPAT_SITE: list[Path] = []
+
+
+def _compat_site() -> Path:
+    """ibmmq and pymqi installed over syncpoint, once per session (tests/compat's harness)."""
+    if not _COMPAT_SITE:
+        import importlib.util
+        import tempfile
+
+        spec = importlib.util.spec_from_file_location("compat_harness", ROOT / "tests/compat/compat_harness.py")
+        assert spec is not None and spec.loader is not None
+        harness = sys.modules.setdefault("compat_harness", importlib.util.module_from_spec(spec))
+        if not hasattr(harness, "install_libraries"):
+            spec.loader.exec_module(harness)
+        from syncpoint.compat import InstallError
+
+        target = Path(tempfile.mkdtemp(prefix="docs-compat-"))
+        try:
+            harness.install_libraries(target)
+        except InstallError as e:
+            pytest.skip(f"ibmmq / pymqi sdists cannot be had (pip download failed): {e}")
+        _COMPAT_SITE.append(target)
+    return _COMPAT_SITE[0]
+
+
+def run_test_file(block: Block, tmp: Path) -> None:
+    """A block that is a test file: pytest runs it in ``tmp`` with syncpoint's plugin; every test must pass."""
+    home = tmp / "home"
+    env = _env(home)
+    if block.pytest in ("ibmmq", "pymqi"):
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_compat_site()), env.get("PYTHONPATH")) if p)
+    before = "\n".join(block.before.get("python", []))
+    if before:
+        subprocess.run([sys.executable, "-c", before], cwd=tmp, env=env, check=True, timeout=60)
+    (tmp / "test_example.py").write_text(block.text)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-rs",
+            f"--basetemp={tmp / 'tmp'}",
+            "test_example.py",
+        ],
+        cwd=tmp,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0 and " passed" in done.stdout and "skipped" not in done.stdout, (
+        f"{block.id}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
+    )
 
 
 def run_mqsc(block: Block, tmp: Path) -> None:

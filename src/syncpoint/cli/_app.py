@@ -10,6 +10,7 @@ import shutil
 import socket
 import sys
 import time
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -18,7 +19,6 @@ from rich.table import Table
 
 import syncpoint
 from syncpoint import _home
-from syncpoint.client import create_queue_manager
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 
@@ -94,8 +94,34 @@ def crtmqm(
     qsg: Annotated[str | None, typer.Option("-qsg", "--qsg", help="queue-sharing group to join (1-4 chars)")] = None,
     shared: Annotated[str | None, typer.Option("--shared", help="the group's PostgreSQL URL (with -qsg)")] = None,
     q: Annotated[bool, typer.Option("-q", help="make it the default queue manager")] = False,
+    ic: Annotated[
+        str | None,
+        typer.Option("-ic", help="MQSC file, or folder of .mqsc files, run now and at every start (DEFINEs replace)"),
+    ] = None,
+    ii: Annotated[
+        str | None, typer.Option("-ii", help="a file of settings in qm.toml's form, read at every start")
+    ] = None,
 ) -> None:
     """Create a queue manager with its default objects under $SYNCPOINT_HOME."""
+    from ._autoconfig import ConfigError, parse, read_scripts
+
+    config: dict[str, str] = {}
+    try:
+        # IBM's automatic configuration: checked before anything is created; kept (absolute) for every start
+        if ic is not None:
+            config["mqsc-config"] = str(Path(ic).resolve())
+            commands = parse(read_scripts(ic))
+        if ii is not None:
+            from . import _settings as settings
+
+            config["ini-config"] = str(Path(ii).resolve())
+            settings.load_file(Path(ii), missing_ok=False)
+    except ConfigError as e:
+        _fail(
+            "\n".join([f"AMQ8101E: queue manager {qmgr} was not created: its MQSC configuration has errors.", *e.lines])
+        )
+    except ValueError as e:  # SettingsError
+        _fail(f"AMQ8101E: queue manager {qmgr} was not created: {e}.")
     try:
         if qsg is not None or shared is not None:  # a member of a queue-sharing group (docs/queue-sharing-groups.md)
             from ._qsg import StoreError, create_member_qmgr
@@ -107,6 +133,8 @@ def crtmqm(
             except StoreError as e:
                 _fail(f"Queue manager {qmgr} was not created: {e}", _CRTMQM_UNEXPECTED)
         else:
+            from syncpoint.client import create_queue_manager  # the engine and the store: loaded when needed
+
             path = create_queue_manager(qmgr, dlq=u)
     except MQMIError as e:
         # IBM's crtmqm: AMQ8110E and exit 8 when the queue manager exists; AMQ8102E ("object name specified in
@@ -120,12 +148,31 @@ def crtmqm(
                 _CRTMQM_NAME_ERROR,
             )
         _fail(f"Queue manager {qmgr} could not be created: {e}", _CRTMQM_UNEXPECTED)
+    if config:
+        _configure_created(qmgr, path, config, commands if ic is not None else [])
     if q:
         _home.set_default_queue_manager(qmgr)
     console.print(f"syncpoint queue manager created.\nDirectory '{path}' created.")
     console.print(f"syncpoint queue manager '{qmgr}' created.")
     if q:
         console.print(f"syncpoint queue manager '{qmgr}' is the default queue manager.")
+
+
+def _configure_created(qmgr: str, path: Any, config: dict[str, str], commands: list[Any]) -> None:
+    """crtmqm -ic / -ii: keep the files for every start (qm.toml) and run the MQSC now, on the new queue manager."""
+    from . import _settings as settings
+    from ._autoconfig import run
+
+    settings.save(path, {**settings.load(path), **config})
+    if not commands:
+        return
+    qm = syncpoint.connect(qmgr, appl_name="crtmqm")
+    try:
+        failed = run(qm, commands, lambda line: err.print(line, markup=False))
+    finally:
+        qm.disconnect()
+    if failed:
+        err.print(f"{failed} MQSC command(s) of the configuration could not be processed (listed above).")
 
 
 @app.command()
@@ -151,8 +198,6 @@ _DSPMQ_OUTPUTS = ("status", "default", "installation", "standby", "all")
 
 def _installation() -> dict[str, str]:
     """What IBM calls the installation: this package (dspmq -o installation, dspmqver)."""
-    from pathlib import Path
-
     return {
         "INSTNAME": "syncpoint",
         "INSTPATH": str(Path(syncpoint.__file__).resolve().parent),
@@ -262,6 +307,8 @@ def demo(
     qmgr: Annotated[str, typer.Option("-m", help="queue manager to use (created when missing)")] = "DEMO",
 ) -> None:
     """The main job: a transactional round trip through the embedded queue manager, explained as it runs."""
+    from syncpoint.client import create_queue_manager
+
     if not _home.qmgr_db(qmgr).exists():
         create_queue_manager(qmgr)
         console.print(f"created queue manager [bold]{qmgr}[/bold] under {_home.qmgr_dir(qmgr)}")
@@ -312,6 +359,7 @@ def demo(
 # The tools' commands live in their own modules; each adds its verbs to ``app``.
 _TOOL_MODULES = (
     "_server",
+    "_container",
     "_salvage",
     "_mqsc",
     "_dmpmqcfg",
@@ -324,10 +372,35 @@ _TOOL_MODULES = (
 )
 
 
-def _register_tools() -> None:
+# The module of the verbs that are timed (a queue manager's start and end in a test suite, in a container's probe):
+# given one of these, only its module is loaded; any other word (or --help) loads them all.
+_VERB_MODULES = {
+    "strmqm": "_server",
+    "endmqm": "_server",
+    "dspmqini": "_server",
+    "setmqini": "_server",
+    "passwd": "_server",
+    "crtmqm": None,
+    "dltmqm": None,
+    "dspmq": None,
+    "dspmqver": None,
+    "chkmqstarted": "_container",
+    "chkmqready": "_container",
+    "chkmqhealthy": "_container",
+    "runmqdevserver": "_container",
+}
+
+
+def _register_tools(argv: list[str] | None = None) -> None:
     import importlib
 
-    for name in _TOOL_MODULES:
+    argv = sys.argv if argv is None else argv
+    verb = argv[1] if len(argv) > 1 and argv[0].endswith("syncpoint") else None
+    modules: tuple[str, ...] = _TOOL_MODULES
+    if verb in _VERB_MODULES:
+        only = _VERB_MODULES[verb]
+        modules = (only,) if only else ()
+    for name in modules:
         try:
             module = importlib.import_module(f"syncpoint.cli.{name}")
         except ModuleNotFoundError as e:

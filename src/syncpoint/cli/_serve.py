@@ -9,6 +9,8 @@ Implements: docs/protocol.md; the server's process, as strmqm starts it.
 from __future__ import annotations
 
 import logging
+import os
+import signal
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -83,6 +85,47 @@ def start_channel_initiator(server: Any, host_qm: Any, users: Any) -> Callable[[
     return initiator.stop
 
 
+def configure(host_qm: Any, mqsc_config: str, dev: bool) -> int:
+    """The start's automatic configuration (crtmqm -ic, IBM's developer configuration), before the server listens:
+    failed commands are listed and the start goes on; a syntax error refuses the start (exit 20)."""
+    import syncpoint
+
+    from ._autoconfig import ConfigError
+    from ._autoconfig import configure as run_configuration
+
+    qm = syncpoint.connect(host_qm.name, embedded=host_qm, appl_name="syncpoint autoconfig")
+    try:
+        failed = run_configuration(qm, mqsc_config, lambda line: print(line, file=sys.stderr), dev)
+    except ConfigError as e:
+        print(
+            f"AMQ8101E: queue manager {host_qm.name} was not started: its MQSC configuration has errors; "
+            "nothing of it was run.",
+            file=sys.stderr,
+        )
+        for line in e.lines:
+            print(line, file=sys.stderr)
+        return 20
+    finally:
+        qm.disconnect()
+    if failed:
+        log.warning("automatic configuration: %d MQSC command(s) could not be processed (listed above)", failed)
+    return 0
+
+
+def _end_with_parent(parent: int) -> None:
+    """End the queue manager (as endmqm -i: SIGTERM) once the process that started it has ended, whatever killed
+    it: a test run's queue managers never outlive it."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="syncpoint-parent-watch", daemon=True).start()
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
@@ -98,8 +141,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cpus", default="auto")
     p.add_argument("--no-busy-poll", action="store_true")
     p.add_argument("--limit", action="append", default=[])
+    p.add_argument("--mqsc-config", default="", help="MQSC file or folder run before serving (crtmqm -ic)")
+    p.add_argument("--dev", action="store_true", help="IBM's developer configuration before serving")
+    p.add_argument("--end-with-parent", action="store_true", help="end (as endmqm -i) when the parent process ends")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    if a.end_with_parent:
+        _end_with_parent(os.getppid())
     code: int = run_server(
         a.qmgr,
         home=a.home,
@@ -111,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         cpus=a.cpus,
         busy_poll=not a.no_busy_poll,
         limits=Limits.parse(a.limit),
+        configure=(lambda host_qm: configure(host_qm, a.mqsc_config, a.dev)) if a.mqsc_config or a.dev else None,
     )
     return code
 

@@ -8,9 +8,8 @@ from __future__ import annotations
 import getpass
 import os
 import signal
-import subprocess
 import sys
-import time
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -25,12 +24,12 @@ from syncpoint.server import (
     available_cpus,
     check_spec,
     embedded_holder,
-    pid_alive,
     process_description,
     status,
 )
 
 from . import _settings as settings
+from ._process import StartError, spawn_server, wait_gone
 
 console = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -39,15 +38,6 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 def _fail(message: str, code: int) -> None:
     err.print(message, markup=False)
     raise typer.Exit(code)
-
-
-def _log_tail(path: os.PathLike[str] | str, since: int) -> str:
-    try:
-        with open(path, "rb") as f:
-            f.seek(since)
-            return f.read().decode(errors="replace").strip()
-    except OSError:
-        return ""
 
 
 def strmqm(
@@ -147,7 +137,13 @@ def strmqm(
         _fail(f"AMQ8101E: {e}.", 20)
         return
     values = {**saved, **given}
-    use = settings.effective(values)
+    try:
+        # crtmqm -ii: the settings of that file apply at every start (IBM's IniConfig), under those given here
+        ini = settings.load_file(Path(saved["ini-config"]), missing_ok=False) if saved.get("ini-config") else {}
+    except settings.SettingsError as e:
+        _fail(f"AMQ8101E: {e}.", 20)
+        return
+    use = settings.effective({**saved, **ini, **given})
     if use["tls-cert"] and not use["tls-key"]:
         _fail("AMQ8101E: --tls-cert needs --tls-key.", 20)
     try:
@@ -170,8 +166,10 @@ def strmqm(
     if not use["busy-poll"]:
         args.append("--no-busy-poll")
     for name in settings.LIMITS:
-        if name in values:
-            args += ["--limit", f"{name}={values[name]}"]
+        if name in values or name in ini:
+            args += ["--limit", f"{name}={use[name]}"]
+    if use["mqsc-config"]:
+        args += ["--mqsc-config", use["mqsc-config"]]
 
     def keep_settings() -> None:
         if values != saved:
@@ -185,40 +183,22 @@ def strmqm(
         keep_settings()
         console.print(f"syncpoint queue manager '{qmgr}' starting (in the foreground: its log follows).")
         raise typer.Exit(serve(args))
-    logdir = qdir / "errors"
-    _home.make_private_dirs(logdir)
-    log_path = logdir / "server.log"
-    since = log_path.stat().st_size if log_path.exists() else 0
-    cmd = [sys.executable, "-m", "syncpoint.cli._serve", *args]
-    with open(os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab") as log:
-        # The server process creates its files (server.json, status, the socket) private to the owner.
-        proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True, umask=0o077
-        )
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        exited = proc.poll()
-        if exited is not None:
-            detail = _log_tail(log_path, since) or f"the server exited with code {exited}"
-            lines = [ln for ln in detail.splitlines() if "AMQ" in ln] or detail.splitlines()[-5:]
-            _fail("\n".join(lines), exited if exited else 20)
-        info = server_info(qmgr)
-        if info is not None and info.get("pid") == proc.pid:
-            where = f"127.0.0.1 port {info['port']}" if info.get("port") else "no TCP"
-            if info.get("port") and info.get("host") != "127.0.0.1":
-                where = f"{info['host']} port {info['port']}"
-            console.print(f"syncpoint queue manager '{qmgr}' starting.")
-            console.print(
-                f"syncpoint queue manager '{qmgr}' started (pid {proc.pid}; {where}"
-                f"{', TLS' if info.get('tls') else ''}; socket {info['unix']}"
-                f"{'; CPU ' + info['cpus'] if info.get('cpus') else ''}"
-                f"{', busy polling' if info.get('busy_poll') else ''})."
-            )
-            keep_settings()
-            return
-        time.sleep(0.05)
-    proc.kill()
-    _fail(f"AMQ8101E: queue manager {qmgr} did not start within {timeout:.0f} s; see {log_path}.", 20)
+    try:
+        proc, info = spawn_server(qmgr, args, timeout=timeout)
+    except StartError as e:
+        _fail(e.message, e.code)
+        return
+    where = f"127.0.0.1 port {info['port']}" if info.get("port") else "no TCP"
+    if info.get("port") and info.get("host") != "127.0.0.1":
+        where = f"{info['host']} port {info['port']}"
+    console.print(f"syncpoint queue manager '{qmgr}' starting.")
+    console.print(
+        f"syncpoint queue manager '{qmgr}' started (pid {proc.pid}; {where}"
+        f"{', TLS' if info.get('tls') else ''}; socket {info['unix']}"
+        f"{'; CPU ' + info['cpus'] if info.get('cpus') else ''}"
+        f"{', busy polling' if info.get('busy_poll') else ''})."
+    )
+    keep_settings()
 
 
 def dspmqini(qmgr: Annotated[str, typer.Argument(help="queue manager name")]) -> None:
@@ -331,12 +311,9 @@ def endmqm(
         console.print(f"syncpoint queue manager '{qmgr}' ending.")
     # it has ended when its process has: not when its status file says so (the process may still be ending
     # its connections, and strmqm refuses until it has)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not pid_alive(pid):
-            console.print(f"syncpoint queue manager '{qmgr}' ended.")  # IBM's AMQ8004I
-            return
-        time.sleep(0.05)
+    if wait_gone(pid, timeout):
+        console.print(f"syncpoint queue manager '{qmgr}' ended.")  # IBM's AMQ8004I
+        return
     _fail(
         f"AMQ8101E: queue manager '{qmgr}' has not ended after {timeout:.0f} s (dspmq: {status(qmgr)}); "
         f"its process {pid} still runs.",

@@ -49,6 +49,11 @@ SETTINGS = (
     Setting("limits", "handshake-timeout", float, 10.0, "seconds a new connection has to say hello"),
     Setting("limits", "auth-delay-max", float, 5.0, "longest delay after failed authentications, in seconds"),
     Setting("limits", "reply-backlog", int, 4 * 1024 * 1024, "bytes of replies queued for one connection"),
+    # IBM's automatic configuration (qm.ini's AutoConfig stanza: MQSCConfig, IniConfig), given to crtmqm -ic / -ii
+    Setting(
+        "autoconfig", "mqsc-config", str, "", "MQSC file, or folder of .mqsc files in name order, run at every start"
+    ),
+    Setting("autoconfig", "ini-config", str, "", "a file of these settings (qm.toml's form) read at every start"),
 )
 BY_NAME = {s.name: s for s in SETTINGS}
 LIMITS = tuple(s.name for s in SETTINGS if s.section == "limits")
@@ -93,11 +98,17 @@ def convert(name: str, raw: Any) -> Any:
 
 def load(qdir: Path) -> dict[str, Any]:
     """The settings set in ``qm.toml`` (an empty dict when there is none); SettingsError naming what is wrong."""
-    path = settings_path(qdir)
+    return load_file(settings_path(qdir))
+
+
+def load_file(path: Path, missing_ok: bool = True) -> dict[str, Any]:
+    """The settings of a file in qm.toml's form (crtmqm -ii's file too); SettingsError naming what is wrong."""
     try:
         with open(path, "rb") as f:
             data = tomllib.load(f)
     except FileNotFoundError:
+        if not missing_ok:
+            raise SettingsError(f"{path}: the file does not exist") from None
         return {}
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise SettingsError(f"{path}: {e}") from None

@@ -426,7 +426,11 @@ class RemoteTransport:
         return result
 
     def endmqm(self, mode: str) -> str:
-        return str(self._call("endmqm", [mode]))
+        try:
+            return str(self._call("endmqm", [mode]))
+        finally:
+            # a control session has nothing more to ask: it closes, so the ending server never waits for it
+            self._broken("endmqm was sent; the control session is closed")
 
 
 def _check_size(data: bytes) -> None:

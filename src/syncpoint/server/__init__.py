@@ -8,18 +8,21 @@ the process lifecycle (strmqm / endmqm) are imported on demand: ``syncpoint.serv
 
 from typing import Any
 
-from syncpoint.host import ADMIN_VERBS, QueueManagerHost, available_cpus, check_spec
+from syncpoint.host import available_cpus, check_spec
 from syncpoint.wire import DEFAULT_MAX_FRAME, PROTOCOL_VERSIONS, ProtocolError
 
 from ._auth import Users
 from ._limits import Limits
 
 _LAZY = {
+    "ADMIN_VERBS": "syncpoint.host",  # the host loads the engine: not for a look from outside (strmqm, endmqm)
+    "QueueManagerHost": "syncpoint.host",
     "Server": "._server",
     "ServerStats": "._server",
     "run_server": "._lifecycle",
     "server_info": "._lifecycle",
     "status": "._lifecycle",
+    "starting_pid": "._lifecycle",
     "pid_alive": "._lifecycle",
     "embedded_holder": "._lifecycle",
     "lock_holder": "._lifecycle",
@@ -63,5 +66,6 @@ __all__ = [
     "run_server",
     "serve_channel_requests",
     "server_info",
+    "starting_pid",
     "status",
 ]

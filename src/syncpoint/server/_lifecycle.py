@@ -4,6 +4,8 @@ Files in the queue manager's folder (``$SYNCPOINT_HOME/qmgrs/NAME``):
 
 * ``server.json`` — written once the server accepts connections, removed when it ends: its pid, TCP address,
   Unix socket path and state. A file whose pid is gone means the server died (dspmq: "Ended unexpectedly").
+* ``starting.json`` — the pid of a server that is starting (opening its files, running its automatic
+  configuration), removed once it accepts connections or gives up: dspmq says "Starting".
 * ``status`` — how the server last ended: ``Ended normally`` (endmqm -c), ``Ended immediately`` (-i),
   ``Ended preemptively`` (-p).
 * ``errors/server.log`` — the server's log (strmqm starts it in the background with this as its output).
@@ -34,6 +36,7 @@ from ._limits import FD_RESERVE, OVERFLOW, Limits
 
 log = logging.getLogger("syncpoint.server")
 
+STATUS_STARTING = "Starting"
 STATUS_RUNNING = "Running"
 STATUS_ENDED_NORMALLY = "Ended normally"
 STATUS_ENDED_IMMEDIATELY = "Ended immediately"
@@ -42,6 +45,9 @@ STATUS_ENDED_UNEXPECTEDLY = "Ended unexpectedly"
 # not one of IBM's: the queue manager runs inside a program's own process (``syncpoint.connect`` embedded), so it
 # is running (strmqm refuses, its files are in use) but no other process can connect to it
 STATUS_RUNNING_EMBEDDED = "Running embedded"
+
+
+STARTING_FILE = "starting.json"  # the pid of a server that is starting, until it writes server.json
 
 
 def unix_socket_path(qdir: Path) -> str:
@@ -142,8 +148,20 @@ def embedded_holder(name: str, home: str | os.PathLike[str] | None = None) -> in
     return None if info is not None and info.get("pid") == pid else pid
 
 
+def starting_pid(name: str, home: str | os.PathLike[str] | None = None) -> int | None:
+    """The process of a server of ``name`` that is starting (not yet accepting connections); None otherwise."""
+    try:
+        info = json.loads((_home.qmgr_dir(name, home) / STARTING_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    pid = info.get("pid") if isinstance(info, dict) else None
+    return pid if isinstance(pid, int) and _pid_alive(pid) else None
+
+
 def status(name: str, home: str | os.PathLike[str] | None = None) -> str:
     qdir = _home.qmgr_dir(name, home)
+    if not (qdir / "server.json").exists() and starting_pid(name, home) is not None:
+        return STATUS_STARTING
     if (qdir / "server.json").exists():
         info = server_info(name, home)
         if info is None:
@@ -226,11 +244,52 @@ def run_server(
     cpus: str = "auto",
     busy_poll: bool = True,
     limits: Limits | None = None,
+    configure: Callable[[Any], int] | None = None,
 ) -> int:
     """Run the server of queue manager ``name`` in this process until endmqm; returns the exit code.
 
     ``start_tools(server, host, users)`` starts the tools that live in the server's process (the PCF command
-    server, from the layer above) and returns what stops them; the process entry point supplies it."""
+    server, from the layer above) and returns what stops them; the process entry point supplies it.
+    ``configure(host)`` runs before the server listens (automatic configuration, from the layer above): a
+    non-zero return is the exit code of a start it refused. Meanwhile ``starting.json`` names the process, so
+    dspmq says "Starting"."""
+    starting = _home.qmgr_dir(name, home) / STARTING_FILE
+    try:
+        return _run_server(
+            name,
+            home,
+            host,
+            port,
+            tls_cert,
+            tls_key,
+            start_tools,
+            grace,
+            cpus,
+            busy_poll,
+            limits,
+            configure,
+            starting,
+        )
+    finally:
+        with contextlib.suppress(OSError):
+            starting.unlink()
+
+
+def _run_server(
+    name: str,
+    home: str | os.PathLike[str] | None,
+    host: str | None,
+    port: int | None,
+    tls_cert: str | None,
+    tls_key: str | None,
+    start_tools: Callable[[Any, Any, Any], Callable[[], None]] | None,
+    grace: float,
+    cpus: str,
+    busy_poll: bool,
+    limits: Limits | None,
+    configure: Callable[[Any], int] | None,
+    starting: Path,
+) -> int:
     from syncpoint.host import QueueManagerHost
     from syncpoint.store import SQLiteStore, StoreError
 
@@ -249,6 +308,7 @@ def run_server(
     if server_info(name, home) is not None:
         print(f"AMQ5051E: queue manager {name} is already running.", file=sys.stderr)
         return 5
+    _write_json(starting, {"pid": os.getpid(), "started": time.time()})
     try:
         pinned = pin(cpus, qdir, _cpus_of_other_servers(name, home))
     except (ValueError, OSError) as e:
@@ -290,6 +350,15 @@ def run_server(
     except Exception as e:  # e.g. MQMIError from a definition the engine rejects
         print(f"AMQ8101E: queue manager {name} cannot start: {e}", file=sys.stderr)
         return 20
+    if configure is not None:
+        try:
+            refused = configure(host_qm)
+        except Exception as e:
+            print(f"AMQ8101E: queue manager {name} cannot start: its configuration failed: {e}", file=sys.stderr)
+            refused = 20
+        if refused:
+            host_qm.close(abnormal=False)
+            return refused
     sock_path = unix_socket_path(qdir)
     limits = _room_for(limits if limits is not None else Limits())
     log.info("limits: %s", limits.describe())
@@ -322,6 +391,8 @@ def run_server(
             "started": time.time(),
         }
         _write_json(info_path, info)
+        with contextlib.suppress(OSError):
+            starting.unlink()
 
         def on_state(state: str) -> None:
             info["state"] = state
@@ -337,9 +408,11 @@ def run_server(
             # every unit of work is backed out already; applications' further calls get MQRC_Q_MGR_STOPPING
             host_qm.close(abnormal=True)
             (qdir / "status").write_text(STATUS_ENDED_IMMEDIATELY + "\n")
+            # the calls in flight get their 2162 before the sockets close; an idle application finds its
+            # connection broken at its next call (IBM: "Any MQI requests issued after the command … fail")
             deadline = loop.time() + grace
-            while server.sessions and loop.time() < deadline:
-                await asyncio.sleep(0.05)
+            while _answering(server) and loop.time() < deadline:
+                await asyncio.sleep(0.005)
         await server.close()
         if how == "controlled":
             host_qm.close(abnormal=False)
@@ -351,7 +424,8 @@ def run_server(
 
         runner: Any = uvloop.run
     except ImportError:
-        runner = asyncio.run
+        runner = asyncio.run  # slower, never blocked: nothing compiled is required (issue 38, item 5)
+    log.info("event loop: %s; msgpack: %s", "uvloop" if runner is not asyncio.run else "asyncio", _msgpack_kind())
     how = runner(main())
     if how == "preemptive":
         (qdir / "status").write_text(STATUS_ENDED_PREEMPTIVELY + "\n")
@@ -365,6 +439,20 @@ def run_server(
     with contextlib.suppress(OSError):
         info_path.unlink()
     return 0 if how != "failed" else 20
+
+
+def _msgpack_kind() -> str:
+    """Whether msgpack runs compiled or its pure-Python fallback (MSGPACK_PUREPYTHON=1, or no wheel)."""
+    import msgpack
+    from msgpack import fallback
+
+    return "pure Python" if msgpack.Packer is fallback.Packer else "compiled"
+
+
+def _answering(server: Any) -> bool:
+    """Whether an application's session still has a call to answer (endmqm's own control session does not
+    count: it only waits for the end)."""
+    return any(not s.control and (s.inbox or s.outbox or s.in_worker) for s in server.sessions)
 
 
 def _room_for(limits: Limits) -> Limits:

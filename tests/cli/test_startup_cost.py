@@ -1,0 +1,67 @@
+"""A queue manager starts and ends in a fraction of a second (issue 38, item 2): the commands a test suite or a
+container's probe runs all the time load only what they use, never the engine, the store or the tools, and the
+server's process loads no command-line parser. (What this saves is measured by bench/startup.py; the tests check
+what is loaded, never how long it took.)"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = (
+    "syncpoint.engine",
+    "syncpoint.store",
+    "syncpoint.mqsc",
+    "syncpoint.channel",
+    "syncpoint.flow",
+    "syncpoint.dlq",
+    "syncpoint.pcf",
+    "syncpoint.trigger",
+)
+
+COMMAND = """
+import sys
+sys.argv = ["syncpoint", *{args!r}]
+from syncpoint.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+print(sorted({{m.split(".")[0] + "." + m.split(".")[1] for m in sys.modules if m.startswith({heavy!r})}}))
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("strmqm", "NOSUCH"),
+        ("endmqm", "-i", "NOSUCH"),
+        ("dspmq",),
+        ("chkmqready", "NOSUCH"),
+        ("chkmqhealthy", "NOSUCH"),
+    ],
+    ids=lambda a: a[0],
+)
+def test_the_timed_commands_load_neither_the_engine_nor_the_tools(args: tuple[str, ...], tmp_path: Path) -> None:
+    import os
+
+    env = dict(os.environ, SYNCPOINT_HOME=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-c", COMMAND.format(args=list(args), heavy=HEAVY)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
+
+
+def test_the_servers_process_loads_no_command_line_parser() -> None:
+    script = "\n".join(
+        ["import sys, syncpoint.cli._serve", "print(sorted(m for m in ('typer', 'rich', 'click') if m in sys.modules))"]
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
