@@ -27,7 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from syncpoint import _home
+from syncpoint._home import home as _home_dir
+from syncpoint._home import qmgr_dir
 from syncpoint.host import POLLER, can_poll, format_cpu_list, parse_cpu_list, pin
 
 from ._limits import FD_RESERVE, OVERFLOW, Limits
@@ -71,7 +72,7 @@ def _pid_alive(pid: int) -> bool:
 
 def server_info(name: str, home: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
     """What ``server.json`` says of a live server of queue manager ``name``; None when none is running."""
-    path = _home.qmgr_dir(name, home) / "server.json"
+    path = qmgr_dir(name, home) / "server.json"
     try:
         info: dict[str, Any] = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -88,7 +89,7 @@ def lock_holder(name: str, home: str | os.PathLike[str] | None = None) -> int | 
     The lock is only looked at, never taken (taking it, even for an instant, could make a starting queue manager
     fail): the kernel's table of locks (``/proc/locks``) names the holder of the lock file's inode; where there
     is no such table, the pid the holder wrote in the file is taken if that process is alive."""
-    path = _home.qmgr_dir(name, home) / "qm.db.lock"
+    path = qmgr_dir(name, home) / "qm.db.lock"
     try:
         st = path.stat()
         written = path.read_text(encoding="ascii", errors="replace").strip()
@@ -143,7 +144,7 @@ def embedded_holder(name: str, home: str | os.PathLike[str] | None = None) -> in
 
 
 def status(name: str, home: str | os.PathLike[str] | None = None) -> str:
-    qdir = _home.qmgr_dir(name, home)
+    qdir = qmgr_dir(name, home)
     if (qdir / "server.json").exists():
         info = server_info(name, home)
         if info is None:
@@ -188,7 +189,7 @@ def _poll_while_alone(name: str, home: str | os.PathLike[str] | None, cpus: set[
 def _cpus_of_other_servers(name: str, home: str | os.PathLike[str] | None) -> dict[int, int]:
     """How many running servers of this home, other than ``name``'s, are pinned to each CPU."""
     taken: dict[int, int] = {}
-    for path in (_home.home(home) / "qmgrs").glob("*/server.json"):
+    for path in (_home_dir(home) / "qmgrs").glob("*/server.json"):
         info = server_info(path.parent.name, home) if path.parent.name != name else None
         try:
             cpus = parse_cpu_list(info["cpus"]) if info and isinstance(info.get("cpus"), str) else ()
@@ -237,7 +238,7 @@ def run_server(
     from ._auth import Users
     from ._server import Server
 
-    qdir = _home.qmgr_dir(name, home)
+    qdir = qmgr_dir(name, home)
     db = qdir / "qm.db"
     if not db.exists():
         print(f"AMQ7048E: queue manager {name} does not exist under {qdir.parent}.", file=sys.stderr)
