@@ -28,6 +28,7 @@ from syncpoint.mqi import constants as C
 from syncpoint.store import Pending
 from syncpoint.wire import Hello, ServerProtocol
 
+from ._auth import check_password, checkers
 from ._hub import Hub, warn_now
 from ._limits import OVERFLOW
 
@@ -75,6 +76,9 @@ class Handshake:
                 self.address = str(peername[0])
             self.counted = True
             server.tcp_sessions += 1
+            from_address = server.addresses[self.address] = server.addresses.get(self.address, 0) + 1
+            if from_address > limits.max_connections_per_address:
+                self.over_limit = True  # IBM's MAXINSTC: its hello is answered MQRC_MAX_CONNS_LIMIT_REACHED
             if server.tcp_sessions > limits.max_connections:
                 self.over_limit = True  # its hello is answered MQRC_MAX_CONNS_LIMIT_REACHED
                 if server.tcp_sessions > limits.max_connections + OVERFLOW:
@@ -90,7 +94,11 @@ class Handshake:
         """The connection ended: it no longer counts, its handshake deadline is gone."""
         if self.counted:
             self.counted = False
-            self.server.tcp_sessions -= 1
+            server = self.server
+            server.tcp_sessions -= 1
+            left = server.addresses.pop(self.address, 1) - 1
+            if left > 0:
+                server.addresses[self.address] = left
         if self._handshake is not None:
             self._handshake.cancel()
             self._handshake = None
@@ -144,53 +152,52 @@ class Handshake:
         loop = server.loop
         assert users is not None and loop is not None
         self.blocked = True  # scrypt takes tens of milliseconds: off the loop, the session waits for it
-        source = (self.address, hello.user)
+        address = self.address
         throttle = server.throttle
 
         def checked(f: asyncio.Future[bool]) -> None:
             if self.closing:
                 return
-            if f.exception() is not None or not f.result():
-                throttle.failed(source)
-                server.stats.auth_failures += 1
-                log.warning("connection from %s: authentication failed for user %r", self.peer, hello.user)
-                self._refuse(
-                    hello, MQMIError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, "the user or password is not valid")
-                )
+            if f.exception() is None and f.result():
+                self._connect(hello)
+                self.unblock()
                 return
-            throttle.succeeded(source)
-            self._connect(hello)
-            self.unblock()
+            delay = throttle.failed(address)  # FAILDLAY: this failed connection waits, no other
+            server.stats.auth_failures += 1
+            log.warning(
+                "connection from %s: authentication failed for user %r (failure %d from this address in a row: "
+                "answered in %.1f s, strmqm --limit auth-delay-max)",
+                self.peer,
+                hello.user,
+                throttle.failures(address),
+                delay,
+            )
+            error = MQMIError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, "the user or password is not valid")
+            loop.call_later(delay, self._refuse_unless_closed, hello, error)
 
-        def check() -> None:
-            if not self.closing:
-                loop.run_in_executor(None, users.check, hello.user, hello.password).add_done_callback(checked)
+        loop.run_in_executor(
+            checkers(), check_password, users, hello.user, hello.password, lambda: not self.closing
+        ).add_done_callback(checked)
 
-        delay = throttle.wait(source)  # after failures from this address for this user: its turn comes later
-        if delay > 0:
-            loop.call_later(delay, check)
-        else:
-            check()
+    def _refuse_unless_closed(self, hello: Hello, error: MQMIError) -> None:
+        if not self.closing:
+            self._refuse(hello, error)
 
     def _refuse_over_limit(self, hello: Hello) -> None:
-        """MQRC_MAX_CONNS_LIMIT_REACHED (2025): more connections than max-connections."""
+        """MQRC_MAX_CONNS_LIMIT_REACHED (2025): too many connections, from everyone or from this address."""
         server = self.server
+        limits = server.limits
         server.stats.refused_limit += 1
-        if warn_now("max-connections"):
+        if server.addresses.get(self.address, 0) > limits.max_connections_per_address:
+            limit, name, whom = limits.max_connections_per_address, "max-connections-per-address", "from one address"
+        else:
+            limit, name, whom = limits.max_connections, "max-connections", "in all"
+        if warn_now(name):
             log.warning(
-                "refusing connections beyond %d (strmqm --limit max-connections), e.g. from %s",
-                server.limits.max_connections,
-                self.peer,
+                "refusing connections beyond %d %s (strmqm --limit %s), e.g. from %s", limit, whom, name, self.peer
             )
-        limit = server.limits.max_connections
-        self._refuse(
-            hello,
-            MQMIError(
-                C.MQCC_FAILED,
-                C.MQRC_MAX_CONNS_LIMIT_REACHED,
-                f"the queue manager serves at most {limit} network connections at once",
-            ),
-        )
+        text = f"the queue manager serves at most {limit} network connections at once {whom}"
+        self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_MAX_CONNS_LIMIT_REACHED, text))
 
     def _connect(self, hello: Hello) -> None:
         server = self.server

@@ -9,6 +9,7 @@ their own module so that neither side imports the other to name its type.
 from __future__ import annotations
 
 import asyncio
+import collections
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,6 +40,45 @@ class SessionFace(Protocol):
     def unblock(self) -> None: ...
 
 
+class FrameWaiter(Protocol):
+    """A session whose large frame waits for the budget of partial frames (``_frames.Frames``)."""
+
+    _frame_size: int
+
+    def _frame_granted(self) -> None: ...
+
+
+class PartialFrames:
+    """The server's budget of bytes held by large frames still arriving, and the frames waiting for it."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.held = 0
+        self.waiting: collections.deque[FrameWaiter] = collections.deque()
+
+    def reserve(self, frames: FrameWaiter, size: int) -> bool:
+        """Take ``size`` bytes for ``frames``' frame now (True), or queue it until they come back (False)."""
+        if not self.waiting and self.held + size <= self.budget:
+            self.held += size
+            return True
+        self.waiting.append(frames)
+        return False
+
+    def release(self, size: int) -> None:
+        self.held -= size
+        while self.waiting and self.held + self.waiting[0]._frame_size <= self.budget:
+            frames = self.waiting.popleft()
+            self.held += frames._frame_size
+            frames._frame_granted()
+
+    def forget(self, frames: FrameWaiter) -> None:
+        try:
+            self.waiting.remove(frames)
+        except ValueError:
+            return
+        self.release(0)  # the frames behind it may fit now
+
+
 class Hub(Protocol):
     """What a session needs of its server (``_server.Server``)."""
 
@@ -52,6 +92,8 @@ class Hub(Protocol):
     limits: Limits
     throttle: Throttle
     tcp_sessions: int
+    addresses: dict[str, int]  # TCP connections open now, by address (max-connections-per-address)
+    partial: PartialFrames
 
     @property
     def state(self) -> str: ...

@@ -200,6 +200,22 @@ def _cpus_of_other_servers(name: str, home: str | os.PathLike[str] | None) -> di
     return taken
 
 
+def _record(where: Path, write: Callable[[], object]) -> None:
+    """Write one of the server's files in the queue manager's folder; when it cannot be written (the folder was
+    removed under the running server, the disk is full), say so on standard error (strmqm's log, or the terminal
+    of --foreground) and go on: ending must not stop halfway for a file that only tells how it ended (issue 39,
+    item 13: with its home removed the server ignored SIGTERM)."""
+    try:
+        write()
+    except OSError as e:
+        print(
+            f"AMQ6184E: queue manager server: {where} cannot be written ({e.strerror or e}): "
+            "its folder may have been removed; the server goes on ending without it.",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
 def _write_json(path: Path, data: dict[str, Any]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=1))
@@ -322,7 +338,7 @@ def run_server(
 
         def on_state(state: str) -> None:
             info["state"] = state
-            _write_json(info_path, info)
+            _record(info_path, lambda: _write_json(info_path, info))
 
         server.on_state = on_state
         stop_tools = start_tools(server, host_qm, users) if start_tools is not None else (lambda: None)
@@ -333,14 +349,14 @@ def run_server(
         if how == "immediate":
             # every unit of work is backed out already; applications' further calls get MQRC_Q_MGR_STOPPING
             host_qm.close(abnormal=True)
-            (qdir / "status").write_text(STATUS_ENDED_IMMEDIATELY + "\n")
+            _record(qdir, lambda: (qdir / "status").write_text(STATUS_ENDED_IMMEDIATELY + "\n"))
             deadline = loop.time() + grace
             while server.sessions and loop.time() < deadline:
                 await asyncio.sleep(0.05)
         await server.close()
         if how == "controlled":
             host_qm.close(abnormal=False)
-            (qdir / "status").write_text(STATUS_ENDED_NORMALLY + "\n")
+            _record(qdir, lambda: (qdir / "status").write_text(STATUS_ENDED_NORMALLY + "\n"))
         return how
 
     try:
@@ -351,7 +367,7 @@ def run_server(
         runner = asyncio.run
     how = runner(main())
     if how == "preemptive":
-        (qdir / "status").write_text(STATUS_ENDED_PREEMPTIVELY + "\n")
+        _record(qdir, lambda: (qdir / "status").write_text(STATUS_ENDED_PREEMPTIVELY + "\n"))
         if host_qm.errorlog is not None:
             host_qm.errorlog.ended("preemptively (the next start backs out what was in flight)")
         with contextlib.suppress(OSError):

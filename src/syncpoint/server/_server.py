@@ -38,9 +38,9 @@ from syncpoint.mqi import MQMIError
 from syncpoint.store import Pending
 from syncpoint.wire import DEFAULT_MAX_FRAME
 
-from ._auth import Throttle, Users
+from ._auth import Throttle, Users, stop_checks
 from ._channel import channel_hconns
-from ._hub import ParkedGet, ServerStats, SessionFace
+from ._hub import ParkedGet, PartialFrames, ServerStats, SessionFace
 from ._limits import Limits
 from ._session import Session
 from ._syncer import Durable, Syncer
@@ -73,6 +73,8 @@ class Server:
         self.limits = limits if limits is not None else Limits()
         self.throttle = Throttle(self.limits.auth_delay_max)
         self.tcp_sessions = 0  # TCP connections open now, counted against limits.max_connections
+        self.addresses: dict[str, int] = {}  # the same by address, against limits.max_connections_per_address
+        self.partial = PartialFrames(self.limits.partial_frame_budget)
         self.on_state: Callable[[str], None] | None = None  # told "quiescing" / "stopping" as ending begins
         self.sessions: set[SessionFace] = set()
         self.stats = ServerStats()
@@ -132,6 +134,7 @@ class Server:
                 pass
         if self.syncer is not None:
             self.syncer.stop()
+        stop_checks()
 
     @property
     def state(self) -> str:

@@ -40,6 +40,7 @@ from syncpoint.wire import (
     encode_reply,
 )
 
+from ._frames import Frames
 from ._gets import Gets
 from ._handshake import Handshake
 from ._hub import Hub, ParkedGet, ServerStats
@@ -62,7 +63,7 @@ class _Broken:
 LINGER = 2.0  # seconds a connection ended by the server reads and drops what its client still sends
 
 
-class Session(Gets, Handshake, asyncio.Protocol):
+class Session(Gets, Handshake, Frames, asyncio.Protocol):
     """One connection: one MQI session with its requests run in order."""
 
     def __init__(self, server: Hub, local: bool) -> None:
@@ -90,6 +91,11 @@ class Session(Gets, Handshake, asyncio.Protocol):
         self.write_full = False
         self._handshake: asyncio.TimerHandle | None = None
         self._fatal_slot: list[Any] | None = None
+        self._frame_since: float | None = None  # the frame partly received (_frames.py)
+        self._frame_size = -1
+        self._frame_held = 0
+        self._frame_waits = False
+        self._frame_timer: asyncio.TimerHandle | None = None
         self.tunnel: Tunnel | None = None  # a requester's connection now carries a SVR's channel (_channel.py)
 
     # -- transport events -----------------------------------------------------------------------------
@@ -120,6 +126,8 @@ class Session(Gets, Handshake, asyncio.Protocol):
             # the requests that came whole before the break are run and answered first, however TCP split them
             events = [*e.events, _Broken(e.detail)]
         self.inbox.extend(events)
+        if self._frame_since is not None or self.proto.decoder.buffered:
+            self._track_frame(bool(events))
         self._pump()
         if len(self.inbox) + len(self.outbox) > MAX_BACKLOG:
             self._update_reading()
@@ -132,6 +140,7 @@ class Session(Gets, Handshake, asyncio.Protocol):
         if self.tunnel is not None:
             self.tunnel.close()
         self._release()
+        self._frame_stop()
         self.server.sessions.discard(self)
         self.server.stats.sessions -= 1
         if self.waiter is not None:
@@ -154,7 +163,7 @@ class Session(Gets, Handshake, asyncio.Protocol):
         transport = self.transport
         if transport is None or self.closing or transport.is_closing():
             return
-        pause = self.write_full or len(self.inbox) + len(self.outbox) > MAX_BACKLOG
+        pause = self.write_full or self._frame_waits or len(self.inbox) + len(self.outbox) > MAX_BACKLOG
         if pause != self.reading_paused:
             self.reading_paused = pause
             if pause:
