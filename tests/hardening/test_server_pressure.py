@@ -36,6 +36,13 @@ def raw(port: int, source: str = "127.0.0.1") -> Raw:
     return r
 
 
+def run_all(threads: list[threading.Thread]) -> None:
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def server_log(home: Path) -> str:
     return (home / "qmgrs/QML/errors/server.log").read_text()
 
@@ -85,11 +92,7 @@ def test_a_right_password_is_answered_at_once_while_its_address_keeps_guessing(
 
     # the right password from the guessing address and from another, at the same time: the same checks queue
     # before both (the machine may be slow); only the failure delay could set them apart
-    both = [threading.Thread(target=timed, args=(source,)) for source in ("127.0.0.1", "127.0.0.2")]
-    for t in both:
-        t.start()
-    for t in both:
-        t.join()
+    run_all([threading.Thread(target=timed, args=(source,)) for source in ("127.0.0.1", "127.0.0.2")])
     stop.set()
     (same, same_reply), (other, other_reply) = times["127.0.0.1"], times["127.0.0.2"]
     assert same_reply.status == other_reply.status == wire.OK
@@ -214,11 +217,7 @@ def test_partial_frames_hold_at_most_the_budget_the_rest_wait_and_one_beyond_it_
         except TimeoutError:  # not read for 10 s: the server waits with this frame
             done[i] = False
 
-    threads = [threading.Thread(target=send, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_all([threading.Thread(target=send, args=(i,)) for i in range(8)])
     grown = rss(info["pid"]) - before
     assert sorted(done.values()) == [False] * 7 + [True], done
     assert grown < 48 * MiB, f"the server grew by {grown // MiB} MiB (8 partial frames of 16 MiB: 128 MiB)"
@@ -271,11 +270,7 @@ def test_failed_password_checks_do_not_grow_the_server_for_good(
             r.close()
             assert reply is not None and reply.body[1] == C.MQRC_NOT_AUTHORIZED
 
-    threads = [threading.Thread(target=fail, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_all([threading.Thread(target=fail, args=(i,)) for i in range(4)])
     grown = rss(info["pid"]) - before
     assert grown < 12 * MiB, f"200 failed hellos grew the server by {grown / MiB:.1f} MiB"
 

@@ -166,18 +166,19 @@ def _admin(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any
 _SIGNATURES: dict[tuple[type, str], inspect.Signature] = {}
 
 
-def _split_union(annotation: str) -> list[str]:
-    """``"dict[str, Any] | None"`` -> ``["dict[str, Any]", "None"]`` (at the top level only)."""
+def _split_top(text: str, sep: str) -> list[str]:
+    """``text`` split at ``sep`` outside brackets: ``("dict[str, Any] | None", "|")`` -> ``["dict[str, Any]",
+    "None"]``."""
     parts, depth, start = [], 0, 0
-    for i, ch in enumerate(annotation):
+    for i, ch in enumerate(text):
         if ch == "[":
             depth += 1
         elif ch == "]":
             depth -= 1
-        elif ch == "|" and depth == 0:
-            parts.append(annotation[start:i].strip())
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i].strip())
             start = i + 1
-    parts.append(annotation[start:].strip())
+    parts.append(text[start:].strip())
     return parts
 
 
@@ -186,7 +187,7 @@ def _fits(annotation: Any, value: Any) -> bool:
     list[...], dict[...], a union of these with None; any other annotation (Any, a class) is not checked here."""
     if not isinstance(annotation, str):
         return True
-    for alt in _split_union(annotation):
+    for alt in _split_top(annotation, "|"):
         base, _, inner = alt.partition("[")
         if alt == "None":
             ok = value is None
@@ -201,26 +202,13 @@ def _fits(annotation: Any, value: Any) -> bool:
         elif base == "list":
             ok = isinstance(value, list) and (not inner or all(_fits(inner[:-1], v) for v in value))
         elif base == "dict":
-            key = _split_key(inner[:-1]) if inner else ""
+            key = _split_top(inner[:-1], ",")[0] if inner else ""
             ok = isinstance(value, dict) and (not key or all(_fits(key, k) for k in value))
         else:
             return True
         if ok:
             return True
     return False
-
-
-def _split_key(pair: str) -> str:
-    """The key type of ``"str, Any"``."""
-    depth = 0
-    for i, ch in enumerate(pair):
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            return pair[:i].strip()
-    return ""
 
 
 def admin_arguments(fn: Any, verb: str, pargs: list[Any], kwargs: dict[str, Any]) -> None:
