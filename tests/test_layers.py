@@ -58,8 +58,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("host", ("syncpoint.host",)),
     ("engine", ("syncpoint.engine",)),
     ("storage", ("syncpoint.store",)),
-    # syncpoint.__version__ is read by the server's handshake: a constant of the root package, below everything
-    ("vocabulary", ("syncpoint.mqi", "syncpoint.wire", "syncpoint._home", "syncpoint.__version__")),
+    # the version (read by the server's handshake) and the homes' layout: small modules below everything
+    ("vocabulary", ("syncpoint.mqi", "syncpoint.wire", "syncpoint._home", "syncpoint._version")),
 ]
 
 # Tools reach a queue manager only through the client: below their own layer they import only these.

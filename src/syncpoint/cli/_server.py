@@ -79,7 +79,8 @@ def strmqm(
     limit: Annotated[
         list[str] | None,
         typer.Option(
-            help="a server limit NAME=VALUE (repeatable): max-connections, handshake-timeout, auth-delay-max, "
+            help="a server limit NAME=VALUE (repeatable): max-connections, max-connections-per-address, "
+            "handshake-timeout, frame-timeout, frame-seconds-per-mib, partial-frame-budget, auth-delay-max, "
             "reply-backlog (docs/protocol.md)"
         ),
     ] = None,

@@ -46,7 +46,11 @@ SETTINGS = (
     Setting("server", "cpus", str, "auto", "CPUs the server runs on: auto, all, or a list such as 1 or 0-3"),
     Setting("server", "busy-poll", bool, True, "while busy, keep the server's CPU polling (one CPU)"),
     Setting("limits", "max-connections", int, 1000, "connections served at once"),
+    Setting("limits", "max-connections-per-address", int, 100, "connections served at once from one address"),
     Setting("limits", "handshake-timeout", float, 10.0, "seconds a new connection has to say hello"),
+    Setting("limits", "frame-timeout", float, 10.0, "seconds a started frame has to arrive, plus the next"),
+    Setting("limits", "frame-seconds-per-mib", float, 5.0, "more seconds a started frame has per MiB it announces"),
+    Setting("limits", "partial-frame-budget", int, 512 * 1024 * 1024, "bytes held at once for large partial frames"),
     Setting("limits", "auth-delay-max", float, 5.0, "longest delay after failed authentications, in seconds"),
     Setting("limits", "reply-backlog", int, 4 * 1024 * 1024, "bytes of replies queued for one connection"),
     # IBM's automatic configuration (qm.ini's AutoConfig stanza: MQSCConfig, IniConfig), given to crtmqm -ic / -ii

@@ -191,6 +191,7 @@ class ErrorLogHandler(logging.Handler):
         ("refusing connections beyond", "AMQ9513E", "A connection was refused: the maximum number was reached."),
         ("no hello within", "AMQ9271E", "A connection was closed: it sent no hello in time."),
         ("sent no hello within", "AMQ9271E", "A connection was closed: it sent no hello in time."),
+        ("a frame did not arrive within", "AMQ9271E", "A connection was closed: its frame did not arrive in time."),
     )
 
     def __init__(self, errorlog: ErrorLog, folder: Path) -> None:

@@ -29,7 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from syncpoint import _home
+from syncpoint._home import home as _home_dir
+from syncpoint._home import missing_store, qmgr_dir
 from syncpoint.host import POLLER, can_poll, format_cpu_list, parse_cpu_list, pin
 
 from ._limits import FD_RESERVE, OVERFLOW, Limits
@@ -77,7 +78,7 @@ def _pid_alive(pid: int) -> bool:
 
 def server_info(name: str, home: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
     """What ``server.json`` says of a live server of queue manager ``name``; None when none is running."""
-    path = _home.qmgr_dir(name, home) / "server.json"
+    path = qmgr_dir(name, home) / "server.json"
     try:
         info: dict[str, Any] = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -94,7 +95,7 @@ def lock_holder(name: str, home: str | os.PathLike[str] | None = None) -> int | 
     The lock is only looked at, never taken (taking it, even for an instant, could make a starting queue manager
     fail): the kernel's table of locks (``/proc/locks``) names the holder of the lock file's inode; where there
     is no such table, the pid the holder wrote in the file is taken if that process is alive."""
-    path = _home.qmgr_dir(name, home) / "qm.db.lock"
+    path = qmgr_dir(name, home) / "qm.db.lock"
     try:
         st = path.stat()
         written = path.read_text(encoding="ascii", errors="replace").strip()
@@ -151,7 +152,7 @@ def embedded_holder(name: str, home: str | os.PathLike[str] | None = None) -> in
 def starting_pid(name: str, home: str | os.PathLike[str] | None = None) -> int | None:
     """The process of a server of ``name`` that is starting (not yet accepting connections); None otherwise."""
     try:
-        info = json.loads((_home.qmgr_dir(name, home) / STARTING_FILE).read_text())
+        info = json.loads((qmgr_dir(name, home) / STARTING_FILE).read_text())
     except (OSError, ValueError):
         return None
     pid = info.get("pid") if isinstance(info, dict) else None
@@ -159,7 +160,7 @@ def starting_pid(name: str, home: str | os.PathLike[str] | None = None) -> int |
 
 
 def status(name: str, home: str | os.PathLike[str] | None = None) -> str:
-    qdir = _home.qmgr_dir(name, home)
+    qdir = qmgr_dir(name, home)
     if not (qdir / "server.json").exists() and starting_pid(name, home) is not None:
         return STATUS_STARTING
     if (qdir / "server.json").exists():
@@ -206,7 +207,7 @@ def _poll_while_alone(name: str, home: str | os.PathLike[str] | None, cpus: set[
 def _cpus_of_other_servers(name: str, home: str | os.PathLike[str] | None) -> dict[int, int]:
     """How many running servers of this home, other than ``name``'s, are pinned to each CPU."""
     taken: dict[int, int] = {}
-    for path in (_home.home(home) / "qmgrs").glob("*/server.json"):
+    for path in (_home_dir(home) / "qmgrs").glob("*/server.json"):
         info = server_info(path.parent.name, home) if path.parent.name != name else None
         try:
             cpus = parse_cpu_list(info["cpus"]) if info and isinstance(info.get("cpus"), str) else ()
@@ -215,6 +216,22 @@ def _cpus_of_other_servers(name: str, home: str | os.PathLike[str] | None) -> di
         for cpu in cpus:
             taken[cpu] = taken.get(cpu, 0) + 1
     return taken
+
+
+def _record(where: Path, write: Callable[[], object]) -> None:
+    """Write one of the server's files in the queue manager's folder; when it cannot be written (the folder was
+    removed under the running server, the disk is full), say so on standard error (strmqm's log, or the terminal
+    of --foreground) and go on: ending must not stop halfway for a file that only tells how it ended (issue 39,
+    item 13: with its home removed the server ignored SIGTERM)."""
+    try:
+        write()
+    except OSError as e:
+        print(
+            f"AMQ6184E: queue manager server: {where} cannot be written ({e.strerror or e}): "
+            "its folder may have been removed; the server goes on ending without it.",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
@@ -253,7 +270,7 @@ def run_server(
     ``configure(host)`` runs before the server listens (automatic configuration, from the layer above): a
     non-zero return is the exit code of a start it refused. Meanwhile ``starting.json`` names the process, so
     dspmq says "Starting"."""
-    starting = _home.qmgr_dir(name, home) / STARTING_FILE
+    starting = qmgr_dir(name, home) / STARTING_FILE
     try:
         return _run_server(
             name,
@@ -296,10 +313,10 @@ def _run_server(
     from ._auth import Users
     from ._server import Server
 
-    qdir = _home.qmgr_dir(name, home)
+    qdir = qmgr_dir(name, home)
     db = qdir / "qm.db"
     if not db.exists():
-        missing = _home.missing_store(name, home)
+        missing = missing_store(name, home)
         if missing is not None:
             print(missing, file=sys.stderr)
             return 20
@@ -396,7 +413,7 @@ def _run_server(
 
         def on_state(state: str) -> None:
             info["state"] = state
-            _write_json(info_path, info)
+            _record(info_path, lambda: _write_json(info_path, info))
 
         server.on_state = on_state
         stop_tools = start_tools(server, host_qm, users) if start_tools is not None else (lambda: None)
@@ -407,7 +424,7 @@ def _run_server(
         if how == "immediate":
             # every unit of work is backed out already; applications' further calls get MQRC_Q_MGR_STOPPING
             host_qm.close(abnormal=True)
-            (qdir / "status").write_text(STATUS_ENDED_IMMEDIATELY + "\n")
+            _record(qdir, lambda: (qdir / "status").write_text(STATUS_ENDED_IMMEDIATELY + "\n"))
             # the calls in flight get their 2162 before the sockets close; an idle application finds its
             # connection broken at its next call (IBM: "Any MQI requests issued after the command … fail")
             deadline = loop.time() + grace
@@ -416,7 +433,7 @@ def _run_server(
         await server.close()
         if how == "controlled":
             host_qm.close(abnormal=False)
-            (qdir / "status").write_text(STATUS_ENDED_NORMALLY + "\n")
+            _record(qdir, lambda: (qdir / "status").write_text(STATUS_ENDED_NORMALLY + "\n"))
         return how
 
     try:
@@ -428,7 +445,7 @@ def _run_server(
     log.info("event loop: %s; msgpack: %s", "uvloop" if runner is not asyncio.run else "asyncio", _msgpack_kind())
     how = runner(main())
     if how == "preemptive":
-        (qdir / "status").write_text(STATUS_ENDED_PREEMPTIVELY + "\n")
+        _record(qdir, lambda: (qdir / "status").write_text(STATUS_ENDED_PREEMPTIVELY + "\n"))
         if host_qm.errorlog is not None:
             host_qm.errorlog.ended("preemptively (the next start backs out what was in flight)")
         with contextlib.suppress(OSError):

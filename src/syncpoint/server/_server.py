@@ -38,10 +38,11 @@ from syncpoint.mqi import MQMIError
 from syncpoint.store import Pending
 from syncpoint.wire import DEFAULT_MAX_FRAME
 
-from ._auth import Throttle, Users
+from ._auth import Throttle, Users, stop_checks
 from ._channel import channel_hconns
+from ._hub import ParkedGet, PartialFrames, ServerStats, SessionFace
 from ._limits import Limits
-from ._session import ParkedGet, ServerStats, Session
+from ._session import Session
 from ._syncer import Durable, Syncer
 
 log = logging.getLogger("syncpoint.server")
@@ -72,8 +73,10 @@ class Server:
         self.limits = limits if limits is not None else Limits()
         self.throttle = Throttle(self.limits.auth_delay_max)
         self.tcp_sessions = 0  # TCP connections open now, counted against limits.max_connections
+        self.addresses: dict[str, int] = {}  # the same by address, against limits.max_connections_per_address
+        self.partial = PartialFrames(self.limits.partial_frame_budget)
         self.on_state: Callable[[str], None] | None = None  # told "quiescing" / "stopping" as ending begins
-        self.sessions: set[Session] = set()
+        self.sessions: set[SessionFace] = set()
         self.stats = ServerStats()
         self.started = False
         self.bound_port: int | None = None
@@ -83,7 +86,7 @@ class Server:
         self.loop_thread: int | None = None
         self.syncer: Syncer | None = None
         self._to_sync: list[Durable] = []
-        self._heard: list[Session] = []
+        self._heard: list[SessionFace] = []
         self._hand_over_scheduled = False
         self.internal_connections: set[int] = set()  # hconns of the server's own tools (command server)
 
@@ -131,6 +134,7 @@ class Server:
                 pass
         if self.syncer is not None:
             self.syncer.stop()
+        stop_checks()
 
     @property
     def state(self) -> str:
@@ -228,7 +232,7 @@ class Server:
         w.session.unblock()
 
     def after_durable(
-        self, pending: Pending, done: Callable[[BaseException | None], None], session: Session | None = None
+        self, pending: Pending, done: Callable[[BaseException | None], None], session: SessionFace | None = None
     ) -> None:
         """Call ``done`` on the loop once ``pending`` is durable. The write is handed to the sync thread when
         this turn of the loop ends, after the parked gets that this turn's puts woke have run: their writes then
@@ -236,7 +240,7 @@ class Server:
         self._to_sync.append((pending, done, session))
         self._schedule_hand_over()
 
-    def heard_from(self, session: Session) -> None:
+    def heard_from(self, session: SessionFace) -> None:
         """A session the sync thread may be waiting for sent a request: tell it once the request has run."""
         self._heard.append(session)
         self._schedule_hand_over()

@@ -4,7 +4,9 @@ A session decodes requests with the sans-I/O :class:`~syncpoint.wire.ServerProto
 order (the verbs themselves: ``_verbs.py``); replies leave in request order, written together at the end of a
 turn of the loop, so clients may pipeline. A reply whose write must be durable waits for the server's sync
 thread. An MQGET with MQGMO_WAIT that finds nothing parks the session (its later requests wait, as MQI calls on
-one connection do) until the server wakes or times it out.
+one connection do) until the server wakes or times it out (``_gets.py``, with the verbs on shared queues that
+run in a worker). The hello, and who may connect at all, are ``_handshake.py``'s; a requester's connection that
+came to relay a server channel, ``_relay.py``'s.
 
 A connection's end is its session's end: when the socket closes or breaks without MQDISC, the engine backs out
 the unit of work (an abnormal end: MARK_SKIP_BACKOUT is not honoured, BackoutCount is incremented) and closes
@@ -17,18 +19,13 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-import os
 import socket
-import time
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
-from syncpoint import __version__
 from syncpoint.engine import Connection
-from syncpoint.host import POLLER, STOPPED, QueueManagerHost, Waiter, identity
-from syncpoint.mqi import MQGMO, MQMD, MQMIError
+from syncpoint.host import POLLER, STOPPED
+from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.store import Pending
 from syncpoint.wire import (
@@ -43,73 +40,17 @@ from syncpoint.wire import (
     encode_reply,
 )
 
-from ._auth import Throttle, Users
-from ._limits import MAX_BACKLOG, OVERFLOW, Limits
-from ._syncer import Syncer
-from ._verbs import SIZED_VERBS, VERBS, integer, struct
+from ._frames import Frames
+from ._gets import Gets
+from ._handshake import Handshake
+from ._hub import Hub, ParkedGet, ServerStats
+from ._limits import MAX_BACKLOG
+from ._relay import Tunnel, start_tunnel
+from ._verbs import SIZED_VERBS, VERBS
+
+__all__ = ["Hub", "ParkedGet", "ServerStats", "Session"]
 
 log = logging.getLogger("syncpoint.server")
-
-
-class Hub(Protocol):
-    """What a session needs of its server (``_server.Server``)."""
-
-    qm: QueueManagerHost
-    max_frame: int
-    sessions: set[Session]
-    stats: ServerStats
-    users: Users | None
-    loop: asyncio.AbstractEventLoop | None
-    syncer: Syncer | None
-    limits: Limits
-    throttle: Throttle
-    tcp_sessions: int
-
-    @property
-    def state(self) -> str: ...
-
-    def end(self, mode: str) -> str: ...
-
-    def check_controlled_end(self) -> None: ...
-
-    def park(self, w: ParkedGet) -> None: ...
-
-    def arm(self, w: ParkedGet) -> None: ...
-
-    def unpark(self, w: ParkedGet) -> None: ...
-
-    def end_wait(self, w: ParkedGet, error: MQMIError) -> None: ...
-
-    def after_durable(
-        self, pending: Pending, done: Callable[[BaseException | None], None], session: Session | None = None
-    ) -> None: ...
-
-    def heard_from(self, session: Session) -> None: ...
-
-
-@dataclass(slots=True, eq=False)
-class ParkedGet(Waiter):
-    """A parked MQGET with MQGMO_WAIT: the host's waiter and the request it answers."""
-
-    session: Session | None = None
-    request_id: int = 0
-    hobj: int = 0
-    md: MQMD | None = None
-    gmo: MQGMO | None = None
-    buflen: int | None = None
-    timer: asyncio.TimerHandle | None = None
-
-
-@dataclass(slots=True)
-class ServerStats:
-    sessions: int = 0
-    calls: int = 0
-    bad_requests: int = 0
-    fatal: int = 0
-    sessions_total: int = 0
-    refused_limit: int = 0  # hellos answered MQRC_MAX_CONNS_LIMIT_REACHED, or connections closed unanswered
-    handshake_timeouts: int = 0
-    auth_failures: int = 0
 
 
 @dataclass(slots=True)
@@ -119,75 +60,10 @@ class _Broken:
     detail: str
 
 
-_last_warning: dict[str, float] = {}
 LINGER = 2.0  # seconds a connection ended by the server reads and drops what its client still sends
 
 
-def _warn_now(what: str) -> bool:
-    """Whether to log ``what`` now: a warning an attacker can cause repeats at most once a minute."""
-    now = time.monotonic()
-    if now - _last_warning.get(what, -120.0) < 60.0:
-        return False
-    _last_warning[what] = now
-    return True
-
-
-class _Tunnel(asyncio.Protocol):
-    """The SVR channel's side of a requester's connection: bytes each way, as they come."""
-
-    def __init__(self, session: Session) -> None:
-        self.session = session
-        self.transport: Any = None
-        self.early: list[bytes] = []
-        self.closed = False
-        self.task: Any = None
-
-    def connection_made(self, transport: Any) -> None:
-        self.transport = transport
-        if self.closed:
-            transport.close()
-            return
-        for data in self.early:
-            transport.write(data)
-        self.early.clear()
-
-    def data_received(self, data: bytes) -> None:
-        t = self.session.transport
-        if t is not None and not t.is_closing():
-            t.write(data)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        t = self.session.transport
-        if t is not None and not t.is_closing():
-            t.close()
-
-    def forward(self, data: bytes) -> None:
-        if self.transport is None:
-            self.early.append(data)
-        elif not self.transport.is_closing():
-            self.transport.write(data)
-
-    def close(self) -> None:
-        self.closed = True
-        if self.transport is not None:
-            self.transport.close()
-
-
-_GROUP_VERBS = frozenset(("put", "putm", "putv", "get", "getm"))  # on a handle: on a shared queue, in a worker
-_GROUP_WORKERS: ThreadPoolExecutor | None = None
-
-
-def group_workers() -> ThreadPoolExecutor:
-    """The threads that run the verbs on shared queues (queue-sharing groups): each waits for PostgreSQL on a
-    connection of its own with the host's lock let go, while the loop serves the other sessions."""
-    global _GROUP_WORKERS
-    if _GROUP_WORKERS is None:
-        size = int(os.environ.get("SYNCPOINT_QSG_WORKERS", "16"))
-        _GROUP_WORKERS = ThreadPoolExecutor(max(1, size), thread_name_prefix="syncpoint-qsg")
-    return _GROUP_WORKERS
-
-
-class Session(asyncio.Protocol):
+class Session(Gets, Handshake, Frames, asyncio.Protocol):
     """One connection: one MQI session with its requests run in order."""
 
     def __init__(self, server: Hub, local: bool) -> None:
@@ -215,7 +91,12 @@ class Session(asyncio.Protocol):
         self.write_full = False
         self._handshake: asyncio.TimerHandle | None = None
         self._fatal_slot: list[Any] | None = None
-        self.tunnel: _Tunnel | None = None  # a requester's connection now carries a SVR's channel (_channel.py)
+        self._frame_since: float | None = None  # the frame partly received (_frames.py)
+        self._frame_size = -1
+        self._frame_held = 0
+        self._frame_waits = False
+        self._frame_timer: asyncio.TimerHandle | None = None
+        self.tunnel: Tunnel | None = None  # a requester's connection now carries a SVR's channel (_channel.py)
 
     # -- transport events -----------------------------------------------------------------------------
     def connection_made(self, transport: Any) -> None:  # uvloop's transports are not asyncio's classes
@@ -226,38 +107,11 @@ class Session(asyncio.Protocol):
         peername = transport.get_extra_info("peername")
         self.peer = str(peername or "local")
         server = self.server
-        limits = server.limits
-        transport.set_write_buffer_limits(high=limits.reply_backlog)
+        transport.set_write_buffer_limits(high=server.limits.reply_backlog)
         server.sessions.add(self)
         server.stats.sessions += 1
         server.stats.sessions_total += 1
-        if not self.local:
-            if isinstance(peername, tuple) and peername:
-                self.address = str(peername[0])
-            self.counted = True
-            server.tcp_sessions += 1
-            if server.tcp_sessions > limits.max_connections:
-                self.over_limit = True  # its hello is answered MQRC_MAX_CONNS_LIMIT_REACHED
-                if server.tcp_sessions > limits.max_connections + OVERFLOW:
-                    server.stats.refused_limit += 1
-                    self.closing = True
-                    transport.abort()  # too many beyond the limit to answer: closed at once
-                    return
-        if server.loop is not None:
-            self._handshake = server.loop.call_later(limits.handshake_timeout, self._handshake_expired)
-
-    def _handshake_expired(self) -> None:
-        self._handshake = None
-        if self.closing or self.proto.hello_seen:
-            return
-        self.server.stats.handshake_timeouts += 1
-        if _warn_now("handshake"):
-            log.warning(
-                "closing connections that sent no hello within %g s (strmqm --limit handshake-timeout), e.g. from %s",
-                self.server.limits.handshake_timeout,
-                self.peer,
-            )
-        self.fatal(f"no hello within {self.server.limits.handshake_timeout:g} seconds", quiet=True)
+        self._admit(transport, peername)
 
     def data_received(self, data: bytes) -> None:
         if self.tunnel is not None:
@@ -272,6 +126,8 @@ class Session(asyncio.Protocol):
             # the requests that came whole before the break are run and answered first, however TCP split them
             events = [*e.events, _Broken(e.detail)]
         self.inbox.extend(events)
+        if self._frame_since is not None or self.proto.decoder.buffered:
+            self._track_frame(bool(events))
         self._pump()
         if len(self.inbox) + len(self.outbox) > MAX_BACKLOG:
             self._update_reading()
@@ -283,12 +139,8 @@ class Session(asyncio.Protocol):
         self.closing = True
         if self.tunnel is not None:
             self.tunnel.close()
-        if self.counted:
-            self.counted = False
-            self.server.tcp_sessions -= 1
-        if self._handshake is not None:
-            self._handshake.cancel()
-            self._handshake = None
+        self._release()
+        self._frame_stop()
         self.server.sessions.discard(self)
         self.server.stats.sessions -= 1
         if self.waiter is not None:
@@ -311,7 +163,7 @@ class Session(asyncio.Protocol):
         transport = self.transport
         if transport is None or self.closing or transport.is_closing():
             return
-        pause = self.write_full or len(self.inbox) + len(self.outbox) > MAX_BACKLOG
+        pause = self.write_full or self._frame_waits or len(self.inbox) + len(self.outbox) > MAX_BACKLOG
         if pause != self.reading_paused:
             self.reading_paused = pause
             if pause:
@@ -472,118 +324,6 @@ class Session(asyncio.Protocol):
         self.closing = True  # nothing more is read or run; replies still due are written, then the FATAL frame
         self._fill(slot, encode_fatal(detail))
 
-    def _hello(self, hello: Hello) -> None:
-        server = self.server
-        if self._handshake is not None:
-            self._handshake.cancel()
-            self._handshake = None
-        if self.over_limit:
-            server.stats.refused_limit += 1
-            if _warn_now("max-connections"):
-                log.warning(
-                    "refusing connections beyond %d (strmqm --limit max-connections), e.g. from %s",
-                    server.limits.max_connections,
-                    self.peer,
-                )
-            limit = server.limits.max_connections
-            self._refuse(
-                hello,
-                MQMIError(
-                    C.MQCC_FAILED,
-                    C.MQRC_MAX_CONNS_LIMIT_REACHED,
-                    f"the queue manager serves at most {limit} network connections at once",
-                ),
-            )
-            return
-        if hello.qmgr not in ("", "*") and hello.qmgr != server.qm.name:
-            self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NAME_ERROR, f"this is {server.qm.name}"))
-            return
-        if hello.control:
-            if not self.local:
-                self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, "control sessions are local only"))
-                return
-            self.control = True
-            self.proto.greeted = True
-            self.reply(
-                hello.request_id,
-                {
-                    "version": hello.version,
-                    "qmgr": server.qm.name,
-                    "server": __version__,
-                    "hconn": 0,
-                    "state": server.state,
-                },
-            )
-            return
-        users = server.users
-        must_check = users is not None and (hello.password is not None or (users.required and not self.local))
-        if not must_check:
-            self._connect(hello)
-            return
-        loop = server.loop
-        assert users is not None and loop is not None
-        self.blocked = True  # scrypt takes tens of milliseconds: off the loop, the session waits for it
-        source = (self.address, hello.user)
-        throttle = server.throttle
-
-        def checked(f: asyncio.Future[bool]) -> None:
-            if self.closing:
-                return
-            if f.exception() is not None or not f.result():
-                throttle.failed(source)
-                server.stats.auth_failures += 1
-                log.warning("connection from %s: authentication failed for user %r", self.peer, hello.user)
-                self._refuse(
-                    hello, MQMIError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, "the user or password is not valid")
-                )
-                return
-            throttle.succeeded(source)
-            self._connect(hello)
-            self.unblock()
-
-        def check() -> None:
-            if not self.closing:
-                loop.run_in_executor(None, users.check, hello.user, hello.password).add_done_callback(checked)
-
-        delay = throttle.wait(source)  # after failures from this address for this user: its turn comes later
-        if delay > 0:
-            loop.call_later(delay, check)
-        else:
-            check()
-
-    def _connect(self, hello: Hello) -> None:
-        server = self.server
-        if server.state == STOPPED:
-            self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_STOPPING, "the queue manager is ending"))
-            return
-        qm = server.qm
-        user, pid = identity(hello.user, hello.pid)  # a client that did not say: this process's, as IBM's bindings
-        try:
-            conn, pending = qm.run(qm.engine.connect, hello.appl_name, hello.appl_type or C.MQAT_UNIX, user, pid)
-        except MQMIError as e:
-            self._refuse(hello, e)
-            return
-        if self.address != "local":
-            conn.conname = self.address  # DISPLAY CONN / QSTATUS: a TCP client's address, as IBM's CONNAME
-        self.conn = conn
-        self.proto.greeted = True
-        self._reply_when_durable(
-            hello.request_id,
-            {"version": hello.version, "qmgr": qm.name, "server": __version__, "hconn": conn.hconn},
-            pending,
-        )
-
-    def _refuse(self, hello: Hello, error: MQMIError) -> None:
-        """Answer the hello with ``error`` and close the connection."""
-        self.reply_error(hello.request_id, error)
-        self._close_after_replies()
-
-    def _close_after_replies(self) -> None:
-        self._flush_out()
-        self.closing = True
-        if self.transport is not None:
-            self.transport.close()
-
     def _call(self, call: Call) -> None:
         server = self.server
         server.stats.calls += 1
@@ -650,170 +390,11 @@ class Session(asyncio.Protocol):
             self.reply_error(rid, MQMIError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, f"{type(e).__name__}: {e}"))
 
     def _start_tunnel(self, sock: socket.socket) -> None:
-        """From now on this connection relays bytes between the requester and ``sock`` (the SVR channel's end of
-        a socket pair): the reply that said so is written first, no more requests are read."""
+        """From now on this connection relays bytes between the requester and ``sock`` (``_relay.py``): the
+        reply that said so is written first, no more requests are read."""
         self._flush_out()
         self.inbox.clear()
-        tunnel = self.tunnel = _Tunnel(self)
-        loop = asyncio.get_running_loop()
-        sock.setblocking(False)
-        tunnel.task = loop.create_task(loop.connect_accepted_socket(lambda: tunnel, sock))
-
-    # -- verbs on shared queues (queue-sharing groups): in a worker, the session waiting -----------------
-    def _in_group(self, verb: str, conn: Connection, args: list[Any]) -> bool:
-        """Run a verb that reaches the group's shared store in a worker thread (True), so that the loop serves
-        the other sessions while it waits for PostgreSQL; this session's later requests wait for it (a
-        connection's calls run in order)."""
-        qm = self.server.qm
-        if verb in _GROUP_VERBS:
-            h = conn.handles.get(args[0]) if args and isinstance(args[0], int) else None
-            if h is None or h.queue is None or not h.queue.shared:
-                return False
-        elif verb not in ("commit", "backout") or conn.hconn not in qm.engine._shared_uows:
-            return False
-        if verb == "get":
-            self._run_get_in_worker(conn, args)
-            return True
-        handler = VERBS.get(verb)
-        sized = SIZED_VERBS.get(verb)
-        max_frame = self.server.max_frame
-
-        def work() -> tuple[Any, Pending | None]:
-            if handler is not None:
-                return handler(qm, conn, args)
-            assert sized is not None
-            return sized(qm, conn, args, max_frame)
-
-        self._to_worker(work, self._verb_done)
-        return True
-
-    def _to_worker(self, work: Callable[[], Any], done: Callable[[Future[Any]], None]) -> None:
-        loop = self.server.loop
-        assert loop is not None
-        self.blocked = True
-        self.in_worker = True
-        future = group_workers().submit(work)
-        rid = self._current_rid
-
-        def finished(f: Future[Any]) -> None:
-            try:
-                loop.call_soon_threadsafe(self._worker_finished, rid, f, done)
-            except RuntimeError:  # the loop has closed: the server is gone
-                pass
-
-        future.add_done_callback(finished)
-
-    def _worker_finished(self, rid: int, f: Future[Any], done: Callable[..., None]) -> None:
-        self.in_worker = False
-        self._current_rid = rid
-        done(f)
-        if self._end_after_worker is not None:
-            abnormal, self._end_after_worker = self._end_after_worker, None
-            if self.waiter is not None:
-                self.server.unpark(self.waiter)
-                self.waiter = None
-            self.end_connection(abnormal)
-            self.server.check_controlled_end()
-            return
-        if not self.in_worker and self.waiter is None:
-            self.unblock()
-
-    def _verb_done(self, f: Future[Any]) -> None:
-        rid = self._current_rid
-        try:
-            result, pending = f.result()
-            self._reply_when_durable(rid, result, pending)
-        except MQMIError as e:
-            self.reply_error(rid, e)
-        except ProtocolError as e:
-            self.server.stats.bad_requests += 1
-            self.fill_bad(rid, e.detail)
-        except Exception as e:  # a defect must not take the server down: the caller learns, the log tells
-            log.exception("unexpected error in a verb on a shared queue from %s", self.peer)
-            self.reply_error(rid, MQMIError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, f"{type(e).__name__}: {e}"))
-
-    def _run_get_in_worker(self, conn: Connection, args: list[Any], w: ParkedGet | None = None) -> None:
-        """An MQGET on a shared queue, or a woken retry of one (``w``): the attempt in a worker; then, on the
-        loop, the reply, or the wait (parked as :meth:`_get` parks, and tried again at once if the queue was
-        woken while the attempt ran with the host's lock let go)."""
-        qm = self.server.qm
-        if w is None:
-            hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
-            md, gmo = struct(MQMD, args[1]), struct(MQGMO, args[2])
-            buflen = args[3]
-            if buflen is not None:
-                buflen = integer(buflen, C.MQRC_BUFFER_LENGTH_ERROR, "BufferLength")
-            deadline = qm.waiters.deadline_of(gmo)
-            rid = self._current_rid
-        else:
-            assert w.md is not None and w.gmo is not None
-            hobj, md, gmo, buflen, deadline, rid = w.hobj, w.md, w.gmo, w.buflen, w.deadline, w.request_id
-        h = conn.handles.get(hobj)
-        qname = "" if h is None or h.queue is None else h.queue.name
-        woken = qm.waiters.woken(qname)
-
-        def done(f: Future[Any]) -> None:
-            try:
-                result, pending = f.result()
-            except MQMIError as e:
-                if deadline is None or e.reason != C.MQRC_NO_MSG_AVAILABLE:
-                    self._get_ended(w, rid, e)
-                    return
-                again = self._rewake or qm.waiters.woken(qname) != woken
-                self._get_waits(conn, w, rid, hobj, md, gmo, buflen, deadline, again)
-                return
-            except Exception as e:
-                log.exception("unexpected error in a get on a shared queue")
-                self._get_ended(w, rid, MQMIError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, str(e)))
-                return
-            if w is not None:
-                self.server.unpark(w)
-                self.waiter = None
-            self._reply_when_durable(
-                rid, [result.data, result.data_length, result.comp, result.reason, md.pack(), gmo.pack()], pending
-            )
-
-        self._current_rid = rid
-        self._to_worker(lambda: qm.run(qm.engine.get, conn, hobj, md, gmo, buflen), done)
-
-    def _get_ended(self, w: ParkedGet | None, rid: int, error: MQMIError) -> None:
-        if w is not None:
-            self.server.unpark(w)
-            self.waiter = None
-        self.reply_error(rid, error)
-
-    def _get_waits(
-        self,
-        conn: Connection,
-        w: ParkedGet | None,
-        rid: int,
-        hobj: int,
-        md: MQMD,
-        gmo: MQGMO,
-        buflen: int | None,
-        deadline: float,
-        woken: bool,
-    ) -> None:
-        server = self.server
-        h = conn.handles.get(hobj)
-        if w is None:
-            if h is None or h.queue is None:
-                self.reply_error(rid, MQMIError(C.MQCC_FAILED, C.MQRC_HOBJ_ERROR, "the handle is not open"))
-                return
-            w = ParkedGet(h.queue.name, deadline, bool(gmo.Options & C.MQGMO_FAIL_IF_QUIESCING))
-            w.session, w.request_id, w.hobj, w.md, w.gmo, w.buflen = self, rid, hobj, md, gmo, buflen
-            self.blocked = True
-            self.waiter = w
-            server.park(w)
-        else:
-            ended = server.qm.waiters.end_of_wait(w, h is not None and h.queue is not None)
-            if ended is not None:
-                self._get_ended(w, rid, ended)
-                return
-            if w.timer is None:
-                server.arm(w)
-        if woken and server.loop is not None:  # woken while the attempt ran: try again now
-            server.loop.call_soon(self.retry_get, w)
+        self.tunnel = start_tunnel(self, sock)
 
     def _close_when_flushed(self) -> None:
         self.closing = True
@@ -843,77 +424,3 @@ class Session(asyncio.Protocol):
 
     def fill_bad(self, rid: int, detail: str) -> None:
         self._fill(self._slot(rid), encode_bad_request(rid, detail))
-
-    # -- MQGET with waiting ---------------------------------------------------------------------------
-    def _get(self, rid: int, conn: Connection, args: list[Any]) -> None:
-        hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
-        md, gmo = struct(MQMD, args[1]), struct(MQGMO, args[2])
-        buflen = args[3]
-        if buflen is not None:
-            buflen = integer(buflen, C.MQRC_BUFFER_LENGTH_ERROR, "BufferLength")
-        qm = self.server.qm
-        deadline = qm.waiters.deadline_of(gmo)
-        if self._try_get(rid, conn, hobj, md, gmo, buflen, deadline is not None):
-            return
-        h = conn.handles.get(hobj)
-        if h is None or h.queue is None:
-            raise MQMIError(C.MQCC_FAILED, C.MQRC_HOBJ_ERROR, "the handle is not open")
-        assert deadline is not None
-        w = ParkedGet(h.queue.name, deadline, bool(gmo.Options & C.MQGMO_FAIL_IF_QUIESCING))
-        w.session, w.request_id, w.hobj, w.md, w.gmo, w.buflen = self, rid, hobj, md, gmo, buflen
-        self.blocked = True
-        self.waiter = w
-        self.server.park(w)
-
-    def _try_get(
-        self, rid: int, conn: Connection, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None, wait: bool
-    ) -> bool:
-        """One attempt. True when the call ended (replied); False when it should wait."""
-        qm = self.server.qm
-        try:
-            result, pending = qm.run(qm.engine.get, conn, hobj, md, gmo, buflen)
-        except MQMIError as e:
-            if wait and e.reason == C.MQRC_NO_MSG_AVAILABLE:
-                return False
-            self.reply_error(rid, e)
-            return True
-        self._reply_when_durable(
-            rid, [result.data, result.data_length, result.comp, result.reason, md.pack(), gmo.pack()], pending
-        )
-        return True
-
-    def retry_get(self, w: ParkedGet) -> None:
-        """A parked get was woken (or its timer fired): try again; if nothing came, the host's waiters say
-        whether the wait ends (deadline, closed handle, quiescing, stopped) or goes on."""
-        if w.done:
-            return
-        server = self.server
-        conn = self.conn
-        if conn is None:
-            server.end_wait(w, MQMIError(C.MQCC_FAILED, C.MQRC_CONNECTION_BROKEN, "the connection ended"))
-            return
-        assert w.md is not None and w.gmo is not None
-        if server.qm.shared is not None:
-            if self.in_worker:  # its attempt is running: it tries again when it ends
-                self._rewake = True
-                return
-            h = conn.handles.get(w.hobj)
-            if h is not None and h.queue is not None and h.queue.shared:
-                self._rewake = False
-                self._run_get_in_worker(conn, [], w)
-                return
-        try:
-            if not self._try_get(w.request_id, conn, w.hobj, w.md, w.gmo, w.buflen, wait=True):
-                h = conn.handles.get(w.hobj)
-                ended = server.qm.waiters.end_of_wait(w, h is not None and h.queue is not None)
-                if ended is None:
-                    if w.timer is None:
-                        server.arm(w)
-                    return
-                self.reply_error(w.request_id, ended)
-        except Exception as e:
-            log.exception("unexpected error in a waiting get")
-            server.end_wait(w, MQMIError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, str(e)))
-            return
-        server.unpark(w)
-        self.unblock()

@@ -184,6 +184,17 @@ class FrameDecoder:
     def buffered(self) -> int:
         return len(self._buf)
 
+    def pending(self) -> int:
+        """The length the frame being received announces: 0 when none is (the bytes so far made whole frames),
+        -1 while its 4-byte header is still incomplete."""
+        buf = self._buf
+        if not buf:
+            return 0
+        if len(buf) < 4:
+            return -1
+        length: int = HEADER.unpack_from(buf, 0)[0]
+        return length
+
 
 # ------------------------------------------------------------------------------------------------------
 # the server's side of a session
