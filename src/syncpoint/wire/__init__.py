@@ -26,7 +26,10 @@ from ._protocol import (
     encode_mq_error,
     encode_reply,
     encode_request,
+    hello_params,
     parse_reply,
+    reply_result,
+    unreachable,
 )
 
 __all__ = [
@@ -50,5 +53,8 @@ __all__ = [
     "encode_mq_error",
     "encode_reply",
     "encode_request",
+    "hello_params",
     "parse_reply",
+    "reply_result",
+    "unreachable",
 ]
