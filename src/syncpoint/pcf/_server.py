@@ -29,7 +29,7 @@ from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE
 
 from . import _constants as K
 from ._request import CommandFailedError, Request, attr_value_to_pcf, passes_filter
-from ._structs import (
+from ._structs import (  # an import list, not logic: other modules import many of the same names
     MQCFBS,
     MQCFH,
     MQCFIL,
