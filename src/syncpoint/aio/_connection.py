@@ -44,6 +44,8 @@ class AsyncConnection:
         self.protocol_version = 0
         self._task = asyncio.get_running_loop().create_task(self._read_replies(), name="syncpoint.aio replies")
 
+    # the blocking transport's keywords (client/_remote.RemoteTransport), declared again: a coroutine here, a
+    # constructor there; what they do with them (hello, errors) is one implementation in syncpoint.wire
     @classmethod
     async def open(
         cls,

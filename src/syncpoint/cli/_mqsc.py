@@ -165,6 +165,8 @@ def _open(qm: syncpoint.QueueManager, queue: str, options: int) -> syncpoint.Que
         raise typer.Exit(_FAILED) from None
 
 
+# the samples' arguments as IBM's (QUEUE, then QMGR): typer reads each command's own signature, so each
+# sample declares them
 def amqsput(
     queue: Annotated[str, typer.Argument(help="target queue")],
     qmgr: Annotated[str | None, typer.Argument(help="queue manager name (default: the default one)")] = None,

@@ -56,6 +56,8 @@ _LIVE: set[RemoteTransport] = set()
 class RemoteTransport:
     """One connection to a queue manager server; used by one thread at a time (a lock makes that so)."""
 
+    # the asyncio transport takes the same keywords (aio/_connection.AsyncConnection.open): a coroutine there, a
+    # constructor here; what they do with them (hello, errors) is one implementation in syncpoint.wire
     def __init__(
         self,
         qmgr: str,

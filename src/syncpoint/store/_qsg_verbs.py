@@ -318,6 +318,7 @@ class _Verbs(_Counts):
     # -- the MQI rules beyond the plain get: browse, cursor, lock, match options, MAXDEPTH -----------------
     # A browse lock is the row held by this session with ``uow`` the lock's (negative) number and ``got``
     # false: no other get or browse sees it (they want ``owner IS NULL``), its handle does (_AVAILABLE_TO).
+    # SharedQueues.select's signature (store/_shared.py), restated as an implementation must restate it
     def select(
         self,
         queue: str,

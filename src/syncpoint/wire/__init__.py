@@ -5,6 +5,7 @@ Shared vocabulary of the network: the server (``syncpoint.server``) and the remo
 remote client loads only this and ``syncpoint.mqi``.
 """
 
+# the package's face: its users import many of the same names (an import list, not logic)
 from ._protocol import (
     BAD_REQUEST,
     DEFAULT_MAX_FRAME,

@@ -314,6 +314,7 @@ class ServerProtocol:
 # ------------------------------------------------------------------------------------------------------
 # the client's side
 # ------------------------------------------------------------------------------------------------------
+# a reply's three fields (a record: records of other modules have the same shape, not the same logic)
 @dataclass(slots=True)
 class Reply:
     request_id: int
