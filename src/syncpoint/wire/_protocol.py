@@ -356,7 +356,7 @@ def unreachable(address: tuple[str, int] | None, unix_path: str | None, error: B
     return MQMIError(
         C.MQCC_FAILED,
         C.MQRC_HOST_NOT_AVAILABLE if address else C.MQRC_Q_MGR_NOT_AVAILABLE,
-        f"cannot reach the queue manager server at {where}: {error or type(error).__name__}",
+        f"cannot reach the queue manager server at {where}: {str(error) or type(error).__name__}",
     )
 
 
