@@ -19,7 +19,7 @@ import threading
 import psycopg
 
 import syncpoint
-from syncpoint.store._postgres_shared import _SCHEMA_LOCK
+from syncpoint.store._qsg_schema import _SCHEMA_LOCK
 from waiting import wait_until
 
 BOUND = 60.0  # seconds (a bound for a loaded machine, not the design's time)

@@ -7,7 +7,7 @@ another member promptly"); reference/queue-sharing-groups.md, "Peer recovery"; d
 manager records its problems in errors/AMQERR01.LOG, as IBM MQ does (AMQ6125E: "An internal error has occurred").
 
 Real member processes, a real PostgreSQL; the defect is injected in the thread's first two passes
-(``SYNCPOINT_QSG_DEFECT``, ``store._postgres_shared._defect_point``).
+(``SYNCPOINT_QSG_DEFECT``, ``store._qsg_member._defect_point``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ put in syncpoint not yet committed"), on a shared queue for every queue manager 
 errors/AMQERR01.LOG, as IBM MQ does (AMQ6125E: "An internal error has occurred").
 
 Real member processes, a real PostgreSQL. QMA runs with a defect injected in its publisher's first two passes
-(``SYNCPOINT_QSG_DEFECT``, ``store._postgres_shared._defect_point``); its uncommitted put must still reach QMB's
+(``SYNCPOINT_QSG_DEFECT``, ``store._qsg_member._defect_point``); its uncommitted put must still reach QMB's
 CURDEPTH, and QMA's error log must say what failed.
 """
 

@@ -2,7 +2,7 @@
 
 Seed 002_b264ab86f94f09d9.txt, "Periodic scan": "The queue manager maintains information about the expired messages
 on each queue, and knows whether a scan for expired messages is worthwhile. So, only a selection of queues is
-scanned at any time." On a shared queue the scan is one statement on the group's table (``store._postgres_shared``,
+scanned at any time." On a shared queue the scan is one statement on the group's table (``store._qsg_expiry``,
 ``expire``): it must use the partial index of the messages with an Expiry (``qsg_message_expiry``), not read every
 message of the group at every EXPRYINT; and a database made before that index existed gets it at a member's start.
 """
@@ -13,7 +13,7 @@ import psycopg
 from qsg_members import member
 
 from syncpoint.engine import FakeClock
-from syncpoint.store._postgres_shared import _EXPIRE_CLAIM
+from syncpoint.store._qsg_expiry import _EXPIRE_CLAIM
 
 LASTING = 20000  # messages without an Expiry (never the scan's business)
 

@@ -24,7 +24,7 @@ from syncpoint.client import EmbeddedQueueManager
 from syncpoint.engine import FakeClock
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.store import _postgres_shared
+from syncpoint.store import _qsg_counts
 from waiting import wait_for_value, wait_until
 
 BIG = "ROOM.BIG"  # MAXDEPTH 999999999: the check cannot fail
@@ -100,8 +100,8 @@ def test_a_members_puts_keep_their_put_order_across_its_blocks_of_ids(
     # MSGDLVSQ(FIFO): delivered in put order; a put in syncpoint keeps the place of its put, as on a private queue,
     # also when the member's block of ids runs out in the middle, and after a put out of syncpoint (whose id is
     # the group sequence's next) — the member's later puts in syncpoint come after it
-    monkeypatch.setattr(_postgres_shared, "ID_BLOCK", 2)
-    monkeypatch.setattr(_postgres_shared, "ID_BLOCK_MAX", 2)
+    monkeypatch.setattr(_qsg_counts, "ID_BLOCK", 2)
+    monkeypatch.setattr(_qsg_counts, "ID_BLOCK_MAX", 2)
     first = syncpoint.connect("QMA", embedded=hosts[0])
     second = syncpoint.connect("QMA", embedded=hosts[0])
     plain = syncpoint.connect("QMA", embedded=hosts[0])

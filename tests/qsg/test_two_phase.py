@@ -2,7 +2,7 @@
 docs/queue-sharing-groups.md, "Units of work across private and shared queues").
 
 The member is killed inside its commit at the two points that matter (``SYNCPOINT_QSG_CRASH``, see
-``store._postgres_shared._crash_point``): after the shared part is prepared and before the private commit (the
+``store._qsg_member._crash_point``): after the shared part is prepared and before the private commit (the
 decision) is durable — neither part may happen; and after the decision is durable, before the shared part is
 completed — both must. Meanwhile a peer's recovery must leave the unit of work in doubt alone.
 """

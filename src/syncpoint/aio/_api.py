@@ -86,6 +86,8 @@ class Queue:
         return md
 
     # -- get ------------------------------------------------------------------------------------------
+    # the keywords of the blocking Queue.get (client/_api.py), declared again for the coroutine; both turn them into
+    # the MQGMO with client.keywords
     async def get(
         self,
         *,

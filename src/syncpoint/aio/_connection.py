@@ -12,23 +12,20 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import os
 import ssl
 from typing import Any
 
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.wire import (
-    BAD_REQUEST,
     DEFAULT_MAX_FRAME,
-    FATAL,
-    MQ_ERROR,
-    OK,
-    PROTOCOL_VERSIONS,
     FrameDecoder,
     ProtocolError,
     encode_request,
+    hello_params,
     parse_reply,
+    reply_result,
+    unreachable,
 )
 
 
@@ -47,6 +44,8 @@ class AsyncConnection:
         self.protocol_version = 0
         self._task = asyncio.get_running_loop().create_task(self._read_replies(), name="syncpoint.aio replies")
 
+    # the blocking transport's keywords (client/_remote.RemoteTransport), declared again: a coroutine here, a
+    # constructor there; what they do with them (hello, errors) is one implementation in syncpoint.wire
     @classmethod
     async def open(
         cls,
@@ -72,24 +71,10 @@ class AsyncConnection:
                 )
             reader, writer = await asyncio.wait_for(opening, timeout)
         except (OSError, ssl.SSLError, TimeoutError) as e:
-            where = unix_path if unix_path is not None else f"{address[0]}({address[1]})" if address else "?"
-            raise MQMIError(
-                C.MQCC_FAILED,
-                C.MQRC_HOST_NOT_AVAILABLE if address else C.MQRC_Q_MGR_NOT_AVAILABLE,
-                f"cannot reach the queue manager server at {where}: {e or type(e).__name__}",
-            ) from None
+            raise unreachable(address, unix_path, e) from None
         conn = cls(reader, writer)
-        hello = {
-            "versions": list(PROTOCOL_VERSIONS),
-            "qmgr": qmgr,
-            "user": user or "",
-            "password": password,
-            "appl_name": appl_name[:28],
-            "appl_type": appl_type,
-            "pid": os.getpid(),
-        }
         try:
-            info = await conn.call("hello", [hello])
+            info = await conn.call("hello", [hello_params(qmgr, user, password, appl_name, appl_type)])
         except BaseException:
             conn.abort("the handshake failed")
             raise
@@ -131,30 +116,14 @@ class AsyncConnection:
                     self.abort("the queue manager closed the connection")
                     return
                 for frame in self._decoder.feed(data):
-                    reply = parse_reply(frame)
-                    if reply.status == FATAL:
-                        self.abort(f"the queue manager ended the connection: {reply.body}")
-                        return
-                    if not self._waiting or self._waiting[0][0] != reply.request_id:
-                        self.abort(f"reply {reply.request_id} arrived where none was expected")
+                    try:
+                        result = reply_result(parse_reply(frame), self._waiting[0][0] if self._waiting else None)
+                    except ProtocolError as e:  # the reply ends the connection (as the blocking client's)
+                        self.abort(e.detail)
                         return
                     _, fut = self._waiting.popleft()
-                    if fut.done():
-                        continue
-                    if reply.status == OK:
-                        fut.set_result(reply.body)
-                    elif reply.status == MQ_ERROR:
-                        comp, reason, detail = reply.body
-                        fut.set_result(MQMIError(comp, reason, detail))
-                    elif reply.status == BAD_REQUEST:
-                        fut.set_result(
-                            MQMIError(
-                                C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, f"the server rejected the request: {reply.body}"
-                            )
-                        )
-                    else:
-                        self.abort("unknown reply status")
-                        return
+                    if not fut.done():
+                        fut.set_result(result)
         except ProtocolError as e:
             self.abort(f"the queue manager sent a malformed frame: {e.detail}")
         except (ConnectionError, OSError) as e:

@@ -224,6 +224,8 @@ def dspmq(
     from syncpoint.client import local_server as server_info
     from syncpoint.server import embedded_holder, process_description, status
 
+    from ._connect import queue_managers
+
     wanted = set()
     for item in o or []:
         for what in item.lower().split(","):
@@ -234,8 +236,7 @@ def dspmq(
         wanted = {"status", "default", "standby", "installation"}
     if s or not wanted:
         wanted.add("status")
-    root = _home.home() / "qmgrs"
-    names = sorted(p.name for p in root.iterdir() if (p / "qm.db").exists()) if root.exists() else []
+    _, names = queue_managers()
     if m is not None:
         if m not in names:
             _fail(f"AMQ7048E: queue manager {m} does not exist.", 72)

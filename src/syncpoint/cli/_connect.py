@@ -9,6 +9,7 @@ programs that ask for it (``syncpoint.connect`` in a program of one's own).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import syncpoint
 from syncpoint import _home
@@ -51,3 +52,20 @@ def connect_running(
             detail = f"queue manager {name} is not running; start it with 'syncpoint strmqm {name}'"
         raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE, detail)
     return syncpoint.connect(name, unix_path=info["unix"], appl_name=appl_name, user=user, password=password)
+
+
+def queue_managers() -> tuple[Path, list[str]]:
+    """The folder of the queue managers under $SYNCPOINT_HOME and, sorted, the names of those it holds."""
+    root = _home.home() / "qmgrs"
+    return root, sorted(p.name for p in root.iterdir() if (p / "qm.db").exists()) if root.exists() else []
+
+
+def implied_queue_manager() -> tuple[str | None, Path, list[str]]:
+    """The queue manager a tool means when none is named (runmqdlq, runmqtrm): the default queue manager
+    (``crtmqm -q``), else the only one under $SYNCPOINT_HOME — or None, with the folder and the names it found
+    (none, or several), for the tool to say in its own words."""
+    default = _home.default_queue_manager()
+    if default is not None:
+        return default, _home.home() / "qmgrs", [default]
+    root, names = queue_managers()
+    return (names[0] if len(names) == 1 else None), root, names

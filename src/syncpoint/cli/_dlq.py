@@ -18,12 +18,11 @@ from typing import Annotated
 
 import typer
 
-from syncpoint import _home
 from syncpoint.dlq import DeadLetterHandler, RulesTableError, parse_rules
 from syncpoint.mqi import MQTMC2, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 
-from ._connect import connect_running
+from ._connect import connect_running, implied_queue_manager
 
 _EXIT_TABLE = 20
 _EXIT_MQ = 20
@@ -42,13 +41,9 @@ def _from_trigger(arg: str) -> tuple[str, str] | None:
 def _default_qmgr() -> str:
     """The queue manager meant by a blank name: the default queue manager (``crtmqm -q``), else the only one
     under $SYNCPOINT_HOME."""
-    default = _home.default_queue_manager()
-    if default is not None:
-        return default
-    root = _home.home() / "qmgrs"
-    names = sorted(p.name for p in root.iterdir() if (p / "qm.db").exists()) if root.exists() else []
-    if len(names) == 1:
-        return names[0]
+    name, root, names = implied_queue_manager()
+    if name is not None:
+        return name
     where = f"under {root}"
     if not names:
         raise SystemExit(_fail(f"No queue manager exists {where}; create one with 'syncpoint crtmqm'."))

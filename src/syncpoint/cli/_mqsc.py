@@ -20,7 +20,7 @@ import math
 import os
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -138,23 +138,35 @@ def _connect(qmgr: str | None, appl: str) -> syncpoint.QueueManager:
             )
         return connect_running(name, appl_name=appl)
     except MQMIError as e:
-        _err(f"MQCONNX ended with reason code {e.reason} ({reason_name(e.reason)})" + _detail(e))
+        _err(_ended("MQCONNX", e))
         raise typer.Exit(_FAILED) from None
 
 
-def _detail(e: MQMIError) -> str:
-    return f": {e.detail}" if e.detail else ""
+def _ended(verb: str, e: MQMIError) -> str:
+    """IBM's samples' line for a call that failed: ``MQPUT ended with reason code 2085``, with the reason's name
+    and syncpoint's detail."""
+    return f"{verb} ended with reason code {e.reason} ({reason_name(e.reason)})" + (f": {e.detail}" if e.detail else "")
+
+
+def _sample_end(qm: syncpoint.QueueManager, q: syncpoint.Queue, sample: str, status: int) -> NoReturn:
+    """The end of amqsput and amqsget: the queue closed, the connection ended, IBM's last line, the exit status."""
+    q.close()
+    qm.disconnect()
+    _err(f"Sample {sample} end")
+    raise typer.Exit(status)
 
 
 def _open(qm: syncpoint.QueueManager, queue: str, options: int) -> syncpoint.Queue:
     try:
         return qm.open(queue, options | C.MQOO_FAIL_IF_QUIESCING)
     except MQMIError as e:
-        _err(f"MQOPEN ended with reason code {e.reason} ({reason_name(e.reason)})" + _detail(e))
+        _err(_ended("MQOPEN", e))
         qm.disconnect()
         raise typer.Exit(_FAILED) from None
 
 
+# the samples' arguments as IBM's (QUEUE, then QMGR): typer reads each command's own signature, so each
+# sample declares them
 def amqsput(
     queue: Annotated[str, typer.Argument(help="target queue")],
     qmgr: Annotated[str | None, typer.Argument(help="queue manager name (default: the default one)")] = None,
@@ -172,14 +184,11 @@ def amqsput(
                 break  # IBM's sample: a null line ends the input
             q.put(line, format=C.MQFMT_STRING)
     except MQMIError as e:
-        _err(f"MQPUT ended with reason code {e.reason} ({reason_name(e.reason)})" + _detail(e))
+        _err(_ended("MQPUT", e))
         status = _FAILED
     except KeyboardInterrupt:
         status = 130
-    q.close()
-    qm.disconnect()
-    _err("Sample AMQSPUT0 end")
-    raise typer.Exit(status)
+    _sample_end(qm, q, "AMQSPUT0", status)
 
 
 def amqsget(
@@ -205,7 +214,7 @@ def amqsget(
                 if e.reason == C.MQRC_NO_MSG_AVAILABLE:
                     _err("no more messages")
                 else:
-                    _err(f"MQGET ended with reason code {e.reason} ({reason_name(e.reason)})" + _detail(e))
+                    _err(_ended("MQGET", e))
                     status = _FAILED
                 break
             try:
@@ -220,10 +229,7 @@ def amqsget(
     except KeyboardInterrupt:
         qm.backout()
         status = 130
-    q.close()
-    qm.disconnect()
-    _err("Sample AMQSGET0 end")
-    raise typer.Exit(status)
+    _sample_end(qm, q, "AMQSGET0", status)
 
 
 def amqsbcg(
@@ -255,7 +261,7 @@ def amqsbcg(
             for line in hex_dump(m.data):
                 _out(line)
     except MQMIError as e:
-        _out(f" MQGET ended with reason code {e.reason} ({reason_name(e.reason)})" + _detail(e))
+        _out(" " + _ended("MQGET", e))
         status = _FAILED
     _out("")
     _out(" No more messages")

@@ -17,11 +17,10 @@ from typing import Annotated
 
 import typer
 
-from syncpoint import _home
 from syncpoint.mqi import MQMIError
 from syncpoint.trigger import DEFAULT_INITQ, EXIT_NORMAL, EXIT_NOT_RUN, RULE, TriggerMonitor
 
-from ._connect import connect_running
+from ._connect import connect_running, implied_queue_manager
 
 
 def _say(message: str) -> None:
@@ -35,13 +34,9 @@ def _say(message: str) -> None:
 def _default_qmgr() -> str | None:
     """The queue manager meant when -m is not given: the default queue manager (``crtmqm -q``), else the only
     one under $SYNCPOINT_HOME."""
-    default = _home.default_queue_manager()
-    if default is not None:
-        return default
-    root = _home.home() / "qmgrs"
-    names = sorted(p.name for p in root.iterdir() if (p / "qm.db").exists()) if root.exists() else []
-    if len(names) == 1:
-        return names[0]
+    name, root, names = implied_queue_manager()
+    if name is not None:
+        return name
     if not names:
         _say(f"No queue manager exists under {root}; create one with 'syncpoint crtmqm'.")
     else:

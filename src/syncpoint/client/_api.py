@@ -191,6 +191,7 @@ class Queue:
         return [md for md, _, _ in prepared]
 
     # -- get ------------------------------------------------------------------------------------------
+    # syncpoint.aio's Queue.get declares the same keywords for its coroutine; both build the MQGMO with keywords.py
     def get(
         self,
         *,
@@ -498,6 +499,7 @@ class QueueManager:
         self._raise_warning(self.transport.put1(od, md, pmo, data))
         return md
 
+    # MemoryQueueManager passes these on to its connection the same way (a delegation, alike in shape)
     def commit(self) -> None:
         self.transport.commit()
 

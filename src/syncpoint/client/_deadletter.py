@@ -76,6 +76,8 @@ def dead_letter_header(
     )
 
 
+# the application's dead-lettering: keywords like the engine's system_put (who, where, which unit of work), for
+# another caller; the MQDLH itself is built once, by syncpoint.mqi.dead_letter_message
 def dead_letter(
     qm: QueueManager,
     md: MQMD,

@@ -41,6 +41,8 @@ class MemoryQueueManager(QueueManagerHost):
     def put1(self, qname: str, data: bytes | str, **kw: Any) -> Any:
         return self.connection.put1(qname, data, **kw)
 
+    # MQCMIT and MQBACK passed to the connection (client/_api.QueueManager.commit passes them to its transport):
+    # two faces' delegations, alike in shape
     def commit(self) -> None:
         self.connection.commit()
 

@@ -86,6 +86,7 @@ class Message:
             return None
         return moment.replace(microsecond=hundredths * 10_000, tzinfo=UTC)
 
+    # one read-only property per MQMD field an application reads: the same shape, each its own field
     @property
     def text(self) -> str:
         return self.data.decode("utf-8")

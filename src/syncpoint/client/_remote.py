@@ -10,7 +10,6 @@ objects. A dropped connection is MQRC_CONNECTION_BROKEN (2009) on the call that 
 from __future__ import annotations
 
 import collections
-import os
 import re
 import socket
 import ssl
@@ -21,17 +20,15 @@ from typing import Any
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, GetResult, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.wire import (
-    BAD_REQUEST,
     DEFAULT_MAX_FRAME,
-    FATAL,
     MAX_GETM,
-    MQ_ERROR,
-    OK,
-    PROTOCOL_VERSIONS,
     FrameDecoder,
     ProtocolError,
     encode_request,
+    hello_params,
     parse_reply,
+    reply_result,
+    unreachable,
 )
 
 from ._message import Message
@@ -59,6 +56,8 @@ _LIVE: set[RemoteTransport] = set()
 class RemoteTransport:
     """One connection to a queue manager server; used by one thread at a time (a lock makes that so)."""
 
+    # the asyncio transport takes the same keywords (aio/_connection.AsyncConnection.open): a coroutine there, a
+    # constructor here; what they do with them (hello, errors) is one implementation in syncpoint.wire
     def __init__(
         self,
         qmgr: str,
@@ -93,25 +92,12 @@ class RemoteTransport:
                     ctx = tls if isinstance(tls, ssl.SSLContext) else ssl.create_default_context()
                     sock = ctx.wrap_socket(sock, server_hostname=address[0])
         except (OSError, ssl.SSLError) as e:
-            where = unix_path or f"{address[0]}({address[1]})" if address else unix_path
-            raise MQMIError(
-                C.MQCC_FAILED,
-                C.MQRC_HOST_NOT_AVAILABLE if address else C.MQRC_Q_MGR_NOT_AVAILABLE,
-                f"cannot reach the queue manager server at {where}: {e}",
-            ) from None
+            raise unreachable(address, unix_path, e) from None
         sock.settimeout(None)
         self._sock = sock
         _LIVE.add(self)
-        hello = {
-            "versions": list(PROTOCOL_VERSIONS),
-            "qmgr": qmgr,
-            "user": user or "",
-            "password": password,
-            "appl_name": appl_name[:28],
-            "appl_type": appl_type,
-            "pid": os.getpid(),
-            "control": control,
-        }
+        hello = hello_params(qmgr, user, password, appl_name, appl_type)
+        hello["control"] = control  # syncpoint's own tools' connections (docs/protocol.md)
         info = self._call("hello", [hello])
         self.qmgr_name: str = info["qmgr"]
         self.hconn: int = info["hconn"]
@@ -158,21 +144,9 @@ class RemoteTransport:
 
     def _result(self, request_id: int) -> Any:
         try:
-            reply = parse_reply(self._read_frame())
+            return reply_result(parse_reply(self._read_frame()), request_id)
         except ProtocolError as e:
             raise self._broken(e.detail) from None
-        if reply.status == FATAL:
-            raise self._broken(f"the queue manager ended the connection: {reply.body}")
-        if reply.request_id != request_id:
-            raise self._broken(f"reply {reply.request_id} arrived where {request_id} was expected")
-        if reply.status == OK:
-            return reply.body
-        if reply.status == MQ_ERROR:
-            comp, reason, detail = reply.body
-            return MQMIError(comp, reason, detail)
-        if reply.status == BAD_REQUEST:
-            return MQMIError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, f"the server rejected the request: {reply.body}")
-        raise self._broken("unknown reply status")
 
     def _call(self, verb: str, args: list[Any]) -> Any:
         with self._lock:

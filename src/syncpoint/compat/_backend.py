@@ -64,6 +64,7 @@ def char_length(selector: int) -> int:
     return char_attr_length(selector)
 
 
+# a record of fields (the same shape as other modules' records, such as wire's Reply: no logic to share)
 @dataclass(slots=True)
 class _Conn:
     qm: QueueManager

@@ -22,6 +22,7 @@ __mqbuild__ = "client"
 
 error = _x.error
 
+# pymqe's names, each bound to ibmmqc's function of the same name (a table of names, as pymqe's own)
 MQCONN = _x.MQCONN
 MQDISC = _x.MQDISC
 MQOPEN = _x.MQOPEN

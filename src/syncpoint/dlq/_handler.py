@@ -72,6 +72,7 @@ class _Record:
     seen: int = 0  # the scan in which it was last seen
 
 
+# the handler's counters (a record: flow's Totals has the same shape, other counters)
 @dataclass(slots=True)
 class Statistics:
     forwarded: int = 0

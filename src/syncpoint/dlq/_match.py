@@ -73,6 +73,7 @@ def read_dlh(data: bytes) -> MQDLH | None:
 
 
 # keyword -> (read from the MQDLH?, field name)
+# a table of IBM's rules-table keywords (reference: runmqdlq's pattern keywords), one entry a keyword
 _FIELDS: dict[str, tuple[bool, str]] = {
     "APPLIDAT": (False, "ApplIdentityData"),
     "APPLNAME": (False, "PutApplName"),

@@ -4,7 +4,7 @@ Its parts, one module per rule or MQI verb, are listed in ``_qmgr``'s docstring.
 """
 
 from syncpoint.mqi import GetResult, put_date_time
-from syncpoint.mqi.objects import (
+from syncpoint.mqi.objects import (  # an import list, not logic: other modules import many of the same names
     ATTRIBUTES,
     PROCESS,
     QALIAS,

@@ -21,7 +21,7 @@ from typing import Any
 
 from syncpoint.mqi import constants as C
 from syncpoint.mqi import mqsc_date_time
-from syncpoint.mqi.objects import (
+from syncpoint.mqi.objects import (  # an import list, not logic: other modules import many of the same names
     ATTRIBUTES,
     CHANNEL,
     PROCESS,
@@ -121,6 +121,7 @@ class AdminMixin(QueueManagerBase):
             key=lambda d: d.name,
         )
 
+    # declared in _base.QueueManagerBase for the other parts (the same signature there: mypy checks they agree)
     def define(
         self,
         otype: str,

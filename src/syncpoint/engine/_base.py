@@ -122,7 +122,9 @@ class QueueManagerBase(EffectsRecorder):
         return self._msgid_prefix + _COUNTER(c)
 
     if TYPE_CHECKING:
-        # what one part calls on another (defined by the part named in the comment)
+        # what one part calls on another (defined by the part named in the comment). Each declaration repeats its
+        # definition's signature, as a declaration must: mypy checks that the two agree (the part's method
+        # overrides this one), and the running class has only the definition.
 
         def open(self, conn: Connection, od: MQOD, options: int) -> Handle: ...  # _open
 

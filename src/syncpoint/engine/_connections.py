@@ -25,7 +25,7 @@ from syncpoint.store import Batch
 
 from ._base import QueueManagerBase
 from ._skip_backout import carry_into_new_unit_of_work, skipping_backout
-from ._state import GONE, GOT_PENDING, PUT_PENDING, Connection, Message
+from ._state import GONE, GOT_PENDING, PUT_PENDING, Connection, Message, UnitOfWork
 from ._util import fail
 
 
@@ -63,11 +63,17 @@ class ConnectionsMixin(QueueManagerBase):
         self._check_conn(conn)
         self._commit(conn)
 
-    def _commit(self, conn: Connection) -> None:
+    def _ending(self, conn: Connection, commit: bool) -> UnitOfWork | None:
+        """The first step of MQCMIT and MQBACK alike: the unit of work's shared part ended (queue-sharing groups,
+        ``_shared``), and its private part taken from the connection (None: it has none)."""
         if self._shared_uows:
-            self._shared_end(conn, commit=True)  # queue-sharing groups (``_shared``)
+            self._shared_end(conn, commit=commit)
         uow = conn.uow
         conn.uow = None
+        return uow
+
+    def _commit(self, conn: Connection) -> None:
+        uow = self._ending(conn, commit=True)
         if uow is None:
             return
         b: Batch | None = None
@@ -101,10 +107,7 @@ class ConnectionsMixin(QueueManagerBase):
             self._shared_uows[conn.hconn] = carried
 
     def _backout(self, conn: Connection, honour_mark: bool) -> None:
-        if self._shared_uows:
-            self._shared_end(conn, commit=False)  # queue-sharing groups (``_shared``)
-        uow = conn.uow
-        conn.uow = None
+        uow = self._ending(conn, commit=False)
         if uow is None:
             return
         marked = skipping_backout(uow, honour_mark)

@@ -255,6 +255,7 @@ class GetMixin(QueueManagerBase):
             m = found
         return self._deliver_found(conn, h, q, m, md, gmo, buflen, opts, browse, sync, now)
 
+    # declared in _base.QueueManagerBase for the other parts (the same signature there: mypy checks they agree)
     def _deliver_found(
         self,
         conn: Connection,

@@ -54,6 +54,8 @@ class IndoubtMixin(QueueManagerBase):
                     continue
                 if name != "*" and not matches_generic(name, conn.appl_name):
                     continue
+                # an ACTIVE thread's fields (a connection's); an INDOUBT one's below are a unit of work's: two
+                # row layouts of DISPLAY THREAD, alike in shape only
                 rows.append(
                     {
                         "NAME": conn.appl_name,
@@ -74,6 +76,7 @@ class IndoubtMixin(QueueManagerBase):
         for u in shared.indoubt_units(qmname or self.name):
             if name != "*" and not matches_generic(name, u.member):
                 continue
+            # an INDOUBT thread's fields (a unit of work's; the ACTIVE rows above are a connection's)
             out.append(
                 {
                     "NAME": u.member,

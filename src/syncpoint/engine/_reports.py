@@ -161,6 +161,7 @@ class ReportsMixin(QueueManagerBase):
         md, rdata = report_message(original, data, feedback, keep, self.name, self.new_msgid())
         self.system_put(dest, md, rdata, dest_qmgr=dest_qm, kind=REPORT, uow=uow)
 
+    # declared in _base.QueueManagerBase for the other parts (the same signature there: mypy checks they agree)
     def system_put(
         self,
         qname: str,

@@ -78,6 +78,7 @@ class Message:
         "state",
     )
 
+    # each field set from its parameter: alike in shape to other classes' constructors, not logic
     def __init__(
         self,
         seq: int,

@@ -568,6 +568,7 @@ def _ended(query: Any, seconds: float) -> bool:
         return True
 
 
+# the flow's counters (a record: the dead-letter handler's Statistics has the same shape, other counters)
 @dataclass
 class Totals:
     batches: int = 0

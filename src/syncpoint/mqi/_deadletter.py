@@ -18,6 +18,7 @@ def _fixed(value: str | bytes, length: int) -> bytes:
     return raw[:length].ljust(length)
 
 
+# dead_letter_message takes the same keywords and passes them here (each is called on its own, typed)
 def dead_letter_header(
     md: MQMD,
     *,
@@ -44,6 +45,8 @@ def dead_letter_header(
     )
 
 
+# dead_letter_header's keywords, passed on to it: each function is called on its own (the engine builds the
+# message, the client the header), so each declares them, typed
 def dead_letter_message(
     md: MQMD,
     data: bytes,

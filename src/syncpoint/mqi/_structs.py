@@ -283,6 +283,8 @@ def _z(n: int) -> bytes:
     return b"\0" * n
 
 
+# each class below is one of IBM's MQI structures (cmqc.h): a table of its fields and versions, alike in
+# shape, each with its own layout (Structure holds the one implementation of packing them)
 class MQMD(Structure):
     """Message descriptor, version 2 (364 bytes); version 1 is its first 324 bytes."""
 

@@ -86,6 +86,8 @@ def _flag(on: str, off: str, sel: int, default: int, owners: frozenset[str], **k
 
 _ENABLED = {"ENABLED": 0, "DISABLED": 1}
 
+# IBM's attributes, one entry each (reference/mqsc.md): a table, so entries of the same kind (_enum, _flag) have
+# the same shape with their own values
 ATTRIBUTES: dict[str, Attribute] = {
     a.keyword: a
     for a in [

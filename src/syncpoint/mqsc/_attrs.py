@@ -21,7 +21,7 @@ from typing import Any
 
 from syncpoint.mqi import SyncpointError, mqsc_date_time
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import (
+from syncpoint.mqi.objects import (  # an import list, not logic: other modules import many of the same names
     ATTRIBUTES,
     CHANNEL,
     KEPT_ATTRIBUTES,

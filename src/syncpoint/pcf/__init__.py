@@ -6,7 +6,7 @@ Implements: reference/ibmmq-compat.md (PCF through ibmmq / pymqi), reference/con
 from . import _constants as constants
 from ._request import CommandFailedError
 from ._server import COMMAND_QUEUE, CommandServer, chckclnt
-from ._structs import (
+from ._structs import (  # an import list, not logic: other modules import many of the same names
     MQCFBF,
     MQCFBS,
     MQCFGR,

@@ -29,7 +29,7 @@ from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE
 
 from . import _constants as K
 from ._request import CommandFailedError, Request, attr_value_to_pcf, passes_filter
-from ._structs import (
+from ._structs import (  # an import list, not logic: other modules import many of the same names
     MQCFBS,
     MQCFH,
     MQCFIL,
@@ -320,6 +320,8 @@ class CommandServer:
         self._admin("define", otype, name, attrs, replace=replace)
         return []
 
+    # a queue's copy checks the types of both queues (MQRCCF_LIKE_OBJECT_WRONG_TYPE, MQRCCF_OBJECT_WRONG_TYPE);
+    # copy_process has one type: alike in shape, their checks and parameters differ
     def copy_q(self, req: Request) -> Reply:
         src = req.string(K.MQCACF_FROM_Q_NAME)
         dst = req.string(K.MQCACF_TO_Q_NAME)
@@ -520,6 +522,7 @@ class CommandServer:
         self._admin("define", PROCESS, name, req.attributes(PROCESS), replace=replace)
         return []
 
+    # like copy_q in shape; a process has one type, so no type checks and its own parameter names
     def copy_process(self, req: Request) -> Reply:
         src = req.string(K.MQCACF_FROM_PROCESS_NAME)
         dst = req.string(K.MQCACF_TO_PROCESS_NAME)

@@ -48,6 +48,7 @@ def _pad4(n: int) -> int:
     return (n + 3) & ~3
 
 
+# each class below is one of IBM's PCF structures (cmqcfc.h): alike in shape, each with its own layout
 @dataclass(slots=True)
 class MQCFH:
     """PCF header (36 bytes)."""

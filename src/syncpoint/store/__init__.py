@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from ._postgres import PostgresStore
     from ._postgres_shared import PostgresSharedQueues, create_member, remove_member
 
+# the server's package loads its heavy names the same way (server/__init__): each package's own table of its own
+# modules, so alike in shape only
 _POSTGRES = {  # loaded on first use: psycopg takes a while to import, and only group members need it
     "PostgresStore": "._postgres",
     "PostgresSharedQueues": "._postgres_shared",

@@ -158,6 +158,7 @@ class SharedQueues(Protocol):
         ...
 
     # -- the MQI rules beyond the plain get (browse, cursor, lock, match options, MAXDEPTH) ------------------
+    # the protocol's signature: each implementation (store/_qsg_verbs.py) restates it; mypy checks they agree
     def select(
         self,
         queue: str,

@@ -66,6 +66,7 @@ class TriggerMessageError(SyncpointError, ValueError):
         self.feedback = feedback
 
 
+# a record of fields (the same shape as other modules' records, no logic to share)
 @dataclass(slots=True)
 class Started:
     """What became of one command: started (and, in the foreground, its exit status), or not."""

@@ -5,6 +5,7 @@ Shared vocabulary of the network: the server (``syncpoint.server``) and the remo
 remote client loads only this and ``syncpoint.mqi``.
 """
 
+# the package's face: its users import many of the same names (an import list, not logic)
 from ._protocol import (
     BAD_REQUEST,
     DEFAULT_MAX_FRAME,
@@ -26,7 +27,10 @@ from ._protocol import (
     encode_mq_error,
     encode_reply,
     encode_request,
+    hello_params,
     parse_reply,
+    reply_result,
+    unreachable,
 )
 
 __all__ = [
@@ -50,5 +54,8 @@ __all__ = [
     "encode_mq_error",
     "encode_reply",
     "encode_request",
+    "hello_params",
     "parse_reply",
+    "reply_result",
+    "unreachable",
 ]

@@ -20,6 +20,7 @@ specification.
 
 from __future__ import annotations
 
+import os
 import struct
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,7 @@ from typing import Any
 import msgpack
 
 from syncpoint.mqi import MQMIError, SyncpointError
+from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import Definition
 
 # 2: putm and getm take an optional last argument, a map of options; 3: getm's option "index"
@@ -323,6 +325,7 @@ class ServerProtocol:
 # ------------------------------------------------------------------------------------------------------
 # the client's side
 # ------------------------------------------------------------------------------------------------------
+# a reply's three fields (a record: records of other modules have the same shape, not the same logic)
 @dataclass(slots=True)
 class Reply:
     request_id: int
@@ -338,3 +341,51 @@ def parse_reply(frame: Any) -> Reply:
     if status not in (OK, MQ_ERROR, BAD_REQUEST, FATAL) or not isinstance(rid, int):
         raise ProtocolError("the server sent a malformed reply", fatal=True)
     return Reply(rid, status, body)
+
+
+# The blocking client (``client/_remote``) and the asyncio client (``aio/_connection``) open their sockets each
+# its own way (a blocking socket, an event loop's streams); what they say and how they read the answers is one
+# implementation, here.
+def hello_params(qmgr: str, user: str | None, password: str | None, appl_name: str, appl_type: int) -> dict[str, Any]:
+    """The parameters of a client's ``hello`` request (docs/protocol.md): the versions it speaks, the queue
+    manager it wants and its identity (ApplName: IBM's 28 characters)."""
+    return {
+        "versions": list(PROTOCOL_VERSIONS),
+        "qmgr": qmgr,
+        "user": user or "",
+        "password": password,
+        "appl_name": appl_name[:28],
+        "appl_type": appl_type,
+        "pid": os.getpid(),
+    }
+
+
+def unreachable(address: tuple[str, int] | None, unix_path: str | None, error: BaseException) -> MQMIError:
+    """The error of a client that could not open its connection: MQRC_HOST_NOT_AVAILABLE (2538) for a TCP address,
+    as IBM's client says for a listener it cannot reach; MQRC_Q_MGR_NOT_AVAILABLE (2059) for a local socket."""
+    where = unix_path if unix_path is not None else f"{address[0]}({address[1]})" if address else "?"
+    return MQMIError(
+        C.MQCC_FAILED,
+        C.MQRC_HOST_NOT_AVAILABLE if address else C.MQRC_Q_MGR_NOT_AVAILABLE,
+        f"cannot reach the queue manager server at {where}: {str(error) or type(error).__name__}",
+    )
+
+
+def reply_result(reply: Reply, expected: int | None) -> Any:
+    """What the call whose request id is ``expected`` (None: no call waits) gets from ``reply``: the result (OK),
+    or the MQMIError it failed with (MQ_ERROR; BAD_REQUEST as MQRC_UNEXPECTED_ERROR), returned for the caller
+    to raise in the caller's thread. A reply that ends the connection (FATAL, a reply to another request, an
+    unknown status) raises ProtocolError with the sentence that says why."""
+    if reply.status == FATAL:
+        raise ProtocolError(f"the queue manager ended the connection: {reply.body}", fatal=True)
+    if reply.request_id != expected:
+        where = "none" if expected is None else str(expected)
+        raise ProtocolError(f"reply {reply.request_id} arrived where {where} was expected", fatal=True)
+    if reply.status == OK:
+        return reply.body
+    if reply.status == MQ_ERROR:
+        comp, reason, detail = reply.body
+        return MQMIError(comp, reason, detail)
+    if reply.status == BAD_REQUEST:
+        return MQMIError(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, f"the server rejected the request: {reply.body}")
+    raise ProtocolError("unknown reply status", fatal=True)  # parse_reply lets none through: a defect
