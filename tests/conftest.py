@@ -1,7 +1,16 @@
-"""Shared fixtures: an in-memory queue manager on a fake clock, and connections to it."""
+"""Shared fixtures: an in-memory queue manager on a fake clock, and connections to it.
+
+The suite runs on pytest-xdist workers (``-n auto`` in pyproject's addopts; ``-n 0`` runs it in one process).
+Every session-scoped fixture here and in the folders' conftest files (the server loop, PostgreSQL, the Spark
+session and its queue manager server) is made once per worker, in that worker's own temporary folder; tests
+take their ports from the kernel (port 0) and their homes from ``tmp_path``. See docs/architecture.md, "The
+test suite's time".
+"""
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -9,6 +18,22 @@ import pytest
 import syncpoint
 from syncpoint.client import EmbeddedQueueManager, QueueManager, memory_queue_manager
 from syncpoint.engine import FakeClock
+
+# Bytecode is cached even where the environment says not to (PYTHONDONTWRITEBYTECODE=1): the suite starts
+# thousands of Python processes (the commands, servers, Spark's Python workers) that import syncpoint afresh, and
+# each compiled its modules from source again (about a fifth of a command's start-up CPU); each pytest worker
+# rewrote every test module's asserts again too. The cache goes to __pycache__ folders (.gitignore), written
+# atomically, so parallel processes share it safely.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: two workers per CPU this process may use. Most tests spend their time waiting on
+    subprocesses (servers, commands, Spark's JVM) and sockets, not on the CPU, so on the 2-CPU CI machine 4
+    workers finish the suite sooner than 2 (docs/architecture.md, "The test suite's time", has the numbers)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return 2 * cpus
 
 
 @pytest.fixture

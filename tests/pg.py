@@ -80,6 +80,10 @@ def _server_user() -> pwd.struct_passwd | None:
         )
         return pwd.getpwnam(user)
     except (OSError, subprocess.SubprocessError, KeyError) as e:
+        try:  # another pytest-xdist worker created it at the same moment (useradd then fails: "already exists")
+            return pwd.getpwnam(user)
+        except KeyError:
+            pass
         raise PostgresUnavailable(
             f"PostgreSQL refuses to run as root, and the user {user!r} to run it as could not be created ({e}). "
             "Create an unprivileged user and name it in $SYNCPOINT_PG_USER."

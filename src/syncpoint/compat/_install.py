@@ -74,17 +74,22 @@ def download_sdist(package: str, version: str, cache: Path | None = None) -> Pat
         if found.exists():
             return found
     env = dict(os.environ, CI="true")
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-d", str(cache)]
-    cmd.append(f"{package}=={version}")
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    if proc.returncode != 0:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-        raise InstallError(f"pip could not download {package}=={version}: " + " / ".join(tail))
-    for suffix in (".tar.gz", ".zip"):
-        found = cache / f"{package}-{version}{suffix}"
-        if found.exists():
-            return found
-    raise InstallError(f"pip ran but no sdist of {package}=={version} is in {cache}")
+    # pip writes into a folder of its own, and the sdist is renamed into the cache whole: an install running at
+    # the same time (another user's, a parallel test's) never opens a half-written file.
+    with tempfile.TemporaryDirectory(prefix=".download-", dir=cache) as scratch:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-d", scratch]
+        cmd.append(f"{package}=={version}")
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+            raise InstallError(f"pip could not download {package}=={version}: " + " / ".join(tail))
+        for suffix in (".tar.gz", ".zip"):
+            downloaded = Path(scratch) / f"{package}-{version}{suffix}"
+            if downloaded.exists():
+                found = cache / downloaded.name
+                os.replace(downloaded, found)
+                return found
+    raise InstallError(f"pip ran but downloaded no sdist of {package}=={version}")
 
 
 def extract_sdist(sdist: Path, into: Path) -> Path:
