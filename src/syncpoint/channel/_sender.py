@@ -104,7 +104,8 @@ class Status:
     batches: int = 0
     since: float = field(default_factory=time.time)
     last: float = 0.0
-    retries_left: int = 0
+    short_left: int = 0  # SHORTRTS: short retries left (SHORTRTY until the channel first retries)
+    long_left: int = 0  # LONGRTS: long retries left
     reason: str = ""
 
     def pairs(self) -> dict[str, Any]:
@@ -120,7 +121,8 @@ class Status:
             "INDOUBT": "YES" if self.indoubt else "NO",
             "MSGS": self.msgs,
             "BATCHES": self.batches,
-            "LONGRTS": self.retries_left,
+            "SHORTRTS": self.short_left,
+            "LONGRTS": self.long_left,
             "STOPREASON": self.reason,
         }
 
@@ -341,6 +343,58 @@ class ChannelAgent:
         if link is not None:
             link.abort()
 
+    # -- IBM's retry ladder, the same for a sender and a requester ----------------------------------------
+    final_reasons: tuple[int, ...] = (C.MQRC_UNKNOWN_CHANNEL_NAME, C.MQRC_CHANNEL_STOPPED, C.MQRC_NOT_AUTHORIZED)
+    attrs: dict[str, Any]
+
+    def _attempt(self) -> bool | None:
+        """One connection to the other end: None when the channel ended normally, else whether it reached
+        RUNNING before it broke (then the retry counts start again, as IBM's)."""
+        raise NotImplementedError
+
+    def _failed(self, e: MQMIError) -> bool | None:
+        """An attempt that failed with ``e``: STOP CHANNEL or a final reason stop the channel; any other is
+        retried (what ``_attempt`` would have returned: False, it did not run)."""
+        if self.stop.is_set():  # STOP CHANNEL MODE(FORCE) cut the link: no retry
+            self._backout()
+            raise ChannelStoppedError("STOP CHANNEL") from None
+        if e.reason in self.final_reasons:
+            raise ChannelStoppedError(_why(e)) from None
+        self.status.reason = _why(e)
+        log.warning("channel %s: %s", self.name, self.status.reason)
+        return False
+
+    def _backout(self) -> None:
+        """After a failed attempt: undo what this end had begun (a sender backs out its batch's gets)."""
+
+    def _retrying_loop(self) -> None:
+        """Attempts until one ends normally, SHORTRTY attempts SHORTTMR seconds apart, then LONGRTY attempts
+        LONGTMR seconds apart (``next_retry``); the retries left are the status's SHORTRTS and LONGRTS."""
+        st = self.status
+        st.short_left, st.long_left = short, long_ = int(self.attrs["SHORTRTY"]), int(self.attrs["LONGRTY"])
+        while True:
+            if self.stop.is_set():
+                raise ChannelStoppedError("STOP CHANNEL")
+            ran: bool | None = False
+            try:
+                st.state = "BINDING"
+                ran = self._attempt()
+            except MQMIError as e:
+                ran = self._failed(e)
+            finally:
+                if self.link is not None:
+                    self.link.close()
+                    self.link = None
+            if ran is None:
+                return
+            self._backout()
+            if ran:  # IBM: the retry counts start again after the channel ran
+                short, long_ = int(self.attrs["SHORTRTY"]), int(self.attrs["LONGRTY"])
+            short, long_, interval = next_retry(self.attrs, short, long_, st.reason)
+            st.state, st.short_left, st.long_left = "RETRYING", short, long_
+            if self.stop.wait(interval):
+                raise ChannelStoppedError("STOP CHANNEL")
+
     def _ended(self, e: ChannelStoppedError) -> None:
         st = self.status
         if self.stop.is_set():  # STOP CHANNEL: IBM's AMQ9528I, the state STATUS() asked for
@@ -355,6 +409,7 @@ class ChannelAgent:
 class Sender(ChannelAgent):
     """One run of a sending channel, from start to INACTIVE or STOPPED; ``run()`` on its own thread."""
 
+    # the base's five parameters are restated (not ``*args``) so that the initiator's calls stay checked by type
     def __init__(
         self,
         name: str,
@@ -405,43 +460,24 @@ class Sender(ChannelAgent):
             if self.local is not None:
                 self.local.close()
 
-    def _retrying_loop(self) -> None:
-        st = self.status
-        short, long_ = int(self.attrs["SHORTRTY"]), int(self.attrs["LONGRTY"])
-        while True:
-            if self.stop.is_set():
-                raise ChannelStoppedError("STOP CHANNEL")
-            try:
-                st.state = "BINDING"
-                self.reached_running = False
-                self._session()
-                st.state = "INACTIVE"  # DISCINT passed: ended normally
-                return
-            except MQMIError as e:
-                if e.reason in (C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_QUIESCING):
-                    raise
-                if self.stop.is_set():  # STOP CHANNEL MODE(FORCE) cut the link: no retry
-                    self.local_backout()
-                    raise ChannelStoppedError("STOP CHANNEL") from None
-                if e.reason in (C.MQRC_UNKNOWN_CHANNEL_NAME, C.MQRC_CHANNEL_STOPPED, C.MQRC_NOT_AUTHORIZED):
-                    raise ChannelStoppedError(_why(e)) from None
-                st.reason = _why(e)
-                log.warning("channel %s: %s", self.name, st.reason)
-                if not self.attrs.get("CONNAME"):  # a SVR started by its requester cannot call back: it ends and
-                    self.local_backout()  # the requester retries (its batch in doubt is resolved then)
-                    st.state = "INACTIVE"
-                    return
-            finally:
-                if self.link is not None:
-                    self.link.close()
-                    self.link = None
-            self.local_backout()
-            if self.reached_running:  # IBM: the retry counts start again after the channel ran
-                short, long_ = int(self.attrs["SHORTRTY"]), int(self.attrs["LONGRTY"])
-            short, long_, interval = next_retry(self.attrs, short, long_, st.reason)
-            st.state, st.retries_left = "RETRYING", short + long_
-            if self.stop.wait(interval):
-                raise ChannelStoppedError("STOP CHANNEL")
+    def _attempt(self) -> bool | None:
+        self.reached_running = False
+        self._session()
+        self.status.state = "INACTIVE"  # DISCINT passed: ended normally
+        return None
+
+    def _failed(self, e: MQMIError) -> bool | None:
+        if e.reason in (C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_QUIESCING):
+            raise e
+        super()._failed(e)
+        if not self.attrs.get("CONNAME"):  # a SVR started by its requester cannot call back: it ends and
+            self.local_backout()  # the requester retries (its batch in doubt is resolved then)
+            self.status.state = "INACTIVE"
+            return None
+        return self.reached_running
+
+    def _backout(self) -> None:
+        self.local_backout()
 
     def local_backout(self) -> None:
         assert self.local is not None
