@@ -229,6 +229,10 @@ class SharedDefinitionsMixin(QueueManagerBase):
         del self.queues[q.name]
         del self.definitions[("Q", q.name)]
 
+    def qsg_name(self) -> str:
+        """The name of this member's queue-sharing group; "" for a queue manager in no group."""
+        return self.shared.qsg if self.shared is not None else ""
+
     def qsgdisp(self, otype: str, name: str) -> str:
         """The QSGDISP of this member's object ``name`` of type ``otype``: SHARED, COPY or QMGR."""
         q = self.queues.get(name) if otype == QLOCAL else None
