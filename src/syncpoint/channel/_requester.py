@@ -31,8 +31,8 @@ from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import CHANNEL
 
+from ._agent import ChannelAgent, ChannelStoppedError, Status
 from ._link import Link
-from ._sender import ChannelAgent, ChannelStoppedError, Status
 
 log = logging.getLogger("syncpoint.channel")
 
@@ -114,7 +114,7 @@ class Requester(ChannelAgent):
             qm = self.connect()
             try:
                 d = qm.admin("lookup", CHANNEL, self.name)
-                self.qmgr = qm.name
+                self.qmgr = self.qmgr_name = qm.name
             finally:
                 qm.disconnect()
             if d is None:
