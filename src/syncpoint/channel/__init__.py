@@ -8,10 +8,11 @@ docs/distributed-queuing.md tells the whole story.
 Implements: issue 23 items 3, 4, 5 (sending side), 7; seed 001 condition 6; seed 002 (expiry on the way).
 """
 
+from ._agent import ChannelStoppedError, Status
 from ._credentials import Credentials
 from ._initiator import Initiator
 from ._link import Link, channel_address
-from ._sender import BATCHLIM, ChannelStoppedError, Record, Sender, Status, correl_id, in_transit, valid_xqh
+from ._sender import BATCHLIM, Record, Sender, correl_id, in_transit, valid_xqh
 
 __all__ = [
     "BATCHLIM",

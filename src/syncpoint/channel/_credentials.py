@@ -16,7 +16,7 @@ class Credentials:
     def __init__(self, path: Path | None) -> None:
         self.path = path
 
-    def _all(self) -> dict[str, Any]:
+    def all(self) -> dict[str, Any]:
         if self.path is None or not self.path.exists():
             return {}
         data = json.loads(self.path.read_text())
@@ -24,13 +24,13 @@ class Credentials:
 
     def of(self, channel: str) -> dict[str, Any]:
         """The channel's entry (read each time a channel starts: a change applies at the next start)."""
-        entry = self._all().get(channel, {})
+        entry = self.all().get(channel, {})
         return entry if isinstance(entry, dict) else {}
 
     def set(self, channel: str, entry: dict[str, Any] | None) -> None:
         """Write (or, with None, remove) a channel's entry: owner-only, replaced atomically."""
         assert self.path is not None
-        data = self._all()
+        data = self.all()
         if entry is None:
             data.pop(channel, None)
         else:

@@ -10,7 +10,11 @@ It holds SYSTEM.CHANNEL.INITQ open for input and reads two kinds of message from
   CHSTATUS from runmqsc (or any client), answered with a JSON message on the request's ReplyToQ.
 
 At start it starts every sending channel whose transmission queue holds messages or whose sync record holds
-a batch in doubt, so a queue manager restarted after a failure resumes its channels by itself.
+a batch in doubt, so a queue manager restarted after a failure resumes its channels by itself — except a channel
+an operator stopped: STOP CHANNEL STATUS(STOPPED) is kept in ``chstopped.json`` in the queue manager's folder
+(written as ``channels.json`` is: owner-only, replaced atomically), so the channel is STOPPED again after endmqm /
+strmqm, and neither a trigger, a requester nor the restart starts it until START CHANNEL (IBM keeps a stopped
+channel's status across a restart).
 
 Each running channel is a :class:`~._sender.Sender` (SDR, SVR) or a :class:`~._requester.Requester` (RQSTR) on
 its own thread. A requester of another queue manager reaches this initiator through its server
@@ -42,10 +46,11 @@ from syncpoint.mqi.objects import (
     SYSTEM_CHANNEL_INITQ,
 )
 
+from ._agent import Status
 from ._credentials import Credentials
 from ._link import Link
 from ._requester import Requester
-from ._sender import LocalSide, Record, Sender, Status
+from ._sender import LocalSide, Record, Sender
 
 log = logging.getLogger("syncpoint.channel")
 
@@ -73,6 +78,8 @@ class Initiator:
         self.connect = connect
         self.qmgr_dir = qmgr_dir
         self.credentials = Credentials(qmgr_dir / "channels.json" if qmgr_dir is not None else None)
+        # the channels STOP CHANNEL STATUS(STOPPED) stopped: per channel {"reason": …}, the same kind of file
+        self.stopped = Credentials(qmgr_dir / "chstopped.json" if qmgr_dir is not None else None)
         self.receivers = receivers or (lambda: [])
         self.statuses: dict[str, Status] = {}
         self.running: dict[str, _Running] = {}
@@ -106,6 +113,7 @@ class Initiator:
             if qm.admin("lookup", QLOCAL, SYSTEM_CHANNEL_INITQ) is None:
                 qm.admin("define", QLOCAL, SYSTEM_CHANNEL_INITQ, {"DESCR": "channel initiation queue"})
             hobj = qm.mqopen(MQOD(ObjectName=SYSTEM_CHANNEL_INITQ.encode()), C.MQOO_INPUT_SHARED)
+            self._restore(qm)
             self._resume(qm)
             log.info("channel initiator started on %s", SYSTEM_CHANNEL_INITQ)
             while not self._stop.is_set():
@@ -130,12 +138,37 @@ class Initiator:
             except Exception:
                 pass
 
+    def _restore(self, qm: Any) -> None:
+        """The channels an operator stopped before the last end are STOPPED again (deleted ones are forgotten)."""
+        for name, entry in self.stopped.all().items():
+            d = qm.admin("lookup", CHANNEL, name)
+            if d is None:
+                self.stopped.set(name, None)
+                continue
+            st = Status(name, _TYPE_WORD.get(d.attrs.get("CHLTYPE"), "SDR"), "STOPPED")
+            st.xmitq, st.conname = str(d.attrs.get("CHLXMITQ", "")), str(d.attrs.get("CONNAME", ""))
+            st.reason = str(entry.get("reason", "")) if isinstance(entry, dict) else ""
+            self.statuses[name] = st
+            log.info("channel %s is STOPPED, as STOP CHANNEL left it: START CHANNEL starts it", name)
+
+    def _remember_stop(self, name: str, stopped: bool) -> None:
+        """Keep (or forget, at START CHANNEL) that an operator stopped ``name``."""
+        if self.stopped.path is None:
+            return
+        if stopped:
+            self.stopped.set(name, {"reason": f"AMQ9528I: User requested closedown of channel '{name}'."})
+        elif name in self.stopped.all():
+            self.stopped.set(name, None)
+
     def _resume(self, qm: Any) -> None:
         """Start the sending channels that have work: messages on their transmission queue or a batch in doubt."""
         local = LocalSide(qm, "")
         for d in qm.admin("list_objects", CHANNEL):
             if d.attrs.get("CHLTYPE") not in _SENDING or not d.attrs.get("CONNAME"):
                 continue
+            st = self.statuses.get(d.name)
+            if st is not None and st.state == "STOPPED":
+                continue  # stopped by an operator before the restart: START CHANNEL starts it
             local.channel = d.name
             xmitq = d.attrs.get("CHLXMITQ", "")
             depth = 0
@@ -252,6 +285,7 @@ class Initiator:
             return {"ok": False, "lines": [f"AMQ9519E: Channel '{name}' not found."]}
         sending = d.attrs.get("CHLTYPE") in _SENDING
         if op == "START":
+            self._remember_stop(name, False)
             requester = d.attrs.get("CHLTYPE") == MQCHT_REQUESTER and bool(d.attrs.get("CONNAME"))
             if not sending and not requester:
                 self.receiving_control("START", name, "")  # a receiving channel STOPPED here may run again
@@ -270,6 +304,7 @@ class Initiator:
                 return {"ok": False, "lines": [f"AMQ9533E: Channel '{name}' is not currently active."]}
             self.statuses[name].state = "STOPPING"
             r.sender.stop_status = "INACTIVE" if status == "INACTIVE" else "STOPPED"
+            self._remember_stop(name, status != "INACTIVE")
             if mode in ("FORCE", "TERMINATE"):
                 r.sender.force()  # stop now: the batch on the wire stays in doubt
             else:

@@ -2,6 +2,11 @@
 TCP, optionally TLS, with a deadline on every reply (a peer that stops answering ends the channel instead of
 hanging it). Anything the peer sends that is not a well-formed reply — garbage, a reply to another request —
 ends the link with MQRC_CONNECTION_BROKEN; nothing is lost, because the batch it carried is held in doubt.
+
+The TCP and TLS set-up is the client's (``client.tcp_connect``). The reading and writing are not: a client's
+transport (``client._remote``, ``aio._connection``) waits as long as a call needs, where a channel's link ends a
+call whose reply does not come within its deadline and reads a requester's reply byte for byte
+(``request_alone``), so the three import the same protocol names and keep their own loops.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import socket
 import ssl
 from typing import Any
 
-from syncpoint.client import parse_conname
+from syncpoint.client import parse_conname, tcp_connect
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.wire import (
@@ -55,10 +60,7 @@ class Link:
         self._frames: list[Any] = []
         if sock is None:  # else a connection a requester made (a SVR started by it sends over it)
             try:
-                sock = socket.create_connection(self.address, timeout=timeout)
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                if tls is not None:
-                    sock = tls.wrap_socket(sock, server_hostname=self.address[0])
+                sock = tcp_connect(self.address, timeout, tls)
             except (OSError, ssl.SSLError) as e:
                 raise MQMIError(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, f"cannot reach {conname}: {e}") from None
         self._sock = sock

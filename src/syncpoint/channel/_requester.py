@@ -31,8 +31,8 @@ from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import CHANNEL
 
+from ._agent import ChannelAgent, ChannelStoppedError, Status
 from ._link import Link
-from ._sender import ChannelAgent, ChannelStoppedError, Status, _why, next_retry
 
 log = logging.getLogger("syncpoint.channel")
 
@@ -92,6 +92,7 @@ def relay(a: socket.socket, b: socket.socket, stop: threading.Event) -> None:
 class Requester(ChannelAgent):
     """One run of a requester channel, from START to INACTIVE or STOPPED; ``run()`` on its own thread."""
 
+    # the base's five parameters are restated (not ``*args``) so that the initiator's calls stay checked by type
     def __init__(
         self,
         name: str,
@@ -113,7 +114,7 @@ class Requester(ChannelAgent):
             qm = self.connect()
             try:
                 d = qm.admin("lookup", CHANNEL, self.name)
-                self.qmgr = qm.name
+                self.qmgr = self.qmgr_name = qm.name
             finally:
                 qm.disconnect()
             if d is None:
@@ -129,35 +130,10 @@ class Requester(ChannelAgent):
             st.state, st.reason = "STOPPED", f"internal error: {e!r}"
             log.exception("channel %s failed", self.name)
 
-    def _retrying_loop(self) -> None:
-        st = self.status
-        short, long_ = int(self.attrs["SHORTRTY"]), int(self.attrs["LONGRTY"])
-        while True:
-            if self.stop.is_set():
-                raise ChannelStoppedError("STOP CHANNEL")
-            ran: bool | None = False
-            try:
-                st.state = "BINDING"
-                ran = self._session()
-                if ran is None:
-                    return  # ended normally: INACTIVE
-            except MQMIError as e:
-                if self.stop.is_set():
-                    raise ChannelStoppedError("STOP CHANNEL") from None
-                if e.reason in _FINAL:
-                    raise ChannelStoppedError(_why(e)) from None
-                st.reason = _why(e)
-                log.warning("channel %s: %s", self.name, st.reason)
-            finally:
-                if self.link is not None:
-                    self.link.close()
-                    self.link = None
-            if ran:
-                short, long_ = int(self.attrs["SHORTRTY"]), int(self.attrs["LONGRTY"])
-            short, long_, interval = next_retry(self.attrs, short, long_, st.reason)
-            st.state, st.retries_left = "RETRYING", short + long_
-            if self.stop.wait(interval):
-                raise ChannelStoppedError("STOP CHANNEL")
+    final_reasons = _FINAL
+
+    def _attempt(self) -> bool | None:
+        return self._session()
 
     def _session(self) -> bool | None:
         """One request: None when the channel ended normally (callback accepted, or the SVR ended it after

@@ -31,11 +31,11 @@ without a message end the channel normally (INACTIVE); HBINT seconds without one
 from __future__ import annotations
 
 import logging
+import secrets
 import socket
 import struct
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,10 +43,11 @@ from typing import Any
 import msgpack
 
 from syncpoint.client import dead_letter, dead_letter_queue
-from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQXQH, MQMIError, reason_name
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQXQH, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import CHANNEL, MQCHT_SERVER, MQNPMS_FAST, QLOCAL, SYSTEM_CHANNEL_SYNCQ
 
+from ._agent import ChannelAgent, ChannelStoppedError, Status
 from ._link import Link
 
 log = logging.getLogger("syncpoint.channel")
@@ -67,62 +68,9 @@ def correl_id(role: str, channel: str) -> bytes:
     return (role + channel).encode()[:24].ljust(24, b"\0")
 
 
-def _why(e: MQMIError) -> str:
-    """An error as a channel's STOPREASON: IBM's message when the other end sent one, and the reason code."""
-    text = e.detail or ""
-    return f"{text} ({reason_name(e.reason)} {e.reason})" if text else f"{reason_name(e.reason)} ({e.reason})"
-
-
-def next_retry(attrs: dict[str, Any], short: int, long_: int, reason: str) -> tuple[int, int, int]:
-    """IBM's retry ladder: SHORTRTY attempts SHORTTMR seconds apart, then LONGRTY attempts LONGTMR seconds apart;
-    the retries left after this one and the seconds to wait for it. None left: the channel stops (AMQ9506E)."""
-    if short > 0:
-        return short - 1, long_, int(attrs["SHORTTMR"])
-    if long_ > 0:
-        return short, long_ - 1, int(attrs["LONGTMR"])
-    raise ChannelStoppedError(f"AMQ9506E: retries exhausted: {reason}")
-
-
-class ChannelStoppedError(Exception):
-    """The channel ends and does not retry (STOP CHANNEL, a sequence number error, no dead-letter queue)."""
-
-
-@dataclass
-class Status:
-    """What DISPLAY CHSTATUS shows of one sending channel."""
-
-    name: str
-    chltype: str = "SDR"
-    state: str = "STARTING"
-    xmitq: str = ""
-    conname: str = ""
-    rqmname: str = ""
-    seq: int = 0
-    batch_id: str = ""
-    indoubt: bool = False
-    msgs: int = 0
-    batches: int = 0
-    since: float = field(default_factory=time.time)
-    last: float = 0.0
-    retries_left: int = 0
-    reason: str = ""
-
-    def pairs(self) -> dict[str, Any]:
-        return {
-            "CHANNEL": self.name,
-            "CHLTYPE": self.chltype,
-            "STATUS": self.state,
-            "XMITQ": self.xmitq,
-            "CONNAME": self.conname,
-            "RQMNAME": self.rqmname,
-            "CURSEQNO": self.seq,
-            "LSTLUWID": self.batch_id,
-            "INDOUBT": "YES" if self.indoubt else "NO",
-            "MSGS": self.msgs,
-            "BATCHES": self.batches,
-            "LONGRTS": self.retries_left,
-            "STOPREASON": self.reason,
-        }
+def new_batch_id() -> str:
+    """A batch's logical unit of work id: 16 hexadecimal digits, as IBM's LSTLUWID shows one."""
+    return secrets.token_hex(8).upper()
 
 
 @dataclass
@@ -311,50 +259,10 @@ def valid_xqh(md: MQMD, data: bytes) -> MQXQH | None:
         return None
 
 
-class ChannelAgent:
-    """What a sending and a requesting channel (each a thread of its server) share: STOP CHANNEL MODE(FORCE) and
-    how a run that met ChannelStoppedError ends."""
-
-    def __init__(
-        self,
-        name: str,
-        connect: Callable[[], Any],
-        status: Status,
-        credentials: Callable[[str], dict[str, Any]],
-        stop: threading.Event,
-    ) -> None:
-        self.name = name
-        self.connect = connect
-        self.status = status
-        self.credentials = credentials
-        self.stop = stop
-        self.link: Link | None = None
-        self.stop_status = "STOPPED"  # STOP CHANNEL STATUS(STOPPED|INACTIVE): the state the channel ends in
-        self.cut = threading.Event()  # STOP CHANNEL MODE(FORCE|TERMINATE): the link was cut, a batch may be in doubt
-
-    def force(self) -> None:
-        """STOP CHANNEL MODE(FORCE|TERMINATE), from another thread: stop now, without finishing the current batch
-        (it stays in doubt, held in the sync record, and is resolved when the channel next starts)."""
-        self.cut.set()
-        self.stop.set()
-        link = self.link
-        if link is not None:
-            link.abort()
-
-    def _ended(self, e: ChannelStoppedError) -> None:
-        st = self.status
-        if self.stop.is_set():  # STOP CHANNEL: IBM's AMQ9528I, the state STATUS() asked for
-            st.state = self.stop_status
-            st.reason = f"AMQ9528I: User requested closedown of channel '{self.name}'."
-            log.info("channel %s ended by STOP CHANNEL (%s)", self.name, st.state)
-        else:
-            st.state, st.reason = "STOPPED", str(e)
-            log.error("channel %s stopped: %s", self.name, e)
-
-
 class Sender(ChannelAgent):
     """One run of a sending channel, from start to INACTIVE or STOPPED; ``run()`` on its own thread."""
 
+    # the base's five parameters are restated (not ``*args``) so that the initiator's calls stay checked by type
     def __init__(
         self,
         name: str,
@@ -377,6 +285,7 @@ class Sender(ChannelAgent):
         st = self.status
         try:
             qm = self.connect()
+            self.qmgr_name = qm.name
             self.local = LocalSide(qm, self.name)
             d = qm.admin("lookup", CHANNEL, self.name)
             if d is None:
@@ -405,43 +314,24 @@ class Sender(ChannelAgent):
             if self.local is not None:
                 self.local.close()
 
-    def _retrying_loop(self) -> None:
-        st = self.status
-        short, long_ = int(self.attrs["SHORTRTY"]), int(self.attrs["LONGRTY"])
-        while True:
-            if self.stop.is_set():
-                raise ChannelStoppedError("STOP CHANNEL")
-            try:
-                st.state = "BINDING"
-                self.reached_running = False
-                self._session()
-                st.state = "INACTIVE"  # DISCINT passed: ended normally
-                return
-            except MQMIError as e:
-                if e.reason in (C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_QUIESCING):
-                    raise
-                if self.stop.is_set():  # STOP CHANNEL MODE(FORCE) cut the link: no retry
-                    self.local_backout()
-                    raise ChannelStoppedError("STOP CHANNEL") from None
-                if e.reason in (C.MQRC_UNKNOWN_CHANNEL_NAME, C.MQRC_CHANNEL_STOPPED, C.MQRC_NOT_AUTHORIZED):
-                    raise ChannelStoppedError(_why(e)) from None
-                st.reason = _why(e)
-                log.warning("channel %s: %s", self.name, st.reason)
-                if not self.attrs.get("CONNAME"):  # a SVR started by its requester cannot call back: it ends and
-                    self.local_backout()  # the requester retries (its batch in doubt is resolved then)
-                    st.state = "INACTIVE"
-                    return
-            finally:
-                if self.link is not None:
-                    self.link.close()
-                    self.link = None
-            self.local_backout()
-            if self.reached_running:  # IBM: the retry counts start again after the channel ran
-                short, long_ = int(self.attrs["SHORTRTY"]), int(self.attrs["LONGRTY"])
-            short, long_, interval = next_retry(self.attrs, short, long_, st.reason)
-            st.state, st.retries_left = "RETRYING", short + long_
-            if self.stop.wait(interval):
-                raise ChannelStoppedError("STOP CHANNEL")
+    def _attempt(self) -> bool | None:
+        self.reached_running = False
+        self._session()
+        self.status.state = "INACTIVE"  # DISCINT passed: ended normally
+        return None
+
+    def _failed(self, e: MQMIError) -> bool | None:
+        if e.reason in (C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_QUIESCING):
+            raise e
+        super()._failed(e)
+        if not self.attrs.get("CONNAME"):  # a SVR started by its requester cannot call back: it ends and
+            self.local_backout()  # the requester retries (its batch in doubt is resolved then)
+            self.status.state = "INACTIVE"
+            return None
+        return self.reached_running
+
+    def _backout(self) -> None:
+        self.local_backout()
 
     def local_backout(self) -> None:
         assert self.local is not None
@@ -534,7 +424,7 @@ class Sender(ChannelAgent):
                 raise
             if count:  # the record replaced in the unit of work; backed out, the last one is back
                 seq = 1 if rec.seq >= wrap else rec.seq + 1
-                rec = Record(seq, uuid.uuid4().hex, persistent, taken=taken)
+                rec = Record(seq, new_batch_id(), persistent, taken=taken)
                 local.write_record(rec)
             if sent is not None:
                 self._confirmed(sent)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
         open_embedded,
     )
     from ._memory import MemoryQueueManager, memory_queue_manager
-    from ._remote import RemoteTransport, parse_conname
+    from ._remote import RemoteTransport, parse_conname, tcp_connect
     from ._tuning import pin_cpus
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "parse_conname",
     "passwords_required",
     "pin_cpus",
+    "tcp_connect",
 ]
 
 _EMBEDDED = (
@@ -73,7 +74,7 @@ def __getattr__(name: str) -> Any:
         from ._tuning import pin_cpus
 
         return pin_cpus
-    if name in ("RemoteTransport", "parse_conname"):
+    if name in ("RemoteTransport", "parse_conname", "tcp_connect"):
         from . import _remote
 
         return getattr(_remote, name)

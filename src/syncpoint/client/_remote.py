@@ -37,6 +37,20 @@ _INDEX = {"index": True}
 _CONNAME = re.compile(r"^\s*(?P<host>[^()\s]+)\s*(?:\(\s*(?P<port>\d+)\s*\))?\s*$")
 
 
+def tcp_connect(address: tuple[str, int], timeout: float, tls: ssl.SSLContext | None) -> socket.socket:
+    """A TCP connection to a queue manager's server, Nagle off, wrapped in TLS when ``tls`` is given: a client's
+    and a channel's (``channel._link``). Raises OSError / ssl.SSLError; each caller words its own MQ reason."""
+    sock = socket.create_connection(address, timeout=timeout)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    if tls is not None:
+        try:
+            return tls.wrap_socket(sock, server_hostname=address[0])
+        except BaseException:
+            sock.close()
+            raise
+    return sock
+
+
 def parse_conname(conname: str, default_port: int = 1414) -> tuple[str, int]:
     """IBM's CONNAME form ``host(port)`` (port optional) as (host, port)."""
     m = _CONNAME.match(conname)
@@ -86,11 +100,8 @@ class RemoteTransport:
                 sock.connect(unix_path)
             else:
                 assert address is not None
-                sock = socket.create_connection(address, timeout=timeout)
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                if tls:
-                    ctx = tls if isinstance(tls, ssl.SSLContext) else ssl.create_default_context()
-                    sock = ctx.wrap_socket(sock, server_hostname=address[0])
+                ctx = (tls if isinstance(tls, ssl.SSLContext) else ssl.create_default_context()) if tls else None
+                sock = tcp_connect(address, timeout, ctx)
         except (OSError, ssl.SSLError) as e:
             raise unreachable(address, unix_path, e) from None
         sock.settimeout(None)

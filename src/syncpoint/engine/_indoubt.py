@@ -23,7 +23,7 @@ from syncpoint.mqi import constants as C
 from syncpoint.mqi import matches_generic
 
 from ._base import QueueManagerBase
-from ._shared import group_call
+from ._shared_defs import group_call
 from ._util import fail
 
 INDOUBT = "INDOUBT"

@@ -78,7 +78,8 @@ from ._put import PutMixin
 from ._remote import RemoteMixin
 from ._reports import ReportsMixin
 from ._resolve import ResolveMixin
-from ._shared import COPY_KIND, SharedMixin
+from ._shared import SharedMixin
+from ._shared_defs import COPY_KIND
 from ._shared_rules import SharedRulesMixin
 from ._state import LocalQueue, Message
 from ._tokens import TokensMixin

@@ -1,4 +1,4 @@
-"""Queue-sharing groups in the engine: shared definitions and the MQI verbs on shared queues.
+"""Queue-sharing groups in the engine: the MQI verbs on shared queues.
 
 References: reference/queue-sharing-groups.md ("What is shared", "Units of work and recovery"); docs/
 queue-sharing-groups.md (the design).
@@ -6,10 +6,8 @@ queue-sharing-groups.md (the design).
 Theory of operation
 -------------------
 A member of a queue-sharing group is given a :class:`~syncpoint.store.SharedQueues` (``self.shared``; None for
-a queue manager in no group). At start the engine reads the group's definitions from it: a QSGDISP(SHARED) queue
-becomes a :class:`SharedQueue` (a ``LocalQueue`` whose messages are not in this member's index but in the shared
-store, and whose CURDEPTH is the group's); a QSGDISP(GROUP) definition is copied into this member's own store as a
-QSGDISP(COPY) object, replaced at every start unless the copy holds messages (IBM).
+a queue manager in no group). The group's definitions, and the :class:`SharedQueue` each QSGDISP(SHARED) queue
+becomes in this member (a ``LocalQueue`` whose messages are in the shared store), are ``_shared_defs``.
 
 The verbs on a shared queue are the hooks of ``_put``, ``_get`` and ``_connections``: each turns into one call of
 the shared store (an INSERT, a claim, a commit or a backout of the unit of work's rows). A unit of work's shared
@@ -27,16 +25,12 @@ Triggering and expiry on shared queues (seeds 001 and 002): ``_shared_rules``.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar, cast
+from typing import cast
 
-from syncpoint.mqi import MQGMO, MQMD, GetResult, MQMIError
+from syncpoint.mqi import MQGMO, MQMD, GetResult
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import QLOCAL, Definition, defaults_for
 from syncpoint.store import (
     DECISION_KIND,
-    Batch,
     SharedMatch,
     SharedMessage,
     SharedQueues,
@@ -45,19 +39,17 @@ from syncpoint.store import (
     expired_at,
 )
 
-from ._base import QueueManagerBase
 from ._effects import stored_message
 from ._get import deliver, match_criteria
 from ._put import CONTEXT_IDENTITY, CONTEXT_ORIGIN
+from ._shared_defs import (
+    SharedDefinitionsMixin,
+    group_call,
+    unavailable,
+)
 from ._state import GONE, PRIO_SHIFT, Connection, Handle, LocalQueue, Message, UnitOfWork
 from ._util import fail
 
-SHARED = "SHARED"
-GROUP = "GROUP"
-COPY = "COPY"
-QMGR_DISP = "QMGR"
-DISPOSITIONS = (QMGR_DISP, COPY, GROUP, SHARED)
-COPY_KIND = "QSGCOPY"  # in the member's store: the names of its QSGDISP(COPY) objects
 _BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 _UNDER_CURSOR = C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 _SEQ_MASK = (1 << PRIO_SHIFT) - 1  # a private queue's key: (9 - priority) << PRIO_SHIFT | put sequence
@@ -75,10 +67,6 @@ _NOT_AHEAD = (
     | C.MQGMO_ALL_MSGS_AVAILABLE
     | C.MQGMO_COMPLETE_MSG
 )
-
-
-P = ParamSpec("P")
-T = TypeVar("T")
 
 
 def check_index_type(q: LocalQueue, msgid: bytes | None, correlid: bytes | None) -> None:
@@ -121,223 +109,8 @@ def shared_message(q: LocalQueue, sm: SharedMessage) -> Message:
     return m
 
 
-def unavailable(e: StoreError) -> MQMIError:
-    """The group's shared store failed: IBM's reason for a coupling facility that cannot be used."""
-    return fail(C.MQRC_CF_NOT_AVAILABLE, str(e))
-
-
-def _counters_only(b: Batch) -> bool:
-    """A batch that holds only counters (the MsgId block reserved by this put): whichever call writes it, it
-    is written in order before any later batch, so the call may let the lock go meanwhile."""
-    counters = b.counters
-    b.counters = {}
-    empty = b.is_empty()
-    b.counters = counters
-    return empty
-
-
-def _direct(fn: Callable[..., T], *args: Any) -> T:
-    return fn(*args)
-
-
-def group_call(fn: Callable[P, T]) -> Callable[P, T]:
-    """A verb that reaches the shared store: its StoreError becomes MQRC_CF_NOT_AVAILABLE (2345)."""
-
-    @functools.wraps(fn)
-    def call(*args: P.args, **kwargs: P.kwargs) -> T:
-        try:
-            return fn(*args, **kwargs)
-        except StoreError as e:
-            raise unavailable(e) from None
-
-    return call
-
-
-class SharedQueue(LocalQueue):
-    """A QSGDISP(SHARED) local queue: its messages live in the group's shared store; CURDEPTH is the group's."""
-
-    shared = True
-
-    def __init__(self, definition: Definition, store: SharedQueues, io: Callable[..., Any] | None = None) -> None:
-        self._store = store
-        self.io: Callable[..., Any] = io or _direct  # SharedMixin._io: the host's lock let go while it waits
-        super().__init__(definition)
-
-    @property
-    def depth(self) -> int:
-        try:
-            return self._store.depth(self.name)
-        except StoreError as e:
-            raise unavailable(e) from None
-
-    @depth.setter
-    def depth(self, value: int) -> None:
-        pass  # the group's depth is counted by the shared store
-
-    @property
-    def uncommitted(self) -> int:
-        """UNCOM: this member's puts and gets in units of work (the shared store holds them)."""
-        try:
-            n: int = self.io(self._store.uncommitted, self.name)
-            return n
-        except StoreError as e:
-            raise unavailable(e) from None
-
-    @uncommitted.setter
-    def uncommitted(self, value: int) -> None:
-        pass  # counted by the shared store
-
-
-class SharedMixin(QueueManagerBase):
-    """The hooks of the MQI verbs and of DEFINE for queue-sharing groups."""
-
-    shared: SharedQueues | None
-    _shared_uows: dict[int, int]  # Hconn -> the number of its unit of work's shared part
-    _shared_counts: dict[int, int]  # the number of a unit of work's shared part -> its puts and gets (MAXUMSGS)
-    _next_shared_uow: int
-    copies: set[str]  # names of this member's QSGDISP(COPY) objects
-    _shared_prepared: list[int]  # units of work prepared (two-phase) since the host last took them
-    # set by the host: run a call with its lock let go (see _io); None: the caller keeps whatever it holds
-    unlocked: Callable[..., Any] | None = None
-
-    def _io(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run a call of the shared store that waits for PostgreSQL, with the host's lock let go (``unlocked``)
-        so that the member's other connections go on meanwhile, each on a connection of its own (the store's
-        pool). Only while this call has left nothing for the host to write (its store batch, the queue
-        manager's own puts): those must stay with the call that made them."""
-        unlocked = self.unlocked
-        b = self._batch
-        if unlocked is None or self._system_puts or (b is not None and not _counters_only(b)):
-            return fn(*args)
-        result: T = unlocked(fn, *args)
-        return result
-
-    # -- start -----------------------------------------------------------------------------------------
-    def _load_shared(self, copies: set[str], decisions: set[str]) -> None:
-        """Read the group's definitions: SHARED queues join this member; GROUP ones refresh their COPY."""
-        self._shared_uows = {}
-        self._shared_counts = {}
-        self._next_shared_uow = 1
-        self._shared_prepared = []
-        self.copies = set(copies)
-        shared = self.shared
-        if shared is None:
-            return
-        for name in decisions:  # the group's store settled these in-doubt units of work at open (store/_group)
-            self._b().delete_objects.append((DECISION_KIND, name))
-        for kind, name, disposition, raw in shared.definitions():
-            d = Definition.from_bytes(raw)
-            if disposition == SHARED:
-                if ("Q", name) not in self.definitions:
-                    self._add_shared_queue(d)
-            elif disposition == GROUP:
-                self._refresh_copy(kind, d)
-
-    def _add_shared_queue(self, d: Definition) -> SharedQueue:
-        assert self.shared is not None
-        self.definitions[("Q", d.name)] = d
-        q = SharedQueue(d, self.shared, self._io)
-        self.queues[d.name] = q
-        self.triggering.queue_added(q)  # seed 001 (``_shared_rules``)
-        return q
-
-    def _refresh_copy(self, kind: str, d: Definition) -> None:
-        """The COPY of a GROUP definition, made or replaced (not while it is open or holds messages: IBM)."""
-        key = (self._ns(kind), d.name)
-        existing = self.definitions.get(key)
-        if existing is not None:
-            if d.name not in self.copies:
-                return  # a QSGDISP(QMGR) object of that name stays, as IBM keeps it
-            q = self.queues.get(d.name)
-            if q is not None and (q.depth or q.handles or q.uncommitted):
-                return
-            if existing.attrs == d.attrs and existing.otype == d.otype:
-                return
-            self.delete(existing.otype, d.name, purge=False)
-        self.define(d.otype, d.name, dict(d.attrs))
-        self.copies.add(d.name)
-        self._b().put_objects.append((COPY_KIND, d.name, b""))
-
-    @group_call
-    def refresh_shared(self, name: str | None = None) -> bool:
-        """Shared queues other members defined or deleted since: this member's view follows the group's. With
-        ``name``, True if that queue is now known (an open of a name this member did not know)."""
-        shared = self.shared
-        if shared is None:
-            return False
-        current = {n: raw for _k, n, disp, raw in shared.definitions() if disp == SHARED}
-        for qname, raw in current.items():
-            known = self.queues.get(qname)
-            if ("Q", qname) not in self.definitions:
-                self._add_shared_queue(Definition.from_bytes(raw))
-            elif known is not None and known.shared:
-                attrs = Definition.from_bytes(raw).attrs
-                if attrs != known.attrs:  # ALTERed on another member: the same dict, so every handle sees it
-                    if attrs.get("INITQ") != known.attrs.get("INITQ"):
-                        self.triggering.initq_changed()  # seed 001 (``_shared_rules``)
-                    known.attrs.update(attrs)
-                    known.fifo = attrs.get("MSGDLVSQ") == C.MQMDS_FIFO
-        for qname, q in list(self.queues.items()):
-            if q.shared and qname not in current and not q.handles:
-                del self.queues[qname]
-                self.definitions.pop(("Q", qname), None)
-        return name is not None and name in current
-
-    @group_call
-    def _alter_shared(self, q: LocalQueue) -> None:
-        """ALTER of a shared queue: the group's definition changes; the other members follow within a second."""
-        assert self.shared is not None
-        self.shared.put_definition(QLOCAL, q.name, SHARED, q.definition.to_bytes(), True)
-
-    @group_call
-    def _delete_shared(self, q: LocalQueue, purge: bool) -> None:
-        """DELETE QLOCAL of a shared queue: from the group (refused while it holds messages, without PURGE)."""
-        shared = self.shared
-        assert shared is not None
-        if q.handles:
-            raise fail(C.MQRC_OBJECT_IN_USE, f"queue {q.name} is open")
-        depth = q.depth
-        if depth and not purge:
-            raise fail(C.MQRC_Q_NOT_EMPTY, f"shared queue {q.name} has {depth} messages; use PURGE")
-        shared.clear(q.name)
-        shared.delete_definition(QLOCAL, q.name)
-        del self.queues[q.name]
-        del self.definitions[("Q", q.name)]
-
-    def qsgdisp(self, otype: str, name: str) -> str:
-        """The QSGDISP of this member's object ``name`` of type ``otype``: SHARED, COPY or QMGR."""
-        q = self.queues.get(name) if otype == QLOCAL else None
-        if q is not None and q.shared:
-            return SHARED
-        return COPY if name in self.copies else QMGR_DISP
-
-    # -- DEFINE … QSGDISP(…) ----------------------------------------------------------------------------
-    @group_call
-    def define_in_group(self, otype: str, name: str, attrs: dict[str, Any], disposition: str, replace: bool) -> None:
-        """DEFINE with QSGDISP(GROUP) or QSGDISP(SHARED): the definition goes to the group's shared store."""
-        shared = self.shared
-        if disposition not in (GROUP, SHARED):
-            raise fail(C.MQRC_SELECTOR_ERROR, f"QSGDISP({disposition}) cannot be defined: use QMGR, GROUP or SHARED")
-        if shared is None:
-            raise fail(
-                C.MQRC_ENVIRONMENT_ERROR,
-                f"queue manager {self.name} is not a member of a queue-sharing group: QSGDISP({disposition}) needs one",
-            )
-        if disposition == SHARED and otype != QLOCAL:
-            raise fail(C.MQRC_Q_TYPE_ERROR, "QSGDISP(SHARED) is for local queues only, not for a " + otype)
-        existing = self.definitions.get((self._ns(otype), name))
-        if existing is not None and not replace:
-            raise fail(C.MQRC_OBJECT_ALREADY_EXISTS, f"{name} already exists")
-        values = defaults_for(otype)
-        values.update(self._validated(otype, attrs))
-        now = self.clock.time()
-        d = Definition(otype, name, values, now, now)
-        if not shared.put_definition(otype, name, disposition, d.to_bytes(), replace):
-            raise fail(C.MQRC_OBJECT_ALREADY_EXISTS, f"{name} already exists in queue-sharing group {shared.qsg}")
-        if disposition == SHARED:
-            self._add_shared_queue(d)
-        else:
-            self._refresh_copy(otype, d)
+class SharedMixin(SharedDefinitionsMixin):
+    """The hooks of the MQI verbs for queue-sharing groups (the definitions: ``_shared_defs``)."""
 
     # -- MQOPEN / MQCLOSE: input opens are the group's ---------------------------------------------------
     @group_call

@@ -183,9 +183,9 @@ class ErrorLogHandler(logging.Handler):
     about this queue manager's files (recovery of a journal, a damaged file), the server's refusals of
     connections (authentication failed, beyond max-connections, no hello in time), and records that carry their
     own entry (``extra={"qmgr": name, "amq": (explanation, action)}``, the text ``AMQnnnnX: summary``: the
-    shared store's, ``store._postgres_shared``)."""
+    shared store's, ``store._postgres_shared``; the channels', ``channel._sender``)."""
 
-    LOGGERS = ("syncpoint.store", "syncpoint.server")
+    LOGGERS = ("syncpoint.store", "syncpoint.server", "syncpoint.channel")
     SERVER_EVENTS = (
         ("authentication failed", "AMQ5534E", "A connection was refused: the user's authentication failed."),
         ("refusing connections beyond", "AMQ9513E", "A connection was refused: the maximum number was reached."),
@@ -195,7 +195,7 @@ class ErrorLogHandler(logging.Handler):
     )
 
     def __init__(self, errorlog: ErrorLog, folder: Path) -> None:
-        super().__init__(logging.WARNING)
+        super().__init__(logging.INFO)  # an entry of its own may be informational (AMQ9002I); the rest: WARNING up
         self.errorlog = errorlog
         self.folder = str(folder)
 
@@ -209,6 +209,8 @@ class ErrorLogHandler(logging.Handler):
             if getattr(record, "qmgr", None) == self.errorlog.qmgr:  # not another queue manager's in this process
                 message_id, _, summary = text.partition(": ")
                 self.errorlog.write(message_id, summary, amq[0], amq[1])
+            return
+        if record.levelno < logging.WARNING:
             return
         if record.name.startswith("syncpoint.store"):
             if self.folder not in text:

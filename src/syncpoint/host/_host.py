@@ -514,6 +514,7 @@ ADMIN_VERBS = frozenset(
         "qm_attr",
         "refresh_expiry",
         "qsgdisp",
+        "qsg_name",  # the queue-sharing group's name ("" outside one): dmpmqcfg, DISPLAY on a member
         "threads",  # DISPLAY THREAD (queue-sharing groups)
         "indoubt_resolve",  # RESOLVE INDOUBT
     }

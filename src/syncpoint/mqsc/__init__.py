@@ -24,11 +24,13 @@ from ._attrs import (
     queue_status_pairs,
 )
 from ._commands import Request, Where, parse_command
-from ._dump import DUMP_TYPES, dump_definitions
+from ._dump import DEFINABLE, DUMP_FORMATS, DUMP_TYPES, dump_definitions
 from ._parser import MqscSyntaxError, SourceCommand, Token, read_commands, tokenize
 from ._processor import MqscProcessor, Response, Summary, connect_failure_lines, syntax_error_lines
 
 __all__ = [
+    "DEFINABLE",
+    "DUMP_FORMATS",
     "DUMP_TYPES",
     "IGNORED_ATTRIBUTES",
     "AttributeValueError",

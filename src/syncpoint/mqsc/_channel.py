@@ -44,6 +44,11 @@ CHSTATUS_KEYWORDS = frozenset(
         "MSGS",
         "BATCHES",
         "LONGRTS",
+        "SHORTRTS",
+        "LSTMSGDA",
+        "LSTMSGTI",
+        "CHSTADA",
+        "CHSTATI",
         "MCAUSER",
         "STOPREASON",
         "CURRENT",
@@ -191,9 +196,17 @@ def run_channel_command(
     return bool(answer.get("ok"))
 
 
+def luwid(batch_id: str) -> str:
+    """LSTLUWID as IBM shows it: 16 hexadecimal digits, zeros before the first batch (an id kept by an older
+    syncpoint, 32 digits, shows its first 16)."""
+    return batch_id[:16].upper() if batch_id else "0" * 16
+
+
 def status_pairs(row: dict[str, Any], wanted: list[str] | None) -> list[tuple[str, str | None]]:
     """A channel's status as DISPLAY CHSTATUS lists it: CHANNEL first, then the rest alphabetically."""
-    values: dict[str, str | None] = {k: str(v) for k, v in row.items() if k != "CHANNEL" and not k.endswith("_TI")}
+    values: dict[str, str | None] = {k: str(v) for k, v in row.items() if k != "CHANNEL"}
+    if "LSTLUWID" in values:
+        values["LSTLUWID"] = luwid(str(row["LSTLUWID"]))
     values["CURRENT"] = None
     keys = sorted(values) if wanted is None else sorted(set(wanted) & set(values))
     return [("CHANNEL", str(row["CHANNEL"]))] + [(k, values[k]) for k in keys]

@@ -165,6 +165,7 @@ _NOUNS_OF = {
     "PING": (QMGR,),
 }
 QSGDISP_DEFINE = ("QMGR", "GROUP", "SHARED")
+_QSGDISP_NOUNS = (QLOCAL, QMODEL, QALIAS, QREMOTE, QUEUE, PROCESS)  # what DISPLAY shows with its QSGDISP
 QSGDISP_DISPLAY = ("ALL", "LIVE", "QMGR", "COPY", "GROUP", "SHARED")
 _QUEUE_TYPE_WORDS = {
     **_QUEUE_NOUNS,
@@ -439,8 +440,8 @@ def _display(req: Request, tokens: list[Token]) -> None:
             continue
         if k == "ALL":
             saw_all = True
-        elif k == "WHERE":
-            req.where = _where(t, shown)
+        elif k == "WHERE":  # on a member of a queue-sharing group every object shows (and filters on) QSGDISP
+            req.where = _where(t, shown | {"QSGDISP"} if otype in _QSGDISP_NOUNS else shown)
         elif k == "CMDSCOPE":
             continue
         elif k == "QSGDISP" and otype not in (QMGR, QSTATUS):  # queue-sharing groups: which dispositions
@@ -468,7 +469,7 @@ def _display(req: Request, tokens: list[Token]) -> None:
         req.wanted = sorted(CONN_HANDLE_KEYWORDS) if req.type_filter == "HANDLE" else None
     else:
         req.wanted = names  # DISPLAY CONN with none: CONN, EXTCONN and TYPE only, as IBM
-    if req.where is not None and req.wanted is not None and req.where.keyword not in req.wanted:
+    if req.where is not None and req.wanted is not None and req.where.keyword not in (*req.wanted, "QSGDISP"):
         req.wanted.append(req.where.keyword)  # IBM shows the attribute a WHERE tests
 
 

@@ -1,15 +1,24 @@
 """dmpmqcfg: a queue manager's definitions as MQSC that runmqsc replays.
 
 Implements: IBM's ``dmpmqcfg`` (``-a`` all attributes, else only those that differ from the defaults; ``-o mqsc``
-one attribute a line with ``+`` continuations, ``-o 1line`` one command a line; ``-t`` the object type; ``-n`` a
-generic name).
+one attribute a line with ``+`` continuations, ``-o 1line`` one command a line, ``-o setmqaut`` the authority
+records as setmqaut commands; ``-t`` the object type; ``-n`` a generic name); reference/queue-sharing-groups.md
+("A configuration dump of a member … writes each object with its QSGDISP").
 
 Theory of operation: the queue manager's attributes come first (``ALTER QMGR … FORCE``), then the default objects
-(SYSTEM.DEFAULT.LOCAL.QUEUE …), then every other predefined object by type and name, each as ``DEFINE … REPLACE``.
+(SYSTEM.DEFAULT.LOCAL.QUEUE …), then every other predefined object by type and name, each as ``DEFINE … REPLACE``:
+local, model, alias and remote queues (a remote queue, a queue-manager alias and a reply-to alias are all
+QREMOTE), processes and channels (``CHLTYPE`` first, as a replayed DEFINE CHANNEL needs it). Which types there
+are is :data:`DEFINABLE` — every type MQSC's DEFINE takes — so a new object type is dumped once DEFINE knows it.
 Without ``-a`` an attribute is written when it differs from the value a replayed DEFINE would otherwise take:
 the default object of its type as dumped (runmqsc's DEFINE takes what is not given from it), or the product's
-default for the default objects themselves and the queue manager. Dynamic queues are not written (they are
-created by their applications, as IBM's dmpmqcfg leaves them out).
+default for the default objects themselves, remote queues, channels and the queue manager. Dynamic queues are not
+written (they are created by their applications, as IBM's dmpmqcfg leaves them out).
+
+On a member of a queue-sharing group every object carries its QSGDISP: QMGR for a private one, SHARED for a
+shared queue, and GROUP for a COPY (replaying the GROUP definition makes the copy again on every member). Outside
+a group no QSGDISP is written, as IBM's dmpmqcfg on Linux writes none. syncpoint keeps no authority records, so
+``-o setmqaut`` writes the header alone.
 """
 
 from __future__ import annotations
@@ -19,14 +28,14 @@ from typing import TYPE_CHECKING, Any
 
 from syncpoint.mqi import constants as C
 from syncpoint.mqi import matches_generic
-from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, Definition, attributes_for
+from syncpoint.mqi.objects import CHANNEL, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, Definition, attributes_for
 
 from ._attrs import format_value, mqsc_keyword
 
 if TYPE_CHECKING:
     from syncpoint.client import QueueManager
 
-__all__ = ["DUMP_TYPES", "dump_definitions"]
+__all__ = ["DEFINABLE", "DUMP_FORMATS", "DUMP_TYPES", "dump_definitions"]
 
 DEFAULT_OBJECTS = {
     QLOCAL: "SYSTEM.DEFAULT.LOCAL.QUEUE",
@@ -34,31 +43,105 @@ DEFAULT_OBJECTS = {
     QALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE",
     PROCESS: "SYSTEM.DEFAULT.PROCESS",
 }
-# -t values, IBM's words: which object types each dumps
+# the object types DEFINE makes, in the order the dump writes them (tests/mqsc/test_dmpmqcfg_all_types.py checks
+# that this is every type MQSC's DEFINE takes)
+DEFINABLE = (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL)
+# IBM's -t types of objects syncpoint does not have
+_NO_OBJECTS = [
+    "AUTHINFO",
+    "CLNTCONN",
+    "COMMINFO",
+    "LISTENER",
+    "LSTR",
+    "NAMELIST",
+    "POLICY",
+    "SERVICE",
+    "SRVC",
+    "SUB",
+    "TOPIC",
+]
+# -t values, IBM's words: which object types each dumps. IBM's types syncpoint has no objects of dump nothing.
 DUMP_TYPES: dict[str, tuple[str, ...]] = {
-    "ALL": (QMGR, QLOCAL, QMODEL, QALIAS, PROCESS),
+    "ALL": (QMGR, *DEFINABLE),
     "QMGR": (QMGR,),
-    "QUEUE": (QLOCAL, QMODEL, QALIAS),
+    "QUEUE": (QLOCAL, QMODEL, QALIAS, QREMOTE),
     "QLOCAL": (QLOCAL,),
     "QMODEL": (QMODEL,),
     "QALIAS": (QALIAS,),
+    "QREMOTE": (QREMOTE,),
     "PROCESS": (PROCESS,),
+    "CHANNEL": (CHANNEL,),
+    **dict.fromkeys(_NO_OBJECTS, ()),
 }
+_SENDING = frozenset(
+    [
+        "CHLTYPE",
+        "TRPTYPE",
+        "CONNAME",
+        "CHLXMITQ",
+        "CHLDESCR",
+        "BATCHSZ",
+        "BATCHINT",
+        "DISCINT",
+        "SHORTRTY",
+        "SHORTTMR",
+        "LONGRTY",
+        "LONGTMR",
+        "HBINT",
+        "NPMSPEED",
+        "CHLMAXMSGL",
+        "MCAUSER",
+        "SSLCIPH",
+        "SEQWRAP",
+    ]
+)
+_RECEIVING = frozenset(
+    [
+        "CHLTYPE",
+        "TRPTYPE",
+        "CHLDESCR",
+        "BATCHSZ",
+        "HBINT",
+        "NPMSPEED",
+        "CHLMAXMSGL",
+        "MCAUSER",
+        "SSLCIPH",
+        "SEQWRAP",
+        "MRRTY",
+        "MRTMR",
+    ]
+)
+# -a writes a channel's attributes of its type (IBM's DEFINE CHANNEL takes no others), and any other it was given;
+# a requester retries (SHORTRTY … LONGTMR) in syncpoint, as a sender does
+CHANNEL_TYPE_KEYS = {
+    "SDR": _SENDING,
+    "SVR": _SENDING,
+    "RCVR": _RECEIVING,
+    "RQSTR": _RECEIVING | {"CONNAME", "SHORTRTY", "SHORTTMR", "LONGRTY", "LONGTMR"},
+}
+DUMP_FORMATS = ("mqsc", "1line", "setmqaut")  # -o: IBM's output types syncpoint has the data for
 
 
 def _quoted(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _items(d: Definition, baseline: dict[str, Any] | None) -> list[str]:
-    """``KEYWORD(value)`` / flag words of ``d`` that differ from ``baseline`` (None: every one)."""
-    items: list[tuple[str, str]] = []
+def _items(d: Definition, baseline: dict[str, Any] | None, qsgdisp: str = "") -> list[str]:
+    """``KEYWORD(value)`` / flag words of ``d`` that differ from ``baseline`` (None: every one), and its QSGDISP
+    when it has one (a member of a queue-sharing group)."""
+    items: list[tuple[str, str]] = [("QSGDISP", f"QSGDISP({qsgdisp})")] if qsgdisp else []
+    of_type = None
+    if d.otype == CHANNEL:
+        of_type = CHANNEL_TYPE_KEYS.get(format_value("CHLTYPE", d.attrs.get("CHLTYPE"))[1] or "", _SENDING)
     for a in attributes_for(d.otype):
         if a.readonly:
             continue
         value = d.attrs.get(a.keyword, a.default)
-        if baseline is not None and baseline.get(a.keyword, a.default) == value:
-            continue
+        if a.keyword != "CHLTYPE":  # always written: DEFINE CHANNEL needs it
+            if baseline is not None and baseline.get(a.keyword, a.default) == value:
+                continue
+            if of_type is not None and a.keyword not in of_type and value == a.default:
+                continue
         kw, text = format_value(a.keyword, value)
         if text is None:
             item = kw
@@ -67,7 +150,8 @@ def _items(d: Definition, baseline: dict[str, Any] | None) -> list[str]:
         else:
             item = f"{kw}({text})"
         items.append((mqsc_keyword(a.keyword) if a.kind != "flag" else a.keyword, item))
-    return [item for _, item in sorted(items)]
+    # CHLTYPE first: DEFINE CHANNEL needs it (IBM's dump writes it first too)
+    return [item for _, item in sorted(items, key=lambda kv: (kv[0] != "CHLTYPE", kv[0]))]
 
 
 def _command(head: str, items: list[str], tail: str, one_line: bool) -> list[str]:
@@ -75,6 +159,11 @@ def _command(head: str, items: list[str], tail: str, one_line: bool) -> list[str
     if one_line:
         return [" ".join(words)]
     return [w + " +" if i == 0 else "   " + w + " +" for i, w in enumerate(words[:-1])] + ["   " + words[-1]]
+
+
+def _dump_disposition(disp: str) -> str:
+    """The QSGDISP a dumped object is written with: a COPY comes back from its GROUP definition."""
+    return "GROUP" if disp == "COPY" else disp
 
 
 def dump_definitions(
@@ -85,8 +174,10 @@ def dump_definitions(
     name: str = "*",
     one_line: bool = False,
     command: str = "dmpmqcfg",
+    output: str = "",
 ) -> list[str]:
-    """The MQSC lines of ``qm``'s definitions (see the module's documentation), a comment header first."""
+    """The MQSC lines of ``qm``'s definitions (see the module's documentation), a comment header first.
+    ``output`` "setmqaut": the authority records instead (syncpoint keeps none: the header alone)."""
     import datetime
     import getpass
     import socket
@@ -103,26 +194,30 @@ def dump_definitions(
         f"* Command issued: {command}",
         "*",
     ]
+    if output == "setmqaut":
+        return lines
+    member = bool(qm.admin("qsg_name"))  # a member of a queue-sharing group: each object with its QSGDISP
     if QMGR in wanted:
         qmgr: Definition = qm.admin("lookup", QMGR, "")
         items = _items(qmgr, None if all_attributes else {})
         lines += _command("ALTER QMGR", items, "FORCE", one_line)
     defaults: dict[str, Definition] = {}
-    for otype in (QLOCAL, QMODEL, QALIAS, PROCESS):
-        d = qm.admin("lookup", otype, DEFAULT_OBJECTS[otype])
+    for otype, default_name in DEFAULT_OBJECTS.items():
+        d = qm.admin("lookup", otype, default_name)
         if d is not None:
             defaults[otype] = d
     for first in (True, False):  # the default objects first: a replayed DEFINE takes what is not given from them
-        for otype in (QLOCAL, QMODEL, QALIAS, PROCESS):
+        for otype in DEFINABLE:
             if otype not in wanted:
                 continue
             for d in qm.admin("list_objects", otype):
-                if (d.name == DEFAULT_OBJECTS[otype]) != first or not matches_generic(name, d.name):
+                if (d.name == DEFAULT_OBJECTS.get(otype)) != first or not matches_generic(name, d.name):
                     continue
                 if d.otype != otype or getattr(d, "dynamic", C.MQQDT_PREDEFINED) != C.MQQDT_PREDEFINED:
                     continue
                 base = defaults.get(otype) if not first else None
                 baseline = None if all_attributes else (base.attrs if base is not None else {})
-                noun = otype if otype != PROCESS else "PROCESS"
-                lines += _command(f"DEFINE {noun}({_quoted(d.name)})", _items(d, baseline), "REPLACE", one_line)
+                disp = _dump_disposition(qm.admin("qsgdisp", otype, d.name)) if member else ""
+                head = f"DEFINE {otype}({_quoted(d.name)})"
+                lines += _command(head, _items(d, baseline, disp), "REPLACE", one_line)
     return lines

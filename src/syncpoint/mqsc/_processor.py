@@ -215,6 +215,13 @@ class MqscProcessor:
     def _admin(self, verb: str, *args: Any, **kwargs: Any) -> Any:
         return self._qm.admin(verb, *args, **kwargs)
 
+    def _member(self) -> bool:
+        """Whether the queue manager is a member of a queue-sharing group (asked once a processor)."""
+        member = getattr(self, "_is_member", None)
+        if member is None:
+            member = self._is_member = bool(self._admin("qsg_name"))
+        return bool(member)
+
     # -- DEFINE / ALTER / DELETE / CLEAR / REFRESH -------------------------------------------------------
     def _define(self, req: Request, out: Response) -> None:
         assert req.name is not None
@@ -283,14 +290,18 @@ class MqscProcessor:
             if d.otype == QLOCAL and _needs_status(req):
                 status = self._admin("queue_status", d.name)
             pairs = definition_pairs(d, req.wanted, status)
-            if req.where is not None and not _where_ok(req.where, definition_pairs(d, None, status), d):
-                continue
-            if req.qsgdisp is not None:  # queue-sharing groups: DISPLAY … QSGDISP(…) filters and shows it
-                disp = self._admin("qsgdisp", d.otype, d.name)
+            # queue-sharing groups: a member shows every object's QSGDISP (as z/OS does), and WHERE may test it
+            disp = self._admin("qsgdisp", d.otype, d.name) if req.qsgdisp is not None or self._member() else None
+            if req.where is not None:
+                every = definition_pairs(d, None, status) + ([("QSGDISP", disp)] if disp is not None else [])
+                if not _where_ok(req.where, every, d):
+                    continue
+            if req.qsgdisp is not None:  # DISPLAY … QSGDISP(…) filters
                 if req.qsgdisp == "GROUP" and disp == "COPY":
                     disp = "GROUP"  # the group definition this member holds a copy of
                 elif req.qsgdisp not in ("ALL", "LIVE", disp):
                     continue
+            if disp is not None:
                 pairs.insert(min(2, len(pairs)), ("QSGDISP", disp))
             shown += 1
             out.lines.append(_DISPLAY_HEAD.get(d.otype, "AMQ8409I: Display Queue details."))

@@ -38,7 +38,7 @@ from typing import Any
 
 from syncpoint.engine import Connection
 from syncpoint.host import QueueManagerHost
-from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError, mqsc_date_time
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import (
     CHANNEL,
@@ -88,6 +88,8 @@ class Receiver:
         # IBM: a receiving channel whose sender went away ends (INACTIVE: DISPLAY CHSTATUS no longer shows it);
         # STOPPED only when it stopped for an error (a sequence number error, no dead-letter queue)
         state = "STOPPED" if self.stopped else "RUNNING" if self.conn.alive else "INACTIVE"
+        chstada, chstati = mqsc_date_time(self.since)  # IBM's date and time, as DISPLAY CHSTATUS shows them
+        lstmsgda, lstmsgti = mqsc_date_time(self.last)
         return {
             "CHANNEL": self.name,
             "CHLTYPE": self.chltype,
@@ -98,8 +100,10 @@ class Receiver:
             "MSGS": self.msgs,
             "BATCHES": self.batches,
             "MCAUSER": self.mcauser or self.user,
-            "CHSTADA_TI": self.since,
-            "LSTMSGTI": self.last,
+            "CHSTADA": chstada,
+            "CHSTATI": chstati,
+            "LSTMSGDA": lstmsgda,
+            "LSTMSGTI": lstmsgti,
             "INDOUBT": "NO",
             "STOPREASON": self.stopped,
         }
