@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -63,6 +64,13 @@ class QMs:
     def log(self, name: str) -> str:
         p = self.home / "qmgrs" / name / "errors" / "server.log"
         return p.read_text() if p.exists() else ""
+
+
+def unused_port() -> int:
+    """A loopback port nobody listens on (the kernel's free port, released): a channel's connect to it is refused."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def xmit_message(qname: str, qmgr: str, data: bytes, **md: Any) -> tuple[MQMD, bytes]:

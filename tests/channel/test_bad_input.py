@@ -9,7 +9,7 @@ import socket
 import subprocess
 import threading
 
-from channel_helpers import SYNCPOINT, QMs, channel_state
+from channel_helpers import SYNCPOINT, QMs, channel_state, unused_port
 from test_end_to_end import connect_pair, depth, put_xmit
 
 from syncpoint.mqi import MQDLH, MQMD, MQOD, MQPMO
@@ -30,9 +30,7 @@ def sender_only(qms: QMs, conname: str, extra: str = "") -> None:
 
 
 def test_a_host_that_refuses_is_retried_shortrty_times_shorttmr_apart_then_the_channel_stops(qms: QMs) -> None:
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = unused_port()  # a port nobody listens on
     sender_only(qms, f"127.0.0.1({port})", "SHORTRTY(2) SHORTTMR(1) LONGRTY(0)")
     put_xmit(qms, [b"waiting"])
     assert "AMQ8018I" in qms.mqsc("QM1", "START CHANNEL(QM1.TO.QM2)\n")

@@ -7,9 +7,8 @@ closedown of channel 'X'."."""
 from __future__ import annotations
 
 import re
-import socket
 
-from channel_helpers import QMs, channel_state
+from channel_helpers import QMs, channel_state, unused_port
 from test_end_to_end import depth, put_xmit
 
 from waiting import wait_until
@@ -26,9 +25,7 @@ def entries(text: str, message_id: str) -> list[str]:
 
 
 def test_a_refused_tcp_connect_is_amq9202e_each_retry_and_stop_channel_is_amq9528i(qms: QMs) -> None:
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = unused_port()  # a port nobody listens on
     qms.create("QM1")
     qms.start("QM1")
     qms.mqsc(

@@ -10,9 +10,8 @@ attempts remaining", "LSTLUWID: The logical unit of work identifier associated w
 from __future__ import annotations
 
 import re
-import socket
 
-from channel_helpers import QMs, channel_state
+from channel_helpers import QMs, channel_state, unused_port
 from test_end_to_end import connect_pair, depth, put_xmit
 
 from waiting import wait_until
@@ -23,9 +22,7 @@ def fields(text: str) -> dict[str, str]:
 
 
 def test_retries_left_count_down_shortrts_first_and_never_exceed_shortrty_and_longrty(qms: QMs) -> None:
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = unused_port()  # a port nobody listens on
     qms.create("QM1")
     qms.start("QM1")
     qms.mqsc(
