@@ -36,6 +36,15 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return 2 * cpus
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules holding a ``@pytest.mark.slow`` test (the kill and load tests, one to five minutes each) run
+    first. xdist hands the tests out in collection order; drawn last, one of them set the run's end minutes
+    after every other worker had finished (docs/architecture.md, "The test suite's time"). Whole modules move,
+    in their own order, so a module's fixtures are still set up once per worker."""
+    slow_modules = {item.module for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.module not in slow_modules)  # stable: False (slow) sorts first
+
+
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()

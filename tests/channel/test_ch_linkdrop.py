@@ -99,6 +99,7 @@ def retries(qms: QMs) -> int:
     return qms.log("QM1").count("WARNING syncpoint.channel: channel QM1.TO.QM2:")
 
 
+@pytest.mark.slow  # started first: tests/conftest.py orders the slow modules ahead
 def test_a_link_dropped_mid_transfer_makes_the_channel_retry_and_then_deliver_everything_once(
     qms: QMs, netns: NetnsPair
 ) -> None:

@@ -15,6 +15,7 @@ import random
 import socket
 import time
 
+import pytest
 from channel_helpers import QMs
 from test_end_to_end import depth, put_xmit
 
@@ -37,6 +38,7 @@ def start_on(qms: QMs, name: str, port: int) -> None:
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+@pytest.mark.slow  # started first: tests/conftest.py orders the slow modules ahead
 def test_sigkill_of_either_queue_manager_loses_and_duplicates_no_persistent_message(qms: QMs) -> None:
     seed = int(os.environ.get("SYNCPOINT_CHANNEL_KILL_SEED", str(random.randrange(1 << 30))))
     rng = random.Random(seed)

@@ -5,6 +5,7 @@ what is loaded, never how long it took.)"""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -65,3 +66,61 @@ def test_the_servers_process_loads_no_command_line_parser() -> None:
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def loaded_by(args: list[str], home: Path) -> list[str]:
+    import os
+
+    env = dict(os.environ, SYNCPOINT_HOME=str(home))
+    done = subprocess.run(
+        [sys.executable, "-c", COMMAND.format(args=args, heavy=HEAVY)],
+        env=env,
+        input="DISPLAY QMGR QMNAME\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return list(ast.literal_eval(done.stdout.strip().splitlines()[-1]))
+
+
+def test_dspmq_of_an_existing_queue_manager_loads_neither_the_engine_nor_postgresql(tmp_path: Path) -> None:
+    import os
+
+    env = dict(os.environ, SYNCPOINT_HOME=str(tmp_path))
+    made = subprocess.run(
+        [sys.executable, "-c", COMMAND.format(args=["crtmqm", "QA"], heavy=())], env=env, capture_output=True
+    )
+    assert (tmp_path / "qmgrs" / "QA").is_dir(), made.stderr
+    assert loaded_by(["dspmq"], tmp_path) == []
+    done = subprocess.run(
+        [sys.executable, "-c", COMMAND.format(args=["dspmq"], heavy=("psycopg",))],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
+
+
+def test_runmqsc_loads_the_mqsc_processor_and_no_other_tool(tmp_path: Path) -> None:
+    assert loaded_by(["runmqsc", "NOSUCH"], tmp_path) == ["syncpoint.mqsc"]
+
+
+def test_every_verb_given_its_own_module_is_registered_by_that_module_alone() -> None:
+    """``syncpoint VERB`` loads only the module ``_VERB_MODULES`` names for VERB (None: the root's own verbs): a verb
+    mapped to the wrong module would be "No such command" for its users."""
+    import importlib
+
+    import typer
+
+    from syncpoint.cli import _app
+
+    own = {c.name or c.callback.__name__ for c in _app.app.registered_commands if c.callback is not None}
+    for verb, module in _app._VERB_MODULES.items():
+        if module is None:
+            assert verb in own, verb
+            continue
+        alone = typer.Typer()
+        importlib.import_module(f"syncpoint.cli.{module}").register(alone)
+        names = {c.name or c.callback.__name__ for c in alone.registered_commands if c.callback is not None}
+        assert verb in names, (verb, module, names)

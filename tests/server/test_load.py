@@ -15,6 +15,8 @@ import textwrap
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 import syncpoint
 from syncpoint.mqi import constants as C
 
@@ -64,6 +66,7 @@ WORKER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # started first: tests/conftest.py orders the slow modules ahead
 def test_fifty_client_processes_lose_and_duplicate_nothing(tmp_path: Path) -> None:
     seconds = float(os.environ.get("SYNCPOINT_LOAD_SECONDS", "60"))
     env = dict(os.environ, SYNCPOINT_HOME=str(tmp_path))

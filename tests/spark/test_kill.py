@@ -19,6 +19,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from syncpoint.client import QueueManager
 from waiting import wait_until
 
@@ -89,6 +91,7 @@ def check(qm: QueueManager, src: str, dst: str, dlq_before: int) -> None:
     assert qm.open(DLQ).depth == dlq_before
 
 
+@pytest.mark.slow  # started first: tests/conftest.py orders the slow modules ahead
 def test_exactly_once_when_the_spark_jvm_is_killed_at_random_points(
     server: Any, qm: QueueManager, names: Any, tmp_path: Path
 ) -> None:
@@ -127,6 +130,7 @@ def output_depth(server: Any, queue: str) -> int:
         c.disconnect()
 
 
+@pytest.mark.slow  # started first: tests/conftest.py orders the slow modules ahead
 def test_exactly_once_when_the_queue_manager_server_is_killed_and_restarted(
     server: Any, qm: QueueManager, names: Any, tmp_path: Path
 ) -> None:

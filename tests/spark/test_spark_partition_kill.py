@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_kill import DLQ, start_worker, stop_group
 
 from syncpoint.client import QueueManager
@@ -40,6 +41,7 @@ def check(qm: QueueManager, src: str, dst: str, dlq_before: int) -> None:
     assert qm.open(DLQ).depth == dlq_before
 
 
+@pytest.mark.slow  # started first: tests/conftest.py orders the slow modules ahead
 def test_exactly_once_when_the_spark_jvm_is_killed_in_and_after_a_partitions_commit(
     server: Any, qm: QueueManager, names: Any, tmp_path: Path
 ) -> None:

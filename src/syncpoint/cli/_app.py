@@ -124,7 +124,9 @@ def crtmqm(
         _fail(f"AMQ8101E: queue manager {qmgr} was not created: {e}.")
     try:
         if qsg is not None or shared is not None:  # a member of a queue-sharing group (docs/queue-sharing-groups.md)
-            from ._qsg import StoreError, create_member_qmgr
+            from syncpoint.store import StoreError
+
+            from ._qsg import create_member_qmgr
 
             if qsg is None or shared is None:
                 _fail("A queue-sharing group member needs both -qsg NAME and --shared URL.", _CRTMQM_UNEXPECTED)
@@ -389,6 +391,18 @@ _VERB_MODULES = {
     "chkmqready": "_container",
     "chkmqhealthy": "_container",
     "runmqdevserver": "_container",
+    # the commands the test suites and scripts run most (each start of runmqsc loaded every tool before)
+    "runmqsc": "_mqsc",
+    **{sample + c: "_mqsc" for sample in ("amqsput", "amqsget", "amqsbcg") for c in ("", "c")},
+    "dmpmqcfg": "_dmpmqcfg",
+    "salvmqm": "_salvage",
+    "runmqtrm": "_trigger",
+    "runmqdlq": "_dlq",
+    "strmqcsv": "_pcf",
+    "runmqchl": "_channel",
+    "runmqchi": "_channel",
+    "runmqlsr": "_channel",
+    "chlpasswd": "_channel",
 }
 
 

@@ -15,10 +15,8 @@ import shutil
 from pathlib import Path
 
 from syncpoint import _home
-from syncpoint.client import create_queue_manager
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.store import Batch, SQLiteStore, StoreError, create_member, membership_record, remove_member
 
 GROUP_FILE = "qsg"  # in the queue manager's folder: the name of its queue-sharing group (never the URL)
 
@@ -29,6 +27,10 @@ def create_member_qmgr(name: str, qsg: str, url: str, dlq: str | None = None) ->
     MQMIError as :func:`~syncpoint.client.create_queue_manager`; StoreError (a sentence) when the shared database
     refuses the member.
     """
+    # the engine, the store and PostgreSQL's driver are loaded here, not by dspmq's use of group_name
+    from syncpoint.client import create_queue_manager
+    from syncpoint.store import Batch, SQLiteStore, create_member, membership_record, remove_member
+
     if _home.qmgr_db(name).exists():
         raise MQMIError(C.MQCC_FAILED, C.MQRC_OBJECT_ALREADY_EXISTS, f"queue manager {name} already exists")
     create_member(url, qsg, name)
@@ -59,4 +61,4 @@ def group_name(name: str) -> str | None:
         return None
 
 
-__all__ = ["StoreError", "create_member_qmgr", "group_name"]
+__all__ = ["create_member_qmgr", "group_name"]
