@@ -124,3 +124,41 @@ def test_every_verb_given_its_own_module_is_registered_by_that_module_alone() ->
         importlib.import_module(f"syncpoint.cli.{module}").register(alone)
         names = {c.name or c.callback.__name__ for c in alone.registered_commands if c.callback is not None}
         assert verb in names, (verb, module, names)
+
+
+@pytest.mark.parametrize("args", [["strmqm", "NOSUCH"], ["runmqsc", "NOSUCH"], ["crtmqm", "-q", "-u", "DLQ", "QB"]])
+def test_the_commands_convert_their_parameters_without_loading_pydantic(args: list[str], tmp_path: Path) -> None:
+    """typer 0.29 converts parameters through pydantic, half a command's start-up CPU (cli/_plain_params.py)."""
+    import os
+
+    script = COMMAND.replace("{heavy!r}", "('pydantic',)").format(args=args)
+    env = dict(os.environ, SYNCPOINT_HOME=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
+
+
+def test_a_parameter_value_that_does_not_convert_is_refused_with_exit_2_naming_the_option(tmp_path: Path) -> None:
+    import os
+
+    env = dict(os.environ, SYNCPOINT_HOME=str(tmp_path))
+    script = (
+        "import sys; sys.argv = ['syncpoint', 'strmqm', 'QA', '--port', 'x']\nfrom syncpoint.cli import main\nmain()"
+    )
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "Invalid value for '--port': 'x' is not a valid integer" in done.stderr
+
+
+def test_plain_annotations_convert_and_others_are_left_to_typer() -> None:
+    from syncpoint.cli._plain_params import plain_converter
+
+    convert, many = plain_converter(int | None) or (None, None)
+    assert convert is not None and not many and convert("  42 ") == 42
+    convert, many = plain_converter(list[str] | None) or (None, None)
+    assert many and convert is str
+    convert, _ = plain_converter(bool) or (None, None)
+    assert convert is not None and convert("yes") is True and convert("off") is False
+    with pytest.raises(ValueError, match="not a valid boolean"):
+        convert("maybe")
+    assert plain_converter(int | str) is None  # two choices: typer's own builder decides
+    assert plain_converter(tuple[int, int]) is None

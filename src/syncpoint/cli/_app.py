@@ -22,6 +22,7 @@ from syncpoint import _home
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 
+from . import _plain_params
 from ._output import print_table
 
 
@@ -45,6 +46,7 @@ def _plain_value_names() -> None:
 
 
 _plain_value_names()
+_plain_params.install()  # the commands' plain parameters converted without loading pydantic
 
 # Output for scripts (issue 21, item 7): messages are never wrapped; when standard output or error is not a
 # terminal, help and usage errors are plain text (no boxes), as IBM's commands print them.
