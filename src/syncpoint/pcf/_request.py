@@ -15,6 +15,7 @@ from syncpoint.mqi.objects import ATTRIBUTES, QMGR, Attribute, attributes_for
 from . import _constants as K
 from ._structs import (
     MQCFBF,
+    MQCFBS,
     MQCFIF,
     MQCFIL,
     MQCFIN,
@@ -168,6 +169,11 @@ class Request:
         return out
 
 
+_BYTE_OPERATORS = frozenset(
+    {K.MQCFOP_EQUAL, K.MQCFOP_NOT_EQUAL, K.MQCFOP_LESS, K.MQCFOP_NOT_LESS, K.MQCFOP_GREATER, K.MQCFOP_NOT_GREATER}
+)
+
+
 def _compare(op: int, left: Any, right: Any) -> bool:
     if op == K.MQCFOP_EQUAL:
         return bool(left == right)
@@ -198,6 +204,10 @@ def passes_filter(body: list[Param], f: MQCFIF | MQCFSF | MQCFBF) -> bool:
         if not isinstance(found, (MQCFIN, MQCFIN64)):
             raise CommandFailedError(K.MQRCCF_FILTER_ERROR, "an integer filter on a string attribute", f.Parameter)
         return _compare(f.Operator, found.Value, f.FilterValue)
+    if isinstance(f, MQCFBF) and isinstance(found, MQCFBS):  # byte strings: = <> < > … byte by byte
+        if f.Operator not in _BYTE_OPERATORS:
+            raise CommandFailedError(K.MQRCCF_CFBF_OPERATOR_ERROR, f"operator {f.Operator} is not valid", f.Parameter)
+        return _compare(f.Operator, found.String, f.FilterValue)
     if isinstance(f, MQCFSF) and isinstance(found, MQCFSL):  # a list of names: is the value one of them?
         if f.Operator not in (K.MQCFOP_CONTAINS, K.MQCFOP_EXCLUDES):
             raise CommandFailedError(K.MQRCCF_CFSF_OPERATOR_ERROR, "use CONTAINS or EXCLUDES on a list", f.Parameter)

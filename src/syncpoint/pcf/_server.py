@@ -28,6 +28,7 @@ from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, attributes_for
 
 from . import _constants as K
+from ._connection import HANDLERS as CONNECTION_HANDLERS
 from ._namelist import HANDLERS as NAMELIST_HANDLERS
 from ._request import CommandFailedError, Request, attr_value_to_pcf, passes_filter
 from ._structs import (  # an import list, not logic: other modules import many of the same names
@@ -658,5 +659,6 @@ _HANDLERS: dict[int, Callable[[CommandServer, Request], Reply]] = {
     K.MQCMD_INQUIRE_PROCESS_NAMES: CommandServer.inquire_process_names,
     K.MQCMD_INQUIRE_AUTH_INFO: CommandServer.inquire_auth_info,
     K.MQCMD_SET_AUTH_REC: CommandServer.set_auth_rec,
+    **CONNECTION_HANDLERS,  # Inquire Connection (``_connection``)
     **NAMELIST_HANDLERS,  # Create / Copy / Change / Delete / Inquire Namelist, Inquire Namelist Names (``_namelist``)
 }
