@@ -24,6 +24,7 @@ from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import (
     ATTRIBUTES,
     MQIAV_NOT_APPLICABLE,
+    NAMELIST,
     PROCESS,
     QALIAS,
     QLOCAL,
@@ -69,6 +70,8 @@ _COMPUTED_SELECTORS = frozenset(
         C.MQCA_ALTERATION_DATE,
         C.MQCA_ALTERATION_TIME,
         C.MQIA_DIST_LISTS,
+        C.MQCA_NAMELIST_NAME,
+        C.MQIA_NAME_COUNT,
     }
 )
 
@@ -104,7 +107,9 @@ class InquireMixin(QueueManagerBase):
                 else:
                     ints.append(MQIAV_NOT_APPLICABLE)
                 continue
-            if is_char:
+            if is_char and isinstance(value, tuple):  # a namelist's NAMES: 48 characters a name (IBM)
+                chars.append(b"".join(padded(n, 48) for n in value))
+            elif is_char:
                 chars.append(padded(str(value), char_attr_length(sel)))
             else:
                 ints.append(int(value))
@@ -131,6 +136,11 @@ class InquireMixin(QueueManagerBase):
             return self.name
         if sel == C.MQCA_PROCESS_NAME and otype == PROCESS:
             return d.name
+        if otype == NAMELIST:
+            if sel == C.MQCA_NAMELIST_NAME:
+                return d.name
+            if sel == C.MQIA_NAME_COUNT:
+                return len(d.attrs.get("NAMES", ()))
         if sel in (C.MQCA_CREATION_DATE, C.MQCA_CREATION_TIME, C.MQCA_ALTERATION_DATE, C.MQCA_ALTERATION_TIME):
             t = d.created if sel in (C.MQCA_CREATION_DATE, C.MQCA_CREATION_TIME) else d.altered
             date, time_ = mqsc_date_time(t)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from syncpoint.mqi import MQOD, blank_strip
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import (
+    NAMELIST,
     PROCESS,
     QALIAS,
     QLOCAL,
@@ -81,6 +82,12 @@ class OpenMixin(QueueManagerBase):
             if d is None:
                 raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"process {name} does not exist")
             return self._new_handle(conn, C.MQOT_PROCESS, name, options, None, d, None)
+        if otype == C.MQOT_NAMELIST:  # for MQINQ of its names (IBM: inquire only)
+            check_inquire_only(options, "a namelist")
+            d = self.definitions.get((NAMELIST, name))
+            if d is None:
+                raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"namelist {name} does not exist")
+            return self._new_handle(conn, C.MQOT_NAMELIST, name, options, None, d, None)
         if otype != C.MQOT_Q:
             raise fail(C.MQRC_OBJECT_TYPE_ERROR, f"object type {otype} is not supported")
         if not name:
