@@ -36,6 +36,7 @@ from syncpoint.mqi.objects import (
     char_attr_length,
     check_value,
 )
+from syncpoint.mqi.qmgr_selectors import KEPT_QMGR_SELECTORS, kept_qmgr_value
 
 from ._base import QueueManagerBase
 from ._state import Connection, Handle
@@ -72,6 +73,7 @@ _COMPUTED_SELECTORS = frozenset(
         C.MQIA_DIST_LISTS,
         C.MQCA_NAMELIST_NAME,
         C.MQIA_NAME_COUNT,
+        C.MQCA_Q_MGR_IDENTIFIER,
     }
 )
 
@@ -98,7 +100,7 @@ class InquireMixin(QueueManagerBase):
                 raise fail(C.MQRC_SELECTOR_ERROR, f"selector {sel} is not valid")
             value = self._inq_value(h, d, sel)
             if value is None:
-                if sel not in SELECTOR_TO_KEYWORD and sel not in _COMPUTED_SELECTORS:
+                if sel not in SELECTOR_TO_KEYWORD and sel not in _COMPUTED_SELECTORS and sel not in KEPT_QMGR_SELECTORS:
                     raise fail(C.MQRC_SELECTOR_ERROR, f"selector {sel} is not known")
                 reason = C.MQRC_SELECTOR_NOT_FOR_TYPE
                 if is_char:
@@ -145,6 +147,13 @@ class InquireMixin(QueueManagerBase):
             t = d.created if sel in (C.MQCA_CREATION_DATE, C.MQCA_CREATION_TIME) else d.altered
             date, time_ = mqsc_date_time(t)
             return date if sel in (C.MQCA_CREATION_DATE, C.MQCA_ALTERATION_DATE) else time_
+        if otype == QMGR:
+            if sel == C.MQCA_Q_MGR_IDENTIFIER:  # as DISPLAY QMGR's QMID: the name, then when it was created
+                cdate, ctime = mqsc_date_time(d.created)
+                return f"{self.name}_{cdate}_{ctime}"
+            kept = kept_qmgr_value(d.attrs, sel)  # an attribute kept without being acted on (mqi.qmgr_selectors)
+            if kept is not None:
+                return kept
         kw = SELECTOR_TO_KEYWORD.get(sel)
         if kw is None:
             return None

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.qmgr_selectors import KEPT_QMGR_CHAR_LENGTHS
 
 # object types as the engine names them (MQSC nouns)
 QLOCAL = "QLOCAL"
@@ -449,6 +450,8 @@ def char_attr_length(sel: int) -> int:
     MQ_*_LENGTH): the attribute table's length, the computed attributes' own, 48 for anything else."""
     if sel in _CHAR_LENGTHS:
         return _CHAR_LENGTHS[sel]
+    if sel in KEPT_QMGR_CHAR_LENGTHS:
+        return KEPT_QMGR_CHAR_LENGTHS[sel]
     kw = SELECTOR_TO_KEYWORD.get(sel)
     if kw is not None:
         return ATTRIBUTES[kw].length
