@@ -35,9 +35,16 @@ try:
     reason = 0
 except mq.MQMIError as e:
     reason = e.reason
+put1_od = mq.OD(Version=C.MQOD_VERSION_4, ObjectName=b"SYSTEM.DEFAULT.LOCAL.QUEUE")
+put1_od.set_vs("SelectionString", b"Root.MQMD.Priority > 5")
+try:
+    qmgr.put1(put1_od, b"x")
+    put1 = 0
+except mq.MQMIError as e:
+    put1 = e.reason
 q.close()
 out.close()
-print(json.dumps({{"got": got, "bad": reason}}))
+print(json.dumps({{"got": got, "bad": reason, "put1": put1}}))
 """
 
 
@@ -45,4 +52,5 @@ def test_ibmmq_and_pymqi_programs_select_with_an_mqod_selection_string(run_progr
     for lib in ("ibmmq", "pymqi"):  # the same queue: the second run leaves p1 and p3 of both runs unchosen
         out = run_program(PROGRAM.format(lib=lib)).stdout.strip().splitlines()
         got = json.loads(out[-1])
-        assert got == {"got": ["p8", "p7", 2033], "bad": 2459}, lib
+        # MQPUT1 opens for output: a selection string there is MQRC_SELECTOR_INVALID_FOR_TYPE (2516)
+        assert got == {"got": ["p8", "p7", 2033], "bad": 2459, "put1": 2516}, lib

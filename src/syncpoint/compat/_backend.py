@@ -359,6 +359,8 @@ class Backend:
             _check_put_options(pmo)
             if od.ObjectType == C.MQOT_TOPIC:
                 raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, "publish/subscribe is not supported")
+            if _selection_string(od, od_b):  # MQPUT1 opens for output: no selection (IBM's SelectionString rule)
+                raise MQMIError(C.MQCC_FAILED, C.MQRC_SELECTOR_INVALID_FOR_TYPE, "MQPUT1 takes no selection string")
             reason = c.qm.transport.put1(od, md, pmo, _payload(msg))
             return _repack(md, md_b), _repack(pmo, pmo_b), _cc(reason), reason
 
