@@ -229,3 +229,18 @@ def test_a_selecting_get_judges_each_message_once_not_the_queue_on_every_call(
         put_priorities(qm, 9)
         assert q.get().data == b"m0-p9"
         assert len(judged) == 1  # then only what arrived since
+
+
+def test_the_arrival_log_stays_bounded_when_no_selecting_handle_looks(
+    local: tuple[QueueManager, EmbeddedQueueManager], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # engine/_select.py: a log past ARRIVALS_LIMIT is dropped and the selecting handles judge the queue again
+    from syncpoint.engine import _state
+
+    monkeypatch.setattr(_state, "ARRIVALS_LIMIT", 10)
+    qm, embedded = local
+    q = qm.open("Q1", GET, selector="Root.MQMD.Priority = 9")
+    assert q.get_or_none() is None  # the first look
+    put_priorities(qm, *([1] * 30), 9, 1)
+    assert len(embedded.engine.queues["Q1"].arrivals) <= 10
+    assert drain(q) == ["m30-p9"]  # found by judging the queue again

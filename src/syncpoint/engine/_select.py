@@ -18,8 +18,9 @@ Entries go stale when a message leaves (another handle got it, it expired, the q
 those it meets (the message is no longer AVAILABLE on this queue under that key). A re-keying of the queue
 (MSGDLVSQ changed) makes every selection judge the queue again. The log is trimmed to what the slowest
 selecting handle has not read; a handle that falls more than :data:`LOG_LIMIT` messages behind (it stopped
-getting while puts went on) forgets its matches and judges the queue again on its next look, so the log never
-grows without bound.
+getting while puts went on) forgets its matches and judges the queue again on its next look; and a log that
+reaches ``_state.ARRIVALS_LIMIT`` messages while no handle looks is dropped whole (every selecting handle then
+judges the queue again), so the log never grows without bound.
 
 A selector that reads fields that change while a message waits (BackoutCount, the remaining Expiry:
 ``Selector.live``) is judged afresh on every walk, in delivery order, without the cache.
@@ -38,10 +39,10 @@ from sortedcontainers import SortedList
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.selector import Selector, parse
 
-from ._state import AVAILABLE, Handle, LocalQueue, Message
+from ._state import ARRIVALS_LIMIT, AVAILABLE, Handle, LocalQueue, Message
 from ._util import fail
 
-LOG_LIMIT = 65536  # messages a selecting handle may fall behind the arrival log before it rescans instead
+LOG_LIMIT = ARRIVALS_LIMIT // 2  # messages a handle may fall behind the others before it rescans instead
 _SELECTING_OPTS = C.MQOO_BROWSE | C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
 
 

@@ -51,6 +51,7 @@ GONE = 3  # removed for good
 DURABLE_PENDING = 4  # committed (or put outside syncpoint), persistent, waiting for the store to make it durable
 
 PRIO_SHIFT = 52
+ARRIVALS_LIMIT = 131_072  # a queue's arrival log (``_select``) is dropped past this: selecting handles then rescan
 INPUT_OPTS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE  # the MQOO_INPUT_* options
 
 
@@ -215,6 +216,9 @@ class LocalQueue:
         self.index.add(key)
         if self.arrivals is not None:  # a handle selects: it judges this message when it next looks (``_select``)
             self.arrivals.append(m)
+            if len(self.arrivals) > ARRIVALS_LIMIT:  # nobody looked for long: forget, they will judge the queue
+                self.arrivals_base += len(self.arrivals)
+                self.arrivals.clear()
         if m.expiry != C.MQEI_UNLIMITED:
             self.track_expiry(m)
 
