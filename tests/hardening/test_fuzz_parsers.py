@@ -18,7 +18,19 @@ from syncpoint.dlq import RulesTableError, parse_rules, read_dlh
 from syncpoint.mqi import MQDLH, MQMD, MQXQH
 from syncpoint.mqi import constants as C
 from syncpoint.mqsc import MqscProcessor, MqscSyntaxError, parse_command, read_commands
-from syncpoint.pcf import MQCFH, MQCFIN, MQCFSF, MQCFSL, MQCFST, CommandServer, PCFError, build, parse
+from syncpoint.pcf import (
+    MQCFBF,
+    MQCFBS,
+    MQCFH,
+    MQCFIN,
+    MQCFSF,
+    MQCFSL,
+    MQCFST,
+    CommandServer,
+    PCFError,
+    build,
+    parse,
+)
 from syncpoint.pcf import constants as K
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -53,7 +65,7 @@ _VALID_PCF = build(
 )
 
 
-# namelist commands (issue 34): a string list of names and a string filter on a list
+# issue 34's commands: namelists (a string list, a string filter on a list), Inquire Connection
 _VALID_NAMELIST_PCF = [
     build(
         MQCFH(Command=K.MQCMD_CREATE_NAMELIST, Type=K.MQCFT_COMMAND_XR, Version=3),
@@ -62,6 +74,15 @@ _VALID_NAMELIST_PCF = [
     build(
         MQCFH(Command=K.MQCMD_INQUIRE_NAMELIST, Type=K.MQCFT_COMMAND_XR, Version=3),
         [MQCFST(C.MQCA_NAMELIST_NAME, b"*"), MQCFSF(C.MQCA_NAMES, K.MQCFOP_CONTAINS, b"Q1", 0)],
+    ),
+    # Inquire Connection: a byte string and a byte-string filter
+    build(
+        MQCFH(Command=K.MQCMD_INQUIRE_CONNECTION, Type=K.MQCFT_COMMAND_XR, Version=3),
+        [
+            MQCFBS(K.MQBACF_GENERIC_CONNECTION_ID, b""),
+            MQCFIN(K.MQIACF_CONN_INFO_TYPE, K.MQIACF_CONN_INFO_ALL),
+            MQCFBF(K.MQBACF_CONNECTION_ID, K.MQCFOP_NOT_EQUAL, b"\0" * 24),
+        ],
     ),
 ]
 
