@@ -189,7 +189,6 @@ def test_a_syntax_error_is_2459_with_the_offset_where_parsing_stopped() -> None:
         "Code LIKE 'a' ESCAPE 'xy'",
         "Code LIKE 'a!' ESCAPE '!'",
         "Root.MQMD.NoSuchField = 1",
-        "Root.MQRFH2.Foo = 1",
         "JMSNoSuchName = 1",
         "NULL = 1",
         "Size = 0x1",  # a byte string is pairs of hex digits
@@ -201,6 +200,14 @@ def test_a_syntax_error_is_2459_with_the_offset_where_parsing_stopped() -> None:
 )
 def test_text_the_grammar_refuses_is_a_syntax_error(text: str) -> None:
     syntax_error(text)
+
+
+def test_selecting_on_message_content_is_selection_not_available_2551() -> None:
+    # IBM: without an extended message selection provider, a selector it cannot evaluate is
+    # MQRC_SELECTION_NOT_AVAILABLE
+    with pytest.raises(SelectorError) as ei:
+        parse("Color = 'red' AND Root.MQBody.Order.Total > 5")
+    assert ei.value.reason == C.MQRC_SELECTION_NOT_AVAILABLE and ei.value.offset == 18
 
 
 def test_a_selection_string_longer_than_10240_bytes_is_2519() -> None:
@@ -228,7 +235,7 @@ def test_any_text_either_parses_or_is_refused_with_an_ibm_reason(text: str) -> N
     try:
         s = parse(text)
     except SelectorError as e:
-        assert e.reason in (C.MQRC_SELECTOR_SYNTAX_ERROR, C.MQRC_SELECTOR_ALWAYS_FALSE)
+        assert e.reason in (C.MQRC_SELECTOR_SYNTAX_ERROR, C.MQRC_SELECTOR_ALWAYS_FALSE, C.MQRC_SELECTION_NOT_AVAILABLE)
         assert e.reason != C.MQRC_SELECTOR_SYNTAX_ERROR or 0 <= e.offset <= len(text)
         return
     assert s.matches(md(), props(A=1, B="x")) in (True, False)

@@ -32,6 +32,8 @@ Errors, as IBM's reason codes (raised as :class:`SelectorError`, an :class:`MQMI
 - MQRC_SELECTION_STRING_ERROR (2519): longer than MQ_SELECTOR_LENGTH (10,240 bytes in UTF-8).
 - MQRC_SELECTOR_ALWAYS_FALSE (2504): a selector that names nothing of the message and is not TRUE (IBM's
   "early evaluation": ``1 = 2``).
+- MQRC_SELECTION_NOT_AVAILABLE (2551): a name under ``Root.`` other than ``Root.MQMD`` (the message's content,
+  ``Root.MQBody``…), which only IBM's extended message selection provider evaluates.
 
 ``Selector.live`` is True when the selector reads a field that changes while a message waits on its queue
 (BackoutCount, the remaining Expiry, and their JMS names): the engine then judges a message again each time.
@@ -619,8 +621,15 @@ class _Parser:
         self.names += 1
         if name.startswith("Root."):
             head, _, field = name[5:].partition(".")
-            if head != "MQMD" or not (field in _MD_INT or field in _MD_CHAR or field in _MD_BYTE):
-                raise _syntax(off, f"{name} is not a field this queue manager can select on (Root.MQMD.<Field>)")
+            if head != "MQMD":  # message content (Root.MQBody …): IBM's extended message selection
+                raise SelectorError(
+                    C.MQRC_SELECTION_NOT_AVAILABLE,
+                    f"{name} needs extended message selection (content filtering), which is not available; "
+                    "select on Root.MQMD fields and message properties",
+                    off,
+                )
+            if not (field in _MD_INT or field in _MD_CHAR or field in _MD_BYTE):
+                raise _syntax(off, f"{name} is not an MQMD field (Root.MQMD.<Field>)")
             if field in _LIVE_FIELDS:
                 self.live = True
             return _md_field(field)
