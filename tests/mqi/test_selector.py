@@ -162,6 +162,8 @@ def test_jms_names_map_onto_mqmd_fields_as_ibm_maps_them() -> None:
     assert selects("JMSXUserID = 'app' AND JMS_IBM_Last_Msg_In_Group", m=m)
     # PutDate 2026-12-07, PutTime 10:20:30.40 GMT in milliseconds since 1970
     assert selects("JMSTimestamp = 1796638830400", m=m)
+    assert selects("JMSType = 'order'", m=m, p={"mcd.Type": (STRING, "order")})
+    assert not selects("JMSType = 'order'", m=m, p=None)
     assert parse("JMSXDeliveryCount > 1").live and not parse("JMSPriority > 1").live
     assert parse("Root.MQMD.BackoutCount > 1").live
 

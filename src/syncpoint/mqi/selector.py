@@ -128,6 +128,14 @@ def _timestamp(md: Mapping[str, Any], props: Props) -> Value:
     return secs * 1000 + int(t[6:]) * 10
 
 
+def _jms_type(md: Mapping[str, Any], props: Props) -> Value:
+    """JMSType: the message's mcd.Type property (IBM maps JMSType to the MQRFH2 mcd folder's Type)."""
+    if props is None:
+        return None
+    entry = props.get("mcd.Type")
+    return None if entry is None else entry[1]
+
+
 def _report_bit(mask: int) -> Fn:
     return lambda md, props: md.get("Report", 0) & mask
 
@@ -141,6 +149,7 @@ _JMS: dict[str, tuple[Fn, bool]] = {  # name -> (getter, live)
     "JMSMessageID": (_jms_id("MsgId"), False),
     "JMSCorrelationID": (_jms_id("CorrelId"), False),
     "JMSTimestamp": (_timestamp, False),
+    "JMSType": (_jms_type, False),
     "JMSExpiration": (
         lambda md, props: 0 if md.get("Expiry") == C.MQEI_UNLIMITED else _timestamp(md, props),
         True,
