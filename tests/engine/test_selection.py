@@ -244,3 +244,26 @@ def test_the_arrival_log_stays_bounded_when_no_selecting_handle_looks(
     put_priorities(qm, *([1] * 30), 9, 1)
     assert len(embedded.engine.queues["Q1"].arrivals) <= 10
     assert drain(q) == ["m30-p9"]  # found by judging the queue again
+
+
+def test_a_selection_string_on_a_shared_queue_is_selection_not_available_2551(postgres_url: str) -> None:
+    # engine/_select.py: the group's store cannot evaluate a selector; the open is refused, changing nothing
+    from syncpoint.engine import FakeClock
+    from syncpoint.engine import QueueManager as Engine
+    from syncpoint.store import Batch, MemoryStore, create_member, membership_record
+
+    create_member(postgres_url, "SPG", "QM1")  # a member of group SPG, its private store in memory
+    store = MemoryStore()
+    store.open()
+    clock = FakeClock()
+    store.write(Engine.initial_batch("QM1", clock, "SYSTEM.DEAD.LETTER.QUEUE"))
+    store.write(Batch(put_objects=[membership_record("SPG", postgres_url)]))
+    e = EmbeddedQueueManager("QM1", store, clock)
+    try:
+        qm = syncpoint.connect("QM1", embedded=e)
+        qm.admin("define", "QLOCAL", "SHARED.Q", {"QSGDISP": "SHARED"})
+        od = MQOD(ObjectName=b"SHARED.Q")
+        assert reason_of(qm.mqopen, od, GET, "Root.MQMD.Priority = 1").reason == C.MQRC_SELECTION_NOT_AVAILABLE
+        assert qm.admin("queue_status", "SHARED.Q")["IPPROCS"] == 0
+    finally:
+        e.close(abnormal=True)
