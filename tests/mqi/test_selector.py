@@ -212,6 +212,16 @@ def test_selecting_on_message_content_is_selection_not_available_2551() -> None:
     assert ei.value.reason == C.MQRC_SELECTION_NOT_AVAILABLE and ei.value.offset == 18
 
 
+def test_nesting_deeper_than_the_parser_takes_is_a_syntax_error_not_a_crash() -> None:
+    assert parse("(" * 50 + "A = 1" + ")" * 50).matches(md(), props(A=1))
+    for text in ("(" * 3000 + "A = 1" + ")" * 3000, "NOT " * 2000 + "A", "A = " + "-" * 3000 + "1"):
+        assert 0 < syntax_error(text).offset < len(text)
+    # a long chain of operators (10,240 characters of them) is evaluated in a loop, not by recursion
+    long_sum = "A = " + "+".join(["1"] * 3000)
+    assert parse(long_sum).matches(md(), props(A=3000))
+    assert parse("A = 3000 AND " + " AND ".join(["A > 0"] * 1000)).matches(md(), props(A=3000))
+
+
 def test_a_selection_string_longer_than_10240_bytes_is_2519() -> None:
     exact = "A = '" + "x" * (MQ_SELECTOR_LENGTH - 6) + "'"
     assert len(exact) == MQ_SELECTOR_LENGTH

@@ -51,6 +51,7 @@ from . import constants as C
 from ._errors import MQMIError
 
 MQ_SELECTOR_LENGTH = 10240
+MAX_NESTING = 50  # deeper nesting is refused as a syntax error (it would exhaust the parser's stack)
 
 Value = Any  # None (NULL / unknown), bool, int, float, str, bytes
 Props = Mapping[str, tuple[int, object]] | None
@@ -317,8 +318,16 @@ def _arith(op: str, a: Value, b: Value) -> Value:
     return a / b
 
 
-def _arith_node(op: str, a: Fn, b: Fn) -> Fn:
-    return lambda md, props: _arith(op, a(md, props), b(md, props))
+def _arith_chain(first: Fn, rest: list[tuple[str, Fn]]) -> Fn:
+    """``first op1 b op2 c …`` left to right, in a loop: a long chain of ``+`` does not deepen the call stack."""
+
+    def chain(md: Mapping[str, Any], props: Props) -> Value:
+        acc = first(md, props)
+        for op, fn in rest:
+            acc = _arith(op, acc, fn(md, props))
+        return acc
+
+    return chain
 
 
 def _truth(v: Value) -> Value:
@@ -359,6 +368,12 @@ class _Parser:
         self.i = 0
         self.names = 0  # how many message names the selector reads
         self.live = False
+        self.depth = 0  # parentheses, NOT and signs open around the token being read (at most MAX_NESTING)
+
+    def nest(self, off: int) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise _syntax(off, f"the selector nests parentheses, NOT or signs more than {MAX_NESTING} deep")
 
     # token helpers
     def peek(self) -> Token:
@@ -451,9 +466,10 @@ class _Parser:
 
     def not_expr(self) -> Node:
         if self.at_kw("NOT"):
-            self.take()
+            self.nest(self.take()[2])
             off = self.peek()[2]
             inner = self._boolean(self.not_expr(), off)
+            self.depth -= 1
 
             def negate(md: Mapping[str, Any], props: Props) -> Value:
                 v = _truth(inner(md, props))
@@ -587,20 +603,26 @@ class _Parser:
     def _binary(self, operand: Callable[[], Node], ops: tuple[str, ...]) -> Node:
         off = self.peek()[2]
         node = operand()
+        rest: list[tuple[str, Fn]] = []
         while self.at_op(*ops):
             op = self.take()[1]
             roff = self.peek()[2]
             right = operand()
-            for (_, kind), o in ((node, off), (right, roff)):
+            checks = [(right, roff)] if rest else [(node, off), (right, roff)]
+            for (_, kind), o in checks:
                 if kind not in ("num", "any"):
                     raise _syntax(o, f"{op} takes numbers")
-            node = _arith_node(op, node[0], right[0]), "num"
-        return node
+            rest.append((op, right[0]))
+        if not rest:
+            return node
+        return _arith_chain(node[0], rest), "num"
 
     def unary(self) -> Node:
         if self.at_op("+", "-"):
             op, _, off = self.take()
+            self.nest(off)
             fn, kind = self.unary()
+            self.depth -= 1
             if kind not in ("num", "any"):
                 raise _syntax(off, f"unary {op} takes a number")
             if op == "+":
@@ -617,8 +639,10 @@ class _Parser:
             b = value == "TRUE"
             return (lambda md, props: b), "bool"
         if kind == "op" and value == "(":
+            self.nest(off)
             node = self.or_expr()
             self.expect_op(")")
+            self.depth -= 1
             return node
         if kind == "name":
             return self.name(value, off), "any"
