@@ -41,7 +41,6 @@ Errors, as IBM's reason codes (raised as :class:`SelectorError`, an :class:`MQMI
 
 from __future__ import annotations
 
-import calendar
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -49,13 +48,10 @@ from typing import Any
 
 from . import constants as C
 from ._errors import MQMIError
+from ._selector_names import JMS_NAMES, LIVE_FIELDS, MD_FIELDS, Fn, Props, Value, md_field, message_property
 
 MQ_SELECTOR_LENGTH = 10240
 MAX_NESTING = 50  # deeper nesting is refused as a syntax error (it would exhaust the parser's stack)
-
-Value = Any  # None (NULL / unknown), bool, int, float, str, bytes
-Props = Mapping[str, tuple[int, object]] | None
-Fn = Callable[[Mapping[str, Any], Props], Value]
 
 
 class SelectorError(MQMIError):
@@ -64,140 +60,6 @@ class SelectorError(MQMIError):
     def __init__(self, reason: int, detail: str, offset: int = -1) -> None:
         super().__init__(C.MQCC_FAILED, reason, detail, offset=offset)
         self.offset = offset
-
-
-# -- names ------------------------------------------------------------------------------------------------
-_MD_INT = frozenset(
-    {
-        "Report",
-        "MsgType",
-        "Expiry",
-        "Feedback",
-        "Encoding",
-        "CodedCharSetId",
-        "Priority",
-        "Persistence",
-        "BackoutCount",
-        "PutApplType",
-        "MsgSeqNumber",
-        "Offset",
-        "MsgFlags",
-        "OriginalLength",
-    }
-)
-_MD_CHAR = frozenset(
-    {
-        "Format",
-        "ReplyToQ",
-        "ReplyToQMgr",
-        "UserIdentifier",
-        "ApplIdentityData",
-        "PutApplName",
-        "PutDate",
-        "PutTime",
-        "ApplOriginData",
-    }
-)
-_MD_BYTE = frozenset(["MsgId", "CorrelId", "GroupId", "AccountingToken"])
-_LIVE_FIELDS = frozenset({"BackoutCount", "Expiry"})
-
-
-def _text(v: object) -> str:
-    if isinstance(v, bytes):
-        return v.rstrip(b" \0").decode("utf-8", "replace")
-    return str(v).rstrip(" \0")
-
-
-def _md_field(field: str) -> Fn:
-    if field in _MD_INT:
-        return lambda md, props: md.get(field)
-    if field in _MD_CHAR:
-        return lambda md, props: _text(md.get(field, b""))
-    return lambda md, props: bytes(md.get(field, b""))
-
-
-def _jms_id(field: str) -> Fn:
-    return lambda md, props: "ID:" + bytes(md.get(field, b"")).hex()
-
-
-def _timestamp(md: Mapping[str, Any], props: Props) -> Value:
-    """PutDate and PutTime (GMT, YYYYMMDD and HHMMSSTH) as milliseconds since 1970, as JMSTimestamp."""
-    d, t = _text(md.get("PutDate", b"")), _text(md.get("PutTime", b""))
-    if len(d) != 8 or len(t) != 8 or not (d + t).isdigit():
-        return None
-    secs = calendar.timegm((int(d[:4]), int(d[4:6]), int(d[6:]), int(t[:2]), int(t[2:4]), int(t[4:6]), 0, 0, 0))
-    return secs * 1000 + int(t[6:]) * 10
-
-
-def _jms_type(md: Mapping[str, Any], props: Props) -> Value:
-    """JMSType: the message's mcd.Type property (IBM maps JMSType to the MQRFH2 mcd folder's Type)."""
-    if props is None:
-        return None
-    entry = props.get("mcd.Type")
-    return None if entry is None else entry[1]
-
-
-def _report_bit(mask: int) -> Fn:
-    return lambda md, props: md.get("Report", 0) & mask
-
-
-_JMS: dict[str, tuple[Fn, bool]] = {  # name -> (getter, live)
-    "JMSPriority": (_md_field("Priority"), False),
-    "JMSDeliveryMode": (
-        lambda md, props: "PERSISTENT" if md.get("Persistence") == C.MQPER_PERSISTENT else "NON_PERSISTENT",
-        False,
-    ),
-    "JMSMessageID": (_jms_id("MsgId"), False),
-    "JMSCorrelationID": (_jms_id("CorrelId"), False),
-    "JMSTimestamp": (_timestamp, False),
-    "JMSType": (_jms_type, False),
-    "JMSExpiration": (
-        lambda md, props: 0 if md.get("Expiry") == C.MQEI_UNLIMITED else _timestamp(md, props),
-        True,
-    ),
-    "JMSRedelivered": (lambda md, props: md.get("BackoutCount", 0) > 0, True),
-    "JMSXDeliveryCount": (lambda md, props: md.get("BackoutCount", 0) + 1, True),
-    "JMSXUserID": (_md_field("UserIdentifier"), False),
-    "JMSXAppID": (_md_field("PutApplName"), False),
-    "JMSXGroupID": (_jms_id("GroupId"), False),
-    "JMSXGroupSeq": (_md_field("MsgSeqNumber"), False),
-    "JMS_IBM_MsgType": (_md_field("MsgType"), False),
-    "JMS_IBM_Feedback": (_md_field("Feedback"), False),
-    "JMS_IBM_Format": (_md_field("Format"), False),
-    "JMS_IBM_PutApplType": (_md_field("PutApplType"), False),
-    "JMS_IBM_Encoding": (_md_field("Encoding"), False),
-    "JMS_IBM_PutDate": (_md_field("PutDate"), False),
-    "JMS_IBM_PutTime": (_md_field("PutTime"), False),
-    "JMS_IBM_Last_Msg_In_Group": (
-        lambda md, props: bool(md.get("MsgFlags", 0) & C.MQMF_LAST_MSG_IN_GROUP),
-        False,
-    ),
-    "JMS_IBM_Report_Exception": (_report_bit(C.MQRO_EXCEPTION_WITH_FULL_DATA), False),
-    "JMS_IBM_Report_Expiration": (_report_bit(C.MQRO_EXPIRATION_WITH_FULL_DATA), False),
-    "JMS_IBM_Report_COA": (_report_bit(C.MQRO_COA_WITH_FULL_DATA), False),
-    "JMS_IBM_Report_COD": (_report_bit(C.MQRO_COD_WITH_FULL_DATA), False),
-    "JMS_IBM_Report_PAN": (_report_bit(C.MQRO_PAN), False),
-    "JMS_IBM_Report_NAN": (_report_bit(C.MQRO_NAN), False),
-    "JMS_IBM_Report_Pass_Msg_ID": (_report_bit(C.MQRO_PASS_MSG_ID), False),
-    "JMS_IBM_Report_Pass_Correl_ID": (_report_bit(C.MQRO_PASS_CORREL_ID), False),
-    "JMS_IBM_Report_Discard_Msg": (_report_bit(C.MQRO_DISCARD_MSG), False),
-}
-
-
-def _property(name: str) -> Fn:
-    short = name[4:] if name.startswith("usr.") else None
-
-    def get(md: Mapping[str, Any], props: Props) -> Value:
-        if props is None:
-            return None
-        entry = props.get(name)
-        if entry is None and short is not None:
-            entry = props.get(short)
-        if entry is None:
-            return None
-        return entry[1]
-
-    return get
 
 
 # -- tokens -----------------------------------------------------------------------------------------------
@@ -661,19 +523,19 @@ class _Parser:
                     "select on Root.MQMD fields and message properties",
                     off,
                 )
-            if not (field in _MD_INT or field in _MD_CHAR or field in _MD_BYTE):
+            if field not in MD_FIELDS:
                 raise _syntax(off, f"{name} is not an MQMD field (Root.MQMD.<Field>)")
-            if field in _LIVE_FIELDS:
+            if field in LIVE_FIELDS:
                 self.live = True
-            return _md_field(field)
+            return md_field(field)
         if name.startswith("JMS"):
-            entry = _JMS.get(name)
+            entry = JMS_NAMES.get(name)
             if entry is None:
                 raise _syntax(off, f"{name} is not a JMS name IBM MQ maps (JMS, JMSX and JMS_ names are reserved)")
             if entry[1]:
                 self.live = True
             return entry[0]
-        return _property(name)
+        return message_property(name)
 
 
 class Selector:
