@@ -117,6 +117,13 @@ def test_like_underscore_is_one_character_percent_any_run_and_escape_quotes_them
     assert not selects("Code LIKE '%'", p=props(Code=5))  # LIKE of a number: unknown
 
 
+def test_a_comparison_with_an_expression_reads_the_message_on_both_sides() -> None:
+    p = props(A=3, B=2, C=1, T=True)
+    assert selects("A = B + C", p=p) and selects("A = (B + 1)", p=p) and selects("T = (B = 2)", p=p)
+    assert not selects("A = B", p=p) and selects("A = 3") is False
+    assert selects("A = 3.0", p=p) and selects("3 = A", p=p)
+
+
 def test_values_of_types_that_cannot_be_compared_compare_false() -> None:
     assert not selects("Size = '3'", p=props(Size=3))
     assert selects("NOT (Size = '3')", p=props(Size=3))

@@ -125,9 +125,21 @@ def _tokens(text: str) -> list[Token]:
 
 
 # -- evaluation helpers -----------------------------------------------------------------------------------
+_KINDS: dict[type, str] = {
+    type(None): "null",
+    bool: "bool",
+    int: "num",
+    float: "num",
+    str: "str",
+    bytes: "bytes",
+    bytearray: "bytes",
+}
+
+
 def _kind(v: Value) -> str:
-    if v is None:
-        return "null"
+    kind = _KINDS.get(type(v))  # the common types by one lookup; subclasses below
+    if kind is not None:
+        return kind
     if v is True or v is False:
         return "bool"
     if isinstance(v, (int, float)):
@@ -347,11 +359,26 @@ class _Parser:
         if self.at_op("=", "<>", "<", "<=", ">", ">="):
             op = self.take()[1]
             roff = self.peek()[2]
+            ri = self.i
             rfn, rkind = self.sum()
+            literal_right = self.i == ri + 1 and self.toks[ri][0] in ("num", "str", "bytes")
             if op not in ("=", "<>"):
                 for kind, off in ((lkind, start[2]), (rkind, roff)):
                     if kind in ("str", "bytes", "bool"):
                         raise _syntax(off, f"{op} compares numbers only; strings and booleans take = and <>")
+            if literal_right and op == "=":  # NAME = literal, the common case: one type lookup per message
+                literal = rfn({}, None)
+                lit_kind = _kind(literal)
+
+                def equals(md: Mapping[str, Any], props: Props) -> Value:
+                    v = lfn(md, props)
+                    if v is None:
+                        return None
+                    if _KINDS.get(type(v)) == lit_kind and lit_kind != "num":
+                        return v == literal
+                    return _compare("=", v, literal)
+
+                return equals, "bool"
             return (lambda md, props: _compare(op, lfn(md, props), rfn(md, props))), "bool"
         negated = False
         if (
