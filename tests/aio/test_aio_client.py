@@ -243,3 +243,21 @@ def test_async_for_ends_when_the_queue_manager_ends(tmp_path: Path) -> None:
         arun(main)
     finally:
         srv.kill()
+
+
+def test_a_queue_opened_with_a_selector_gets_only_the_messages_it_chooses(server: Server) -> None:
+    # properties-pubsub.md, "Selectors": MQOD SelectionString on MQOPEN for browse and input
+    async def main() -> None:
+        async with await syncpoint.aio.connect("QMA", home=server.home) as qm:
+            q = await fresh_queue(qm, "AIO.SEL")
+            for p in (2, 8, 4, 9):
+                await q.put(b"p%d" % p, priority=p)
+            urgent = await qm.open("AIO.SEL", selector="JMSPriority >= 8")
+            assert [(await urgent.get()).data, (await urgent.get()).data] == [b"p9", b"p8"]
+            assert await urgent.get_or_none() is None
+            assert (await q.get()).data == b"p4"  # the others stayed
+            with pytest.raises(MQMIError) as e:
+                await qm.open("AIO.SEL", C.MQOO_INPUT_SHARED, selector="JMSPriority >=")
+            assert e.value.reason == C.MQRC_SELECTOR_SYNTAX_ERROR
+
+    arun(main)

@@ -18,7 +18,19 @@ from syncpoint.dlq import RulesTableError, parse_rules, read_dlh
 from syncpoint.mqi import MQDLH, MQMD, MQXQH
 from syncpoint.mqi import constants as C
 from syncpoint.mqsc import MqscProcessor, MqscSyntaxError, parse_command, read_commands
-from syncpoint.pcf import MQCFH, MQCFIN, MQCFSL, MQCFST, CommandServer, PCFError, build, parse
+from syncpoint.pcf import (
+    MQCFBF,
+    MQCFBS,
+    MQCFH,
+    MQCFIN,
+    MQCFSF,
+    MQCFSL,
+    MQCFST,
+    CommandServer,
+    PCFError,
+    build,
+    parse,
+)
 from syncpoint.pcf import constants as K
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -53,6 +65,28 @@ _VALID_PCF = build(
 )
 
 
+# issue 34's commands: namelists (a string list, a string filter on a list), Inquire Connection
+_VALID_NAMELIST_PCF = [
+    build(
+        MQCFH(Command=K.MQCMD_CREATE_NAMELIST, Type=K.MQCFT_COMMAND_XR, Version=3),
+        [MQCFST(C.MQCA_NAMELIST_NAME, b"FUZZ.NL"), MQCFSL(C.MQCA_NAMES, [b"Q1", b"Q2"]), MQCFIN(K.MQIACF_REPLACE, 1)],
+    ),
+    build(
+        MQCFH(Command=K.MQCMD_INQUIRE_NAMELIST, Type=K.MQCFT_COMMAND_XR, Version=3),
+        [MQCFST(C.MQCA_NAMELIST_NAME, b"*"), MQCFSF(C.MQCA_NAMES, K.MQCFOP_CONTAINS, b"Q1", 0)],
+    ),
+    # Inquire Connection: a byte string and a byte-string filter
+    build(
+        MQCFH(Command=K.MQCMD_INQUIRE_CONNECTION, Type=K.MQCFT_COMMAND_XR, Version=3),
+        [
+            MQCFBS(K.MQBACF_GENERIC_CONNECTION_ID, b""),
+            MQCFIN(K.MQIACF_CONN_INFO_TYPE, K.MQIACF_CONN_INFO_ALL),
+            MQCFBF(K.MQBACF_CONNECTION_ID, K.MQCFOP_NOT_EQUAL, b"\0" * 24),
+        ],
+    ),
+]
+
+
 def _mutated(data: st.DataObject, base: bytes) -> bytes:
     raw = bytearray(base)
     for _ in range(data.draw(st.integers(1, 6))):
@@ -84,7 +118,7 @@ def test_pcf_parse_of_a_mutated_command_returns_or_raises_pcf_error(data: st.Dat
 def test_the_command_server_answers_any_mutated_command_with_a_response(qm: QueueManager, data: st.DataObject) -> None:
     server = CommandServer(lambda: qm)
     server.qm = qm
-    replies = server.execute(_mutated(data, _VALID_PCF))
+    replies = server.execute(_mutated(data, data.draw(st.sampled_from([_VALID_PCF, *_VALID_NAMELIST_PCF]))))
     assert replies, "every request gets at least one response"
     for reply in replies:
         cfh, _ = parse(reply)

@@ -100,7 +100,11 @@ def _garbage(rng: random.Random, rid: int) -> bytes:
     verb = rng.choice(FUZZ_VERBS)
     n = VERBS[verb] + rng.randrange(OPTIONAL_ARGS.get(verb, 0) + 1)
     if kind == 3:  # a well-formed request with random arguments
-        return encode_request(rid, verb, [_value(rng) for _ in range(n)])
+        args = [_value(rng) for _ in range(n)]
+        if verb == "open" and n == 3 and rng.random() < 0.5:  # a selection string made of the selector's words
+            words = ["Root.MQMD.Priority", "A", "'x'", "0x2F", "1", "=", "<>", "<", "AND", "OR", "NOT", "(", ")"]
+            args[2] = " ".join(rng.choice(words) for _ in range(rng.randrange(8)))
+        return encode_request(rid, verb, args)
     return encode_request(rid, verb, [_value(rng) for _ in range(rng.randrange(8))])  # any argument count
 
 

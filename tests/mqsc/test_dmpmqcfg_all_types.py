@@ -30,6 +30,8 @@ EVERY_KIND = {
     "DEFINE QREMOTE(QM2.ALIAS) RQMNAME(QM2) XMITQ(APP.XMIT)\n"
     "DEFINE QREMOTE(APP.REPLY.ALIAS) RNAME(APP.REPLY) RQMNAME(QM1)",
     "PROCESS": "DEFINE PROCESS(APP.PROC) APPLICID('/opt/app/run') ENVRDATA('&') USERDATA('x y') DESCR('the app')",
+    "NAMELIST": "DEFINE NAMELIST(APP.NAMES) NAMES(APP.XMIT, 'lower.case', APP.ALIAS) DESCR('the app''s queues')\n"
+    "DEFINE NAMELIST(APP.EMPTY) NAMES()",
     # CHANNEL of every type syncpoint runs
     "CHANNEL": "DEFINE CHANNEL(QM1.QM2) CHLTYPE(SDR) CONNAME('mq2.example(1415)') XMITQ(APP.XMIT) BATCHSZ(20) "
     "BATCHINT(5) DISCINT(60) SHORTRTY(3) SHORTTMR(7) LONGRTY(9) LONGTMR(99) HBINT(30) NPMSPEED(NORMAL) "
@@ -142,7 +144,7 @@ def test_dmpmqcfg_t_and_o_take_ibms_values_and_refuse_others_with_nothing_on_std
         rq = sp(tmp_path, "dmpmqcfg", "-m", "QMA", "-t", "qremote", "-n", "QM2.*", "-o", "1line")
         assert body(rq.stdout.splitlines()) == ["DEFINE QREMOTE('QM2.ALIAS') RQMNAME('QM2') XMITQ('APP.XMIT') REPLACE"]
         # IBM's object types syncpoint has no objects of: nothing to dump, not an error
-        assert body(sp(tmp_path, "dmpmqcfg", "-m", "QMA", "-t", "namelist").stdout.splitlines()) == []
+        assert body(sp(tmp_path, "dmpmqcfg", "-m", "QMA", "-t", "service").stdout.splitlines()) == []
         # no authority records are kept: -o setmqaut writes the header alone
         aut = sp(tmp_path, "dmpmqcfg", "-m", "QMA", "-o", "setmqaut")
         assert aut.returncode == 0 and body(aut.stdout.splitlines()) == []

@@ -142,7 +142,9 @@ def test_a_syntax_error_is_amq8405i_then_amq8427i_with_the_valid_syntax(admin: Q
     assert summary.syntax_errors == 1
     _, out = run(admin, "DISPLAY NOSUCH(X)")
     k = out.index("AMQ8427I: Valid syntax for the MQSC command:")
-    assert out[k + 2].startswith("DISPLAY QLOCAL | QMODEL | QALIAS | QREMOTE | PROCESS | QUEUE | QSTATUS | QMGR")
+    assert out[k + 2].startswith(
+        "DISPLAY QLOCAL | QMODEL | QALIAS | QREMOTE | PROCESS | NAMELIST | QUEUE | QSTATUS | QMGR"
+    )
     _, out = run(admin, "FROB QLOCAL(X)")  # no such verb: there is no syntax to show
     assert "AMQ8405I: Syntax error detected at or near end of command segment below:-" in out
     assert not any(line.startswith("AMQ8427I") for line in out)

@@ -181,6 +181,9 @@ def test_inquire_and_change_q_mgr(server: CommandServer) -> None:
     assert p[C.MQCA_Q_MGR_NAME].String == b"QM1".ljust(48)
     assert p[C.MQIA_COMMAND_LEVEL].Value == C.MQCMDL_CURRENT_LEVEL
     assert p[K.MQCA_CONN_AUTH].String.strip() == b"SYSTEM.DEFAULT.AUTHINFO.IDPWOS"
+    # the attributes kept without effect, as MQINQ answers them: AUTHOREV(DISABLED), ACTIVREC(MSG), SSLKEYR
+    assert p[C.MQIA_AUTHORITY_EVENT].Value == C.MQEVR_DISABLED and p[C.MQIA_ACTIVITY_RECORDING].Value == 2
+    assert len(p[C.MQCA_SSL_KEY_REPOSITORY].String) == 256
     ok(server, K.MQCMD_CHANGE_Q_MGR, [MQCFIN(C.MQIA_MAX_UNCOMMITTED_MSGS, 500)])
     (p,) = ok(server, K.MQCMD_INQUIRE_Q_MGR, [MQCFIL(K.MQIACF_Q_MGR_ATTRS, [C.MQIA_MAX_UNCOMMITTED_MSGS])])
     assert p[C.MQIA_MAX_UNCOMMITTED_MSGS].Value == 500

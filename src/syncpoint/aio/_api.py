@@ -38,16 +38,17 @@ _ENDING = (C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING)
 class Queue:
     """An opened queue. ``async with`` closes it; ``async for msg in queue`` gets messages as they arrive."""
 
-    def __init__(self, qm: QueueManager, name: str, options: int | None) -> None:
+    def __init__(self, qm: QueueManager, name: str, options: int | None, selector: str = "") -> None:
         self.qm = qm
         self.name = name
         self._fixed = options
+        self.selector = selector  # the SelectionString of its get and browse handles
         self._handles: dict[str, int] = {}
         self._closed = False
 
     async def _open(self) -> Queue:
         if self._fixed is not None:
-            self._handles["all"], self.name = await self.qm._open_handle(self.name, self._fixed)
+            self._handles["all"], self.name = await self.qm._open_handle(self.name, self._fixed, self.selector)
             return self
         # MQOPEN of a model queue creates a dynamic queue: learn whether this is one with an inquire open (the
         # blocking API's Queue explains it); a failure is left to the first use to report
@@ -68,7 +69,8 @@ class Queue:
         if h is None:
             if self._closed or self._fixed is not None:
                 raise MQMIError(C.MQCC_FAILED, C.MQRC_HOBJ_ERROR, f"queue {self.name} was closed; open it again")
-            h = self._handles[key] = (await self.qm._open_handle(self.name, PURPOSE_OPTIONS[purpose]))[0]
+            sel = self.selector if purpose in ("get", "browse") else ""
+            h = self._handles[key] = (await self.qm._open_handle(self.name, PURPOSE_OPTIONS[purpose], sel))[0]
         return h
 
     # -- put ------------------------------------------------------------------------------------------
@@ -178,9 +180,10 @@ class QueueManager:
         self.name = transport.qmgr_name
         self._connected = True
 
-    async def open(self, name: str, options: int | None = None) -> Queue:
-        """Open a queue. Without ``options`` a handle per purpose is opened on first use."""
-        return await Queue(self, name, options)._open()
+    async def open(self, name: str, options: int | None = None, selector: str = "") -> Queue:
+        """Open a queue. Without ``options`` a handle per purpose is opened on first use; gets and browses see
+        only the messages ``selector`` (an MQ selection string) chooses."""
+        return await Queue(self, name, options, selector)._open()
 
     async def put1(self, qname: str, data: bytes | str, **kw: Any) -> MQMD:
         """MQPUT1: open, put one message, close. The keywords are ``Queue.put``'s."""
@@ -230,9 +233,10 @@ class QueueManager:
         await self.transport.disconnect(exc_type is not None)
 
     # -- internals ------------------------------------------------------------------------------------
-    async def _open_handle(self, name: str, options: int) -> tuple[int, str]:
+    async def _open_handle(self, name: str, options: int, selection: str = "") -> tuple[int, str]:
         od = MQOD(ObjectName=name.encode())
-        hobj, od_b = await self.transport.call("open", [od.pack(), options])
+        args = [od.pack(), options, selection] if selection else [od.pack(), options]
+        hobj, od_b = await self.transport.call("open", args)
         od.unpack_into(od_b)
         return int(hobj), blank_strip(od.ObjectName)
 

@@ -42,16 +42,17 @@ if TYPE_CHECKING:  # the embedded transport's types; its modules load on first e
 class Queue:
     """An opened queue. Use as a context manager to close it."""
 
-    def __init__(self, qm: QueueManager, name: str, options: int | None) -> None:
+    def __init__(self, qm: QueueManager, name: str, options: int | None, selector: str = "") -> None:
         self.qm = qm
         self.name = name  # a model queue's: the dynamic queue's real name (its MQOD.ObjectName after MQOPEN)
         self._fixed = options
+        self.selector = selector  # the SelectionString of its get and browse handles (mqi.selector)
         self._handles: dict[str, int] = {}
         self._closed = False
         self._cursor: bytes | None = None  # the MsgToken of the last message browsed (where the cursor is)
         self._locked = False  # a browse with lock=True locked a message on the browse handle, not unlocked since
         if options is not None:
-            self._handles["all"], self.name = qm._open_handle(name, options)
+            self._handles["all"], self.name = qm._open_handle(name, options, selector)
         else:
             self._open_model()
 
@@ -82,7 +83,8 @@ class Queue:
         if h is None:
             if self._closed:
                 raise self._closed_error()
-            h = self._handles[purpose] = self.qm._open_handle(self.name, PURPOSE_OPTIONS[purpose])[0]
+            sel = self.selector if purpose in ("get", "browse") else ""
+            h = self._handles[purpose] = self.qm._open_handle(self.name, PURPOSE_OPTIONS[purpose], sel)[0]
         return h
 
     @property
@@ -488,9 +490,10 @@ class QueueManager:
         self._connected = True
 
     # -- Pythonic -------------------------------------------------------------------------------------
-    def open(self, name: str, options: int | None = None) -> Queue:
-        """Open a queue. Without ``options`` a handle per purpose is opened on first use (see module doc)."""
-        return Queue(self, name, options)
+    def open(self, name: str, options: int | None = None, selector: str = "") -> Queue:
+        """Open a queue. Without ``options`` a handle per purpose is opened on first use (see module doc); gets
+        and browses see only the messages ``selector`` (an MQ selection string) chooses."""
+        return Queue(self, name, options, selector)
 
     def put1(self, qname: str, data: bytes | str, **kw: Any) -> MQMD:
         """MQPUT1: open, put one message, close; the keywords are :meth:`Queue.put`'s."""
@@ -536,8 +539,9 @@ class QueueManager:
             self.transport.disconnect(True)
 
     # -- raw MQI --------------------------------------------------------------------------------------
-    def mqopen(self, od: MQOD, options: int) -> int:
-        h = self.transport.open(od, options)
+    def mqopen(self, od: MQOD, options: int, selection: str = "") -> int:
+        """MQOPEN; ``selection`` is the MQOD's (version 4) SelectionString."""
+        h = self.transport.open(od, options, selection)
         self._handles.add(h)
         return h
 
@@ -574,11 +578,11 @@ class QueueManager:
         self.transport.backout()
 
     # -- internals ------------------------------------------------------------------------------------
-    def _open_handle(self, name: str, options: int) -> tuple[int, str]:
+    def _open_handle(self, name: str, options: int, selection: str = "") -> tuple[int, str]:
         """MQOPEN of queue ``name``: the handle and the queue's name as MQOPEN returned it in MQOD.ObjectName
         (for a model queue, the dynamic queue it created)."""
         od = MQOD(ObjectName=name.encode())
-        h = self.mqopen(od, options)
+        h = self.mqopen(od, options, selection)
         return h, blank_strip(od.ObjectName)
 
     def _get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> Message:

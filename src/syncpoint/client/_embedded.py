@@ -47,8 +47,8 @@ class EmbeddedConnection:
     def qmgr_name(self) -> str:
         return self.qm.name
 
-    def open(self, od: MQOD, options: int) -> int:
-        return self.qm.call(self.qm.engine.open, self.conn, od, options).hobj
+    def open(self, od: MQOD, options: int, selection: str = "") -> int:
+        return self.qm.call(self.qm.engine.open, self.conn, od, options, selection).hobj
 
     def close(self, hobj: int, options: int = C.MQCO_NONE) -> None:
         self.qm.call(self.qm.engine.close, self.conn, hobj, options)

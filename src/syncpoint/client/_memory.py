@@ -35,8 +35,8 @@ class MemoryQueueManager(QueueManagerHost):
         return c
 
     # the Pythonic API, through that connection
-    def open(self, name: str, options: int | None = None) -> Queue:
-        return self.connection.open(name, options)
+    def open(self, name: str, options: int | None = None, selector: str = "") -> Queue:
+        return self.connection.open(name, options, selector)
 
     def put1(self, qname: str, data: bytes | str, **kw: Any) -> Any:
         return self.connection.put1(qname, data, **kw)

@@ -191,8 +191,8 @@ class RemoteTransport:
                 raise
 
     # -- the MQI --------------------------------------------------------------------------------------
-    def open(self, od: MQOD, options: int) -> int:
-        hobj, od_bytes = self._call("open", [od.pack(), options])
+    def open(self, od: MQOD, options: int, selection: str = "") -> int:
+        hobj, od_bytes = self._call("open", [od.pack(), options, selection] if selection else [od.pack(), options])
         od.unpack_into(od_bytes)
         return int(hobj)
 

@@ -34,6 +34,9 @@ from syncpoint.client import QueueManager
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError, Structure
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import char_attr_length
+from syncpoint.mqi.selector import MQ_SELECTOR_LENGTH
+
+from ._charv import read_charv
 
 log = logging.getLogger("syncpoint.compat")
 
@@ -48,6 +51,7 @@ _CD_CONNAME = (1024, 264)
 _CD_SSL_CIPHER = (1688, 32)  # MQCD version 7+: SSLCipherSpec
 _CNO_OPTIONS = 8
 _CNO_APPLNAME = (224, 28)
+_OD_SELECTION = 368  # MQOD version 4: SelectionStringVSPtr (structures.md)
 # MQCSP: AuthenticationType 8, CSPUserIdPtr 16, CSPUserIdLength 28, CSPPasswordPtr 40, CSPPasswordLength 52
 _CSP = struct.Struct("=4s i i i Q i i q Q i i")
 
@@ -81,6 +85,13 @@ def _blank_pad(s: Structure) -> None:
         v = d[name]
         if isinstance(v, bytes) and v.endswith(b"\0"):
             d[name] = v.rstrip(b"\0").ljust(n, b" ")
+
+
+def _selection_string(od: MQOD, raw: bytes) -> str:
+    """An MQOD's (version 4) SelectionString, read from its MQCHARV (``_charv``)."""
+    if od.Version < C.MQOD_VERSION_4:
+        return ""
+    return read_charv(raw, _OD_SELECTION, MQ_SELECTOR_LENGTH, C.MQRC_SELECTION_STRING_ERROR, "SelectionString")
 
 
 def _unpack(cls: type[S], buf: bytes, error: int) -> S:
@@ -314,7 +325,8 @@ class Backend:
             od = _unpack(MQOD, od_bytes, C.MQRC_OD_ERROR)
             if od.ObjectType == C.MQOT_TOPIC:
                 raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, "publish/subscribe is not supported")
-            hobj = c.qm.mqopen(od, options)
+            selection = _selection_string(od, od_bytes)
+            hobj = c.qm.mqopen(od, options, selection)
             return hobj, _repack(od, od_bytes), C.MQCC_OK, C.MQRC_NONE
 
         return self.guard(run, (C.MQHO_UNUSABLE_HOBJ, bytes(od_bytes)))
@@ -347,6 +359,8 @@ class Backend:
             _check_put_options(pmo)
             if od.ObjectType == C.MQOT_TOPIC:
                 raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, "publish/subscribe is not supported")
+            if _selection_string(od, od_b):  # MQPUT1 opens for output: no selection (IBM's SelectionString rule)
+                raise MQMIError(C.MQCC_FAILED, C.MQRC_SELECTOR_INVALID_FOR_TYPE, "MQPUT1 takes no selection string")
             reason = c.qm.transport.put1(od, md, pmo, _payload(msg))
             return _repack(md, md_b), _repack(pmo, pmo_b), _cc(reason), reason
 

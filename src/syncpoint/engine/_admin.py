@@ -24,6 +24,7 @@ from syncpoint.mqi import mqsc_date_time
 from syncpoint.mqi.objects import (  # an import list, not logic: other modules import many of the same names
     ATTRIBUTES,
     CHANNEL,
+    NAMELIST,
     PROCESS,
     QALIAS,
     QLOCAL,
@@ -130,8 +131,9 @@ class AdminMixin(QueueManagerBase):
         like: str | None = None,
         replace: bool = False,
     ) -> Definition:
-        """DEFINE QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS or CHANNEL. Raises MQMIError (OBJECT_ALREADY_EXISTS …)."""
-        if otype not in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL):
+        """DEFINE QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST or CHANNEL. Raises MQMIError
+        (OBJECT_ALREADY_EXISTS …)."""
+        if otype not in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL):
             raise fail(C.MQRC_OBJECT_TYPE_ERROR, f"cannot define an object of type {otype}")
         if not valid_object_name(name):
             raise fail(C.MQRC_OBJECT_NAME_ERROR, f"{name!r} is not a valid object name")

@@ -126,7 +126,7 @@ class QueueManagerBase(EffectsRecorder):
         # definition's signature, as a declaration must: mypy checks that the two agree (the part's method
         # overrides this one), and the running class has only the definition.
 
-        def open(self, conn: Connection, od: MQOD, options: int) -> Handle: ...  # _open
+        def open(self, conn: Connection, od: MQOD, options: int, selection: str = "") -> Handle: ...  # _open
 
         def _close(self, h: Handle, options: int, implicit: bool) -> None: ...  # _open
 

@@ -42,6 +42,7 @@ from ._base import QueueManagerBase
 from ._expiry import xqh_decremented
 from ._options import RARE_GET_OPTS, SYNC_GET_OPTS, check_get_options
 from ._put import CONTEXT_IDENTITY, CONTEXT_ORIGIN
+from ._select import candidates, chooses
 from ._skip_backout import second_mark_not_allowed
 from ._state import AVAILABLE, GONE, GOT_PENDING, INPUT_OPTS, Connection, Handle, LocalQueue, Message
 from ._util import fail
@@ -355,7 +356,13 @@ class GetMixin(QueueManagerBase):
                 first = False
                 h = self._handle(conn, hobj)
                 q = h.queue
-                if q is not None and not q.shared and not g.Options & ~_WALK_OPTS and _matches_nothing(md, g0):
+                if (
+                    q is not None
+                    and not q.shared
+                    and h.selection is None
+                    and not g.Options & ~_WALK_OPTS
+                    and _matches_nothing(md, g0)
+                ):
                     return self._walk_index(h, q, out, n)
         return out, None
 
@@ -427,7 +434,8 @@ class GetMixin(QueueManagerBase):
         mo = gmo.MatchOptions if gmo.Version >= 2 else _ID_MATCH
         msgid = md.MsgId if mo & C.MQMO_MATCH_MSG_ID and md.MsgId != _NONE24 else None
         correlid = md.CorrelId if mo & C.MQMO_MATCH_CORREL_ID and md.CorrelId != _NONE24 else None
-        if after is None and msgid is None and correlid is None and not mo & _OTHER_MATCH:
+        selecting = h.selection is not None  # an MQOD SelectionString: only the messages it chooses (``_select``)
+        if after is None and msgid is None and correlid is None and not mo & _OTHER_MATCH and not selecting:
             return self._first(h, q, now)  # nothing to match: the first message this handle may have
         msgid, correlid, groupid, seqno, token = match_criteria(md, gmo)
         simple = msgid is None and correlid is None and groupid is None and seqno is None and token is None
@@ -435,7 +443,11 @@ class GetMixin(QueueManagerBase):
         chosen: Message | None = None
         if token is not None:  # at most one message has this token: look it up by key, do not walk the queue
             one = q.by_token(token)
+            if one is not None and selecting and not chooses(h, one, now):
+                one = None
             source: Any = () if one is None or (after is not None and one.key <= after) else (one,)
+        elif selecting:
+            source = candidates(h, q, after, now)
         else:
             source = q.iter_from(after) if after is not None else q.iter_all()
         conn = h.conn

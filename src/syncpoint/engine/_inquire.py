@@ -24,6 +24,7 @@ from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import (
     ATTRIBUTES,
     MQIAV_NOT_APPLICABLE,
+    NAMELIST,
     PROCESS,
     QALIAS,
     QLOCAL,
@@ -35,6 +36,7 @@ from syncpoint.mqi.objects import (
     char_attr_length,
     check_value,
 )
+from syncpoint.mqi.qmgr_selectors import KEPT_QMGR_SELECTORS, kept_qmgr_value
 
 from ._base import QueueManagerBase
 from ._state import Connection, Handle
@@ -69,6 +71,9 @@ _COMPUTED_SELECTORS = frozenset(
         C.MQCA_ALTERATION_DATE,
         C.MQCA_ALTERATION_TIME,
         C.MQIA_DIST_LISTS,
+        C.MQCA_NAMELIST_NAME,
+        C.MQIA_NAME_COUNT,
+        C.MQCA_Q_MGR_IDENTIFIER,
     }
 )
 
@@ -95,7 +100,7 @@ class InquireMixin(QueueManagerBase):
                 raise fail(C.MQRC_SELECTOR_ERROR, f"selector {sel} is not valid")
             value = self._inq_value(h, d, sel)
             if value is None:
-                if sel not in SELECTOR_TO_KEYWORD and sel not in _COMPUTED_SELECTORS:
+                if sel not in SELECTOR_TO_KEYWORD and sel not in _COMPUTED_SELECTORS and sel not in KEPT_QMGR_SELECTORS:
                     raise fail(C.MQRC_SELECTOR_ERROR, f"selector {sel} is not known")
                 reason = C.MQRC_SELECTOR_NOT_FOR_TYPE
                 if is_char:
@@ -104,7 +109,9 @@ class InquireMixin(QueueManagerBase):
                 else:
                     ints.append(MQIAV_NOT_APPLICABLE)
                 continue
-            if is_char:
+            if is_char and isinstance(value, tuple):  # a namelist's NAMES: 48 characters a name (IBM)
+                chars.append(b"".join(padded(n, 48) for n in value))
+            elif is_char:
                 chars.append(padded(str(value), char_attr_length(sel)))
             else:
                 ints.append(int(value))
@@ -131,10 +138,22 @@ class InquireMixin(QueueManagerBase):
             return self.name
         if sel == C.MQCA_PROCESS_NAME and otype == PROCESS:
             return d.name
+        if otype == NAMELIST:
+            if sel == C.MQCA_NAMELIST_NAME:
+                return d.name
+            if sel == C.MQIA_NAME_COUNT:
+                return len(d.attrs.get("NAMES", ()))
         if sel in (C.MQCA_CREATION_DATE, C.MQCA_CREATION_TIME, C.MQCA_ALTERATION_DATE, C.MQCA_ALTERATION_TIME):
             t = d.created if sel in (C.MQCA_CREATION_DATE, C.MQCA_CREATION_TIME) else d.altered
             date, time_ = mqsc_date_time(t)
             return date if sel in (C.MQCA_CREATION_DATE, C.MQCA_ALTERATION_DATE) else time_
+        if otype == QMGR:
+            if sel == C.MQCA_Q_MGR_IDENTIFIER:  # as DISPLAY QMGR's QMID: the name, then when it was created
+                cdate, ctime = mqsc_date_time(d.created)
+                return f"{self.name}_{cdate}_{ctime}"
+            kept = kept_qmgr_value(d.attrs, sel)  # an attribute kept without being acted on (mqi.qmgr_selectors)
+            if kept is not None:
+                return kept
         kw = SELECTOR_TO_KEYWORD.get(sel)
         if kw is None:
             return None

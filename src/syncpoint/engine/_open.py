@@ -19,6 +19,7 @@ from __future__ import annotations
 from syncpoint.mqi import MQOD, blank_strip
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import (
+    NAMELIST,
     PROCESS,
     QALIAS,
     QLOCAL,
@@ -31,6 +32,7 @@ from syncpoint.mqi.objects import (
 
 from ._base import QueueManagerBase
 from ._options import check_close_options, check_inquire_only, check_open_options
+from ._select import attach, compile_selection, detach
 from ._state import INPUT_OPTS, Connection, Handle, LocalQueue
 from ._util import fail, padded
 
@@ -53,11 +55,17 @@ _REMOTE_OPEN_OPTS = (
 class OpenMixin(QueueManagerBase):
     """MQOPEN, MQCLOSE."""
 
-    def open(self, conn: Connection, od: MQOD, options: int) -> Handle:
+    def open(self, conn: Connection, od: MQOD, options: int, selection: str = "") -> Handle:
+        """MQOPEN; ``selection`` is the MQOD's SelectionString (version 4), ``_select``."""
         self._check_conn(conn)
         if od.StrucId != b"OD  " or od.Version not in (1, 2, 3, 4):
             raise fail(C.MQRC_OD_ERROR, "the object descriptor is not a valid MQOD")
         check_open_options(options)
+        selector = None
+        if selection:
+            if od.Version < C.MQOD_VERSION_4:
+                raise fail(C.MQRC_OD_ERROR, "a SelectionString needs a version-4 MQOD")
+            selector = compile_selection(selection, od.ObjectType, options)
         qmname = blank_strip(od.ObjectQMgrName)
         if qmname and qmname != self.name and od.ObjectType == C.MQOT_Q:
             return self._open_remote(conn, od, options, blank_strip(od.ObjectName), qmname)
@@ -74,6 +82,12 @@ class OpenMixin(QueueManagerBase):
             if d is None:
                 raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"process {name} does not exist")
             return self._new_handle(conn, C.MQOT_PROCESS, name, options, None, d, None)
+        if otype == C.MQOT_NAMELIST:  # for MQINQ of its names (IBM: inquire only)
+            check_inquire_only(options, "a namelist")
+            d = self.definitions.get((NAMELIST, name))
+            if d is None:
+                raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"namelist {name} does not exist")
+            return self._new_handle(conn, C.MQOT_NAMELIST, name, options, None, d, None)
         if otype != C.MQOT_Q:
             raise fail(C.MQRC_OBJECT_TYPE_ERROR, f"object type {otype} is not supported")
         if not name:
@@ -102,6 +116,8 @@ class OpenMixin(QueueManagerBase):
         elif d.otype == QREMOTE:
             return self._open_remote(conn, od, options, name, "")
         queue = self.queues[d.name]
+        if selector is not None and queue.shared:  # the group's store cannot evaluate a selector (``_select``)
+            raise fail(C.MQRC_SELECTION_NOT_AVAILABLE, f"{queue.name} is a shared queue: it offers no selectors")
         # input open mode, shareability
         if options & INPUT_OPTS:
             mode = options & INPUT_OPTS
@@ -127,6 +143,8 @@ class OpenMixin(QueueManagerBase):
         if options & C.MQOO_OUTPUT:
             queue.opprocs += 1
         queue.handles.add(h)
+        if selector is not None:
+            attach(h, queue, selector)
         if od.Version >= 3:
             od.ResolvedQName = padded(queue.name, 48)
             od.ResolvedQMgrName = padded(self.name, 48)
@@ -260,6 +278,8 @@ class OpenMixin(QueueManagerBase):
         if h.options & C.MQOO_OUTPUT:
             q.opprocs -= 1
         q.handles.discard(h)
+        if h.selection is not None:
+            detach(h, q)
         d = h.definition
         if d is None or q.deleted:
             return

@@ -64,7 +64,7 @@ import struct
 
 from syncpoint.mqi import MQMD
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import CHANNEL, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, Definition
+from syncpoint.mqi.objects import CHANNEL, NAMELIST, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, Definition
 from syncpoint.store import DECISION_KIND, SharedQueues, Snapshot
 
 from ._admin import AdminMixin
@@ -137,7 +137,7 @@ class QueueManager(
         if self.name not in qm:
             raise fail(C.MQRC_Q_MGR_NAME_ERROR, f"the store holds no queue manager named {self.name}")
         self.qmgr = Definition.from_bytes(qm[self.name])
-        for otype in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL):
+        for otype in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL, NAMELIST):
             for raw in snap.objects.get(otype, {}).values():
                 d = Definition.from_bytes(raw)
                 self.definitions[(self._ns(otype), d.name)] = d

@@ -51,6 +51,7 @@ GONE = 3  # removed for good
 DURABLE_PENDING = 4  # committed (or put outside syncpoint), persistent, waiting for the store to make it durable
 
 PRIO_SHIFT = 52
+ARRIVALS_LIMIT = 131_072  # a queue's arrival log (``_select``) is dropped past this: selecting handles then rescan
 INPUT_OPTS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE  # the MQOO_INPUT_* options
 
 
@@ -70,6 +71,7 @@ class Message:
         "msgid",
         "persistent",
         "priority",
+        "props",
         "put_time",
         "queue",
         "reserved_by",
@@ -112,6 +114,7 @@ class Message:
         self.locked_by: Handle | None = None
         self.reserved_by: Connection | None = None  # the connection holding a reservation (MsgToken) on it
         self.key = queue.key_for(priority, seq)
+        self.props: dict[str, tuple[int, object]] | None = None  # message properties: name -> (MQTYPE_*, value)
 
     def remaining_expiry(self, now: float) -> int:
         """Tenths of a second left (MQEI_UNLIMITED for none); 0 or less means expired."""
@@ -156,6 +159,11 @@ class LocalQueue:
         self._qtime_long = -1.0
         self.deleted = False
         self.fifo = self.attrs.get("MSGDLVSQ") == C.MQMDS_FIFO
+        # handles opened with a selection string, and the messages made available since they last looked (``_select``)
+        self.selecting: set[Handle] = set()
+        self.arrivals: list[Message] | None = None
+        self.arrivals_base = 0
+        self.rekeyed = 0  # counts re-keyings (MSGDLVSQ changed): a selection's judged keys are then stale
 
     # -- status ---------------------------------------------------------------------------------------
     def note_get(self, now: float, put_time: float) -> None:
@@ -189,6 +197,7 @@ class LocalQueue:
     def reorder(self) -> None:
         """MSGDLVSQ changed: re-key every message (IBM keeps the messages; new ones follow the new order)."""
         self.fifo = self.attrs.get("MSGDLVSQ") == C.MQMDS_FIFO
+        self.rekeyed += 1
         available = [self.by_key[k] for k in self.index]
         self.index.clear()
         self.by_key.clear()
@@ -205,6 +214,11 @@ class LocalQueue:
         m.key = key
         self.by_key[key] = m
         self.index.add(key)
+        if self.arrivals is not None:  # a handle selects: it judges this message when it next looks (``_select``)
+            self.arrivals.append(m)
+            if len(self.arrivals) > ARRIVALS_LIMIT:  # nobody looked for long: forget, they will judge the queue
+                self.arrivals_base += len(self.arrivals)
+                self.arrivals.clear()
         if m.expiry != C.MQEI_UNLIMITED:
             self.track_expiry(m)
 
@@ -386,6 +400,7 @@ class Handle:
         "queue",
         "remote",
         "saved_context",
+        "selection",
     )
 
     def __init__(
@@ -412,6 +427,7 @@ class Handle:
         self.locked: Message | None = None
         self.saved_context: dict[str, Any] | None = None
         self.owns_dynamic = False
+        self.selection: Any = None  # the MQOD SelectionString's ``_select.Selection``, None without one
         # a queue at another queue manager (``_resolve``): its name and its queue manager's, as MQCHAR48s; then
         # ``queue`` is the transmission queue its messages wait on, behind an MQXQH
         self.remote: tuple[bytes, bytes] | None = None

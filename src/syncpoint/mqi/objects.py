@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.qmgr_selectors import KEPT_QMGR_CHAR_LENGTHS
 
 # object types as the engine names them (MQSC nouns)
 QLOCAL = "QLOCAL"
@@ -22,6 +23,7 @@ QALIAS = "QALIAS"
 QREMOTE = "QREMOTE"  # a local definition of a remote queue, a queue-manager alias or a reply-to queue alias
 PROCESS = "PROCESS"
 QMGR = "QMGR"
+NAMELIST = "NAMELIST"  # a list of names (DEFINE NAMELIST; PCF Create Namelist): its own namespace
 CHANNEL = "CHANNEL"  # message channels (SDR, RCVR, SVR, RQSTR): their own namespace, as processes have
 QUEUE_TYPES = (QLOCAL, QMODEL, QALIAS, QREMOTE)
 QTYPE_OF = {QLOCAL: C.MQQT_LOCAL, QMODEL: C.MQQT_MODEL, QALIAS: C.MQQT_ALIAS, QREMOTE: C.MQQT_REMOTE}
@@ -37,6 +39,7 @@ _LMAR = frozenset({QLOCAL, QMODEL, QALIAS, QREMOTE})
 _P = frozenset({PROCESS})
 _Q = frozenset({QMGR})
 _CH = frozenset({CHANNEL})
+_NL = frozenset({NAMELIST})
 
 # channel types (cmqxc.h MQCHT_*) and NPMSPEED (MQNPMS_*)
 MQCHT_SENDER, MQCHT_SERVER, MQCHT_RECEIVER, MQCHT_REQUESTER = 1, 2, 3, 4
@@ -54,7 +57,7 @@ class Attribute:
 
     keyword: str  # MQSC keyword, the canonical key
     selector: int  # MQIA_* or MQCA_* (0: none)
-    kind: str  # "int", "str", "enum", "flag"
+    kind: str  # "int", "str", "enum", "flag", "names" (a namelist's NAMES: a tuple of up to ``high`` names)
     default: Any
     owners: frozenset[str]
     length: int = 0  # for str: maximum length
@@ -192,6 +195,9 @@ ATTRIBUTES: dict[str, Attribute] = {
         Attribute("ENVRDATA", C.MQCA_ENV_DATA, "str", "", _P, length=128),
         Attribute("USERDATA", C.MQCA_USER_DATA, "str", "", _P, length=128),
         Attribute("PROCDESC", C.MQCA_PROCESS_DESC, "str", "", _P, length=64),
+        # -- namelists: NAMES is a list of up to 256 names of 48 characters (DEFINE NAMELIST) ----------------
+        Attribute("NAMES", C.MQCA_NAMES, "names", (), _NL, length=48, high=256),
+        Attribute("NLDESCR", C.MQCA_NAMELIST_DESC, "str", "", _NL, length=64),
         # -- queue manager --------------------------------------------------------------------------------
         Attribute("QMDESCR", C.MQCA_Q_MGR_DESC, "str", "", _Q, length=64),
         Attribute("DEADQ", C.MQCA_DEAD_LETTER_Q_NAME, "str", "", _Q, length=48),
@@ -246,6 +252,7 @@ ATTRIBUTES: dict[str, Attribute] = {
 KEYWORD_ALIASES: dict[str, dict[str, str]] = {
     QMGR: {"MAXMSGL": "QMMAXMSGL", "DESCR": "QMDESCR"},
     PROCESS: {"DESCR": "PROCDESC"},
+    NAMELIST: {"DESCR": "NLDESCR"},
     CHANNEL: {"MAXMSGL": "CHLMAXMSGL", "DESCR": "CHLDESCR", "XMITQ": "CHLXMITQ"},
 }
 
@@ -351,6 +358,8 @@ class Definition:
         otype = d["otype"]
         attrs = defaults_for(otype)
         attrs.update(d["attrs"])  # definitions written by an older version gain new attributes' defaults
+        if "NAMES" in attrs:  # a namelist's names: kept as a tuple (JSON gives a list)
+            attrs["NAMES"] = tuple(attrs["NAMES"])
         return cls(
             otype, d["name"], attrs, d.get("created", 0.0), d.get("altered", 0.0), d.get("dynamic", C.MQQDT_PREDEFINED)
         )
@@ -358,6 +367,20 @@ class Definition:
 
 def check_value(attr: Attribute, value: Any) -> Any:
     """Validate ``value`` for ``attr``; return it normalised. Raises ValueError with a sentence."""
+    if attr.kind == "names":
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+            raise ValueError(f"{attr.keyword} takes a list of names")
+        if len(value) > attr.high:
+            raise ValueError(f"{attr.keyword} holds at most {attr.high} names")
+        names = []
+        for n in value:
+            if not isinstance(n, str):
+                raise ValueError(f"{attr.keyword} takes names as text")
+            n = n.strip(" ")
+            if not n or len(n.encode()) > attr.length:
+                raise ValueError(f"each name of {attr.keyword} is 1 to {attr.length} characters long")
+            names.append(n)
+        return tuple(names)
     if attr.kind == "str":
         if not isinstance(value, str):
             raise ValueError(f"{attr.keyword} takes a character value")
@@ -385,6 +408,7 @@ SYSTEM_DEFAULT_INITQ = "SYSTEM.DEFAULT.INITIATION.QUEUE"
 SYSTEM_DEAD_LETTER = "SYSTEM.DEAD.LETTER.QUEUE"
 SYSTEM_ADMIN_COMMAND = "SYSTEM.ADMIN.COMMAND.QUEUE"
 SYSTEM_DEFAULT_PROCESS = "SYSTEM.DEFAULT.PROCESS"
+SYSTEM_DEFAULT_NAMELIST = "SYSTEM.DEFAULT.NAMELIST"
 SYSTEM_MODEL_REPLY = "SYSTEM.DEFAULT.MODEL.QUEUE"
 
 
@@ -397,6 +421,7 @@ def default_objects() -> list[tuple[str, str, dict[str, Any]]]:
         (QLOCAL, SYSTEM_DEAD_LETTER, {"DESCR": "syncpoint dead-letter queue", "MAXDEPTH": 999_999_999}),
         (QLOCAL, SYSTEM_ADMIN_COMMAND, {"DESCR": "syncpoint command server input", "MAXDEPTH": 3000}),
         (PROCESS, SYSTEM_DEFAULT_PROCESS, {}),
+        (NAMELIST, SYSTEM_DEFAULT_NAMELIST, {}),
     ]
 
 
@@ -415,6 +440,7 @@ _CHAR_LENGTHS = {
     C.MQCA_ALTERATION_DATE: 12,
     C.MQCA_ALTERATION_TIME: 8,
     C.MQCA_PROCESS_NAME: 48,
+    C.MQCA_NAMELIST_NAME: 48,
 }
 MQIAV_NOT_APPLICABLE = -2  # MQINQ's value for an integer attribute the object does not have
 
@@ -424,6 +450,8 @@ def char_attr_length(sel: int) -> int:
     MQ_*_LENGTH): the attribute table's length, the computed attributes' own, 48 for anything else."""
     if sel in _CHAR_LENGTHS:
         return _CHAR_LENGTHS[sel]
+    if sel in KEPT_QMGR_CHAR_LENGTHS:
+        return KEPT_QMGR_CHAR_LENGTHS[sel]
     kw = SELECTOR_TO_KEYWORD.get(sel)
     if kw is not None:
         return ATTRIBUTES[kw].length

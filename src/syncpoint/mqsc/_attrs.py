@@ -27,6 +27,7 @@ from syncpoint.mqi.objects import (  # an import list, not logic: other modules 
     KEPT_ATTRIBUTES,
     KEYWORD_ALIASES,
     MQSC_KEYWORD_OF,
+    NAMELIST,
     PROCESS,
     QALIAS,
     QLOCAL,
@@ -58,6 +59,7 @@ __all__ = [
     "parse_attribute",
     "qmgr_status_pairs",
     "queue_status_pairs",
+    "takes_list",
 ]
 
 
@@ -92,7 +94,7 @@ def _keyword_table(otype: str) -> dict[str, KeywordInfo]:
 
 
 _TABLES: dict[str, dict[str, KeywordInfo]] = {
-    t: _keyword_table(t) for t in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QMGR, CHANNEL)
+    t: _keyword_table(t) for t in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, QMGR, CHANNEL)
 }
 
 
@@ -108,9 +110,17 @@ def keyword_syntax(otype: str) -> list[str]:
             items[a.keyword] = f"[ {a.keyword} | {a.off_word} ]"
         elif a.kind == "enum":
             items[kw] = f"[ {kw}( {' | '.join(a.values)} ) ]"
+        elif a.kind == "names":
+            items[kw] = f"[ {kw}( name, ... ) ]"
         else:
             items[kw] = f"[ {kw}( {'string' if a.kind == 'str' else 'integer'} ) ]"
     return [items[k] for k in sorted(items)]
+
+
+def takes_list(otype: str, keyword: str) -> bool:
+    """True for a keyword whose value is a list of names (a namelist's NAMES(A, B, C))."""
+    info = _TABLES[otype].get(keyword.upper())
+    return info is not None and info.attr.kind == "names"
 
 
 def keyword_info(otype: str, keyword: str) -> KeywordInfo | None:
@@ -235,6 +245,7 @@ _NO_EFFECT = {
     QALIAS: _QUEUE_IGNORED | {"TARGTYPE"},  # DISPLAY shows TARGTYPE(QUEUE): an alias of a queue is all there is
     QREMOTE: _QUEUE_IGNORED,
     PROCESS: frozenset(),
+    NAMELIST: frozenset({"NLTYPE"}),  # z/OS only: the type of the names
     QMGR: _QMGR_IGNORED,
     # IBM channel attributes syncpoint's channels do not have (exits, compression, cluster, monitoring …)
     CHANNEL: frozenset(
@@ -296,8 +307,9 @@ def has_no_effect(otype: str, keyword: str) -> bool:
 _INT_WORDS: dict[str, dict[str, int]] = {"EXPRYINT": {"OFF": 0}}
 
 
-def parse_attribute(otype: str, keyword: str, value: str | None) -> tuple[str, Any]:
-    """MQSC ``KEYWORD(value)`` (``value`` None for a bare keyword) of an ``otype`` object -> (engine key, value).
+def parse_attribute(otype: str, keyword: str, value: str | list[str] | None) -> tuple[str, Any]:
+    """MQSC ``KEYWORD(value)`` (``value`` None for a bare keyword; the items of a list value, such as a namelist's
+    NAMES, as a list) of an ``otype`` object -> (engine key, value).
 
     Raises :class:`AttributeValueError` for a value of the wrong type, too long or out of range, a missing or
     unexpected value, and ``KeyError`` when ``keyword`` is not an attribute of ``otype``.
@@ -316,6 +328,11 @@ def parse_attribute(otype: str, keyword: str, value: str | None) -> tuple[str, A
     if value is None:
         raise AttributeValueError(f"{kw} needs a value in parentheses")
     try:
+        if attr.kind == "names":
+            items = [value] if isinstance(value, str) else value
+            return attr.keyword, check_value(_renamed(attr, kw), [n for n in items if n.strip()])
+        if isinstance(value, list):
+            raise AttributeValueError(f"{kw} takes one value")
         if attr.kind == "str":
             return attr.keyword, check_value(_renamed(attr, kw), value)
         word = value.strip().upper()
@@ -352,6 +369,7 @@ _COMPUTED: dict[str, tuple[str, ...]] = {
     QALIAS: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME", "TARGTYPE"),
     QREMOTE: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME"),
     PROCESS: ("ALTDATE", "ALTTIME"),
+    NAMELIST: ("ALTDATE", "ALTTIME", "NAMCOUNT"),
     QMGR: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME", "QMID"),
     CHANNEL: ("ALTDATE", "ALTTIME"),
 }
@@ -362,6 +380,7 @@ _IDENTITY = {
     QALIAS: "QUEUE",
     QREMOTE: "QUEUE",
     PROCESS: "PROCESS",
+    NAMELIST: "NAMELIST",
     QMGR: "QMNAME",
     CHANNEL: "CHANNEL",
 }
@@ -395,6 +414,8 @@ def format_value(key: str, value: Any) -> tuple[str, str | None]:
         return kw, _WORDS[key].get(value, str(value))
     if key == "EXPRYINT" and value == 0:
         return kw, "OFF"
+    if attr is not None and attr.kind == "names":
+        return kw, ",".join(value)
     return kw, str(value)
 
 
@@ -426,6 +447,8 @@ def definition_pairs(
         computed["TARGTYPE"] = "QUEUE"
     if otype == QMGR:
         computed["QMID"] = f"{d.name}_{crdate}_{crtime}"
+    if otype == NAMELIST:
+        computed["NAMCOUNT"] = str(len(d.attrs.get("NAMES", ())))
     for k in _COMPUTED[otype]:
         if k in computed:
             values[k] = (k, computed[k])
@@ -436,6 +459,8 @@ def definition_pairs(
         head = [("QUEUE", d.name), ("TYPE", otype)]
     elif otype == PROCESS:
         head = [("PROCESS", d.name)]
+    elif otype == NAMELIST:
+        head = [("NAMELIST", d.name)]
     elif otype == CHANNEL:
         head = [("CHANNEL", d.name), values.pop("CHLTYPE", ("CHLTYPE", ""))]
         chosen = [k for k in chosen if k != "CHLTYPE"]

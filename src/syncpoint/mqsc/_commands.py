@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.mqi import is_generic
-from syncpoint.mqi.objects import CHANNEL, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, QUEUE_TYPES
+from syncpoint.mqi.objects import CHANNEL, NAMELIST, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, QUEUE_TYPES
 from syncpoint.mqi.syntax import is_object_name
 
 from ._attrs import (
@@ -33,6 +33,7 @@ from ._attrs import (
     keyword_info,
     keyword_syntax,
     parse_attribute,
+    takes_list,
 )
 from ._channel import (
     CHANNEL_VERBS,
@@ -109,6 +110,8 @@ NOUNS = {
     **_QUEUE_NOUNS,
     "PROCESS": PROCESS,
     "PRO": PROCESS,
+    "NAMELIST": NAMELIST,
+    "NL": NAMELIST,
     "QUEUE": QUEUE,
     "Q": QUEUE,
     "QSTATUS": QSTATUS,
@@ -130,8 +133,6 @@ UNSUPPORTED_NOUNS = {
     "CHLAUTH": "CHLAUTH",
     "TOPIC": "TOPIC",
     "SUB": "SUB",
-    "NAMELIST": "NAMELIST",
-    "NL": "NAMELIST",
     "COMMINFO": "COMMINFO",
     "LSSTATUS": "LSSTATUS",
     "SVSTATUS": "SVSTATUS",
@@ -156,11 +157,14 @@ UNSUPPORTED_NOUNS = {
     "SMDSCONN": "SMDSCONN",
 }
 _NOUNS_OF = {
-    "DEFINE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL),
-    "ALTER": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QMGR, CHANNEL),
-    "DELETE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL),
+    "DEFINE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL),
+    "ALTER": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, QMGR, CHANNEL),
+    "DELETE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL),
     "CLEAR": (QLOCAL,),
-    "DISPLAY": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QUEUE, QSTATUS, QMGR, QMSTATUS, CONN, CHANNEL, CHSTATUS),
+    "DISPLAY": (
+        *(QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, QUEUE, QSTATUS),
+        *(QMGR, QMSTATUS, CONN, CHANNEL, CHSTATUS),
+    ),
     "REFRESH": (QMGR,),
     "PING": (QMGR,),
 }
@@ -368,13 +372,15 @@ def _attribute(req: Request, t: Token) -> None:
             req.ignored.append(k)
             return
         owners = [
-            o for o in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QMGR, CHANNEL) if keyword_info(o, k) is not None
+            o
+            for o in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, QMGR, CHANNEL)
+            if keyword_info(o, k) is not None
         ]
         if owners:
             raise MqscSyntaxError(f"{k} is not valid for a {otype} (it is an attribute of {', '.join(owners)})", t.end)
         raise MqscSyntaxError(f"{k} is not a keyword of {req.verb} {otype}", t.end)
     try:
-        key, value = parse_attribute(otype, k, _single(t))
+        key, value = parse_attribute(otype, k, (t.items or []) if takes_list(otype, k) else _single(t))
     except AttributeValueError as e:
         raise MqscSyntaxError(str(e), t.end) from None
     req.attrs[key] = value
@@ -461,7 +467,7 @@ def _display(req: Request, tokens: list[Token]) -> None:
             raise MqscSyntaxError(f"{k} is not a keyword of DISPLAY {otype}", t.end)
     if saw_all or (not names and (otype in (QMGR, QMSTATUS) or (otype == QSTATUS and req.type_filter == "HANDLE"))):
         req.wanted = None  # IBM: ALL is the default of DISPLAY QMGR, QMSTATUS and QSTATUS TYPE(HANDLE)
-    elif not names and otype in (QLOCAL, QMODEL, QALIAS, QUEUE, PROCESS) and not req.generic:
+    elif not names and otype in (QLOCAL, QMODEL, QALIAS, QUEUE, PROCESS, NAMELIST) and not req.generic:
         req.wanted = None  # IBM: ALL is the default for one object named without a generic name
     elif not names and otype == QSTATUS:
         req.wanted = ["CURDEPTH"]  # IBM: DISPLAY QSTATUS TYPE(QUEUE) shows CURDEPTH unless more is asked
@@ -509,7 +515,10 @@ def _refresh(req: Request, tokens: list[Token]) -> None:
 
 
 # -- AMQ8427I: the valid syntax of a command ---------------------------------------------------------------
-_NAME_WORD = {QLOCAL: "q_name", QMODEL: "q_name", QALIAS: "q_name", PROCESS: "process_name", QSTATUS: "q_name"}
+_NAME_WORD = {
+    **{QLOCAL: "q_name", QMODEL: "q_name", QALIAS: "q_name", PROCESS: "process_name", QSTATUS: "q_name"},
+    NAMELIST: "namelist_name",
+}
 _NOUN_WORD = {QLOCAL: "QLOCAL", QMODEL: "QMODEL", QALIAS: "QALIAS", PROCESS: "PROCESS", QUEUE: "QUEUE"}
 
 

@@ -28,7 +28,18 @@ from typing import TYPE_CHECKING, Any
 
 from syncpoint.mqi import constants as C
 from syncpoint.mqi import matches_generic
-from syncpoint.mqi.objects import CHANNEL, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, Definition, attributes_for
+from syncpoint.mqi.objects import (
+    CHANNEL,
+    NAMELIST,
+    PROCESS,
+    QALIAS,
+    QLOCAL,
+    QMGR,
+    QMODEL,
+    QREMOTE,
+    Definition,
+    attributes_for,
+)
 
 from ._attrs import format_value, mqsc_keyword
 
@@ -42,10 +53,11 @@ DEFAULT_OBJECTS = {
     QMODEL: "SYSTEM.DEFAULT.MODEL.QUEUE",
     QALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE",
     PROCESS: "SYSTEM.DEFAULT.PROCESS",
+    NAMELIST: "SYSTEM.DEFAULT.NAMELIST",
 }
 # the object types DEFINE makes, in the order the dump writes them (tests/mqsc/test_dmpmqcfg_all_types.py checks
 # that this is every type MQSC's DEFINE takes)
-DEFINABLE = (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL)
+DEFINABLE = (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL)
 # IBM's -t types of objects syncpoint does not have
 _NO_OBJECTS = [
     "AUTHINFO",
@@ -53,7 +65,6 @@ _NO_OBJECTS = [
     "COMMINFO",
     "LISTENER",
     "LSTR",
-    "NAMELIST",
     "POLICY",
     "SERVICE",
     "SRVC",
@@ -70,6 +81,7 @@ DUMP_TYPES: dict[str, tuple[str, ...]] = {
     "QALIAS": (QALIAS,),
     "QREMOTE": (QREMOTE,),
     "PROCESS": (PROCESS,),
+    "NAMELIST": (NAMELIST,),
     "CHANNEL": (CHANNEL,),
     **dict.fromkeys(_NO_OBJECTS, ()),
 }
@@ -147,6 +159,8 @@ def _items(d: Definition, baseline: dict[str, Any] | None, qsgdisp: str = "") ->
             item = kw
         elif a.kind == "str":
             item = f"{kw}({_quoted(text)})"
+        elif a.kind == "names":  # each name quoted, so that its case survives the replay
+            item = f"{kw}({','.join(_quoted(n) for n in value)})"
         else:
             item = f"{kw}({text})"
         items.append((mqsc_keyword(a.keyword) if a.kind != "flag" else a.keyword, item))

@@ -24,7 +24,18 @@ from typing import TYPE_CHECKING, Any
 
 from syncpoint.mqi import MQMIError, is_generic, matches_generic, reason_name
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import CHANNEL, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, QUEUE_TYPES, Definition
+from syncpoint.mqi.objects import (
+    CHANNEL,
+    NAMELIST,
+    PROCESS,
+    QALIAS,
+    QLOCAL,
+    QMGR,
+    QMODEL,
+    QREMOTE,
+    QUEUE_TYPES,
+    Definition,
+)
 
 from ._attrs import (
     IGNORED_ATTRIBUTES,
@@ -54,6 +65,7 @@ _DEFAULT_OBJECT = {
     QALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE",
     QREMOTE: "SYSTEM.DEFAULT.REMOTE.QUEUE",
     PROCESS: "SYSTEM.DEFAULT.PROCESS",
+    NAMELIST: "SYSTEM.DEFAULT.NAMELIST",
 }
 # reasons after which the connection is gone: the run stops (exit code 20)
 _FATAL = frozenset(
@@ -415,7 +427,11 @@ def _is_int(s: str) -> bool:
     return s.lstrip("+-").isdigit()
 
 
-_DISPLAY_HEAD = {PROCESS: "AMQ8407I: Display Process details.", CHANNEL: "AMQ8414I: Display Channel details."}
+_DISPLAY_HEAD = {
+    PROCESS: "AMQ8407I: Display Process details.",
+    NAMELIST: "AMQ8550I: Display namelist details.",
+    CHANNEL: "AMQ8414I: Display Channel details.",
+}
 
 
 def _done(otype: str, what: str) -> str:
@@ -425,6 +441,9 @@ def _done(otype: str, what: str) -> str:
     if otype == PROCESS:
         code = {"created": "AMQ8010I", "deleted": "AMQ8011I", "changed": "AMQ8012I"}[what]
         return f"{code}: {_PRODUCT} process {what}."
+    if otype == NAMELIST:
+        code = {"created": "AMQ8552I", "deleted": "AMQ8553I", "changed": "AMQ8551I"}[what]
+        return f"{code}: {_PRODUCT} namelist {what}."
     code = {"created": "AMQ8006I", "deleted": "AMQ8007I", "changed": "AMQ8008I"}[what]
     return f"{code}: {_PRODUCT} queue {what}."
 

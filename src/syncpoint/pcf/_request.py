@@ -15,11 +15,13 @@ from syncpoint.mqi.objects import ATTRIBUTES, QMGR, Attribute, attributes_for
 from . import _constants as K
 from ._structs import (
     MQCFBF,
+    MQCFBS,
     MQCFIF,
     MQCFIL,
     MQCFIN,
     MQCFIN64,
     MQCFSF,
+    MQCFSL,
     MQCFST,
     Param,
 )
@@ -43,7 +45,19 @@ def selector_map(otype: str) -> dict[int, Attribute]:
 
 
 def attr_value_from_pcf(attr: Attribute, p: Param) -> Any:
-    """A PCF parameter's value as the engine keeps it (str unpadded, int). Raises CommandFailed."""
+    """A PCF parameter's value as the engine keeps it (str unpadded, int; a namelist's NAMES from an MQCFSL, as a
+    tuple). Raises CommandFailed."""
+    if attr.kind == "names":
+        if not isinstance(p, MQCFSL):
+            raise CommandFailedError(K.MQRCCF_CFSL_PARM_ID_ERROR, f"{attr.keyword} takes an MQCFSL", p.Parameter)
+        names = [s.decode("utf-8", "replace").strip(" \0") for s in p.Strings]
+        if len(names) > attr.high:
+            raise CommandFailedError(K.MQRCCF_CFSL_COUNT_ERROR, f"at most {attr.high} names", p.Parameter)
+        if any(not n or len(n.encode()) > attr.length for n in names):
+            raise CommandFailedError(
+                K.MQRCCF_CFSL_STRING_LENGTH_ERR, f"each name is 1 to {attr.length} characters", p.Parameter
+            )
+        return tuple(names)
     if attr.is_char:
         if not isinstance(p, MQCFST):
             raise CommandFailedError(K.MQRCCF_CFST_PARM_ID_ERROR, f"{attr.keyword} takes an MQCFST", p.Parameter)
@@ -155,6 +169,11 @@ class Request:
         return out
 
 
+_BYTE_OPERATORS = frozenset(
+    {K.MQCFOP_EQUAL, K.MQCFOP_NOT_EQUAL, K.MQCFOP_LESS, K.MQCFOP_NOT_LESS, K.MQCFOP_GREATER, K.MQCFOP_NOT_GREATER}
+)
+
+
 def _compare(op: int, left: Any, right: Any) -> bool:
     if op == K.MQCFOP_EQUAL:
         return bool(left == right)
@@ -185,6 +204,15 @@ def passes_filter(body: list[Param], f: MQCFIF | MQCFSF | MQCFBF) -> bool:
         if not isinstance(found, (MQCFIN, MQCFIN64)):
             raise CommandFailedError(K.MQRCCF_FILTER_ERROR, "an integer filter on a string attribute", f.Parameter)
         return _compare(f.Operator, found.Value, f.FilterValue)
+    if isinstance(f, MQCFBF) and isinstance(found, MQCFBS):  # byte strings: = <> < > … byte by byte
+        if f.Operator not in _BYTE_OPERATORS:
+            raise CommandFailedError(K.MQRCCF_CFBF_OPERATOR_ERROR, f"operator {f.Operator} is not valid", f.Parameter)
+        return _compare(f.Operator, found.String, f.FilterValue)
+    if isinstance(f, MQCFSF) and isinstance(found, MQCFSL):  # a list of names: is the value one of them?
+        if f.Operator not in (K.MQCFOP_CONTAINS, K.MQCFOP_EXCLUDES):
+            raise CommandFailedError(K.MQRCCF_CFSF_OPERATOR_ERROR, "use CONTAINS or EXCLUDES on a list", f.Parameter)
+        listed = f.FilterValue.rstrip(b" \0") in [s.rstrip(b" \0") for s in found.Strings]
+        return listed == (f.Operator == K.MQCFOP_CONTAINS)
     if isinstance(f, MQCFSF) and isinstance(found, MQCFST):
         value = found.String.rstrip(b" \0")
         want = f.FilterValue.rstrip(b" \0")

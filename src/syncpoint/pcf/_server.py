@@ -25,9 +25,12 @@ from typing import Any
 from syncpoint.client import QueueManager, passwords_required
 from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, blank_strip, matches_generic, mqsc_date_time
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, attributes_for
+from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, attributes_for, char_attr_length
+from syncpoint.mqi.qmgr_selectors import KEPT_QMGR_SELECTORS, kept_qmgr_value
 
 from . import _constants as K
+from ._connection import HANDLERS as CONNECTION_HANDLERS
+from ._namelist import HANDLERS as NAMELIST_HANDLERS
 from ._request import CommandFailedError, Request, attr_value_to_pcf, passes_filter
 from ._structs import (  # an import list, not logic: other modules import many of the same names
     MQCFBS,
@@ -281,6 +284,9 @@ class CommandServer:
         else:
             out.append(attr_value_to_pcf(C.MQCA_Q_MGR_NAME, self._qm.name, 48))
             add(K.MQCA_CONN_AUTH, CONNAUTH_NAME, 48)
+            for sel in KEPT_QMGR_SELECTORS:  # what MQINQ answers of the attributes kept without effect
+                if (kept := kept_qmgr_value(d.attrs, sel)) is not None:
+                    add(sel, kept, char_attr_length(sel) if sel >= C.MQCA_FIRST else 0)
         for attr in attributes_for(otype):
             if not attr.selector or attr.selector in (C.MQCA_Q_MGR_NAME,):
                 continue
@@ -657,4 +663,6 @@ _HANDLERS: dict[int, Callable[[CommandServer, Request], Reply]] = {
     K.MQCMD_INQUIRE_PROCESS_NAMES: CommandServer.inquire_process_names,
     K.MQCMD_INQUIRE_AUTH_INFO: CommandServer.inquire_auth_info,
     K.MQCMD_SET_AUTH_REC: CommandServer.set_auth_rec,
+    **CONNECTION_HANDLERS,  # Inquire Connection (``_connection``)
+    **NAMELIST_HANDLERS,  # Create / Copy / Change / Delete / Inquire Namelist, Inquire Namelist Names (``_namelist``)
 }

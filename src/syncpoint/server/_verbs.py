@@ -121,7 +121,10 @@ def _backout(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[A
 def _open(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
     od = struct(MQOD, args[0])
     options = integer(args[1], C.MQRC_OPTIONS_ERROR, "Options")
-    handle, pending = qm.run(qm.engine.open, conn, od, options)
+    selection = args[2] if len(args) > 2 else ""  # the MQOD's SelectionString (protocol.md)
+    if not isinstance(selection, str):
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_SELECTION_STRING_ERROR, "the SelectionString must be text")
+    handle, pending = qm.run(qm.engine.open, conn, od, options, selection)
     return [handle.hobj, od.pack()], pending
 
 

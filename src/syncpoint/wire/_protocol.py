@@ -48,7 +48,7 @@ EXT_DEFINITION = 1
 # verb -> number of arguments it takes (checked before anything runs)
 VERBS: dict[str, int] = {
     "hello": 1,
-    "open": 2,  # [MQOD bytes, Options] -> [Hobj, MQOD bytes]
+    "open": 2,  # [MQOD bytes, Options(, SelectionString)] -> [Hobj, MQOD bytes]
     "close": 2,  # [Hobj, Options] -> None
     "put": 4,  # [Hobj, MQMD, MQPMO, data] -> [warning reason, MQMD, MQPMO]
     "put1": 4,  # [MQOD, MQMD, MQPMO, data] -> [warning reason, MQOD, MQMD, MQPMO]
@@ -71,7 +71,7 @@ VERBS: dict[str, int] = {
 }
 
 # verbs that take optional arguments after those (protocol version 2): how many
-OPTIONAL_ARGS: dict[str, int] = {"putm": 1, "getm": 1}
+OPTIONAL_ARGS: dict[str, int] = {"putm": 1, "getm": 1, "open": 1}  # open: the MQOD's SelectionString
 
 
 class ProtocolError(SyncpointError):
