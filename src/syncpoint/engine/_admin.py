@@ -16,6 +16,7 @@ store batch, so a refused command changes nothing. A temporary dynamic queue is 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,8 +80,16 @@ class MessageView:
         return MessageView(md, m.data, m.persistent, m.priority)
 
 
+def _no_call_in_progress(hconn: int, hobj: int) -> bool:
+    return False
+
+
 class AdminMixin(QueueManagerBase):
     """The administrative verbs."""
+
+    # the host's answer to "is a call of connection hconn on object handle hobj in progress" (an MQGET waiting):
+    # IBM's HSTATE, the same in DISPLAY QSTATUS TYPE(HANDLE) and DISPLAY CONN TYPE(HANDLE)
+    call_in_progress: Callable[[int, int], bool] = staticmethod(_no_call_in_progress)
 
     @staticmethod
     def initial_batch(name: str, clock: Clock, dlq: str | None = None) -> Batch:
@@ -310,6 +319,7 @@ class AdminMixin(QueueManagerBase):
                     "UOW": c.uow is not None and len(c.uow) > 0,
                     "APPLTYPE": c.appl_type,
                     "USERID": c.user,
+                    "HSTATE": "ACTIVE" if self.call_in_progress(c.hconn, h.hobj) else "INACTIVE",
                 }
             )
         return out
@@ -346,7 +356,10 @@ class AdminMixin(QueueManagerBase):
                     "CONNAME": c.conname,
                     "UOW": c.uow is not None and len(c.uow) > 0,
                     "UOWSTARTED": c.uow.started if c.uow is not None and len(c.uow) > 0 else 0.0,
-                    "HANDLES": [[h.name, h.otype, h.options] for _, h in sorted(c.handles.items())],
+                    "HANDLES": [
+                        [h.name, h.otype, h.options, "ACTIVE" if self.call_in_progress(hconn, hobj) else "INACTIVE"]
+                        for hobj, h in sorted(c.handles.items())
+                    ],
                 }
             )
         return out

@@ -115,6 +115,7 @@ class QueueManagerHost:
                 )
         self.lock = HostLock()
         self.waiters = Waiters(self.clock)
+        self.engine.call_in_progress = self.waiters.waiting_on  # DISPLAY's HSTATE
         self.on_end: list[Callable[[QueueManagerHost], None]] = []
         self.broken: str | None = None
         self.closed = False
@@ -373,6 +374,8 @@ class QueueManagerHost:
                             bool(gmo.Options & C.MQGMO_FAIL_IF_QUIESCING),
                             cond.notify,
                             done=True,
+                            hconn=conn.hconn,
+                            hobj=hobj,
                         )
                     ended = waiters.end_of_wait(waiter, h is not None and h.queue is not None)
                     if ended is not None:

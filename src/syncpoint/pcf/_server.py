@@ -490,6 +490,7 @@ class CommandServer:
                         (K.MQIACF_OPEN_OPTIONS, h["OPENOPTS"], 0),
                         (K.MQIACF_UOW_STATE, K.MQUOWST_ACTIVE if h["UOW"] else K.MQUOWST_NONE, 0),
                         (K.MQCACF_USER_IDENTIFIER, h.get("USERID", ""), 12),
+                        (K.MQIACF_HANDLE_STATE, K.MQHSTATE_ACTIVE if h.get("HSTATE") == "ACTIVE" else 0, 0),
                     ]
                     hbody: list[Param] = [
                         attr_value_to_pcf(C.MQCA_Q_NAME, d.name, 48),
