@@ -28,6 +28,7 @@ from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, attributes_for
 
 from . import _constants as K
+from ._channels import CHANNEL_HANDLERS
 from ._request import CommandFailedError, Request, attr_value_to_pcf, passes_filter
 from ._structs import (  # an import list, not logic: other modules import many of the same names
     MQCFBS,
@@ -659,3 +660,4 @@ _HANDLERS: dict[int, Callable[[CommandServer, Request], Reply]] = {
     K.MQCMD_INQUIRE_AUTH_INFO: CommandServer.inquire_auth_info,
     K.MQCMD_SET_AUTH_REC: CommandServer.set_auth_rec,
 }
+_HANDLERS.update(CHANNEL_HANDLERS)  # Inquire Channel, Channel Names, Channel Status (_channels.py)
