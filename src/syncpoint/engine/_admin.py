@@ -124,6 +124,8 @@ class AdminMixin(QueueManagerBase):
             return [self.qmgr]
         if self.shared is not None:  # queue-sharing groups: shared queues other members defined since
             self.refresh_shared()
+            if self.copies_stale:  # and the COPY objects of GROUP definitions changed since
+                self.refresh_group_copies()
         ns = self._ns(otype)
         return sorted(
             (d for (k, _), d in self.definitions.items() if k == ns and (otype not in QUEUE_TYPES or d.otype == otype)),
@@ -202,6 +204,12 @@ class AdminMixin(QueueManagerBase):
         return out
 
     def alter(self, otype: str, name: str, attrs: dict[str, Any]) -> Definition:
+        if "QSGDISP" in attrs:  # queue-sharing groups: which object of that name (``_shared_defs``)
+            attrs = dict(attrs)
+            disposition = str(attrs.pop("QSGDISP"))
+            if disposition == "GROUP":
+                return self.alter_in_group(otype, name, attrs)
+            self.check_disposition(otype, name, disposition)
         d = self.lookup(otype, name)
         if d is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"{otype} {name} does not exist")
@@ -214,7 +222,12 @@ class AdminMixin(QueueManagerBase):
             self._alter_shared(q)
         return d
 
-    def delete(self, otype: str, name: str, purge: bool = False) -> None:
+    def delete(self, otype: str, name: str, purge: bool = False, qsgdisp: str = "QMGR") -> None:
+        if qsgdisp == "GROUP":  # queue-sharing groups: the group's definition and every member's COPY
+            self.delete_in_group(otype, name)
+            return
+        if qsgdisp != "QMGR":
+            self.check_disposition(otype, name, qsgdisp)
         d = self.lookup(otype, name)
         if d is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"{otype} {name} does not exist")

@@ -520,6 +520,7 @@ ADMIN_VERBS = frozenset(
         "qsg_name",  # the queue-sharing group's name ("" outside one): dmpmqcfg, DISPLAY on a member
         "threads",  # DISPLAY THREAD (queue-sharing groups)
         "indoubt_resolve",  # RESOLVE INDOUBT
+        "group_definitions",  # DISPLAY … QSGDISP(ALL | GROUP): the group's GROUP definitions
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""
