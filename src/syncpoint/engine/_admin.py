@@ -369,9 +369,10 @@ class AdminMixin(QueueManagerBase):
                     "CONNAME": c.conname,
                     "UOW": c.uow is not None and len(c.uow) > 0,
                     "UOWSTARTED": c.uow.started if c.uow is not None and len(c.uow) > 0 else 0.0,
-                    "HANDLES": [
-                        [h.name, h.otype, h.options, "ACTIVE" if self.call_in_progress(hconn, hobj) else "INACTIVE"]
-                        for hobj, h in sorted(c.handles.items())
+                    "HANDLES": [[h.name, h.otype, h.options] for _, h in sorted(c.handles.items())],
+                    # HSTATE of each handle, in the same order (IBM: ACTIVE while an MQGET on it waits)
+                    "HSTATES": [
+                        "ACTIVE" if self.call_in_progress(hconn, hobj) else "INACTIVE" for hobj in sorted(c.handles)
                     ],
                 }
             )

@@ -581,13 +581,14 @@ def connection_handle_pairs(
 ) -> list[list[tuple[str, str | None]]]:
     """DISPLAY CONN TYPE(HANDLE): the pairs of each object the connection has open."""
     blocks: list[list[tuple[str, str | None]]] = []
-    for name, otype, options, *state in c.get("HANDLES", []):
+    states = list(c.get("HSTATES", []))
+    for i, (name, otype, options) in enumerate(c.get("HANDLES", [])):
         values = {
             "OBJNAME": str(name),
             "OBJTYPE": _OBJTYPES.get(int(otype), str(otype)),
             "OPENOPTS": open_options_words(int(options)),
             # IBM: ACTIVE while a call on the handle is in progress (an MQGET waiting), as DISPLAY QSTATUS shows it
-            "HSTATE": str(state[0]) if state else "INACTIVE",
+            "HSTATE": str(states[i]) if i < len(states) else "INACTIVE",
             "READA": "NO",  # no read ahead in syncpoint
         }
         keys = sorted(values) if wanted is None else sorted(set(wanted) & set(values))
