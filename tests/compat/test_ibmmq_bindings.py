@@ -320,3 +320,35 @@ print(json.dumps({"name": name.decode(), "locked": locked, "first": first.decode
     assert got["locked"] == 2033  # the only message is locked by the browsing handle
     assert got["first"] == "m1" and got["left"] == [1, "m2"]
     assert got["gone"] == 2085  # MQCO_DELETE_PURGE removed the permanent dynamic queue
+
+
+def test_pcfexecute_sees_channels_with_ibms_parameters(run_program: ProgramRunner) -> None:
+    # issue 33 item 2: Inquire Channel / Channel Names / Channel Status answered 3007; ibmmq's PCFExecute now
+    # sees the channels (the status needs a channel initiator, which an embedded queue manager does not run)
+    got = observed(
+        run_program,
+        """
+import json, ibmmq as mq, syncpoint
+C, F, X = mq.CMQC, mq.CMQCFC, mq.CMQXC
+admin = syncpoint.connect("QM1")  # the same embedded queue manager as ibmmq's in this process
+admin.admin("define", "QLOCAL", "QM2", {"USAGE": 1})
+admin.admin("define", "CHANNEL", "QM1.TO.QM2", {"CHLTYPE": 1, "CONNAME": "host2(1414)", "CHLXMITQ": "QM2"})
+qmgr = mq.connect("QM1")
+pcf = mq.PCFExecute(qmgr, response_wait_interval=10000)
+chl = pcf.MQCMD_INQUIRE_CHANNEL({F.MQCACH_CHANNEL_NAME: b"QM1.*"})
+names = pcf.MQCMD_INQUIRE_CHANNEL_NAMES({F.MQCACH_CHANNEL_NAME: b"*", F.MQIACH_CHANNEL_TYPE: X.MQCHT_SENDER})
+try:
+    pcf.MQCMD_INQUIRE_CHANNEL_STATUS({F.MQCACH_CHANNEL_NAME: b"*"})
+except mq.MQMIError as e:
+    status = [e.comp, e.reason]
+pcf.disconnect()
+qmgr.disconnect()
+print(json.dumps({"name": chl[0][F.MQCACH_CHANNEL_NAME].decode().strip(), "type": chl[0][F.MQIACH_CHANNEL_TYPE],
+                  "conname": chl[0][F.MQCACH_CONNECTION_NAME].decode().strip(),
+                  "xmitq": chl[0][F.MQCACH_XMIT_Q_NAME].decode().strip(),
+                  "names": [n.decode().strip() for n in names[0][F.MQCACH_CHANNEL_NAMES]], "status": status}))
+""",
+    )
+    assert (got["name"], got["type"], got["conname"], got["xmitq"]) == ("QM1.TO.QM2", 1, "host2(1414)", "QM2")
+    assert got["names"] == ["QM1.TO.QM2"]
+    assert got["status"] == [2, 3217]  # MQRCCF_NO_CHANNEL_INITIATOR

@@ -7,6 +7,7 @@ import psycopg
 from qsg_members import run
 
 import syncpoint
+from waiting import wait_until
 
 SECRET = "s3cret-pw-never-shown"
 
@@ -95,8 +96,10 @@ def test_define_qsgdisp_shared_is_seen_by_display_on_another_member_and_refused_
     assert r.stdout.count("for local queues only") == 2, r.stdout
 
 
-def test_qsgdisp_group_definitions_are_copied_to_every_member_at_start(group):
-    # "GROUP (... every queue manager of the group gets a local COPY of it, refreshed at start-up)"
+def test_qsgdisp_group_definitions_are_copied_to_every_member_at_start_and_at_once_while_it_runs(group):
+    # "GROUP (... every queue manager of the group gets a local COPY of it, refreshed at start-up)"; "DEFINE /
+    # ALTER / DELETE with QSGDISP(GROUP) ... sends it to every active queue manager of the group, so their copies
+    # change at once" (reference/queue-sharing-groups.md; issue 33 item 5)
     group.add("QMA")
     group.add("QMB")
     a = syncpoint.connect("QMA")
@@ -109,7 +112,22 @@ def test_qsgdisp_group_definitions_are_copied_to_every_member_at_start(group):
     b = syncpoint.connect("QMB")
     assert b.admin("qsgdisp", "QLOCAL", "CONFIG.Q") == "COPY"
     assert b.admin("lookup", "QLOCAL", "CONFIG.Q").attrs["MAXDEPTH"] == 77
-    assert b.open("CONFIG.Q").depth == 0  # a copy is a private queue of its own
+    copy_b = b.open("CONFIG.Q")
+    assert copy_b.depth == 0  # a copy is a private queue of its own
+    copy_b.close()  # (an open COPY is not replaced: IBM)
     out = group.mqsc("QMB", "DISPLAY QLOCAL(*) QSGDISP(GROUP)\n").stdout
     assert "QUEUE(CONFIG.Q)" in out and "QSGDISP(GROUP)" in out
+    # both members running: QMA's ALTER and DELETE of the GROUP definition reach QMB's server process at once
+    a = syncpoint.connect("QMA")
+    a.admin("alter", "QLOCAL", "CONFIG.Q", {"QSGDISP": "GROUP", "MAXDEPTH": 88})
+    wait_until(lambda: b.admin("lookup", "QLOCAL", "CONFIG.Q").attrs["MAXDEPTH"] == 88, "QMB's COPY altered")
+    copy_a = a.open("CONFIG.Q")
+    copy_a.get()  # QMA's COPY is emptied and closed: one open or holding messages is not deleted (IBM)
+    copy_a.close()
+    a.admin("define", "QLOCAL", "NEW.Q", {"QSGDISP": "GROUP"})
+    wait_until(lambda: b.admin("lookup", "QLOCAL", "NEW.Q") is not None, "QMB's COPY of a new GROUP definition")
+    a.admin("delete", "QLOCAL", "CONFIG.Q", qsgdisp="GROUP")
+    wait_until(lambda: b.admin("lookup", "QLOCAL", "CONFIG.Q") is None, "QMB's COPY deleted")
+    assert a.admin("lookup", "QLOCAL", "CONFIG.Q") is None
+    a.disconnect()
     b.disconnect()

@@ -79,6 +79,9 @@ def test_resolve_indoubt_on_another_member_settles_a_dead_members_unit_of_work(g
     word = "COMMIT" if action == "COMMIT" else "ABORT"
     assert f"THREAD NID={nids[0]} {word} SCHEDULED" in r.stdout, r.stdout
     assert r.returncode == 0, r.stdout
+    # issue 33 item 4: the resolution is in the resolving member's error log, with IBM's number
+    number = "CSQV414I" if action == "COMMIT" else "CSQV415I"
+    assert f"{number}: THREAD NID={nids[0]} {word} SCHEDULED" in error_log(group, "QMB")
 
     # settled at once, without QMA: commit -> its get gone and its put visible; backout -> the get reinstated with
     # BackoutCount + 1 and the put dropped

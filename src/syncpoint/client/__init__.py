@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._api import Queue, QueueManager, connect
+from ._channels import channel_command
 from ._deadletter import dead_letter, dead_letter_header, dead_letter_queue
 from ._local import local_server, missing_qmgr, passwords_required
 from ._message import Message
@@ -37,6 +38,7 @@ __all__ = [
     "QueueManager",
     "RemoteTransport",
     "Transport",
+    "channel_command",
     "connect",
     "create_queue_manager",
     "dead_letter",

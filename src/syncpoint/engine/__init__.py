@@ -24,11 +24,13 @@ from ._admin import MessageView
 from ._effects import Effects, SystemPut
 from ._qmgr import QueueManager
 from ._remote import Delivery
+from ._shared_defs import DEFINITIONS_CHANGED
 from ._state import Connection, Handle, LocalQueue, Message, UnitOfWork
 from .clock import Clock, FakeClock, SystemClock
 
 __all__ = [
     "ATTRIBUTES",
+    "DEFINITIONS_CHANGED",
     "PROCESS",
     "QALIAS",
     "QLOCAL",

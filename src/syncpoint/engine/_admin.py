@@ -16,6 +16,7 @@ store batch, so a refused command changes nothing. A temporary dynamic queue is 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,8 +81,16 @@ class MessageView:
         return MessageView(md, m.data, m.persistent, m.priority)
 
 
+def _no_call_in_progress(hconn: int, hobj: int) -> bool:
+    return False
+
+
 class AdminMixin(QueueManagerBase):
     """The administrative verbs."""
+
+    # the host's answer to "is a call of connection hconn on object handle hobj in progress" (an MQGET waiting):
+    # IBM's HSTATE, the same in DISPLAY QSTATUS TYPE(HANDLE) and DISPLAY CONN TYPE(HANDLE)
+    call_in_progress: Callable[[int, int], bool] = staticmethod(_no_call_in_progress)
 
     @staticmethod
     def initial_batch(name: str, clock: Clock, dlq: str | None = None) -> Batch:
@@ -116,6 +125,8 @@ class AdminMixin(QueueManagerBase):
             return [self.qmgr]
         if self.shared is not None:  # queue-sharing groups: shared queues other members defined since
             self.refresh_shared()
+            if self.copies_stale:  # and the COPY objects of GROUP definitions changed since
+                self.refresh_group_copies()
         ns = self._ns(otype)
         return sorted(
             (d for (k, _), d in self.definitions.items() if k == ns and (otype not in QUEUE_TYPES or d.otype == otype)),
@@ -195,6 +206,12 @@ class AdminMixin(QueueManagerBase):
         return out
 
     def alter(self, otype: str, name: str, attrs: dict[str, Any]) -> Definition:
+        if "QSGDISP" in attrs:  # queue-sharing groups: which object of that name (``_shared_defs``)
+            attrs = dict(attrs)
+            disposition = str(attrs.pop("QSGDISP"))
+            if disposition == "GROUP":
+                return self.alter_in_group(otype, name, attrs)
+            self.check_disposition(otype, name, disposition)
         d = self.lookup(otype, name)
         if d is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"{otype} {name} does not exist")
@@ -207,7 +224,12 @@ class AdminMixin(QueueManagerBase):
             self._alter_shared(q)
         return d
 
-    def delete(self, otype: str, name: str, purge: bool = False) -> None:
+    def delete(self, otype: str, name: str, purge: bool = False, qsgdisp: str = "QMGR") -> None:
+        if qsgdisp == "GROUP":  # queue-sharing groups: the group's definition and every member's COPY
+            self.delete_in_group(otype, name)
+            return
+        if qsgdisp != "QMGR":
+            self.check_disposition(otype, name, qsgdisp)
         d = self.lookup(otype, name)
         if d is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"{otype} {name} does not exist")
@@ -312,6 +334,7 @@ class AdminMixin(QueueManagerBase):
                     "UOW": c.uow is not None and len(c.uow) > 0,
                     "APPLTYPE": c.appl_type,
                     "USERID": c.user,
+                    "HSTATE": "ACTIVE" if self.call_in_progress(c.hconn, h.hobj) else "INACTIVE",
                 }
             )
         return out
@@ -349,6 +372,10 @@ class AdminMixin(QueueManagerBase):
                     "UOW": c.uow is not None and len(c.uow) > 0,
                     "UOWSTARTED": c.uow.started if c.uow is not None and len(c.uow) > 0 else 0.0,
                     "HANDLES": [[h.name, h.otype, h.options] for _, h in sorted(c.handles.items())],
+                    # HSTATE of each handle, in the same order (IBM: ACTIVE while an MQGET on it waits)
+                    "HSTATES": [
+                        "ACTIVE" if self.call_in_progress(hconn, hobj) else "INACTIVE" for hobj in sorted(c.handles)
+                    ],
                 }
             )
         return out

@@ -72,6 +72,7 @@ class QueueManagerBase(EffectsRecorder):
     # queue-sharing groups (``_shared``)
     shared: SharedQueues | None  # the group's shared store; None outside a group
     _shared_uows: dict[int, int]  # Hconn -> the number of its unit of work's shared part
+    copies_stale: bool  # a GROUP definition changed since the COPY objects were made (_shared_defs)
 
     # -- helpers every verb uses ----------------------------------------------------------------------
     @staticmethod
@@ -215,6 +216,16 @@ class QueueManagerBase(EffectsRecorder):
 
         def refresh_shared(self, name: str | None = None) -> bool: ...  # _shared
 
+        def alter_in_group(self, otype: str, name: str, attrs: dict[str, Any]) -> Definition: ...  # _shared_defs
+
+        def refresh_group_copies(self) -> None: ...  # _shared_defs
+
+        def group_shared_queue(self, qmname: str, name: str) -> bool: ...  # _shared_defs
+
+        def delete_in_group(self, otype: str, name: str) -> None: ...  # _shared_defs
+
+        def check_disposition(self, otype: str, name: str, disposition: str) -> None: ...  # _shared_defs
+
         def _delete_shared(self, q: LocalQueue, purge: bool) -> None: ...  # _shared
 
         def _alter_shared(self, q: LocalQueue) -> None: ...  # _shared
@@ -248,4 +259,4 @@ class QueueManagerBase(EffectsRecorder):
             replace: bool = False,
         ) -> Definition: ...
 
-        def delete(self, otype: str, name: str, purge: bool = False) -> None: ...  # _admin
+        def delete(self, otype: str, name: str, purge: bool = False, qsgdisp: str = "QMGR") -> None: ...  # _admin

@@ -67,6 +67,8 @@ class OpenMixin(QueueManagerBase):
                 raise fail(C.MQRC_OD_ERROR, "a SelectionString needs a version-4 MQOD")
             selector = compile_selection(selection, od.ObjectType, options)
         qmname = blank_strip(od.ObjectQMgrName)
+        if qmname and qmname != self.name and self.group_shared_queue(qmname, blank_strip(od.ObjectName)):
+            qmname = ""  # the group's name and a shared queue of that name: the shared queue (``_shared_defs``)
         if qmname and qmname != self.name and od.ObjectType == C.MQOT_Q:
             return self._open_remote(conn, od, options, blank_strip(od.ObjectName), qmname)
         name = blank_strip(od.ObjectName)

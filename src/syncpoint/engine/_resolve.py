@@ -60,6 +60,8 @@ class ResolveMixin(QueueManagerBase):
         """Resolve (queue ``name``, queue manager ``qmname``); raises MQMIError with IBM's reason."""
         if hops > _MAX_HOPS:
             raise fail(C.MQRC_UNKNOWN_REMOTE_Q_MGR, f"name resolution of {name} at {qmname} loops")
+        if qmname and qmname != self.name and self.group_shared_queue(qmname, name):
+            qmname = ""  # the queue-sharing group's name and a shared queue of that name (``_shared_defs``)
         if qmname and qmname != self.name:
             return self._resolve_qmgr(name, qmname, first, hops)
         d = self.definitions.get(("Q", name))

@@ -14,8 +14,19 @@ that ``qsgdisp`` can tell a COPY from a QSGDISP(QMGR) object of the same name.
 
 While the member runs, ``refresh_shared`` makes its view follow the group's: shared queues other members
 defined, altered or deleted. DEFINE, ALTER and DELETE of a shared queue write the group's definition
-(``define_in_group``, ``_alter_shared``, ``_delete_shared``). Every call that waits for PostgreSQL goes through
-``_io``, which lets the host's lock go meanwhile; a StoreError becomes MQRC_CF_NOT_AVAILABLE (``group_call``).
+(``define_in_group``, ``_alter_shared``, ``_delete_shared``).
+
+GROUP definitions reach the active members at once, as IBM's z/OS sends the generated DEFINE / ALTER / DELETE …
+QSGDISP(COPY) to every active queue manager of the group: DEFINE, ALTER (``alter_in_group``) and DELETE
+(``delete_in_group``) with QSGDISP(GROUP) write the group's definition, make this member's COPY follow, and notify
+the group (``DEFINITIONS_CHANGED``, a name no queue can have); each member's listener then refreshes at once
+(else within a second: ``refresh_shared`` notes that the GROUP definitions changed, and
+``refresh_group_copies`` makes, replaces or deletes the COPY objects — never one that is open or holds
+messages: the generated command fails on that member, the group's definition stands). ``group_definitions``
+lists the GROUP definitions themselves, for DISPLAY … QSGDISP(ALL | GROUP).
+
+Every call that waits for PostgreSQL goes through ``_io``, which lets the host's lock go meanwhile; a StoreError
+becomes MQRC_CF_NOT_AVAILABLE (``group_call``).
 
 The MQI verbs on shared queues are ``_shared``; triggering and expiry on them ``_shared_rules``.
 """
@@ -41,6 +52,8 @@ COPY = "COPY"
 QMGR_DISP = "QMGR"
 DISPOSITIONS = (QMGR_DISP, COPY, GROUP, SHARED)
 COPY_KIND = "QSGCOPY"  # in the member's store: the names of its QSGDISP(COPY) objects
+# notified to the group when a GROUP definition changed (a queue name has no blank: no queue is woken by it)
+DEFINITIONS_CHANGED = " definitions"
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -121,6 +134,8 @@ class SharedDefinitionsMixin(QueueManagerBase):
     _shared_counts: dict[int, int]  # the number of a unit of work's shared part -> its puts and gets (MAXUMSGS)
     _next_shared_uow: int
     copies: set[str]  # names of this member's QSGDISP(COPY) objects
+    copies_stale: bool  # the group's GROUP definitions changed since the COPY objects were made
+    _group_seen: dict[tuple[str, str], bytes]
     _shared_prepared: list[int]  # units of work prepared (two-phase) since the host last took them
     # set by the host: run a call with its lock let go (see _io); None: the caller keeps whatever it holds
     unlocked: Callable[..., Any] | None = None
@@ -145,6 +160,8 @@ class SharedDefinitionsMixin(QueueManagerBase):
         self._next_shared_uow = 1
         self._shared_prepared = []
         self.copies = set(copies)
+        self._group_seen = {}
+        self.copies_stale = False
         shared = self.shared
         if shared is None:
             return
@@ -157,6 +174,7 @@ class SharedDefinitionsMixin(QueueManagerBase):
                     self._add_shared_queue(d)
             elif disposition == GROUP:
                 self._refresh_copy(kind, d)
+                self._group_seen[(kind, name)] = raw
 
     def _add_shared_queue(self, d: Definition) -> SharedQueue:
         assert self.shared is not None
@@ -190,7 +208,11 @@ class SharedDefinitionsMixin(QueueManagerBase):
         shared = self.shared
         if shared is None:
             return False
-        current = {n: raw for _k, n, disp, raw in shared.definitions() if disp == SHARED}
+        every = shared.definitions()
+        current = {n: raw for _k, n, disp, raw in every if disp == SHARED}
+        groups = {(k, n): raw for k, n, disp, raw in every if disp == GROUP}
+        if groups != self._group_seen:
+            self.copies_stale = True  # refresh_group_copies follows, in a verb (it writes this member's store)
         for qname, raw in current.items():
             known = self.queues.get(qname)
             if ("Q", qname) not in self.definitions:
@@ -228,6 +250,18 @@ class SharedDefinitionsMixin(QueueManagerBase):
         shared.delete_definition(QLOCAL, q.name)
         del self.queues[q.name]
         del self.definitions[("Q", q.name)]
+
+    def group_shared_queue(self, qmname: str, name: str) -> bool:
+        """Whether (queue ``name``, queue manager ``qmname``) is a shared queue named with its group's name, which
+        IBM lets stand where a queue manager's name goes: it reaches the shared queue from any member (an MQOPEN /
+        MQPUT1's ObjectQMgrName, a report's ReplyToQMgr, an MQXQH's RemoteQMgrName)."""
+        shared = self.shared
+        if shared is None or qmname != shared.qsg or not name:
+            return False
+        q = self.queues.get(name)
+        if q is None and ("Q", name) not in self.definitions and self.refresh_shared(name):
+            q = self.queues.get(name)  # defined SHARED by another member since this one last looked
+        return q is not None and q.shared
 
     def qsg_name(self) -> str:
         """The name of this member's queue-sharing group; "" for a queue manager in no group."""
@@ -267,3 +301,104 @@ class SharedDefinitionsMixin(QueueManagerBase):
             self._add_shared_queue(d)
         else:
             self._refresh_copy(otype, d)
+            shared.notify([DEFINITIONS_CHANGED])  # every active member's COPY follows at once
+
+    # -- GROUP definitions: every active member's COPY follows at once ------------------------------------
+    @group_call
+    def refresh_group_copies(self) -> None:
+        """Make, replace or delete this member's COPY objects after the group's GROUP definitions (a COPY that
+        is open or holds messages stays as it is, as IBM's generated command fails on that member)."""
+        shared = self.shared
+        if shared is None:
+            return
+        groups = {(k, n): raw for k, n, disp, raw in shared.definitions() if disp == GROUP}
+        for (kind, _name), raw in sorted(groups.items()):
+            self._refresh_copy(kind, Definition.from_bytes(raw))
+        names = {n for _k, n in groups}
+        for name in sorted(self.copies - names):
+            self._drop_copy(name)
+        self._group_seen = groups
+        self.copies_stale = False
+
+    def _drop_copy(self, name: str) -> None:
+        """The GROUP definition of a COPY went: the COPY goes too, unless it is open or holds messages."""
+        d = next((d for (_ns, n), d in self.definitions.items() if n == name), None)
+        if d is not None:
+            q = self.queues.get(name)
+            if q is not None and (q.depth or q.handles or q.uncommitted):
+                return
+            try:
+                self.delete(d.otype, name, purge=False)
+            except MQMIError:
+                return  # in use (an alias open): it stays, as the generated DELETE fails on this member
+        self.copies.discard(name)
+        self._b().delete_objects.append((COPY_KIND, name))
+
+    def _group_definition(self, otype: str, name: str) -> Definition | None:
+        assert self.shared is not None
+        for kind, n, disp, raw in self.shared.definitions():
+            if disp == GROUP and n == name and self._ns(kind) == self._ns(otype):
+                d = Definition.from_bytes(raw)
+                if otype not in (QLOCAL, "QMODEL", "QALIAS", "QREMOTE") or d.otype == otype:
+                    return d
+        return None
+
+    def _group_only(self, verb: str) -> SharedQueues:
+        shared = self.shared
+        if shared is None:
+            raise fail(
+                C.MQRC_ENVIRONMENT_ERROR,
+                f"queue manager {self.name} is not a member of a queue-sharing group: {verb} QSGDISP(GROUP) needs one",
+            )
+        return shared
+
+    @group_call
+    def alter_in_group(self, otype: str, name: str, attrs: dict[str, Any]) -> Definition:
+        """ALTER … QSGDISP(GROUP): the group's definition changes, and every active member's COPY with it."""
+        shared = self._group_only("ALTER")
+        d = self._group_definition(otype, name)
+        if d is None:
+            raise fail(
+                C.MQRC_UNKNOWN_OBJECT_NAME, f"{otype} {name} has no QSGDISP(GROUP) definition in group {shared.qsg}"
+            )
+        values = dict(d.attrs)
+        values.update(self._validated(otype, attrs))
+        changed = Definition(d.otype, name, values, d.created, self.clock.time())
+        shared.put_definition(d.otype, name, GROUP, changed.to_bytes(), True)
+        self._refresh_copy(d.otype, changed)
+        shared.notify([DEFINITIONS_CHANGED])
+        return self.definitions.get((self._ns(otype), name), changed)
+
+    @group_call
+    def delete_in_group(self, otype: str, name: str) -> None:
+        """DELETE … QSGDISP(GROUP): the group's definition goes, and every active member's COPY with it."""
+        shared = self._group_only("DELETE")
+        d = self._group_definition(otype, name)
+        if d is None:
+            raise fail(
+                C.MQRC_UNKNOWN_OBJECT_NAME, f"{otype} {name} has no QSGDISP(GROUP) definition in group {shared.qsg}"
+            )
+        shared.delete_definition(d.otype, name)
+        if name in self.copies:
+            self._drop_copy(name)
+        shared.notify([DEFINITIONS_CHANGED])
+
+    def check_disposition(self, otype: str, name: str, disposition: str) -> None:
+        """ALTER / DELETE … QSGDISP(COPY | SHARED | QMGR): the object of that name must have that disposition."""
+        if disposition not in (COPY, SHARED, QMGR_DISP):
+            raise fail(C.MQRC_SELECTOR_ERROR, f"QSGDISP({disposition}) is QMGR, COPY, GROUP or SHARED")
+        if (self._ns(otype), name) in self.definitions and self.qsgdisp(otype, name) != disposition:
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"{otype} {name} has no QSGDISP({disposition}) object here")
+
+    @group_call
+    def group_definitions(self, otype: str) -> list[Definition]:
+        """The group's QSGDISP(GROUP) definitions of type ``otype`` (DISPLAY … QSGDISP(ALL | GROUP))."""
+        if self.shared is None:
+            return []
+        out = []
+        for kind, _n, disp, raw in self.shared.definitions():
+            if disp == GROUP and self._ns(kind) == self._ns(otype):
+                d = Definition.from_bytes(raw)
+                if d.otype == otype:
+                    out.append(d)
+        return sorted(out, key=lambda d: d.name)

@@ -23,7 +23,7 @@ import threading
 import time
 from typing import Any, Protocol
 
-from syncpoint.engine import QueueManager
+from syncpoint.engine import DEFINITIONS_CHANGED, QueueManager
 from syncpoint.mqi import constants as C
 from syncpoint.store import SharedQueues
 
@@ -68,7 +68,8 @@ def start_group_wakeups(host: _Host, shared: SharedQueues, ended: threading.Even
         with host.lock:
             if host.closed:
                 return
-            if time.monotonic() - refreshed[0] >= DEFINITIONS_REFRESH:
+            told = names is not None and DEFINITIONS_CHANGED in names  # a GROUP definition changed: at once
+            if told or time.monotonic() - refreshed[0] >= DEFINITIONS_REFRESH:
                 refreshed[0] = time.monotonic()
                 try:
                     host.engine.refresh_shared()  # definitions other members defined, altered or deleted
@@ -86,6 +87,11 @@ def start_group_wakeups(host: _Host, shared: SharedQueues, ended: threading.Even
                 wake = [name for name in names if name in queues]
             if wake:
                 host.waiters.wake(wake)
+        if getattr(host.engine, "copies_stale", False):  # GROUP definitions changed: this member's COPY objects
+            try:
+                host.call(host.engine.refresh_group_copies)
+            except Exception:  # the queue manager is ending, or the database is away: the next look tries again
+                pass
         if triggered:  # seed 001: committed messages arrived on shared queues with TRIGGER on
             try:
                 host.call(host.engine.check_shared_triggers, None if names is None else triggered)

@@ -115,6 +115,7 @@ class QueueManagerHost:
                 )
         self.lock = HostLock()
         self.waiters = Waiters(self.clock)
+        self.engine.call_in_progress = self.waiters.waiting_on  # DISPLAY's HSTATE
         self.on_end: list[Callable[[QueueManagerHost], None]] = []
         self.broken: str | None = None
         self.closed = False
@@ -373,6 +374,8 @@ class QueueManagerHost:
                             bool(gmo.Options & C.MQGMO_FAIL_IF_QUIESCING),
                             cond.notify,
                             done=True,
+                            hconn=conn.hconn,
+                            hobj=hobj,
                         )
                     ended = waiters.end_of_wait(waiter, h is not None and h.queue is not None)
                     if ended is not None:
@@ -517,6 +520,7 @@ ADMIN_VERBS = frozenset(
         "qsg_name",  # the queue-sharing group's name ("" outside one): dmpmqcfg, DISPLAY on a member
         "threads",  # DISPLAY THREAD (queue-sharing groups)
         "indoubt_resolve",  # RESOLVE INDOUBT
+        "group_definitions",  # DISPLAY … QSGDISP(ALL | GROUP): the group's GROUP definitions
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""

@@ -57,6 +57,8 @@ class Waiter:
     fail_if_quiescing: bool
     wake: Callable[[], None] = field(default=_nothing)  # the adapter's: notify a condition, schedule a retry
     done: bool = False  # unparked: a late wake finds nothing to do
+    hconn: int = 0  # the connection and object handle of the get (DISPLAY's HSTATE: an MQGET wait in progress)
+    hobj: int = 0
 
 
 class Waiters:
@@ -135,6 +137,10 @@ class Waiters:
         """How many times ``queue`` was woken so far (see ``wakes``)."""
         wakes = self.wakes
         return wakes.get(queue, 0) + wakes.get(ALL_QUEUES, 0)
+
+    def waiting_on(self, hconn: int, hobj: int) -> bool:
+        """Whether an MQGET of connection ``hconn`` on object handle ``hobj`` is waiting (IBM's HSTATE ACTIVE)."""
+        return any(w.hconn == hconn and w.hobj == hobj for lst in list(self._parked.values()) for w in list(lst))
 
     def parked(self, queue: str | None = None) -> list[Waiter]:
         """The parked waiters of ``queue`` (None: of every queue), in arrival order."""

@@ -606,12 +606,14 @@ def connection_handle_pairs(
 ) -> list[list[tuple[str, str | None]]]:
     """DISPLAY CONN TYPE(HANDLE): the pairs of each object the connection has open."""
     blocks: list[list[tuple[str, str | None]]] = []
-    for name, otype, options in c.get("HANDLES", []):
+    states = list(c.get("HSTATES", []))
+    for i, (name, otype, options) in enumerate(c.get("HANDLES", [])):
         values = {
             "OBJNAME": str(name),
             "OBJTYPE": _OBJTYPES.get(int(otype), str(otype)),
             "OPENOPTS": open_options_words(int(options)),
-            "HSTATE": "INACTIVE",  # no call of the connection is in progress while it is displayed
+            # IBM: ACTIVE while a call on the handle is in progress (an MQGET waiting), as DISPLAY QSTATUS shows it
+            "HSTATE": str(states[i]) if i < len(states) else "INACTIVE",
             "READA": "NO",  # no read ahead in syncpoint
         }
         keys = sorted(values) if wanted is None else sorted(set(wanted) & set(values))
@@ -636,7 +638,7 @@ def handle_status_pairs(h: Mapping[str, Any], wanted: Iterable[str] | None = Non
         "APPLTAG": str(h.get("APPLTAG", "")),
         "APPLTYPE": "SYSTEM" if appltype == C.MQAT_QMGR else "USER",
         "BROWSE": str(h.get("BROWSE", "NO")),
-        "HSTATE": "ACTIVE" if h.get("UOW") else "INACTIVE",
+        "HSTATE": str(h.get("HSTATE", "INACTIVE")),  # an MQGET wait in progress (IBM), not a unit of work
         "INPUT": str(h.get("INPUT", "NO")),
         "INQUIRE": str(h.get("INQUIRE", "NO")),
         "OUTPUT": str(h.get("OUTPUT", "NO")),

@@ -11,13 +11,10 @@ Implements: reference/mqsc.md (channel commands); issue 23 item 3.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
-from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
-from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import CHANNEL_COMMAND_FORMAT, SYSTEM_CHANNEL_INITQ
+from syncpoint.client import channel_command
 
 from ._parser import MqscSyntaxError, Token
 
@@ -128,37 +125,7 @@ def check_channel_request(req: Any, noun: Token) -> None:
 
 def channel_request(qm: Any, request: dict[str, Any]) -> dict[str, Any]:
     """Send one command to the queue manager's channel initiator and wait for its answer."""
-    try:
-        od = MQOD(ObjectName=b"SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName=b"MQSC.CHL.*")
-        reply_h = qm.mqopen(od, C.MQOO_INPUT_EXCLUSIVE)
-        reply_q = od.ObjectName
-        md = MQMD(Format=CHANNEL_COMMAND_FORMAT, MsgType=C.MQMT_REQUEST, ReplyToQ=reply_q)
-        qm.mqput1(
-            MQOD(ObjectName=SYSTEM_CHANNEL_INITQ.encode()),
-            md,
-            MQPMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_NEW_MSG_ID),
-            json.dumps(request).encode(),
-        )
-        answer_md = MQMD(CorrelId=md.MsgId)
-        gmo = MQGMO(
-            Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=REPLY_WAIT_MS, MatchOptions=C.MQMO_MATCH_CORREL_ID
-        )
-        try:
-            data = qm.mqget(reply_h, answer_md, gmo)
-        except MQMIError as e:
-            if e.reason != C.MQRC_NO_MSG_AVAILABLE:
-                raise
-            why = f"AMQ8494E: the channel initiator of {qm.name} did not answer: is its server running?"
-            return {"ok": False, "lines": [why]}
-        finally:
-            qm.mqclose(reply_h, C.MQCO_DELETE_PURGE)
-        result: dict[str, Any] = json.loads(data)
-        return result
-    except MQMIError as e:
-        if e.reason == C.MQRC_UNKNOWN_OBJECT_NAME:
-            why = f"AMQ8494E: queue manager {qm.name} has no channel initiator ({SYSTEM_CHANNEL_INITQ}): start it."
-            return {"ok": False, "lines": [why]}
-        raise
+    return channel_command(qm, request, REPLY_WAIT_MS)
 
 
 def run_channel_command(

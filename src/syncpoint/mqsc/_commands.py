@@ -169,6 +169,7 @@ _NOUNS_OF = {
     "PING": (QMGR,),
 }
 QSGDISP_DEFINE = ("QMGR", "GROUP", "SHARED")
+QSGDISP_CHANGE = ("QMGR", "COPY", "GROUP", "SHARED")  # ALTER and DELETE: which of the objects of that name
 _QSGDISP_NOUNS = (QLOCAL, QMODEL, QALIAS, QREMOTE, QUEUE, PROCESS)  # what DISPLAY shows with its QSGDISP
 QSGDISP_DISPLAY = ("ALL", "LIVE", "QMGR", "COPY", "GROUP", "SHARED")
 _QUEUE_TYPE_WORDS = {
@@ -355,10 +356,11 @@ def _define_alter(req: Request, tokens: list[Token]) -> None:
             continue
         if req.verb == "ALTER" and k == "FORCE":
             continue  # IBM's FORCE overrides checks syncpoint does not make
-        if req.verb == "DEFINE" and k == "QSGDISP" and req.otype != QMGR:  # queue-sharing groups
+        if req.verb in ("DEFINE", "ALTER") and k == "QSGDISP" and req.otype != QMGR:  # queue-sharing groups
             word = (_single(t) or "").upper()
-            if word not in QSGDISP_DEFINE:
-                raise MqscSyntaxError("QSGDISP of DEFINE is QMGR, GROUP or SHARED", t.end)
+            allowed = QSGDISP_DEFINE if req.verb == "DEFINE" else QSGDISP_CHANGE
+            if word not in allowed:
+                raise MqscSyntaxError(f"QSGDISP of {req.verb} is {', '.join(allowed[:-1])} or {allowed[-1]}", t.end)
             req.attrs["QSGDISP"] = word
             continue
         _attribute(req, t)
@@ -397,6 +399,11 @@ def _delete(req: Request, tokens: list[Token]) -> None:
             req.purge = t.keyword == "PURGE"
         elif t.keyword == "AUTHREC":
             continue  # IBM: whether to delete the object's authority records; syncpoint keeps none
+        elif t.keyword == "QSGDISP":  # queue-sharing groups: which object of that name (a GROUP one: every COPY)
+            word = (_single(t) or "").upper()
+            if word not in QSGDISP_CHANGE:
+                raise MqscSyntaxError("QSGDISP of DELETE is QMGR, COPY, GROUP or SHARED", t.end)
+            req.qsgdisp = word
         else:
             raise MqscSyntaxError(f"{t.keyword} is not a keyword of DELETE {req.otype}", t.end)
 

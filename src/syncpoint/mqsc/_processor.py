@@ -257,7 +257,10 @@ class MqscProcessor:
 
     def _delete(self, req: Request, out: Response) -> None:
         assert req.name is not None
-        self._admin("delete", req.otype, req.name, purge=req.purge)
+        if req.qsgdisp is not None and req.qsgdisp != "QMGR":  # queue-sharing groups: DELETE … QSGDISP(GROUP)
+            self._admin("delete", req.otype, req.name, purge=req.purge, qsgdisp=req.qsgdisp)
+        else:
+            self._admin("delete", req.otype, req.name, purge=req.purge)
         out.lines.append(_done(req.otype, "deleted"))
 
     def _clear(self, req: Request, out: Response) -> None:
@@ -297,21 +300,14 @@ class MqscProcessor:
             return
         defs = self._definitions(req)
         shown = 0
-        for d in defs:
+        for d, disp in self._with_dispositions(req, defs):
             status = None
-            if d.otype == QLOCAL and _needs_status(req):
+            if d.otype == QLOCAL and _needs_status(req) and disp != "GROUP":
                 status = self._admin("queue_status", d.name)
             pairs = definition_pairs(d, req.wanted, status)
-            # queue-sharing groups: a member shows every object's QSGDISP (as z/OS does), and WHERE may test it
-            disp = self._admin("qsgdisp", d.otype, d.name) if req.qsgdisp is not None or self._member() else None
             if req.where is not None:
                 every = definition_pairs(d, None, status) + ([("QSGDISP", disp)] if disp is not None else [])
                 if not _where_ok(req.where, every, d):
-                    continue
-            if req.qsgdisp is not None:  # DISPLAY … QSGDISP(…) filters
-                if req.qsgdisp == "GROUP" and disp == "COPY":
-                    disp = "GROUP"  # the group definition this member holds a copy of
-                elif req.qsgdisp not in ("ALL", "LIVE", disp):
                     continue
             if disp is not None:
                 pairs.insert(min(2, len(pairs)), ("QSGDISP", disp))
@@ -322,12 +318,38 @@ class MqscProcessor:
             out.ok = False
             out.lines.append(f"AMQ8147E: {_PRODUCT} object {req.name} not found.")
 
+    def _with_dispositions(self, req: Request, defs: list[Definition]) -> list[tuple[Definition, str | None]]:
+        """The objects DISPLAY shows, each with its QSGDISP (None outside a group). A member shows every object's
+        QSGDISP, as z/OS does; QSGDISP(…) selects: LIVE the objects this member holds (QMGR, COPY, SHARED), ALL
+        also the group's GROUP definitions (each beside its COPY), GROUP only those, QMGR / COPY / SHARED
+        only that kind (reference/queue-sharing-groups.md)."""
+        if req.qsgdisp is None and not self._member():
+            return [(d, None) for d in defs]
+        own: list[tuple[Definition, str | None]] = [(d, str(self._admin("qsgdisp", d.otype, d.name))) for d in defs]
+        if req.qsgdisp in (None, "LIVE"):
+            return own
+        if req.qsgdisp not in ("ALL", "GROUP"):
+            return [(d, disp) for d, disp in own if disp == req.qsgdisp]
+        types = {d.otype for d in defs} | set(self._types(req))
+        groups: list[tuple[Definition, str | None]] = [
+            (d, "GROUP")
+            for t in sorted(types)
+            for d in self._admin("group_definitions", t)
+            if (matches_generic(req.name or "", d.name) if req.generic else d.name == req.name)
+        ]
+        if req.qsgdisp == "GROUP":
+            return groups
+        order = {"GROUP": 0, "COPY": 1}  # a GROUP definition first, then its COPY (and any other object of the name)
+        return sorted([*own, *groups], key=lambda e: (e[0].name, order.get(e[1] or "", 2)))
+
+    def _types(self, req: Request) -> tuple[str, ...]:
+        if req.otype == QUEUE:
+            return QUEUE_TYPES if req.type_filter == "ALL" else tuple(t for t in QUEUE_TYPES if t == req.type_filter)
+        return (req.otype,)
+
     def _definitions(self, req: Request) -> list[Definition]:
         assert req.name is not None
-        if req.otype == QUEUE:
-            types = QUEUE_TYPES if req.type_filter == "ALL" else tuple(t for t in QUEUE_TYPES if t == req.type_filter)
-        else:
-            types = (req.otype,)
+        types = self._types(req)
         if not req.generic:
             found = [self._admin("lookup", t, req.name) for t in types]
             return [d for d in found if d is not None]

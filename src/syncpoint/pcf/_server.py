@@ -29,6 +29,7 @@ from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE
 from syncpoint.mqi.qmgr_selectors import KEPT_QMGR_SELECTORS, kept_qmgr_value
 
 from . import _constants as K
+from ._channels import CHANNEL_HANDLERS
 from ._connection import HANDLERS as CONNECTION_HANDLERS
 from ._namelist import HANDLERS as NAMELIST_HANDLERS
 from ._request import CommandFailedError, Request, attr_value_to_pcf, passes_filter
@@ -496,6 +497,7 @@ class CommandServer:
                         (K.MQIACF_OPEN_OPTIONS, h["OPENOPTS"], 0),
                         (K.MQIACF_UOW_STATE, K.MQUOWST_ACTIVE if h["UOW"] else K.MQUOWST_NONE, 0),
                         (K.MQCACF_USER_IDENTIFIER, h.get("USERID", ""), 12),
+                        (K.MQIACF_HANDLE_STATE, K.MQHSTATE_ACTIVE if h.get("HSTATE") == "ACTIVE" else 0, 0),
                     ]
                     hbody: list[Param] = [
                         attr_value_to_pcf(C.MQCA_Q_NAME, d.name, 48),
@@ -666,3 +668,4 @@ _HANDLERS: dict[int, Callable[[CommandServer, Request], Reply]] = {
     **CONNECTION_HANDLERS,  # Inquire Connection (``_connection``)
     **NAMELIST_HANDLERS,  # Create / Copy / Change / Delete / Inquire Namelist, Inquire Namelist Names (``_namelist``)
 }
+_HANDLERS.update(CHANNEL_HANDLERS)  # Inquire Channel, Channel Names, Channel Status (_channels.py)

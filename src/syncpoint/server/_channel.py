@@ -24,6 +24,14 @@ it serves TLS) and then speaks ``channel`` requests, ``[op, channel name, {…}]
   and the sender starts the channel to its CONNAME (IBM's callback). A channel that is STOPPED, or running, is
   refused (AMQ9558E / AMQ9514E, MQRC_CHANNEL_NOT_AVAILABLE).
 
+The table of receiving channels (``_RECEIVERS``) holds the channels running here and those STOPPED here (for an
+error, or by STOP CHANNEL) — what DISPLAY CHSTATUS shows at this end. A channel whose sender went away is INACTIVE
+(IBM: no longer shown); it leaves the table at the next ``open`` of any channel here, keeping only
+its last committed batch (``_LAST``: sequence number and id, for the window in which that batch's new sync
+record is not yet visible) while a receiving channel of that name is defined. Everything kept for a queue
+manager is dropped when its server ends (:func:`forget_channels`), so the tables grow with the channels running,
+not with the channel starts over the server's life (issue 39 item 12).
+
 Implements: issue 23 items 4, 5, 7 (receiving side); reference/mqsc.md, channel states.
 """
 
@@ -116,6 +124,42 @@ _REQUESTS: dict[int, Callable[[str, socket.socket | None], str]] = {}
 
 
 _HELD: set[tuple[int, str]] = set()  # receiving channels an operator STOPPED: refused until START CHANNEL
+# the last committed batch (sequence number, id) of a receiving channel that ended here (module docstring)
+_LAST: dict[tuple[int, str], tuple[int, str]] = {}
+
+
+def forget_channels(qm: Any) -> None:
+    """The server of ``qm`` (its QueueManagerHost) ends: drop everything kept for its channels."""
+    key = id(qm)
+    for table in (_RECEIVERS, _LAST):
+        for k in [k for k in table if k[0] == key]:
+            del table[k]
+    _HELD.difference_update({k for k in _HELD if k[0] == key})
+    _REQUESTS.pop(key, None)
+
+
+def channel_table_sizes(qm: Any) -> dict[str, int]:
+    """How many entries each table keeps for ``qm``: its receivers, their last batches, channels held."""
+    key = id(qm)
+    return {
+        "receivers": sum(1 for k in _RECEIVERS if k[0] == key),
+        "last": sum(1 for k in _LAST if k[0] == key),
+        "held": sum(1 for k in _HELD if k[0] == key),
+    }
+
+
+def _prune(qm: Any) -> None:
+    """Under the queue manager's lock, as every change of a receiver: receivers whose sender went away leave the
+    table, their last batch kept in ``_LAST`` until no receiving channel of their name is defined."""
+    key = id(qm)
+    for k, r in [(k, r) for k, r in _RECEIVERS.items() if k[0] == key]:
+        if not r.conn.alive and not r.stopped:
+            del _RECEIVERS[k]
+            _LAST[k] = (r.seq, r.batch_id)
+    for k in [k for k in _LAST if k[0] == key]:
+        d = qm.engine.lookup(CHANNEL, k[1])
+        if d is None or d.attrs.get("CHLTYPE") not in (MQCHT_RECEIVER, MQCHT_REQUESTER):
+            del _LAST[k]
 
 
 def receiving_control(qm: Any, op: str, name: str, status: str = "STOPPED") -> bool:
@@ -132,7 +176,8 @@ def receiving_control(qm: Any, op: str, name: str, status: str = "STOPPED") -> b
         return False
     assert r is not None
     if status == "INACTIVE":
-        _RECEIVERS.pop(key, None)
+        del _RECEIVERS[key]
+        _LAST[key] = (r.seq, r.batch_id)
     else:
         _HELD.add(key)
         r.stopped = f"AMQ9528I: User requested closedown of channel '{name}'."
@@ -188,7 +233,9 @@ def channel(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[An
     if op == "hb":
         return {"seq": r.seq}, None
     if op == "close":
-        _RECEIVERS.pop((id(qm), name), None)
+        ended = _RECEIVERS.pop((id(qm), name), None)
+        if ended is not None:
+            _LAST[(id(qm), name)] = (ended.seq, ended.batch_id)
         return None, None
     if op == "batch":
         return qm.run(_batch, qm, conn, r, params)
@@ -234,6 +281,7 @@ def _request(qm: QueueManagerHost, name: str) -> tuple[Any, Pending | None]:
 
 def _open(qm: QueueManagerHost, conn: Connection, name: str, params: dict[str, Any]) -> dict[str, Any]:
     engine = qm.engine
+    _prune(qm)  # every start: the table keeps the channels running, not every start (module docstring)
     d = _definition(qm, name)
     key = (id(qm), name)
     if key in _HELD:  # IBM: the sending end retries until the receiving end is started again
@@ -252,11 +300,12 @@ def _open(qm: QueueManagerHost, conn: Connection, name: str, params: dict[str, A
         engine.define(QLOCAL, SYSTEM_CHANNEL_SYNCQ, dict(_SYNCQ_ATTRS))
     od = MQOD(ObjectName=SYSTEM_CHANNEL_SYNCQ.encode())
     handle = engine.open(conn, od, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_BROWSE)
-    if old is not None:
+    last = (old.seq, old.batch_id) if old is not None else _LAST.pop(key, None)
+    if last is not None:
         # this server ran the channel before: its last committed batch is known here, even while that commit's
         # new sync record is not yet visible to other connections (a get sees a message once its write is
         # durable: an old session's last batch, answered to a sender that gave up, may be in that window)
-        seq, batch_id = old.seq, old.batch_id
+        seq, batch_id = last
     else:
         seq, batch_id = _read_sync(engine, conn, handle.hobj, name)
     r = Receiver(name, conn, handle.hobj, seq, batch_id, str(params.get("qmgr", ""))[:48], conn.user)

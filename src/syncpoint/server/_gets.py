@@ -248,6 +248,7 @@ class Gets:
         """Park this session's get of ``queue`` in the host's waiters: its later requests wait for it."""
         w = ParkedGet(queue, deadline, bool(gmo.Options & C.MQGMO_FAIL_IF_QUIESCING))
         w.session, w.request_id, w.hobj, w.md, w.gmo, w.buflen = self, rid, hobj, md, gmo, buflen  # type: ignore[assignment]
+        w.hconn = self.conn.hconn if self.conn is not None else 0
         self.blocked = True
         self.waiter = w
         self.server.park(w)

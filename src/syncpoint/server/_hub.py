@@ -123,7 +123,6 @@ class ParkedGet(Waiter):
 
     session: SessionFace | None = None
     request_id: int = 0
-    hobj: int = 0
     md: MQMD | None = None
     gmo: MQGMO | None = None
     buflen: int | None = None

@@ -39,7 +39,7 @@ from syncpoint.store import Pending
 from syncpoint.wire import DEFAULT_MAX_FRAME
 
 from ._auth import Throttle, Users, stop_checks
-from ._channel import channel_hconns
+from ._channel import channel_hconns, forget_channels
 from ._hub import ParkedGet, PartialFrames, ServerStats, SessionFace
 from ._limits import Limits
 from ._session import Session
@@ -135,6 +135,7 @@ class Server:
         if self.syncer is not None:
             self.syncer.stop()
         stop_checks()
+        forget_channels(self.qm)  # the receiving channels' table keeps nothing of a queue manager that ended
 
     @property
     def state(self) -> str:

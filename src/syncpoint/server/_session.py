@@ -151,18 +151,22 @@ class Session(Gets, Handshake, Frames, asyncio.Protocol):
 
     def pause_writing(self) -> None:  # the client does not read its replies: stop reading its requests
         self.write_full = True
+        if self.tunnel is not None:  # a relay: stop reading the SVR's side instead (_relay.py)
+            self.tunnel.peer_writable(False)
         self._update_reading()
 
     def resume_writing(self) -> None:
         self.write_full = False
+        if self.tunnel is not None:
+            self.tunnel.peer_writable(True)
         self._update_reading()
 
     def _update_reading(self) -> None:
         """Back-pressure: read from the client only while its unsent replies are below the limit
         (``reply-backlog`` bytes) and its requests not yet answered number at most MAX_BACKLOG."""
         transport = self.transport
-        if transport is None or self.closing or transport.is_closing():
-            return
+        if transport is None or self.closing or transport.is_closing() or self.tunnel is not None:
+            return  # a relay's reading follows its other side (_relay.py)
         pause = self.write_full or self._frame_waits or len(self.inbox) + len(self.outbox) > MAX_BACKLOG
         if pause != self.reading_paused:
             self.reading_paused = pause

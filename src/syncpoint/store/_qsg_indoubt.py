@@ -25,7 +25,7 @@ from typing import Any
 
 import psycopg
 
-from ._qsg_member import _crash_point, _like, member_lock
+from ._qsg_member import _crash_point, _like, _log, member_lock
 from ._qsg_pool import _insert_puts
 from ._qsg_verbs import _Verbs
 from ._shared import InDoubtUnit
@@ -150,8 +150,27 @@ class _InDoubt(_Verbs):
             }
         except psycopg.Error as e:
             raise self._fail(e) from None
+        committed = 0
         for owner, uow in rows:
-            self._settle(owner, uow, commit=f"{owner}:{uow}" in decided)
+            commit = f"{owner}:{uow}" in decided
+            self._settle(owner, uow, commit=commit)
+            committed += commit
+        if rows:  # IBM z/OS's restart counts: decided units were in commit, the others in doubt (backed out)
+            _log.info(
+                "CSQR004I: RESTART - UR COUNTS - IN COMMIT=%d, INDOUBT=%d, INFLIGHT=0, IN BACKOUT=0",
+                committed,
+                len(rows) - committed,
+                extra={
+                    "qmgr": self.member,
+                    "amq": (
+                        f"Queue manager {self.member} ended with {len(rows)} units of work prepared on shared queues "
+                        f"of group {self.qsg}. At this start its own log settled them: {committed} it had decided "
+                        f"to commit were committed, {len(rows) - committed} with no decision in its log were "
+                        "backed out (their gets made available again with BackoutCount + 1).",
+                        "None.",
+                    ),
+                },
+            )
         for owner, uow, action, by in resolved:
             logged = "COMMIT" if f"{owner}:{uow}" in decided else "BACKOUT"
             if logged != action:
@@ -234,6 +253,22 @@ class _InDoubt(_Verbs):
                     if wanted is None or ident.upper() in wanted:
                         self.notify(self._settle(owner, uow, commit, resolved_by=by))
                         done.append(ident)
+                        _log.info(
+                            "%s: THREAD NID=%s %s SCHEDULED",
+                            "CSQV414I" if commit else "CSQV415I",
+                            ident,
+                            "COMMIT" if commit else "ABORT",
+                            extra={
+                                "qmgr": self.member,
+                                "amq": (
+                                    f"RESOLVE INDOUBT on queue manager {self.member} settled the unit of work in "
+                                    f"doubt {ident} of queue manager {member} (which is not running) with "
+                                    f"ACTION({'COMMIT' if commit else 'BACKOUT'}). The decision is kept for "
+                                    f"{member}'s restart, where its private part follows it.",
+                                    "None.",
+                                ),
+                            },
+                        )
                 return done
             finally:
                 if not conn.closed:

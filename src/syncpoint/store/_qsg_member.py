@@ -315,14 +315,39 @@ class _Session:
             if got is None or not got[0]:
                 continue  # alive
             try:
+                self._recovery_entry("CSQE011I", member, 1, "started")
                 with conn.transaction():
-                    done += _back_out_member(conn, self.qsg, member)
+                    n = _back_out_member(conn, self.qsg, member)
                     conn.execute(
                         "UPDATE qsg_member SET session = NULL WHERE qsg = %s AND member = %s", (self.qsg, member)
                     )
+                done += n
+                self._recovery_entry("CSQE013I", member, n, "completed")
             finally:
                 conn.execute("SELECT pg_advisory_unlock(%s, %s)", keys)
         return done
+
+    def _recovery_entry(self, message_id: str, member: str, n: int, phase: str) -> None:
+        """Peer recovery in this member's error log, with IBM's z/OS numbers (CSQE011I recovery started for a
+        failed peer's connection, CSQE013I completed); ``n``: how many messages it backed out (when completed)."""
+        if phase == "started":
+            text = f"Recovery phase 1 started for structure {self.qsg} connection name {member}"
+            why = (
+                f"Queue manager {member} of queue-sharing group {self.qsg} ended without ending its session with "
+                f"the shared store; {self.member} began peer recovery: the units of work {member} had in flight "
+                "on shared queues are backed out and what it held open is released."
+            )
+            action = f"Find out why queue manager {member} failed (its own error log), and restart it."
+        else:
+            text = f"Recovery phase 1 completed for structure {self.qsg} connection name {member}"
+            why = (
+                f"Peer recovery of queue manager {member} by {self.member} ended: {n} messages of its units of "
+                "work in flight on shared queues were backed out (its uncommitted puts removed, its uncommitted "
+                "gets made available again with BackoutCount + 1). Units of work in doubt keep their messages "
+                "until its restart or RESOLVE INDOUBT."
+            )
+            action = "None."
+        _log.info("%s: %s", message_id, text, extra={"qmgr": self.member, "amq": (why, action)})
 
     def close(self) -> None:
         self._stop_threads()
