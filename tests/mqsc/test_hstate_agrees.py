@@ -16,6 +16,8 @@ import syncpoint
 from syncpoint.client import memory_queue_manager
 from syncpoint.mqi import constants as C
 from syncpoint.mqsc import MqscProcessor
+from syncpoint.pcf import MQCFBS, MQCFH, MQCFIN, CommandServer, build, parse
+from syncpoint.pcf import constants as K
 from waiting import wait_until
 
 
@@ -28,7 +30,32 @@ def hstates(admin: Any, appl: str) -> tuple[str, str]:
     blocks = "\n".join(conn).split("AMQ8276I")
     c_state = [b.split("HSTATE(")[1].split(")")[0] for b in blocks if "OBJNAME(Q)" in b and "HSTATE(" in b]
     assert len(q_state) == 1 and len(c_state) == 1, (qs, conn)
+    assert pcf_hstate(admin, appl) == c_state[0]  # PCF Inquire Connection says the same
     return q_state[0], c_state[0]
+
+
+def pcf_hstate(admin: Any, appl: str) -> str:
+    """MQIACF_HANDLE_STATE of ``appl``'s handle on Q in PCF Inquire Connection (ConnInfoType ALL: each
+    connection's CONN answer, with its application tag, then one answer per handle, with the same id)."""
+    server = CommandServer(lambda: admin)
+    server.qm = admin
+    params = [
+        MQCFBS(K.MQBACF_GENERIC_CONNECTION_ID, b""),
+        MQCFIN(K.MQIACF_CONN_INFO_TYPE, K.MQIACF_CONN_INFO_ALL),
+    ]
+    tags: dict[bytes, bytes] = {}
+    handles: list[tuple[bytes, int]] = []
+    for raw in server.execute(build(MQCFH(Command=K.MQCMD_INQUIRE_CONNECTION, Type=K.MQCFT_COMMAND_XR), params)):
+        _, ps = parse(raw)
+        body = {p.Parameter: p for p in ps}
+        cid = body[K.MQBACF_CONNECTION_ID].String
+        if K.MQCACF_APPL_TAG in body:
+            tags[cid] = body[K.MQCACF_APPL_TAG].String.strip()
+        elif body[K.MQCACF_OBJECT_NAME].String.strip() == b"Q":
+            handles.append((cid, body[K.MQIACF_HANDLE_STATE].Value))
+    states = [state for cid, state in handles if tags.get(cid) == appl.encode()]
+    assert len(states) == 1, (tags, handles)
+    return {K.MQHSTATE_ACTIVE: "ACTIVE", K.MQHSTATE_INACTIVE: "INACTIVE"}[states[0]]
 
 
 @pytest.mark.parametrize("remote", [False, True], ids=["embedded", "server"])

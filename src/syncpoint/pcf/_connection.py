@@ -97,9 +97,12 @@ def _conn_body(cid: bytes, c: dict[str, Any]) -> list[Param]:
 
 
 def _handle_bodies(c: dict[str, Any]) -> list[list[Param]]:
-    active = bool(c.get("UOW"))
+    # HSTATE as DISPLAY CONN and DISPLAY QSTATUS show it: ACTIVE while a call on the handle is in progress (an
+    # MQGET waiting), whatever the connection's unit of work
+    states = list(c.get("HSTATES", []))
     out = []
-    for name, otype, options in c.get("HANDLES", []):
+    for i, (name, otype, options) in enumerate(c.get("HANDLES", [])):
+        active = i < len(states) and states[i] == "ACTIVE"
         fields: list[tuple[int, Any, int]] = [
             (K.MQCACF_OBJECT_NAME, name, 48),
             (K.MQIACF_OBJECT_TYPE, int(otype), 0),
