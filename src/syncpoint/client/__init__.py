@@ -15,6 +15,7 @@ from ._api import Queue, QueueManager, connect
 from ._deadletter import dead_letter, dead_letter_header, dead_letter_queue
 from ._local import local_server, missing_qmgr, passwords_required
 from ._message import Message
+from ._pubsub import Subscription
 from ._transport import Transport
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ __all__ = [
     "Queue",
     "QueueManager",
     "RemoteTransport",
+    "Subscription",
     "Transport",
     "connect",
     "create_queue_manager",

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, GetResult, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 
+from . import _pubsub
 from ._message import Message
 from ._transport import Transport
 from .keywords import PURPOSE_OPTIONS, PUT_KEYWORDS, build_md, msg_id_bytes, put_keywords, wait_ms
@@ -498,6 +499,14 @@ class QueueManager:
         od = MQOD(ObjectName=qname.encode())
         self._raise_warning(self.transport.put1(od, md, pmo, data))
         return md
+
+    def publish(self, topic: str, data: bytes | str, **kw: Any) -> MQMD:
+        """Publish on a topic string; keywords: ``retain``, ``topic_object`` and :meth:`Queue.put`'s (_pubsub)."""
+        return _pubsub.publish(self, topic, data, **kw)
+
+    def subscribe(self, topic: str = "", **kw: Any) -> _pubsub.Subscription:
+        """MQSUB: an iterable :class:`~syncpoint.client.Subscription` (_pubsub)."""
+        return _pubsub.subscribe(self, Queue, topic, **kw)
 
     # MemoryQueueManager passes these on to its connection the same way (a delegation, alike in shape)
     def commit(self) -> None:

@@ -131,6 +131,8 @@ class AdminMixin(QueueManagerBase):
         replace: bool = False,
     ) -> Definition:
         """DEFINE QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS or CHANNEL. Raises MQMIError (OBJECT_ALREADY_EXISTS …)."""
+        if otype == "TOPIC":
+            return self.define_topic(name, attrs, like, replace)  # ``_pubsub``
         if otype not in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL):
             raise fail(C.MQRC_OBJECT_TYPE_ERROR, f"cannot define an object of type {otype}")
         if not valid_object_name(name):
@@ -193,6 +195,8 @@ class AdminMixin(QueueManagerBase):
         return out
 
     def alter(self, otype: str, name: str, attrs: dict[str, Any]) -> Definition:
+        if otype == "TOPIC":
+            return self.alter_topic(name, attrs)  # ``_pubsub``
         d = self.lookup(otype, name)
         if d is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"{otype} {name} does not exist")
@@ -206,6 +210,8 @@ class AdminMixin(QueueManagerBase):
         return d
 
     def delete(self, otype: str, name: str, purge: bool = False) -> None:
+        if otype == "TOPIC":
+            return self.delete_topic(name)  # ``_pubsub``
         d = self.lookup(otype, name)
         if d is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"{otype} {name} does not exist")

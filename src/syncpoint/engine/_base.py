@@ -136,6 +136,14 @@ class QueueManagerBase(EffectsRecorder):
 
         def _open_topic(self, conn: Connection, od: MQOD, options: int) -> Handle: ...  # _pubsub
 
+        def define_topic(  # _pubsub
+            self, name: str, attrs: dict[str, Any] | None = None, like: str | None = None, replace: bool = False
+        ) -> Definition: ...
+
+        def alter_topic(self, name: str, attrs: dict[str, Any]) -> Definition: ...  # _pubsub
+
+        def delete_topic(self, name: str) -> None: ...  # _pubsub
+
         def _publish(self, conn: Connection, h: Handle, md: MQMD, pmo: MQPMO, data: bytes) -> int: ...  # _pubsub
 
         def _end_retained(self, conn: Connection, commit: bool) -> None: ...  # _pubsub

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from syncpoint.mqi import MQMD, MQOD, MQSD, MQSRO, blank_strip
+from syncpoint.mqi import MQMD, MQOD, MQSD, MQSRO, blank_strip, mqsc_date_time
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import QMODEL
 
@@ -350,7 +350,7 @@ class SubscribeMixin(PublishMixin):
                 self._drop_queue(q.definition)
 
     # -- administration (DEFINE / ALTER / DELETE SUB; DISPLAY SUB, SBSTATUS) ---------------------------
-    def define_sub(self, name: str, attrs: dict[str, Any], replace: bool = False) -> Subscription:
+    def define_sub(self, name: str, attrs: dict[str, Any], replace: bool = False) -> dict[str, Any]:
         """DEFINE SUB(name) TOPICSTR(…) | TOPICOBJ(…) DEST(q) | DESTCLAS(MANAGED): an administrative durable
         subscription (SUBTYPE ADMIN), made as MQSUB would make it."""
         if not name:
@@ -409,7 +409,7 @@ class SubscribeMixin(PublishMixin):
         )
         self.subs.add(sub)
         self._store_sub(sub)
-        return sub
+        return sub_view(sub, self.name)
 
     def delete_sub(self, name: str = "", sub_id: bytes = b"") -> None:
         """DELETE SUB(name) / SUBID(id): a subscription in use by an application is refused (2429)."""
@@ -420,6 +420,41 @@ class SubscribeMixin(PublishMixin):
             raise fail(C.MQRC_SUBSCRIPTION_IN_USE, f"subscription {sub.name!r} is open by an application")
         self._remove_sub(sub)
 
+    def subscriptions(self, name: str = "*", sub_id: bytes = b"") -> list[dict[str, Any]]:
+        """DISPLAY SUB / SBSTATUS, Inquire Subscription (Status): the subscriptions named (a generic name with a
+        trailing ``*``, or one SubId), each as its MQSC keywords. None: MQRC_NO_SUBSCRIPTION."""
+        if sub_id:
+            found = [self.find_sub(sub_id=sub_id)]
+        elif name.endswith("*"):
+            found = [s for s in self.list_subs() if s.name.startswith(name[:-1]) and (s.name or name == "*")]
+        else:
+            found = [self.find_sub(name)]
+        if not found:
+            raise fail(C.MQRC_NO_SUBSCRIPTION, f"no subscription matches {name!r}")
+        return [sub_view(s, self.name) for s in found]
+
+    def alter_sub(self, name: str, attrs: dict[str, Any]) -> dict[str, Any]:
+        """ALTER SUB / Change Subscription: what may change (DEST, USERDATA, EXPIRY, PUBPRTY, REQONLY); the
+        topic, durability and destination class may not (MQRC_TOPIC_NOT_ALTERABLE …)."""
+        sub = self.find_sub(name)
+        if sub.handle is not None:
+            raise fail(C.MQRC_SUBSCRIPTION_IN_USE, f"subscription {name!r} is open by an application")
+        if str(attrs.get("TOPICSTR", sub.object_string)) != sub.object_string:
+            raise fail(C.MQRC_TOPIC_NOT_ALTERABLE, f"subscription {name!r} keeps its topic")
+        if "DESTCLAS" in attrs and (attrs["DESTCLAS"] == C.MQDC_MANAGED) != sub.managed:
+            raise fail(C.MQRC_DEST_CLASS_NOT_ALTERABLE, f"subscription {name!r} keeps its destination class")
+        dest = str(attrs.get("DEST", sub.dest))
+        if dest != sub.dest and ("Q", dest) not in self.definitions:
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"destination queue {dest} does not exist")
+        sub.dest = dest
+        sub.user_data = str(attrs.get("USERDATA", sub.user_data))
+        sub.expiry = int(attrs.get("EXPIRY", sub.expiry))
+        sub.pub_priority = int(attrs.get("PUBPRTY", sub.pub_priority))
+        sub.on_request = bool(attrs.get("REQONLY", sub.on_request))
+        sub.altered = self.clock.time()
+        self._store_sub(sub)
+        return sub_view(sub, self.name)
+
     def list_subs(self) -> list[Subscription]:
         return sorted(self.subs.by_key.values(), key=lambda s: (s.name, s.sub_id))
 
@@ -428,3 +463,39 @@ class SubscribeMixin(PublishMixin):
         if sub is None:
             raise fail(C.MQRC_NO_SUBSCRIPTION, f"subscription {name or sub_id.hex()!r} does not exist")
         return sub
+
+
+def sub_view(s: Subscription, qmname: str) -> dict[str, Any]:
+    """A subscription as DISPLAY SUB and SBSTATUS show it (MQSC keywords; IBM's numbers for the enumerations)."""
+    cr, ct = mqsc_date_time(s.created)
+    ad, at = mqsc_date_time(s.altered)
+    ld, lt = mqsc_date_time(s.last_msg) if s.last_msg else ("", "")
+    return {
+        "SUB": s.name,
+        "SUBID": s.sub_id.hex().upper(),
+        "TOPICSTR": s.object_string if s.topic_object else s.topic,
+        "TOPICOBJ": s.topic_object,
+        "RESOLVED": s.topic,
+        "DEST": s.dest,
+        "DESTQMGR": s.dest_qmgr or qmname,
+        "DESTCLAS": C.MQDC_MANAGED if s.managed else C.MQDC_PROVIDED,
+        "DESTCORL": s.correl_id.hex().upper(),
+        "DURABLE": C.MQSUB_DURABLE_YES if s.durable else C.MQSUB_DURABLE_NO,
+        "SUBTYPE": s.sub_type,
+        "SUBSCOPE": C.MQTSCOPE_ALL,
+        "EXPIRY": s.expiry,
+        "PUBPRTY": s.pub_priority,
+        "USERDATA": s.user_data,
+        "SELECTOR": s.selection,
+        "WSCHEMA": C.MQWS_CHAR if s.char_scheme else C.MQWS_TOPIC,
+        "REQONLY": C.MQRU_PUBLISH_ON_REQUEST if s.on_request else C.MQRU_PUBLISH_ALL,
+        "SUBLEVEL": s.sub_level,
+        "CRDATE": cr,
+        "CRTIME": ct,
+        "ALTDATE": ad,
+        "ALTTIME": at,
+        "ACTCONN": f"{s.handle.conn.hconn:048X}" if s.handle is not None else "0" * 48,
+        "LMSGDATE": ld,
+        "LMSGTIME": lt,
+        "NUMMSGS": s.msg_count,
+    }

@@ -1572,6 +1572,8 @@ MQVU_FIXED_USER = 1
 MQVU_ANY_USER = 2
 MQTOPT_ALL = 2
 MQTOPT_CLUSTER = 1
+MQTSCOPE_QMGR = 1
+MQTSCOPE_ALL = 2
 
 # Not IBM names: syncpoint's own shorthands, defined last so that no reverse lookup returns them
 MQFB_CONFIRM_ON_ARRIVAL = MQFB_COA
