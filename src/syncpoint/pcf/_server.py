@@ -28,6 +28,7 @@ from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, attributes_for
 
 from . import _constants as K
+from . import _pubsub
 from ._request import CommandFailedError, Request, attr_value_to_pcf, passes_filter
 from ._structs import (  # an import list, not logic: other modules import many of the same names
     MQCFBS,
@@ -57,6 +58,8 @@ _REASON_MAP = {
     C.MQRC_OBJECT_NAME_ERROR: K.MQRCCF_OBJECT_NAME_ERROR,
     C.MQRC_SELECTOR_ERROR: K.MQRCCF_ATTR_VALUE_ERROR,
     C.MQRC_SELECTOR_NOT_FOR_TYPE: K.MQRCCF_ATTR_VALUE_ERROR,
+    C.MQRC_SUB_ALREADY_EXISTS: K.MQRCCF_SUB_ALREADY_EXISTS,
+    C.MQRC_SUBSCRIPTION_IN_USE: K.MQRCCF_SUBSCRIPTION_IN_USE,
 }
 
 
@@ -658,3 +661,4 @@ _HANDLERS: dict[int, Callable[[CommandServer, Request], Reply]] = {
     K.MQCMD_INQUIRE_AUTH_INFO: CommandServer.inquire_auth_info,
     K.MQCMD_SET_AUTH_REC: CommandServer.set_auth_rec,
 }
+_HANDLERS.update(_pubsub.HANDLERS)  # publish/subscribe: subscriptions and topics
