@@ -43,6 +43,7 @@ from ._channel import (
     unsupported_channel_type,
 )
 from ._parser import MqscSyntaxError, Token, tokenize
+from ._pubsub import is_pubsub_command, parse_pubsub_command
 from ._qsg import INDOUBT, THREAD, is_qsg_command, parse_qsg_command, qsg_syntax
 
 __all__ = [
@@ -229,6 +230,13 @@ def parse_command(text: str) -> Request:
             e.verb, e.noun = ("DISPLAY", THREAD) if word.startswith("DIS") else ("RESOLVE", INDOUBT)
             raise
         return qsg
+    if is_pubsub_command(word, tokens):  # topics, subscriptions and their status (``_pubsub``)
+        try:
+            ps: Request = parse_pubsub_command(word, tokens, Request)
+        except MqscSyntaxError as e:
+            e.verb = e.verb or word
+            raise
+        return ps
     if word in CHANNEL_VERBS and len(tokens) > 1 and tokens[1].keyword in ("CHANNEL", "CHL"):
         req: Request = parse_channel_command(CHANNEL_VERBS[word], tokens, Request)
         return req

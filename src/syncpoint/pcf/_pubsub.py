@@ -191,16 +191,14 @@ def _topic_name(req: Request) -> str:
 def create_topic(cs: CommandServer, req: Request) -> Reply:
     name = _topic_name(req)
     replace = cs._replace(req)
-    attrs = req.attributes(TOPIC)
-    cs._no_extra(req)
+    attrs = req.attributes(TOPIC)  # every other parameter: an attribute, or refused
     cs._admin("define", TOPIC, name, attrs, None, replace)
     return []
 
 
 def change_topic(cs: CommandServer, req: Request) -> Reply:
     name = _topic_name(req)
-    attrs = req.attributes(TOPIC)
-    cs._no_extra(req)
+    attrs = req.attributes(TOPIC)  # every other parameter: an attribute, or refused
     cs._admin("alter", TOPIC, name, attrs)
     return []
 
