@@ -223,7 +223,7 @@ import json, ibmmq as mq
 qmgr = mq.connect("QM1")
 out = {}
 try:
-    mq.Topic(qmgr, topic_string="prices/fruit", topic_name=b"NO.SUCH.TOPIC").open(open_opts=mq.CMQC.MQOO_OUTPUT)
+    mq.Topic(qmgr, topic_name="NO.SUCH.TOPIC").open(open_opts=mq.CMQC.MQOO_OUTPUT)
 except mq.MQMIError as e:
     out["topic"] = [e.comp, e.reason]
 try:

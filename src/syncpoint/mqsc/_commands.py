@@ -3,7 +3,7 @@
 Everything that can be checked without the queue manager is checked here, so ``runmqsc -v`` finds it: unknown
 verbs, nouns and keywords, keywords not valid for the object type, repeated or contradicting keywords, values of
 the wrong type, too long or out of range, generic names where a single object is meant. Commands for objects
-syncpoint does not have (channels, listeners, services, authority records, topics …) parse into a request marked
+syncpoint does not have (channels, listeners, services, authority records …) parse into a request marked
 ``unsupported``; the processor reports them and carries on.
 
 Implements: reference/mqsc.md, "MQSC syntax" (the abbreviations users type, the commands and their keywords).
@@ -129,16 +129,11 @@ UNSUPPORTED_NOUNS = {
     "AUTHREC": "AUTHREC",
     "AUTHINFO": "AUTHINFO",
     "CHLAUTH": "CHLAUTH",
-    "TOPIC": "TOPIC",
-    "SUB": "SUB",
     "NAMELIST": "NAMELIST",
     "NL": "NAMELIST",
     "COMMINFO": "COMMINFO",
     "LSSTATUS": "LSSTATUS",
     "SVSTATUS": "SVSTATUS",
-    "TPSTATUS": "TPSTATUS",
-    "SBSTATUS": "SBSTATUS",
-    "PUBSUB": "PUBSUB",
     "SECURITY": "SECURITY",
     "CLUSQMGR": "CLUSQMGR",
     "CLUSTER": "CLUSTER",
@@ -157,7 +152,7 @@ UNSUPPORTED_NOUNS = {
     "SMDSCONN": "SMDSCONN",
 }
 _NOUNS_OF = {
-    "DEFINE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL),
+    "DEFINE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL, "TOPIC", "SUB"),  # TOPIC, SUB: ``_pubsub``
     "ALTER": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QMGR, CHANNEL),
     "DELETE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL),
     "CLEAR": (QLOCAL,),
