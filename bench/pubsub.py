@@ -51,6 +51,7 @@ def embedded_rows(root: Path, seconds: float) -> list[tuple[str, float, float]]:
     home = root / "embedded"
     create_queue_manager("PSQM", home=home)
     qm = syncpoint.connect("PSQM", home=home)
+    qm.admin("alter", "QMODEL", "SYSTEM.NDURABLE.MODEL.QUEUE", {"MAXDEPTH": 999_999_999})  # room for every copy
     rows = []
     for persistent in (False, True):
         pers = C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT

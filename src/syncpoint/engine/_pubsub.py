@@ -49,7 +49,7 @@ from ._base import QueueManagerBase
 from ._effects import PUBLICATION
 from ._options import CONTEXT_PUT_OPTS, check_put_options
 from ._put import REPORTS_ASKED, PutMixin
-from ._state import Connection, Handle
+from ._state import PUT_PENDING, Connection, Handle, Message
 from ._topics import Subscription, SubscriptionIndex, check_topic_string, covering, join_topic, topic_attr
 from ._util import fail, padded
 
@@ -239,18 +239,23 @@ class PublishMixin(QueueManagerBase):
         pmo.ResolvedQName = padded("", 48)
         pmo.ResolvedQMgrName = self.name48
         held = self._uow(conn) if syncpoint else None
+        base = dict(md.__dict__)
+        base["Version"] = 2
+        base["BackoutCount"] = 0
+        base["Persistence"] = pers
+        if opts & C.MQPMO_SUPPRESS_REPLYTO:
+            base["ReplyToQ"] = base["ReplyToQMgr"] = padded("", 48)
+        data = bytes(data)
         for s, t, why in plan:
-            out = self._copy_for(s, md, prio, pers, opts)
             if not why:
-                if t.queue.definition.dynamic == C.MQQDT_TEMPORARY_DYNAMIC:
-                    out.Persistence = C.MQPER_NOT_PERSISTENT
-                why = self._place(t, out, data, held, PUBLICATION)
-            if why:
-                if topic_attr(chain, "USEDLQ") == C.MQUSEDLQ_YES:
-                    self.dead_letter_message(out, data, why, s.dest, s.dest_qmgr or self.name, uow=held)
-                continue
-            s.last_msg = now
-            s.msg_count += 1
+                why = self._deliver_copy(s, t, base, prio, data, held, now)
+                if not why:
+                    s.last_msg = now
+                    s.msg_count += 1
+                    continue
+            if topic_attr(chain, "USEDLQ") == C.MQUSEDLQ_YES:  # a copy its queue refused (see the module doc)
+                out = self._copy_for(s, md, prio, pers, opts)
+                self.dead_letter_message(out, data, why, s.dest, s.dest_qmgr or self.name, uow=held)
         if opts & C.MQPMO_RETAIN:
             keep = md.copy()
             keep.Priority, keep.Persistence = prio, pers
@@ -258,6 +263,45 @@ class PublishMixin(QueueManagerBase):
         if not plan and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED:
             return C.MQRC_NO_SUBS_MATCHED
         return reason
+
+    def _deliver_copy(
+        self, s: Subscription, t: Any, base: dict[str, Any], prio: int, data: bytes, held: Any, now: float
+    ) -> int:
+        """One subscription's copy of a publication onto its (checked) destination: the publisher's normalised
+        MQMD with its own MsgId and the subscription's CorrelId, put as the queue manager's own put is
+        (``_reports._place``), without building an MQMD per copy. A shared or remote destination goes through
+        ``_place`` itself. MQRC_NONE, or the reason the queue refused it."""
+        q = t.queue
+        pers = base["Persistence"]
+        if pers == C.MQPER_PERSISTENT and q.definition.dynamic == C.MQQDT_TEMPORARY_DYNAMIC:
+            pers = C.MQPER_NOT_PERSISTENT  # a managed non-durable subscription's queue (see the module doc)
+        priority = s.pub_priority if s.pub_priority >= 0 else prio
+        if q.shared or t.remote is not None:
+            out = MQMD.with_fields(base)
+            out.MsgId, out.CorrelId, out.Priority, out.Persistence = self.new_msgid(), s.correl_id, priority, pers
+            return self._place(t, out, data, held, PUBLICATION)
+        if q.fifo:
+            priority = q.attrs["DEFPRTY"]
+        stored = dict(base)
+        msgid = stored["MsgId"] = self.new_msgid()
+        stored["CorrelId"] = s.correl_id
+        stored["Priority"] = priority
+        stored["Persistence"] = pers
+        seq = self._seq
+        self._seq = seq + 1
+        m = Message(seq, q, priority, pers == C.MQPER_PERSISTENT, stored, data, msgid, s.correl_id,
+                    stored["GroupId"], stored["MsgSeqNumber"], stored["Expiry"], now)  # fmt: skip
+        q.depth += 1
+        q.last_put = now
+        if held is None:
+            self._make_visible(m)
+        else:
+            held.puts.append(m)
+            m.state = PUT_PENDING
+            q.uncommitted += 1
+        if q.attrs["TRIGGER"] == C.MQTC_ON:
+            self.triggering.message_put(m, held)
+        return C.MQRC_NONE
 
     def _copy_for(self, s: Subscription, md: MQMD, prio: int, pers: int, opts: int) -> MQMD:
         """The copy of a publication a subscription receives."""
