@@ -469,3 +469,46 @@ def test_a_persistent_publication_a_durable_subscriber_cannot_take_fails_whole(w
     # a non-persistent one goes to those that can take it; the refused copy to the dead-letter queue (USEDLQ)
     w.publish(conn, "full/t", b"non-persistent")
     assert w.depth(other.name) == 1 and w.depth(DLQ) == 1
+
+
+def test_a_selection_string_is_refused_with_mqrc_selection_not_available_until_selectors_are_wired(
+    w: World,
+) -> None:
+    # the subscription filter has one call point (PublishMixin._selection_selects); until the evaluator is
+    # wired there, IBM's reason for a selection string the queue manager cannot evaluate, and nothing is made
+    conn = w.connect()
+    queues = set(w.qm.queues)
+    with pytest.raises(MQMIError) as e:
+        w.qm.subscribe(conn, MQSD(Options=C.MQSO_CREATE | C.MQSO_MANAGED), None,
+                       {"ObjectString": "sel/t", "SelectionString": "colour = 'red'"})  # fmt: skip
+    assert reason_of(e) == C.MQRC_SELECTION_NOT_AVAILABLE
+    assert not w.qm.list_subs() and set(w.qm.queues) == queues
+
+
+def test_set_correl_id_suppress_replyto_not_own_subs_and_pub_priority(w: World) -> None:
+    me, other = w.connect(), w.connect()
+    sd = MQSD(Options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_SET_CORREL_ID, SubCorrelId=b"MY.CORREL".ljust(24, b"\0"))
+    sd.PubPriority = 8
+    mine, _ = w.qm.subscribe(me, sd, None, {"ObjectString": "opt/t"})
+    theirs, _, _ = w.subscribe(other, "opt/t")
+    assert mine is not None and theirs is not None
+    md = MQMD(ReplyToQ=b"REPLY.HERE", Priority=2)
+    w.publish(me, "opt/t", b"x", C.MQPMO_NO_SYNCPOINT | C.MQPMO_SUPPRESS_REPLYTO, md=md)
+    got, _ = w.get(me, mine)
+    assert got.CorrelId == b"MY.CORREL".ljust(24, b"\0") and got.Priority == 8
+    assert got.ReplyToQ.strip() == b""  # MQPMO_SUPPRESS_REPLYTO
+    w.get(other, theirs)
+    w.publish(me, "opt/t", b"y", C.MQPMO_NO_SYNCPOINT | C.MQPMO_NOT_OWN_SUBS)
+    assert w.depth(mine.name) == 0 and w.depth(theirs.name) == 1  # not to the publisher's own subscription
+
+
+def test_alter_changes_what_may_change_and_keeps_the_subscription(w: World) -> None:
+    conn = w.connect()
+    _, hsub, _ = w.subscribe(conn, "alt/t", C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_DURABLE, name="ALT")
+    w.qm.close(conn, hsub)
+    sd = MQSD(Options=C.MQSO_ALTER | C.MQSO_DURABLE | C.MQSO_MANAGED, SubExpiry=600)
+    w.qm.subscribe(conn, sd, None, {"SubName": "ALT", "SubUserData": "new data"})
+    sub = w.qm.subs.by_key["ALT"]
+    assert sub.expiry == 600 and sub.user_data == "new data" and sub.topic == "alt/t"
+    w.restart()
+    assert w.qm.subs.by_key["ALT"].user_data == "new data"
