@@ -512,3 +512,11 @@ def test_alter_changes_what_may_change_and_keeps_the_subscription(w: World) -> N
     assert sub.expiry == 600 and sub.user_data == "new data" and sub.topic == "alt/t"
     w.restart()
     assert w.qm.subs.by_key["ALT"].user_data == "new data"
+
+
+def test_non_durable_subscriptions_and_their_managed_queues_end_with_the_connection(w: World) -> None:
+    conn = w.connect()
+    q, _, _ = w.subscribe(conn, "bye/t")
+    assert q is not None and w.qm.subs.matching("bye/t")
+    w.qm.disconnect(conn)
+    assert not w.qm.subs.matching("bye/t") and q.name not in w.qm.queues
