@@ -233,7 +233,8 @@ def dump_definitions(
                     continue
                 base = defaults.get(otype) if not first else None
                 baseline = None if all_attributes else (base.attrs if base is not None else {})
-                disp = _dump_disposition(qm.admin("qsgdisp", otype, d.name)) if member else ""
+                own = otype == TOPIC  # topic objects are each member's own: no QSGDISP
+                disp = _dump_disposition(qm.admin("qsgdisp", otype, d.name)) if member and not own else ""
                 head = f"DEFINE {otype}({_quoted(d.name)})"
                 lines += _command(head, _items(d, baseline, disp), "REPLACE", one_line)
     return lines

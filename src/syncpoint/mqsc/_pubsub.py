@@ -150,6 +150,9 @@ def parse_pubsub_command(word: str, tokens: list[Token], make: Callable[..., Any
         elif k == "CLRTYPE" and noun == TOPICSTR:
             if _one(t).upper() != "RETAINED":
                 raise MqscSyntaxError("CLRTYPE takes RETAINED", t.end)
+        elif k == "QSGDISP" and noun in (TOPIC, SUB) and verb != "DISPLAY":
+            if _one(t).upper() != "QMGR":  # topics and subscriptions are each queue manager's own
+                raise MqscSyntaxError(f"{noun_tok.keyword} takes QSGDISP(QMGR) only", t.end)
         elif k == "SUBID" and noun == SUB:
             req.attrs["SUBID"] = _one(t)
         elif noun == TOPIC and verb in ("DEFINE", "ALTER"):
