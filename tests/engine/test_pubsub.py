@@ -520,3 +520,22 @@ def test_non_durable_subscriptions_and_their_managed_queues_end_with_the_connect
     assert q is not None and w.qm.subs.matching("bye/t")
     w.qm.disconnect(conn)
     assert not w.qm.subs.matching("bye/t") and q.name not in w.qm.queues
+
+
+def test_a_subscription_ends_when_its_subexpiry_has_passed(w: World) -> None:
+    # MQSD SubExpiry, in tenths of a second, from its creation (or last ALTER): then it receives nothing and ends
+    conn = w.connect()
+    sd = MQSD(Options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_DURABLE, SubExpiry=50)
+    q, hsub = w.qm.subscribe(conn, sd, None, {"ObjectString": "exp/t", "SubName": "SHORT"})
+    assert q is not None
+    w.publish(conn, "exp/t", b"in time")
+    assert w.depth(q.name) == 1
+    w.clock.advance(6)
+    w.publish(conn, "exp/t", b"too late")
+    assert w.depth(q.name) == 1  # an expired subscription still held open receives nothing
+    w.qm.close(conn, hsub)  # and ends at its close
+    with pytest.raises(MQMIError) as e:
+        w.subscribe(conn, "", C.MQSO_RESUME, name="SHORT")
+    assert reason_of(e) == C.MQRC_NO_SUBSCRIPTION
+    w.restart()
+    assert "SHORT" not in w.qm.subs.by_key

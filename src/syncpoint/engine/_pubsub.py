@@ -194,10 +194,13 @@ class PublishMixin(QueueManagerBase):
         if (md.MsgType == C.MQMT_REQUEST or md.Report & REPORTS_ASKED) and not blank_strip(md.ReplyToQ):
             raise fail(C.MQRC_MISSING_REPLY_TO_Q, "a request message, or one asking for reports, needs ReplyToQ")
         syncpoint = opts & C.MQPMO_SYNCPOINT
+        self._sweep_expired_subs()
+        now = self.clock.time()
         subs = [
             s
             for s in self.subs.matching(topic)
             if not s.on_request
+            and not (s.expiry != C.MQEI_UNLIMITED and s.expired(now))
             and not (opts & C.MQPMO_NOT_OWN_SUBS and s.handle is not None and s.handle.conn is conn)
             and self._selection_selects(s, md, data)
         ]
@@ -220,7 +223,6 @@ class PublishMixin(QueueManagerBase):
                 )
             plan.append((s, t, why))
         # -- from here on the publication succeeds: the publisher's MQMD ------------------------------
-        now = self.clock.time()
         d = md.__dict__
         if md.MsgId == _NONE24 or opts & C.MQPMO_NEW_MSG_ID:
             d["MsgId"] = self.new_msgid()
@@ -333,6 +335,29 @@ class PublishMixin(QueueManagerBase):
         MQSUB refuses a SelectionString until the selector evaluator (``syncpoint.mqi.selector``) is wired here
         (``_subscribe``: MQRC_SELECTION_NOT_AVAILABLE), so a subscription here has none and takes everything."""
         return not s.selection
+
+    # -- subscriptions that end ------------------------------------------------------------------------
+    def _remove_sub(self, sub: Subscription) -> None:
+        """A subscription ends: out of the index, out of the store when durable, a durable managed queue dropped
+        when nobody has it open and it holds nothing uncommitted."""
+        self.subs.remove(sub)
+        if sub.durable:
+            b = self._b()
+            b.delete_objects.append((SUB, sub.name))
+            b.durable = True
+        if sub.managed and sub.durable:
+            q = self.queues.get(sub.dest)
+            if q is not None and not q.handles and not q.uncommitted:
+                self._drop_queue(q.definition)
+
+    def _sweep_expired_subs(self) -> None:
+        """SubExpiry: an expired subscription that no handle holds ends now (one held open ends at its MQCLOSE
+        and meanwhile receives nothing)."""
+        if not self.subs.expiring:
+            return
+        now = self.clock.time()
+        for s in [s for s in self.subs.expiring if s.handle is None and s.expired(now)]:
+            self._remove_sub(s)
 
     # -- retained publications ------------------------------------------------------------------------
     def _retain(self, conn: Connection, topic: str, r: Retained | None, held: Any) -> None:

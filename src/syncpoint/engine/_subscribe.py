@@ -71,6 +71,7 @@ class SubscribeMixin(PublishMixin):
         self._check_conn(conn)
         if sd.StrucId != b"SD  " or sd.Version != C.MQSD_VERSION_1:
             raise fail(C.MQRC_SD_ERROR, "the subscription descriptor is not a valid MQSD")
+        self._sweep_expired_subs()
         s = strings or {}
         object_string = str(s.get("ObjectString") or "")
         name = str(s.get("SubName") or "")
@@ -233,6 +234,8 @@ class SubscribeMixin(PublishMixin):
                 sub.correl_id = bytes(sd.SubCorrelId)
             sub.on_request = bool(opts & C.MQSO_PUBLICATIONS_ON_REQUEST)
             sub.altered = self.clock.time()
+            self.subs.remove(sub)
+            self.subs.add(sub)  # its SubExpiry may have changed
             if sub.durable:
                 self._store_sub(sub)
         if sub.managed:
@@ -335,19 +338,8 @@ class SubscribeMixin(PublishMixin):
         if sub is None:
             return
         sub.handle = None
-        if remove or not sub.durable:
+        if remove or not sub.durable or sub.expired(self.clock.time()):
             self._remove_sub(sub)
-
-    def _remove_sub(self, sub: Subscription) -> None:
-        self.subs.remove(sub)
-        if sub.durable:
-            b = self._b()
-            b.delete_objects.append((SUB, sub.name))
-            b.durable = True
-        if sub.managed and sub.durable:
-            q = self.queues.get(sub.dest)
-            if q is not None and not q.handles and not q.uncommitted:
-                self._drop_queue(q.definition)
 
     # -- administration (DEFINE / ALTER / DELETE SUB; DISPLAY SUB, SBSTATUS) ---------------------------
     def define_sub(self, name: str, attrs: dict[str, Any], replace: bool = False) -> dict[str, Any]:
@@ -423,6 +415,7 @@ class SubscribeMixin(PublishMixin):
     def subscriptions(self, name: str = "*", sub_id: bytes = b"") -> list[dict[str, Any]]:
         """DISPLAY SUB / SBSTATUS, Inquire Subscription (Status): the subscriptions named (a generic name with a
         trailing ``*``, or one SubId), each as its MQSC keywords. None: MQRC_NO_SUBSCRIPTION."""
+        self._sweep_expired_subs()
         if sub_id:
             found = [self.find_sub(sub_id=sub_id)]
         elif name.endswith("*"):
@@ -452,6 +445,8 @@ class SubscribeMixin(PublishMixin):
         sub.pub_priority = int(attrs.get("PUBPRTY", sub.pub_priority))
         sub.on_request = bool(attrs.get("REQONLY", sub.on_request))
         sub.altered = self.clock.time()
+        self.subs.remove(sub)
+        self.subs.add(sub)  # its SubExpiry may have changed
         self._store_sub(sub)
         return sub_view(sub, self.name)
 

@@ -163,6 +163,10 @@ class Subscription:
         """Its key in the registry: the name, or the SubId for an unnamed non-durable subscription."""
         return self.name or "#" + self.sub_id.hex()
 
+    def expired(self, now: float) -> bool:
+        """SubExpiry (tenths of a second) has passed since the subscription was made or last altered."""
+        return self.expiry != C.MQEI_UNLIMITED and now >= self.altered + self.expiry / 10
+
     def matches(self, topic: str) -> bool:
         m = self.matcher
         if m is None:
@@ -214,9 +218,12 @@ class SubscriptionIndex:
         self.by_key: dict[str, Subscription] = {}
         self.exact: dict[str, list[Subscription]] = {}
         self.wild: list[Subscription] = []
+        self.expiring: set[Subscription] = set()  # those with a SubExpiry: what an expiry sweep looks at
 
     def add(self, s: Subscription) -> None:
         self.by_key[s.key] = s
+        if s.expiry != C.MQEI_UNLIMITED:
+            self.expiring.add(s)
         if has_wildcards(s.topic, s.char_scheme):
             self.wild.append(s)
         else:
@@ -224,6 +231,7 @@ class SubscriptionIndex:
 
     def remove(self, s: Subscription) -> None:
         self.by_key.pop(s.key, None)
+        self.expiring.discard(s)
         if s in self.wild:
             self.wild.remove(s)
         lst = self.exact.get(s.topic)
