@@ -369,7 +369,7 @@ class SubscribeMixin(PublishMixin):
                 raise fail(C.MQRC_INVALID_DESTINATION, f"model queue {mname!r} for the managed queue does not exist")
         elif not dest:
             raise fail(C.MQRC_INVALID_DESTINATION, "a subscription needs DEST(queue) or DESTCLAS(MANAGED)")
-        elif str(attrs.get("DESTQMGR", "") or self.name) == self.name and ("Q", dest) not in self.definitions:
+        elif str(attrs.get("DESTQMGR", "") or self.name) == self.name and not self._queue_known(dest):
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"destination queue {dest} does not exist")
         now = self.clock.time()
         if old is not None:
@@ -437,7 +437,7 @@ class SubscribeMixin(PublishMixin):
         if "DESTCLAS" in attrs and (attrs["DESTCLAS"] == C.MQDC_MANAGED) != sub.managed:
             raise fail(C.MQRC_DEST_CLASS_NOT_ALTERABLE, f"subscription {name!r} keeps its destination class")
         dest = str(attrs.get("DEST", sub.dest))
-        if dest != sub.dest and ("Q", dest) not in self.definitions:
+        if dest != sub.dest and not self._queue_known(dest):
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"destination queue {dest} does not exist")
         sub.dest = dest
         sub.user_data = str(attrs.get("USERDATA", sub.user_data))
@@ -449,6 +449,12 @@ class SubscribeMixin(PublishMixin):
         self.subs.add(sub)  # its SubExpiry may have changed
         self._store_sub(sub)
         return sub_view(sub, self.name)
+
+    def _queue_known(self, name: str) -> bool:
+        """A queue of that name exists here (a shared queue another member of the group defined included)."""
+        if ("Q", name) in self.definitions:
+            return True
+        return self.shared is not None and self.refresh_shared(name)
 
     def list_subs(self) -> list[Subscription]:
         return sorted(self.subs.by_key.values(), key=lambda s: (s.name, s.sub_id))
