@@ -85,12 +85,16 @@ print(q.inquire(mq.CMQC.MQCA_Q_MGR_NAME).strip().decode())
 
 def test_ibmmqs_own_test_files_pass(compat_site: Path, server: tuple[Path, int], tmp_path: Path) -> None:
     """ibmmq 2.1.2's test_base_api, test_get_buffers, test_rfh2_put_get, test_rfh2, test_api_transition_pep8 and
-    test_h2py (45 tests) pass unmodified; test_queue_manager and test_mq80 pass or skip by their own conditions."""
+    test_h2py (45 tests) and test_pubsub (10) pass unmodified; test_queue_manager and test_mq80 pass or skip by
+    their own conditions."""
     home, port = server
     code = ibmmq_code_tree(tmp_path)
-    counts = run_test_files(code / "tests", REQUIRED_FILES + CONNECTION_FILES, suite_env(home, compat_site, port))
-    assert {f: c.failed for f, c in counts.items()} == {f: 0 for f in REQUIRED_FILES + CONNECTION_FILES}
+    files = (*REQUIRED_FILES, *CONNECTION_FILES, "test_pubsub.py")
+    counts = run_test_files(code / "tests", files, suite_env(home, compat_site, port))
+    assert {f: c.failed for f, c in counts.items()} == {f: 0 for f in files}
     assert sum(counts[f].passed for f in REQUIRED_FILES) == 45
+    # publish/subscribe (issue 34, item 3): managed and provided, durable and not, by PCF and by MQSUB, 2432
+    assert counts["test_pubsub.py"].passed == 10
     assert counts["test_queue_manager.py"].passed >= 7 and counts["test_mq80.py"].passed >= 4
 
 

@@ -223,7 +223,7 @@ import json, ibmmq as mq
 qmgr = mq.connect("QM1")
 out = {}
 try:
-    mq.Topic(qmgr, topic_string="prices/fruit").open(open_opts=mq.CMQC.MQOO_OUTPUT)
+    mq.Topic(qmgr, topic_name="NO.SUCH.TOPIC").open(open_opts=mq.CMQC.MQOO_OUTPUT)
 except mq.MQMIError as e:
     out["topic"] = [e.comp, e.reason]
 try:
@@ -237,8 +237,8 @@ out["bad_hconn"] = list(ibmmqc.MQCMIT(12345))
 print(json.dumps(out))
 """,
     )
-    assert got["topic"] == [2, 2298] and got["props"] == [2, 2298]
-    assert got["sub"] == [2, 2298] and got["ctl"] == [2, 2298]
+    assert got["topic"] == [2, 2085] and got["props"] == [2, 2298]  # an unknown topic object: 2085
+    assert got["sub"] == [2, 2046] and got["ctl"] == [2, 2298]  # an MQSD without CREATE / RESUME / ALTER: 2046
     assert got["bad_hconn"] == [2, 2018]  # MQRC_HCONN_ERROR
 
 

@@ -63,6 +63,15 @@ _VALID_PCF = build(
     MQCFH(Command=K.MQCMD_INQUIRE_Q, Type=K.MQCFT_COMMAND_XR, Version=3),
     [MQCFST(C.MQCA_Q_NAME, b"CANARY*"), MQCFIN(C.MQIA_Q_TYPE, C.MQQT_LOCAL), MQCFSL(K.MQCACF_Q_NAMES, [b"A", b"B"])],
 )
+# publish/subscribe's commands too (issue 34, "Bad input": the PCF fuzzer extended to the new structures)
+_VALID_PCF_SUB = build(
+    MQCFH(Command=K.MQCMD_CREATE_SUBSCRIPTION, Type=K.MQCFT_COMMAND),
+    [
+        MQCFST(K.MQCACF_SUB_NAME, b"FUZZ.SUB"),
+        MQCFST(C.MQCA_TOPIC_STRING, b"fuzz/topic"),
+        MQCFIN(K.MQIACF_DESTINATION_CLASS, C.MQDC_MANAGED),
+    ],
+)
 
 
 # issue 34's commands: namelists (a string list, a string filter on a list), Inquire Connection
@@ -118,7 +127,9 @@ def test_pcf_parse_of_a_mutated_command_returns_or_raises_pcf_error(data: st.Dat
 def test_the_command_server_answers_any_mutated_command_with_a_response(qm: QueueManager, data: st.DataObject) -> None:
     server = CommandServer(lambda: qm)
     server.qm = qm
-    replies = server.execute(_mutated(data, data.draw(st.sampled_from([_VALID_PCF, *_VALID_NAMELIST_PCF]))))
+    replies = server.execute(
+        _mutated(data, data.draw(st.sampled_from([_VALID_PCF, *_VALID_NAMELIST_PCF, _VALID_PCF_SUB])))
+    )
     assert replies, "every request gets at least one response"
     for reply in replies:
         cfh, _ = parse(reply)

@@ -29,6 +29,7 @@ from syncpoint.client.keywords import PURPOSE_OPTIONS, msg_id_bytes, put_keyword
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 
+from . import _pubsub
 from ._connection import AsyncConnection
 
 # a get loop ends quietly when the queue manager ends (IBM's rule for a program: stop on these reasons)
@@ -196,6 +197,14 @@ class QueueManager:
         pmo.unpack_into(pmo_b)
         _raise_warning(reason)
         return md
+
+    async def publish(self, topic: str, data: bytes | str, **kw: Any) -> MQMD:
+        """Publish on a topic string (``_pubsub``)."""
+        return await _pubsub.publish(self, topic, data, **kw)
+
+    async def subscribe(self, topic: str = "", **kw: Any) -> _pubsub.Subscription:
+        """MQSUB: an async iterable Subscription (``_pubsub``)."""
+        return await _pubsub.subscribe(self, Queue, topic, **kw)
 
     async def commit(self) -> None:
         await self.transport.call("commit", [])

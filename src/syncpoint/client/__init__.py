@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._api import Queue, QueueManager, connect
+from ._api import Queue, QueueManager
 from ._channels import channel_command
+from ._connect import connect
 from ._deadletter import dead_letter, dead_letter_header, dead_letter_queue
 from ._local import local_server, missing_qmgr, passwords_required
 from ._message import Message
+from ._pubsub import Subscription
 from ._transport import Transport
 
 if TYPE_CHECKING:
@@ -37,6 +39,7 @@ __all__ = [
     "Queue",
     "QueueManager",
     "RemoteTransport",
+    "Subscription",
     "Transport",
     "channel_command",
     "connect",

@@ -19,24 +19,19 @@ Implements: reference/structures.md (the MQMD, MQGMO, MQPMO, MQOD it fills), ref
 from __future__ import annotations
 
 import contextlib
-import os
-import ssl
-import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, GetResult, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 
+from . import _pubsub
 from ._message import Message
 from ._transport import Transport
 from .keywords import PURPOSE_OPTIONS, PUT_KEYWORDS, build_md, msg_id_bytes, put_keywords, wait_ms
 
 if TYPE_CHECKING:  # the embedded transport's types; its modules load on first embedded use
-    from syncpoint.engine import Clock
-    from syncpoint.store import Store
-
-    from ._embedded import EmbeddedQueueManager
+    pass
 
 
 class Queue:
@@ -502,6 +497,14 @@ class QueueManager:
         self._raise_warning(self.transport.put1(od, md, pmo, data))
         return md
 
+    def publish(self, topic: str, data: bytes | str, **kw: Any) -> MQMD:
+        """Publish on a topic string; keywords: ``retain``, ``topic_object`` and :meth:`Queue.put`'s (_pubsub)."""
+        return _pubsub.publish(self, topic, data, **kw)
+
+    def subscribe(self, topic: str = "", **kw: Any) -> _pubsub.Subscription:
+        """MQSUB: an iterable :class:`~syncpoint.client.Subscription` (_pubsub)."""
+        return _pubsub.subscribe(self, Queue, topic, **kw)
+
     # MemoryQueueManager passes these on to its connection the same way (a delegation, alike in shape)
     def commit(self) -> None:
         self.transport.commit()
@@ -630,64 +633,3 @@ class QueueManager:
     def _raise_warning(reason: int) -> None:
         if reason != C.MQRC_NONE:
             raise MQMIError(C.MQCC_WARNING, reason)
-
-
-def connect(
-    name: str,
-    *,
-    host: str | None = None,
-    home: str | os.PathLike[str] | None = None,
-    appl_name: str | None = None,
-    store: Store | None = None,
-    clock: Clock | None = None,
-    embedded: EmbeddedQueueManager | None = None,
-    user: str | None = None,
-    password: str | None = None,
-    tls: ssl.SSLContext | bool | None = None,
-    unix_path: str | None = None,
-) -> QueueManager:
-    """Connect to queue manager ``name``.
-
-    * ``host="localhost(1414)"`` (IBM's CONNAME form): over TCP to a queue manager server, with ``user`` and
-      ``password`` when the server requires authentication and ``tls`` (True, or an ``ssl.SSLContext`` trusting
-      the server's certificate) when it serves TLS.
-    * otherwise, when the queue manager's server is running on this machine (``syncpoint strmqm``): over its Unix
-      socket;
-    * otherwise embedded: the queue manager runs inside this process from its files under ``$SYNCPOINT_HOME``
-      (or ``home``). ``embedded=`` connects to an already opened in-process queue manager (e.g.
-      :func:`memory_queue_manager`), ``store=`` opens one over the given store.
-    """
-    from ._remote import RemoteTransport, parse_conname
-
-    appl = appl_name or os.path.basename(sys.argv[0] or "python")[-28:]
-    if host is not None or unix_path is not None:
-        address = parse_conname(host) if host is not None else None
-        return QueueManager(
-            RemoteTransport(
-                name, address=address, unix_path=unix_path, appl_name=appl, user=user, password=password, tls=tls
-            )
-        )
-    from ._embedded import EmbeddedConnection, open_embedded
-    from ._local import local_server as server_info
-
-    if embedded is None and store is None:
-        info = server_info(name, home)
-        if info is not None:
-            return QueueManager(
-                RemoteTransport(name, unix_path=info["unix"], appl_name=appl, user=user, password=password)
-            )
-        try:
-            qm = open_embedded(name, home=home, clock=clock)
-        except MQMIError as e:
-            # the server may have started meanwhile and holds the store
-            info = server_info(name, home) if e.reason == C.MQRC_Q_MGR_NOT_AVAILABLE else None
-            if info is None:
-                raise
-            return QueueManager(
-                RemoteTransport(name, unix_path=info["unix"], appl_name=appl, user=user, password=password)
-            )
-    else:
-        qm = embedded or open_embedded(name, home=home, store=store, clock=clock)
-    if qm.name != name:
-        raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NAME_ERROR, f"this is queue manager {qm.name}, not {name}")
-    return QueueManager(EmbeddedConnection(qm, appl, C.MQAT_UNIX, user or ""))

@@ -16,7 +16,7 @@ from typing import Any
 from syncpoint import _home
 from syncpoint.engine import Clock, GetResult, QueueManager, SystemClock
 from syncpoint.host import ADMIN_VERBS, QueueManagerHost
-from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.store import SQLiteStore, Store, StoreError
 
@@ -55,6 +55,13 @@ class EmbeddedConnection:
 
     def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> int:
         return self.qm.call(self.qm.engine.put, self.conn, hobj, md, pmo, data)
+
+    def sub(self, sd: MQSD, hobj: int, strings: dict[str, str]) -> tuple[int, int]:
+        h, hsub = self.qm.call(self.qm.engine.subscribe, self.conn, sd, hobj or None, strings)
+        return (h.hobj if h is not None else C.MQHO_NONE), hsub.hobj
+
+    def subrq(self, hsub: int, action: int, sro: MQSRO) -> None:
+        self.qm.call(self.qm.engine.subrq, self.conn, hsub, action, sro)
 
     def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> int:
         return self.qm.call(self.qm.engine.put1, self.conn, od, md, pmo, data)

@@ -18,7 +18,8 @@ from syncpoint.engine import QueueManager as Engine
 from syncpoint.host import QueueManagerHost
 from syncpoint.store import MemoryStore
 
-from ._api import Queue, QueueManager, connect
+from ._api import Queue, QueueManager
+from ._connect import connect
 
 
 class MemoryQueueManager(QueueManagerHost):

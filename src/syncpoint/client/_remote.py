@@ -17,7 +17,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, GetResult, MQMIError
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO, GetResult, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.wire import (
     DEFAULT_MAX_FRAME,
@@ -192,12 +192,30 @@ class RemoteTransport:
 
     # -- the MQI --------------------------------------------------------------------------------------
     def open(self, od: MQOD, options: int, selection: str = "") -> int:
-        hobj, od_bytes = self._call("open", [od.pack(), options, selection] if selection else [od.pack(), options])
-        od.unpack_into(od_bytes)
-        return int(hobj)
+        s = od.__dict__.get("ObjectString")
+        args = [od.pack(), options]
+        if selection or s:
+            args.append(selection)  # SelectionString ("" for none), then a topic's ObjectString
+        if s:
+            args.append(s)
+        reply = self._call("open", args)
+        od.unpack_into(reply[1])
+        if len(reply) > 2:
+            od.ResObjectString = reply[2]
+        return int(reply[0])
 
     def close(self, hobj: int, options: int = C.MQCO_NONE) -> None:
         self._call("close", [hobj, options])
+
+    def sub(self, sd: MQSD, hobj: int, strings: dict[str, str]) -> tuple[int, int]:
+        """MQSUB: (the destination's Hobj — MQHO_NONE when there is none —, Hsub); ``sd`` gets the output."""
+        sd_b, h, hsub, res = self._call("sub", [sd.pack(), hobj, strings])
+        sd.unpack_into(sd_b)
+        sd.ResObjectString = res
+        return int(h), int(hsub)
+
+    def subrq(self, hsub: int, action: int, sro: MQSRO) -> None:
+        sro.unpack_into(self._call("subrq", [hsub, action, sro.pack()]))
 
     def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> int:
         _check_size(data)
@@ -265,7 +283,12 @@ class RemoteTransport:
 
     def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> int:
         _check_size(data)
-        reason, od_b, md_b, pmo_b = self._call("put1", [od.pack(), md.pack(), pmo.pack(), bytes(data)])
+        s = od.__dict__.get("ObjectString")
+        reason, od_b, md_b, pmo_b, *res = self._call(
+            "put1", [od.pack(), md.pack(), pmo.pack(), bytes(data)] + ([s] if s else [])
+        )
+        if res:
+            od.ResObjectString = res[0]
         od.unpack_into(od_b)
         md.unpack_into(md_b)
         pmo.unpack_into(pmo_b)

@@ -31,12 +31,12 @@ from typing import Any, TypeVar, cast
 
 import syncpoint
 from syncpoint.client import QueueManager
-from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError, Structure
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO, MQMIError, Structure
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import char_attr_length
 from syncpoint.mqi.selector import MQ_SELECTOR_LENGTH
 
-from ._charv import read_charv
+from ._charv import SD_STRINGS, read_charv, read_charv_field, write_charv
 
 log = logging.getLogger("syncpoint.compat")
 
@@ -323,13 +323,37 @@ class Backend:
         def run() -> tuple[int, bytes, int, int]:
             c = self.conn(hconn)
             od = _unpack(MQOD, od_bytes, C.MQRC_OD_ERROR)
-            if od.ObjectType == C.MQOT_TOPIC:
-                raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, "publish/subscribe is not supported")
+            if od.ObjectType == C.MQOT_TOPIC:  # its ObjectString is an MQCHARV (``_pubsub``)
+                od.ObjectString = read_charv_field(od, bytes(od_bytes), "ObjectString", C.MQRC_OBJECT_STRING_ERROR)
             selection = _selection_string(od, od_bytes)
             hobj = c.qm.mqopen(od, options, selection)
+            if od.ObjectType == C.MQOT_TOPIC:
+                write_charv(od, "ResObjectString", od.ResObjectString)
             return hobj, _repack(od, od_bytes), C.MQCC_OK, C.MQRC_NONE
 
         return self.guard(run, (C.MQHO_UNUSABLE_HOBJ, bytes(od_bytes)))
+
+    def sub(self, hconn: int, sd_b: bytes, hobj: int) -> tuple[bytes, int, int, int, int]:
+        """MQSUB: (MQSD bytes, Hobj, Hsub, CompCode, Reason); the MQSD's strings are MQCHARVs (``_pubsub``)."""
+
+        def run() -> tuple[bytes, int, int, int, int]:
+            c = self.conn(hconn)
+            sd = _unpack(MQSD, sd_b, C.MQRC_SD_ERROR)
+            strings = {n: read_charv_field(sd, bytes(sd_b), n, C.MQRC_SD_ERROR) for n in SD_STRINGS}
+            h, hsub = c.qm.transport.sub(sd, hobj, strings)
+            c.qm._handles.update({h, hsub} - {C.MQHO_NONE})
+            write_charv(sd, "ResObjectString", str(sd.__dict__.get("ResObjectString", "")))
+            return _repack(sd, sd_b), h if h != C.MQHO_NONE else hobj, hsub, C.MQCC_OK, C.MQRC_NONE
+
+        return self.guard(run, (bytes(sd_b), hobj, C.MQHO_UNUSABLE_HOBJ))
+
+    def subrq(self, hconn: int, hsub: int, action: int, sro_b: bytes) -> tuple[bytes, int, int]:
+        def run() -> tuple[bytes, int, int]:
+            sro = _unpack(MQSRO, sro_b, C.MQRC_SRO_ERROR)
+            self.conn(hconn).qm.transport.subrq(hsub, action, sro)
+            return _repack(sro, sro_b), C.MQCC_OK, C.MQRC_NONE
+
+        return self.guard(run, (bytes(sro_b),))
 
     def close(self, hconn: int, hobj: int, options: int) -> tuple[int, int]:
         def run() -> tuple[int, int]:
@@ -357,8 +381,8 @@ class Backend:
             md = _unpack(MQMD, md_b, C.MQRC_MD_ERROR)
             pmo = _unpack(MQPMO, pmo_b, C.MQRC_PMO_ERROR)
             _check_put_options(pmo)
-            if od.ObjectType == C.MQOT_TOPIC:
-                raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, "publish/subscribe is not supported")
+            if od.ObjectType == C.MQOT_TOPIC:  # its ObjectString is an MQCHARV (``_pubsub``)
+                od.ObjectString = read_charv_field(od, bytes(od_b), "ObjectString", C.MQRC_OBJECT_STRING_ERROR)
             if _selection_string(od, od_b):  # MQPUT1 opens for output: no selection (IBM's SelectionString rule)
                 raise MQMIError(C.MQCC_FAILED, C.MQRC_SELECTOR_INVALID_FOR_TYPE, "MQPUT1 takes no selection string")
             reason = c.qm.transport.put1(od, md, pmo, _payload(msg))

@@ -177,13 +177,16 @@ def MQSTAT(hconn: int, status_type: int, sts: bytes) -> tuple[bytes, int, int]:
     return BACKEND.guard(run, (bytes(sts),))
 
 
-# -- features syncpoint does not have: IBM's reason, never an exception ------------------------------------
+# -- publish/subscribe (``_backend.Backend.sub``, ``subrq``) ------------------------------------------------
 def MQSUB(hconn: int, sd: bytes, hobj: int) -> tuple[bytes, int, int, int, int]:
-    return bytes(sd), hobj, C.MQHO_UNUSABLE_HOBJ, *_NOT_SUPPORTED
+    return BACKEND.sub(hconn, sd, hobj)
 
 
 def MQSUBRQ(hconn: int, hsub: int, action: int, sro: bytes) -> tuple[bytes, int, int]:
-    return bytes(sro), *_NOT_SUPPORTED
+    return BACKEND.subrq(hconn, hsub, action, sro)
+
+
+# -- features syncpoint does not have: IBM's reason, never an exception ------------------------------------
 
 
 def MQCBINIT(callback: Callable[..., Any]) -> None:

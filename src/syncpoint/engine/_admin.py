@@ -142,8 +142,10 @@ class AdminMixin(QueueManagerBase):
         like: str | None = None,
         replace: bool = False,
     ) -> Definition:
-        """DEFINE QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST or CHANNEL. Raises MQMIError
+        """DEFINE QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL or TOPIC. Raises MQMIError
         (OBJECT_ALREADY_EXISTS …)."""
+        if otype == "TOPIC":
+            return self.define_topic(name, attrs, like, replace)  # ``_pubsub``
         if otype not in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL):
             raise fail(C.MQRC_OBJECT_TYPE_ERROR, f"cannot define an object of type {otype}")
         if not valid_object_name(name):
@@ -206,6 +208,8 @@ class AdminMixin(QueueManagerBase):
         return out
 
     def alter(self, otype: str, name: str, attrs: dict[str, Any]) -> Definition:
+        if otype == "TOPIC":
+            return self.alter_topic(name, attrs)  # ``_pubsub``
         if "QSGDISP" in attrs:  # queue-sharing groups: which object of that name (``_shared_defs``)
             attrs = dict(attrs)
             disposition = str(attrs.pop("QSGDISP"))
@@ -225,6 +229,8 @@ class AdminMixin(QueueManagerBase):
         return d
 
     def delete(self, otype: str, name: str, purge: bool = False, qsgdisp: str = "QMGR") -> None:
+        if otype == "TOPIC":
+            return self.delete_topic(name)  # ``_pubsub``
         if qsgdisp == "GROUP":  # queue-sharing groups: the group's definition and every member's COPY
             self.delete_in_group(otype, name)
             return

@@ -30,7 +30,7 @@ from .clock import Clock
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from syncpoint.mqi import MQGMO, MQOD, GetResult
+    from syncpoint.mqi import MQGMO, MQOD, MQPMO, GetResult
     from syncpoint.store import SharedMessage, SharedQueues
 
 _COUNTER = struct.Struct(">Q").pack  # the counter at the end of a MsgId
@@ -73,6 +73,8 @@ class QueueManagerBase(EffectsRecorder):
     shared: SharedQueues | None  # the group's shared store; None outside a group
     _shared_uows: dict[int, int]  # Hconn -> the number of its unit of work's shared part
     copies_stale: bool  # a GROUP definition changed since the COPY objects were made (_shared_defs)
+    # publish/subscribe (``_pubsub``)
+    _retained_pending: dict[int, Any]  # Hconn -> retained publications set in its unit of work
 
     # -- helpers every verb uses ----------------------------------------------------------------------
     @staticmethod
@@ -130,6 +132,40 @@ class QueueManagerBase(EffectsRecorder):
         def open(self, conn: Connection, od: MQOD, options: int, selection: str = "") -> Handle: ...  # _open
 
         def _close(self, h: Handle, options: int, implicit: bool) -> None: ...  # _open
+
+        def _create_dynamic(self, model: Definition, pattern: str) -> Definition: ...  # _open
+
+        def _open_topic(self, conn: Connection, od: MQOD, options: int) -> Handle: ...  # _pubsub
+
+        def define_topic(  # _pubsub
+            self, name: str, attrs: dict[str, Any] | None = None, like: str | None = None, replace: bool = False
+        ) -> Definition: ...
+
+        def alter_topic(self, name: str, attrs: dict[str, Any]) -> Definition: ...  # _pubsub
+
+        def delete_topic(self, name: str) -> None: ...  # _pubsub
+
+        def _publish(self, conn: Connection, h: Handle, md: MQMD, pmo: MQPMO, data: bytes) -> int: ...  # _pubsub
+
+        def _end_retained(self, conn: Connection, commit: bool) -> None: ...  # _pubsub
+
+        def _close_topic_handle(self, h: Handle, options: int) -> None: ...  # _subscribe
+
+        def _end_sub_handle(self, h: Handle, remove: bool) -> None: ...  # _subscribe
+
+        def dead_letter_message(  # _reports
+            self,
+            md: MQMD,
+            data: bytes,
+            reason: int,
+            dest_q: str,
+            dest_qmgr: str,
+            uow: UnitOfWork | None = None,
+            appl_type: int = C.MQAT_QMGR,
+            appl_name: str = "",
+        ) -> int: ...
+
+        def _place(self, t: Target, md: MQMD, data: bytes, uow: UnitOfWork | None, kind: SystemPutKind) -> int: ...
 
         def _drop_queue(self, d: Definition) -> None: ...  # _open
 

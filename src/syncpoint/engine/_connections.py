@@ -68,6 +68,8 @@ class ConnectionsMixin(QueueManagerBase):
         ``_shared``), and its private part taken from the connection (None: it has none)."""
         if self._shared_uows:
             self._shared_end(conn, commit=commit)
+        if self._retained_pending:
+            self._end_retained(conn, commit)  # retained publications set in the unit of work (``_pubsub``)
         uow = conn.uow
         conn.uow = None
         return uow

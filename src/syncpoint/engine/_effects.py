@@ -63,11 +63,12 @@ from syncpoint.store import Batch, StoredMessage
 
 from ._state import DURABLE_PENDING, GONE, Message
 
-SystemPutKind = Literal["trigger", "report", "dead-letter", "inbound"]
+SystemPutKind = Literal["trigger", "report", "dead-letter", "inbound", "publication"]
 TRIGGER: SystemPutKind = "trigger"  # an MQTM on an initiation queue (seed 001)
 REPORT: SystemPutKind = "report"  # a report message, e.g. MQFB_EXPIRATION (seed 002)
 DEAD_LETTER: SystemPutKind = "dead-letter"  # a message its destination refused, behind an MQDLH
 INBOUND: SystemPutKind = "inbound"  # a message a receiving channel delivered (``_remote.deliver_inbound``)
+PUBLICATION: SystemPutKind = "publication"  # a subscription's copy of a publication (``_pubsub``)
 
 _MD2_PACK = MQMD._struct_by_len[MQMD.size(2)].pack  # a version-2 MQMD's layout
 _MD2_VALUES = MQMD._getter_by_len[MQMD.size(2)]  # its fields' values in order

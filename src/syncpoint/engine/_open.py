@@ -90,6 +90,8 @@ class OpenMixin(QueueManagerBase):
             if d is None:
                 raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"namelist {name} does not exist")
             return self._new_handle(conn, C.MQOT_NAMELIST, name, options, None, d, None)
+        if otype == C.MQOT_TOPIC:
+            return self._open_topic(conn, od, options)  # publish/subscribe (``_pubsub``)
         if otype != C.MQOT_Q:
             raise fail(C.MQRC_OBJECT_TYPE_ERROR, f"object type {otype} is not supported")
         if not name:
@@ -246,6 +248,8 @@ class OpenMixin(QueueManagerBase):
     def close(self, conn: Connection, hobj: Handle | int, options: int = C.MQCO_NONE) -> None:
         h = self._handle(conn, hobj)
         check_close_options(options)
+        if h.otype == C.MQOT_TOPIC:
+            return self._close_topic_handle(h, options)  # a publisher's or a subscription's handle (``_subscribe``)
         if options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE):
             d = h.definition
             q = h.queue
@@ -265,6 +269,8 @@ class OpenMixin(QueueManagerBase):
         conn.handles.pop(h.hobj, None)
         q = h.queue
         if q is None:
+            if h.otype == C.MQOT_TOPIC:
+                self._end_sub_handle(h, remove=False)  # a non-durable subscription ends with its handle
             return
         if h.locked is not None:
             if q.shared:

@@ -45,6 +45,9 @@ The map: one module per rule or verb
 ``_tokens``         MsgTokens: reservations and gets by token (syncpoint's own, for Spark)
 ``_inquire``        MQINQ, MQSET, and applying attribute changes
 ``_admin``          DEFINE, ALTER, DELETE, CLEAR, DISPLAY QSTATUS, crtmqm's initial objects
+``_topics``         topic strings, topic objects' inheritance, subscriptions as data, wildcard matching
+``_pubsub``         MQOPEN of a topic, publishing, retained publications, topic objects' verbs
+``_subscribe``      MQSUB, MQSUBRQ, closing subscriptions, administrative subscriptions
 ``_effects``        what a call leaves for the host: store batch, wakes, system puts — and why as data
 ``_state``          the nouns: messages, local queues, connections, handles, units of work
 ``_base``           the shared state and the helpers every verb uses
@@ -82,6 +85,7 @@ from ._shared import SharedMixin
 from ._shared_defs import COPY_KIND
 from ._shared_rules import SharedRulesMixin
 from ._state import LocalQueue, Message
+from ._subscribe import SubscribeMixin
 from ._tokens import TokensMixin
 from ._trigger import Triggering
 from ._util import fail, padded
@@ -103,6 +107,7 @@ class QueueManager(
     SharedMixin,
     SharedRulesMixin,
     IndoubtMixin,
+    SubscribeMixin,
 ):
     """One queue manager's state. Not thread-safe by itself: callers serialise (see module doc)."""
 
@@ -129,6 +134,7 @@ class QueueManager(
         self.triggering = Triggering(self)  # seed 001; its TRIGINT timers start afresh with every start
         self._init_shared_rules()  # seeds 001 and 002 on shared queues (``_shared_rules``)
         self._load(snapshot)
+        self._load_pubsub(snapshot)  # topics, durable subscriptions, retained publications (``_pubsub``)
         self._load_shared(set(snapshot.objects.get(COPY_KIND, {})), set(snapshot.objects.get(DECISION_KIND, {})))
 
     # -- construction ---------------------------------------------------------------------------------

@@ -102,7 +102,8 @@ def _md_now(m: Message, now: float) -> dict[str, Any]:
     return d
 
 
-def _selected(selector: Selector, md: Any, props: Any) -> bool:
+def selected(selector: Selector, md: Any, props: Any) -> bool:
+    """Does ``selector`` select the message? A value no comparison expects selects nothing."""
     try:
         return selector.matches(md, props)
     except (ArithmeticError, TypeError, ValueError):  # a property value no comparison expects: not selected
@@ -110,7 +111,7 @@ def _selected(selector: Selector, md: Any, props: Any) -> bool:
 
 
 def _judge(sel: Selection, m: Message) -> None:
-    if _selected(sel.selector, m.md, m.props):
+    if selected(sel.selector, m.md, m.props):
         key = m.key
         if sel.matched.get(key) is not m:
             if key not in sel.matched:
@@ -160,7 +161,7 @@ def candidates(h: Handle, q: LocalQueue, after: int | None, now: float) -> Itera
     selector = sel.selector
     if selector.live:
         for m in q.iter_from(after) if after is not None else q.iter_all():
-            if _selected(selector, _md_now(m, now), m.props):
+            if selected(selector, _md_now(m, now), m.props):
                 yield m
         return
     _catch_up(h, sel, q)
@@ -181,4 +182,4 @@ def candidates(h: Handle, q: LocalQueue, after: int | None, now: float) -> Itera
 def chooses(h: Handle, m: Message, now: float) -> bool:
     """Does this handle's selector choose message ``m`` (found by its MsgToken, not by a walk)?"""
     sel: Selection = h.selection
-    return _selected(sel.selector, _md_now(m, now) if sel.selector.live else m.md, m.props)
+    return selected(sel.selector, _md_now(m, now) if sel.selector.live else m.md, m.props)

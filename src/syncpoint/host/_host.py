@@ -521,6 +521,17 @@ ADMIN_VERBS = frozenset(
         "threads",  # DISPLAY THREAD (queue-sharing groups)
         "indoubt_resolve",  # RESOLVE INDOUBT
         "group_definitions",  # DISPLAY … QSGDISP(ALL | GROUP): the group's GROUP definitions
+        # publish/subscribe (engine ``_pubsub``, ``_subscribe``)
+        "define_topic",
+        "alter_topic",
+        "delete_topic",
+        "topic_status",
+        "topic_strings",
+        "clear_topicstr",
+        "define_sub",
+        "alter_sub",
+        "delete_sub",
+        "subscriptions",
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""

@@ -451,6 +451,60 @@ class MQOD(Structure):
     _binary_fields = frozenset({"AlternateSecurityId"})
 
 
+def _charv(name: str) -> list[FieldSpec]:
+    """An MQCHARV (a variable-length string by pointer): its five fields, as IBM's Python layers name them."""
+    return [
+        (name + "VSPtr", "Q", 0),
+        (name + "VSOffset", "i", 0),
+        (name + "VSBufSize", "i", 0),
+        (name + "VSLength", "i", 0),
+        (name + "VSCCSID", "i", 0),
+    ]
+
+
+class MQSD(Structure):
+    """Subscription descriptor, version 1 (344 bytes on 64-bit platforms: pads before each MQCHARV's pointer).
+    Its strings (ObjectString, SubName, SubUserData, SelectionString, ResObjectString) are MQCHARVs: syncpoint
+    carries them beside the structure (``strings`` of the subscribe verb), never through the pointers."""
+
+    _fields = [
+        ("StrucId", "4s", b"SD  "),
+        ("Version", "i", C.MQSD_VERSION_1),
+        ("Options", "i", 0),
+        ("ObjectName", "48s", _c(48)),
+        ("AlternateUserId", "12s", _c(12)),
+        ("AlternateSecurityId", "40s", _z(40)),
+        ("SubExpiry", "i", C.MQEI_UNLIMITED),
+        ("pad1", "4s", _z(4)),
+        *_charv("ObjectString"),
+        *_charv("SubName"),
+        *_charv("SubUserData"),
+        ("SubCorrelId", "24s", _z(24)),
+        ("PubPriority", "i", C.MQPRI_PRIORITY_AS_PUBLISHED),
+        ("PubAccountingToken", "32s", _z(32)),
+        ("PubApplIdentityData", "32s", _c(32)),
+        ("pad2", "4s", _z(4)),
+        *_charv("SelectionString"),
+        ("SubLevel", "i", 1),
+        ("pad3", "4s", _z(4)),
+        *_charv("ResObjectString"),
+    ]
+    _version_lengths = {1: C.MQSD_LENGTH_1}
+    _binary_fields = frozenset({"AlternateSecurityId", "SubCorrelId", "PubAccountingToken", "pad1", "pad2", "pad3"})
+
+
+class MQSRO(Structure):
+    """Subscription request options (MQSUBRQ), version 1: NumPubs returns how many publications were sent."""
+
+    _fields = [
+        ("StrucId", "4s", b"SRO "),
+        ("Version", "i", C.MQSRO_VERSION_1),
+        ("Options", "i", C.MQSRO_NONE),
+        ("NumPubs", "i", 0),
+    ]
+    _version_lengths = {1: C.MQSRO_LENGTH_1}
+
+
 class MQDLH(Structure):
     """Dead-letter header (172 bytes)."""
 

@@ -25,6 +25,7 @@ PROCESS = "PROCESS"
 QMGR = "QMGR"
 NAMELIST = "NAMELIST"  # a list of names (DEFINE NAMELIST; PCF Create Namelist): its own namespace
 CHANNEL = "CHANNEL"  # message channels (SDR, RCVR, SVR, RQSTR): their own namespace, as processes have
+TOPIC = "TOPIC"  # topic objects (publish/subscribe): their own namespace (``engine._topics``)
 QUEUE_TYPES = (QLOCAL, QMODEL, QALIAS, QREMOTE)
 QTYPE_OF = {QLOCAL: C.MQQT_LOCAL, QMODEL: C.MQQT_MODEL, QALIAS: C.MQQT_ALIAS, QREMOTE: C.MQQT_REMOTE}
 
@@ -40,6 +41,7 @@ _P = frozenset({PROCESS})
 _Q = frozenset({QMGR})
 _CH = frozenset({CHANNEL})
 _NL = frozenset({NAMELIST})
+_T = frozenset({TOPIC})
 
 # channel types (cmqxc.h MQCHT_*) and NPMSPEED (MQNPMS_*)
 MQCHT_SENDER, MQCHT_SERVER, MQCHT_RECEIVER, MQCHT_REQUESTER = 1, 2, 3, 4
@@ -243,6 +245,21 @@ ATTRIBUTES: dict[str, Attribute] = {
         Attribute("SEQWRAP", 0, "int", 999_999_999, _CH, low=100, high=999_999_999),
         Attribute("MRRTY", 0, "int", 10, _CH, high=999_999_999),  # message retry: count (receiving MCA)
         Attribute("MRTMR", 0, "int", 1000, _CH, high=999_999_999),  # and interval in milliseconds
+        # -- topic objects: ASPARENT (0, blank, -1 or -2 as IBM numbers it) takes the value of the nearest topic
+        # object above, up to SYSTEM.BASE.TOPIC (reference/properties-pubsub.md; ``engine._topics``)
+        Attribute("TOPICSTR", C.MQCA_TOPIC_STRING, "str", "", _T, length=C.MQ_TOPIC_STR_LENGTH),
+        Attribute("TOPDESCR", C.MQCA_TOPIC_DESC, "str", "", _T, length=64),
+        _enum("DURSUB", C.MQIA_DURABLE_SUB, 0, _T, {"ASPARENT": 0, "YES": 1, "NO": 2}),
+        _enum("PUB", C.MQIA_INHIBIT_PUB, 0, _T, {"ASPARENT": 0, "DISABLED": 1, "ENABLED": 2}),
+        _enum("SUB", C.MQIA_INHIBIT_SUB, 0, _T, {"ASPARENT": 0, "DISABLED": 1, "ENABLED": 2}),
+        Attribute("MDURMDL", C.MQCA_MODEL_DURABLE_Q, "str", "", _T, length=48),
+        Attribute("MNDURMDL", C.MQCA_MODEL_NON_DURABLE_Q, "str", "", _T, length=48),
+        _enum("TPDEFPSIST", C.MQIA_TOPIC_DEF_PERSISTENCE, -1, _T, {"ASPARENT": -1, "NO": 0, "YES": 1}),
+        _enum("TPDEFPRTY", C.MQIA_DEF_PRIORITY, -2, _T, {"ASPARENT": -2, **{str(i): i for i in range(10)}}),
+        _enum("USEDLQ", C.MQIA_USE_DEAD_LETTER_Q, 0, _T, {"ASPARENT": 0, "NO": 1, "YES": 2}),
+        _enum("PUBSCOPE", C.MQIA_PUB_SCOPE, 1, _T, {"ASPARENT": 1, "QMGR": 4, "ALL": 0}),
+        _enum("SUBSCOPE", C.MQIA_SUB_SCOPE, 1, _T, {"ASPARENT": 1, "QMGR": 4, "ALL": 0}),
+        _enum("WILDCARD", C.MQIA_WILDCARD_OPERATION, 2, _T, {"PASSTHRU": 2, "BLOCK": 1}),
     ]
 }
 
@@ -254,6 +271,7 @@ KEYWORD_ALIASES: dict[str, dict[str, str]] = {
     PROCESS: {"DESCR": "PROCDESC"},
     NAMELIST: {"DESCR": "NLDESCR"},
     CHANNEL: {"MAXMSGL": "CHLMAXMSGL", "DESCR": "CHLDESCR", "XMITQ": "CHLXMITQ"},
+    TOPIC: {"DESCR": "TOPDESCR", "DEFPSIST": "TPDEFPSIST", "DEFPRTY": "TPDEFPRTY"},
 }
 
 # IBM MQ attributes syncpoint keeps and shows but does not act on (monitoring, statistics, accounting, events,
@@ -410,6 +428,33 @@ SYSTEM_ADMIN_COMMAND = "SYSTEM.ADMIN.COMMAND.QUEUE"
 SYSTEM_DEFAULT_PROCESS = "SYSTEM.DEFAULT.PROCESS"
 SYSTEM_DEFAULT_NAMELIST = "SYSTEM.DEFAULT.NAMELIST"
 SYSTEM_MODEL_REPLY = "SYSTEM.DEFAULT.MODEL.QUEUE"
+SYSTEM_BASE_TOPIC = "SYSTEM.BASE.TOPIC"
+SYSTEM_DURABLE_MODEL = "SYSTEM.DURABLE.MODEL.QUEUE"
+SYSTEM_NDURABLE_MODEL = "SYSTEM.NDURABLE.MODEL.QUEUE"
+# SYSTEM.BASE.TOPIC's attributes (reference/properties-pubsub.md): the root every topic inherits from
+BASE_TOPIC_ATTRS: dict[str, Any] = {
+    "TOPDESCR": "Base topic for ASPARENT resolution",
+    "DURSUB": 1,
+    "PUB": 2,
+    "SUB": 2,
+    "MDURMDL": SYSTEM_DURABLE_MODEL,
+    "MNDURMDL": SYSTEM_NDURABLE_MODEL,
+    "TPDEFPSIST": 0,
+    "TPDEFPRTY": 0,
+    "USEDLQ": 2,
+    "PUBSCOPE": 0,
+    "SUBSCOPE": 0,
+}
+
+
+def pubsub_objects() -> list[tuple[str, str, dict[str, Any]]]:
+    """The publish/subscribe objects every queue manager has: SYSTEM.BASE.TOPIC and the model queues of managed
+    subscriptions (durable: permanent dynamic; non-durable: temporary dynamic)."""
+    return [
+        (TOPIC, SYSTEM_BASE_TOPIC, dict(BASE_TOPIC_ATTRS)),
+        (QMODEL, SYSTEM_DURABLE_MODEL, {"DEFTYPE": C.MQQDT_PERMANENT_DYNAMIC, "DEFPSIST": C.MQPER_PERSISTENT}),
+        (QMODEL, SYSTEM_NDURABLE_MODEL, {"DEFTYPE": C.MQQDT_TEMPORARY_DYNAMIC}),
+    ]
 
 
 def default_objects() -> list[tuple[str, str, dict[str, Any]]]:
@@ -422,6 +467,7 @@ def default_objects() -> list[tuple[str, str, dict[str, Any]]]:
         (QLOCAL, SYSTEM_ADMIN_COMMAND, {"DESCR": "syncpoint command server input", "MAXDEPTH": 3000}),
         (PROCESS, SYSTEM_DEFAULT_PROCESS, {}),
         (NAMELIST, SYSTEM_DEFAULT_NAMELIST, {}),
+        *pubsub_objects(),
     ]
 
 

@@ -598,7 +598,7 @@ def connection_pairs(
     return head + ([(k, values[k]) for k in keys] if ctype != "HANDLE" else [])
 
 
-_OBJTYPES = {C.MQOT_Q: "QUEUE", C.MQOT_Q_MGR: "QMGR", C.MQOT_PROCESS: "PROCESS"}
+_OBJTYPES = {C.MQOT_Q: "QUEUE", C.MQOT_Q_MGR: "QMGR", C.MQOT_PROCESS: "PROCESS", C.MQOT_TOPIC: "TOPIC"}
 
 
 def connection_handle_pairs(

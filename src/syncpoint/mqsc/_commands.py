@@ -3,7 +3,7 @@
 Everything that can be checked without the queue manager is checked here, so ``runmqsc -v`` finds it: unknown
 verbs, nouns and keywords, keywords not valid for the object type, repeated or contradicting keywords, values of
 the wrong type, too long or out of range, generic names where a single object is meant. Commands for objects
-syncpoint does not have (channels, listeners, services, authority records, topics …) parse into a request marked
+syncpoint does not have (channels, listeners, services, authority records …) parse into a request marked
 ``unsupported``; the processor reports them and carries on.
 
 Implements: reference/mqsc.md, "MQSC syntax" (the abbreviations users type, the commands and their keywords).
@@ -44,6 +44,7 @@ from ._channel import (
     unsupported_channel_type,
 )
 from ._parser import MqscSyntaxError, Token, tokenize
+from ._pubsub import is_pubsub_command, parse_pubsub_command
 from ._qsg import INDOUBT, THREAD, is_qsg_command, parse_qsg_command, qsg_syntax
 
 __all__ = [
@@ -131,14 +132,9 @@ UNSUPPORTED_NOUNS = {
     "AUTHREC": "AUTHREC",
     "AUTHINFO": "AUTHINFO",
     "CHLAUTH": "CHLAUTH",
-    "TOPIC": "TOPIC",
-    "SUB": "SUB",
     "COMMINFO": "COMMINFO",
     "LSSTATUS": "LSSTATUS",
     "SVSTATUS": "SVSTATUS",
-    "TPSTATUS": "TPSTATUS",
-    "SBSTATUS": "SBSTATUS",
-    "PUBSUB": "PUBSUB",
     "SECURITY": "SECURITY",
     "CLUSQMGR": "CLUSQMGR",
     "CLUSTER": "CLUSTER",
@@ -157,7 +153,7 @@ UNSUPPORTED_NOUNS = {
     "SMDSCONN": "SMDSCONN",
 }
 _NOUNS_OF = {
-    "DEFINE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL),
+    "DEFINE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL, "TOPIC", "SUB"),  # TOPIC, SUB: ``_pubsub``
     "ALTER": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, QMGR, CHANNEL),
     "DELETE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL),
     "CLEAR": (QLOCAL,),
@@ -234,6 +230,13 @@ def parse_command(text: str) -> Request:
             e.verb, e.noun = ("DISPLAY", THREAD) if word.startswith("DIS") else ("RESOLVE", INDOUBT)
             raise
         return qsg
+    if is_pubsub_command(word, tokens):  # topics, subscriptions and their status (``_pubsub``)
+        try:
+            ps: Request = parse_pubsub_command(word, tokens, Request)
+        except MqscSyntaxError as e:
+            e.verb = e.verb or word
+            raise
+        return ps
     if word in CHANNEL_VERBS and len(tokens) > 1 and tokens[1].keyword in ("CHANNEL", "CHL"):
         req: Request = parse_channel_command(CHANNEL_VERBS[word], tokens, Request)
         return req

@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from syncpoint.mqi import MQMIError, matches_generic
 from syncpoint.mqi import constants as C
-from syncpoint.mqi import matches_generic
 from syncpoint.mqi.objects import (
     CHANNEL,
     NAMELIST,
@@ -37,6 +37,7 @@ from syncpoint.mqi.objects import (
     QMGR,
     QMODEL,
     QREMOTE,
+    TOPIC,
     Definition,
     attributes_for,
 )
@@ -57,7 +58,8 @@ DEFAULT_OBJECTS = {
 }
 # the object types DEFINE makes, in the order the dump writes them (tests/mqsc/test_dmpmqcfg_all_types.py checks
 # that this is every type MQSC's DEFINE takes)
-DEFINABLE = (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL)
+SUB = "SUB"  # subscriptions: not definitions; DEFINE SUB from the queue manager's durable subscriptions
+DEFINABLE = (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL, TOPIC, SUB)
 # IBM's -t types of objects syncpoint does not have
 _NO_OBJECTS = [
     "AUTHINFO",
@@ -68,8 +70,6 @@ _NO_OBJECTS = [
     "POLICY",
     "SERVICE",
     "SRVC",
-    "SUB",
-    "TOPIC",
 ]
 # -t values, IBM's words: which object types each dumps. IBM's types syncpoint has no objects of dump nothing.
 DUMP_TYPES: dict[str, tuple[str, ...]] = {
@@ -83,6 +83,8 @@ DUMP_TYPES: dict[str, tuple[str, ...]] = {
     "PROCESS": (PROCESS,),
     "NAMELIST": (NAMELIST,),
     "CHANNEL": (CHANNEL,),
+    "TOPIC": (TOPIC,),
+    "SUB": (SUB,),
     **dict.fromkeys(_NO_OBJECTS, ()),
 }
 _SENDING = frozenset(
@@ -149,7 +151,7 @@ def _items(d: Definition, baseline: dict[str, Any] | None, qsgdisp: str = "") ->
         if a.readonly:
             continue
         value = d.attrs.get(a.keyword, a.default)
-        if a.keyword != "CHLTYPE":  # always written: DEFINE CHANNEL needs it
+        if a.keyword not in ("CHLTYPE", "TOPICSTR"):  # always written: DEFINE CHANNEL / TOPIC needs it
             if baseline is not None and baseline.get(a.keyword, a.default) == value:
                 continue
             if of_type is not None and a.keyword not in of_type and value == a.default:
@@ -224,6 +226,10 @@ def dump_definitions(
         for otype in DEFINABLE:
             if otype not in wanted:
                 continue
+            if otype == SUB:
+                if not first:
+                    lines += _dump_subs(qm, name, one_line)  # subscriptions are the member's own
+                continue
             for d in qm.admin("list_objects", otype):
                 if (d.name == DEFAULT_OBJECTS.get(otype)) != first or not matches_generic(name, d.name):
                     continue
@@ -231,7 +237,44 @@ def dump_definitions(
                     continue
                 base = defaults.get(otype) if not first else None
                 baseline = None if all_attributes else (base.attrs if base is not None else {})
-                disp = _dump_disposition(qm.admin("qsgdisp", otype, d.name)) if member else ""
+                own = otype == TOPIC  # topic objects are each member's own: no QSGDISP
+                disp = _dump_disposition(qm.admin("qsgdisp", otype, d.name)) if member and not own else ""
                 head = f"DEFINE {otype}({_quoted(d.name)})"
                 lines += _command(head, _items(d, baseline, disp), "REPLACE", one_line)
+    return lines
+
+
+# a durable subscription's attributes a replayed DEFINE SUB takes (its SUBID, DESTCORL and dates are its own)
+_SUB_WORDS = {"WSCHEMA": {C.MQWS_CHAR: "CHAR"}, "REQONLY": {C.MQRU_PUBLISH_ON_REQUEST: "YES"}}
+
+
+def _dump_subs(qm: QueueManager, name: str, one_line: bool) -> list[str]:
+    """DEFINE SUB for every durable subscription: a managed one as DESTCLAS(MANAGED) (replaying makes its queue)."""
+    try:
+        views = qm.admin("subscriptions")
+    except MQMIError:  # none
+        return []
+    lines: list[str] = []
+    for v in views:
+        if not matches_generic(name, v["SUB"]) or v["DURABLE"] != C.MQSUB_DURABLE_YES:
+            continue
+        items = [f"TOPICSTR({_quoted(v['TOPICSTR'])})"]
+        if v["TOPICOBJ"]:
+            items.append(f"TOPICOBJ({_quoted(v['TOPICOBJ'])})")
+        if v["DESTCLAS"] == C.MQDC_MANAGED:
+            items.append("DESTCLAS(MANAGED)")
+        else:
+            items.append(f"DEST({_quoted(v['DEST'])})")
+            if v["DESTQMGR"] != qm.name:
+                items.append(f"DESTQMGR({_quoted(v['DESTQMGR'])})")
+        if v["USERDATA"]:
+            items.append(f"USERDATA({_quoted(v['USERDATA'])})")
+        if v["EXPIRY"] != C.MQEI_UNLIMITED:
+            items.append(f"EXPIRY({v['EXPIRY']})")
+        if v["PUBPRTY"] >= 0:
+            items.append(f"PUBPRTY({v['PUBPRTY']})")
+        for kw, words in _SUB_WORDS.items():
+            if v[kw] in words:
+                items.append(f"{kw}({words[v[kw]]})")
+        lines += _command(f"DEFINE SUB({_quoted(v['SUB'])})", items, "REPLACE", one_line)
     return lines

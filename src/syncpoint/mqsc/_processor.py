@@ -51,6 +51,7 @@ from ._attrs import (
 from ._channel import CHANNEL_VERBS, run_channel_command
 from ._commands import CHSTATUS, CONN, QMSTATUS, QSTATUS, QUEUE, Request, Where, parse_command, valid_syntax
 from ._parser import MqscSyntaxError, SourceCommand, read_commands
+from ._pubsub import PUBSUB_OBJECTS, run_pubsub_command
 from ._qsg import INDOUBT, THREAD, run_qsg_command
 
 if TYPE_CHECKING:
@@ -203,6 +204,9 @@ class MqscProcessor:
         try:
             if req.otype == CHSTATUS or (req.otype == CHANNEL and req.verb in CHANNEL_VERBS):
                 out.ok = run_channel_command(self._qm, req, out.lines, format_pairs)
+                return out
+            if req.otype in PUBSUB_OBJECTS:  # topics, subscriptions, their status (``_pubsub``)
+                out.ok = run_pubsub_command(self._admin, self._qm.name, req, out.lines, format_pairs)
                 return out
             if req.otype in (THREAD, INDOUBT):  # DISPLAY THREAD, RESOLVE INDOUBT (``_qsg``)
                 out.ok = run_qsg_command(self._admin, self._qm.name, req, out.lines, format_pairs)

@@ -29,6 +29,7 @@ from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE
 from syncpoint.mqi.qmgr_selectors import KEPT_QMGR_SELECTORS, kept_qmgr_value
 
 from . import _constants as K
+from . import _pubsub
 from ._channels import CHANNEL_HANDLERS
 from ._connection import HANDLERS as CONNECTION_HANDLERS
 from ._namelist import HANDLERS as NAMELIST_HANDLERS
@@ -61,6 +62,8 @@ _REASON_MAP = {
     C.MQRC_OBJECT_NAME_ERROR: K.MQRCCF_OBJECT_NAME_ERROR,
     C.MQRC_SELECTOR_ERROR: K.MQRCCF_ATTR_VALUE_ERROR,
     C.MQRC_SELECTOR_NOT_FOR_TYPE: K.MQRCCF_ATTR_VALUE_ERROR,
+    C.MQRC_SUB_ALREADY_EXISTS: K.MQRCCF_SUB_ALREADY_EXISTS,
+    C.MQRC_SUBSCRIPTION_IN_USE: K.MQRCCF_SUBSCRIPTION_IN_USE,
 }
 
 
@@ -669,3 +672,4 @@ _HANDLERS: dict[int, Callable[[CommandServer, Request], Reply]] = {
     **NAMELIST_HANDLERS,  # Create / Copy / Change / Delete / Inquire Namelist, Inquire Namelist Names (``_namelist``)
 }
 _HANDLERS.update(CHANNEL_HANDLERS)  # Inquire Channel, Channel Names, Channel Status (_channels.py)
+_HANDLERS.update(_pubsub.HANDLERS)  # publish/subscribe: subscriptions and topics

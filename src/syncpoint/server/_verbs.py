@@ -22,6 +22,7 @@ from syncpoint.mqi import constants as C
 from syncpoint.store import Pending
 from syncpoint.wire import DEFAULT_MAX_FRAME, MAX_GETM, ProtocolError
 
+from . import _pubsub
 from ._channel import channel as _channel
 
 Handler = Callable[[QueueManagerHost, Connection, list[Any]], tuple[Any, Pending | None]]
@@ -104,8 +105,9 @@ def _put(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, 
 def _put1(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
     od, md, pmo = struct(MQOD, args[0]), struct(MQMD, args[1]), struct(MQPMO, args[2])
     data = _data(args[3])
+    _pubsub.object_string(od, args, 4)  # a topic's ObjectString
     reason, pending = qm.run(qm.engine.put1, conn, od, md, pmo, data)
-    return [reason, od.pack(), md.pack(), pmo.pack()], pending
+    return [reason, od.pack(), md.pack(), pmo.pack(), *_pubsub.res_object_string(od)], pending
 
 
 def _commit(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
@@ -124,8 +126,9 @@ def _open(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any,
     selection = args[2] if len(args) > 2 else ""  # the MQOD's SelectionString (protocol.md)
     if not isinstance(selection, str):
         raise MQMIError(C.MQCC_FAILED, C.MQRC_SELECTION_STRING_ERROR, "the SelectionString must be text")
+    _pubsub.object_string(od, args, 3)  # a topic's ObjectString
     handle, pending = qm.run(qm.engine.open, conn, od, options, selection)
-    return [handle.hobj, od.pack()], pending
+    return [handle.hobj, od.pack(), *_pubsub.res_object_string(od)], pending
 
 
 def _close(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
@@ -558,6 +561,8 @@ VERBS: dict[str, Handler] = {
     "reserve": _reserve,
     "release": _release,
     "channel": _channel,  # the receiving end of a message channel (_channel.py)
+    "sub": _pubsub.sub,  # MQSUB (_pubsub.py)
+    "subrq": _pubsub.subrq,  # MQSUBRQ
 }
 """The verbs a connected session runs here (``get``, ``disconnect``, ``ping`` and ``endmqm`` are the session's)."""
 

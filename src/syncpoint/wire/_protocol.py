@@ -68,10 +68,14 @@ VERBS: dict[str, int] = {
     "ping": 0,
     "endmqm": 1,  # ["c" | "i" | "p"]: local administrators only
     "channel": 3,  # [op, channel name, {…}]: a sending channel speaking to this receiving end
+    "sub": 3,  # [MQSD, Hobj or 0, {ObjectString, SubName, SubUserData, SelectionString}] -> [MQSD, Hobj, Hsub, topic]
+    "subrq": 3,  # [Hsub, Action, MQSRO] -> MQSRO
 }
 
 # verbs that take optional arguments after those (protocol version 2): how many
-OPTIONAL_ARGS: dict[str, int] = {"putm": 1, "getm": 1, "open": 1}  # open: the MQOD's SelectionString
+# open: the MQOD's SelectionString, then a topic's ObjectString ("" for none: a topic open without a selection);
+# put1 of a topic: its ObjectString; a topic's open and put1 are answered with one more element, the ResObjectString
+OPTIONAL_ARGS: dict[str, int] = {"putm": 1, "getm": 1, "open": 2, "put1": 1}
 
 
 class ProtocolError(SyncpointError):
