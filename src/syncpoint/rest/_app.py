@@ -1,0 +1,147 @@
+"""The REST API's web application: IBM's REST API v3 routes on Starlette, served by uvicorn.
+
+Theory of operation: :func:`create_app` builds one Starlette application for one queue manager. Its routes live
+under ``/ibmmq/rest/v3`` (IBM's prefix; the MQSC action also under ``v1`` and ``v2``, where IBM serves it and
+KEDA's scaler documentation points); ``mounts`` adds other applications at their own paths on the same port
+(IBM's console lives at ``/ibmmq/console``), so a console can join the REST API later without a second server.
+Every handler starts with the guard (``_auth.guard``: same-site, basic authentication, the CSRF header), then
+opens its own queue-manager connection as the request's user through ``Rest.connect`` — the only way the app
+reaches the queue manager, a ``syncpoint.client`` connection, embedded in the server's process or remote — and
+makes its MQ calls in worker threads, so a slow or waiting call never holds the event loop. Errors are raised
+as ``RestError`` and answered as IBM's error JSON by one exception handler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+
+from syncpoint.mqi import MQMD, MQOD, MQPMO
+from syncpoint.mqi import constants as C
+
+from ._admin import get_queues, post_mqsc
+from ._auth import Authenticator, guard
+from ._errors import RestError, qmgr_not_found
+from ._headers import UserProperty
+from ._messaging import get_message, post_message
+from ._openapi import openapi_document
+
+if TYPE_CHECKING:
+    from syncpoint.client import QueueManager
+
+PREFIX = "/ibmmq/rest/v3"
+PutHook = Callable[["QueueManager", MQOD, MQMD, MQPMO, bytes, list[UserProperty]], None]
+
+
+def _put1(qm: QueueManager, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes, properties: list[UserProperty]) -> None:
+    """MQPUT1. ``properties`` (ibm-mq-usr, validated) are not carried yet: syncpoint's messages gain user
+    properties with message properties (issue 36); the server then passes a put that sets them."""
+    qm.mqput1(od, md, pmo, data)
+
+
+class Rest:
+    """What the handlers share: the queue manager's name, how to connect as a user, how to authenticate."""
+
+    def __init__(
+        self,
+        qmgr: str,
+        connect: Callable[[str], QueueManager],
+        authenticator: Authenticator,
+        put1: PutHook | None = None,
+        release: Callable[[QueueManager], None] | None = None,
+    ) -> None:
+        self.qmgr = qmgr
+        self.connect = connect  # the one door to the queue manager: a connection running as this user
+        self.release = release or (lambda qm: qm.disconnect())
+        self.authenticator = authenticator
+        self.put1 = put1 or _put1
+
+    def check_qmgr(self, name: str) -> None:
+        if name != self.qmgr:
+            raise qmgr_not_found(name)
+
+    @staticmethod
+    def check_queue(name: str) -> None:
+        """A queue name is 1 to 48 bytes (MQ_Q_NAME_LENGTH): anything else is MQRC_OBJECT_NAME_ERROR, refused
+        before the queue manager is asked."""
+        if not 0 < len(name.encode("utf-8", "replace")) <= 48:
+            raise RestError(
+                400,
+                "MQWB0302E",
+                f"The queue name {name[:60]!r} is not valid.",
+                f"A queue name is 1 to 48 characters: MQRC_OBJECT_NAME_ERROR ({C.MQRC_OBJECT_NAME_ERROR}).",
+                "Resubmit the request with the name of a queue.",
+                C.MQCC_FAILED,
+                C.MQRC_OBJECT_NAME_ERROR,
+            )
+
+
+def create_app(
+    qmgr: str,
+    connect: Callable[[str], QueueManager],
+    authenticator: Authenticator,
+    *,
+    put1: PutHook | None = None,
+    release: Callable[[QueueManager], None] | None = None,
+    mounts: Sequence[BaseRoute] = (),
+) -> Starlette:
+    """The REST API of queue manager ``qmgr``: ``connect(user)`` opens a connection running as ``user``;
+    ``authenticator`` checks basic-auth credentials; ``mounts`` are more routes on the same port (a console)."""
+    rest = Rest(qmgr, connect, authenticator, put1, release)
+
+    async def qmgr_list(request: Request) -> Response:
+        await guard(request, rest.authenticator)
+        name = request.path_params.get("qmgr")
+        if name is not None:
+            rest.check_qmgr(name)
+        return JSONResponse({"qmgr": [{"name": rest.qmgr, "state": "running"}]})
+
+    async def queue_resource(request: Request) -> Response:
+        user = await guard(request, rest.authenticator)
+        if "queue" in request.path_params:
+            rest.check_queue(request.path_params["queue"])
+        return await get_queues(rest, request, user, request.path_params["qmgr"], request.path_params.get("queue"))
+
+    async def mqsc(request: Request) -> Response:
+        user = await guard(request, rest.authenticator)
+        return await post_mqsc(rest, request, user, request.path_params["qmgr"])
+
+    async def message(request: Request) -> Response:
+        user = await guard(request, rest.authenticator)
+        qm_name, queue = request.path_params["qmgr"], request.path_params["queue"]
+        rest.check_qmgr(qm_name)
+        rest.check_queue(queue)
+        if request.method == "POST":
+            return await post_message(rest, request, user, qm_name, queue)
+        return await get_message(rest, request, user, qm_name, queue, browse=request.method == "GET")
+
+    async def openapi(request: Request) -> Response:
+        return JSONResponse(openapi_document(PREFIX))
+
+    async def rest_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RestError)
+        return exc.response()
+
+    api = [
+        Route("/admin/qmgr", qmgr_list, methods=["GET"]),
+        Route("/admin/qmgr/{qmgr}", qmgr_list, methods=["GET"]),
+        Route("/admin/qmgr/{qmgr}/queue", queue_resource, methods=["GET"]),
+        Route("/admin/qmgr/{qmgr}/queue/{queue:path}", queue_resource, methods=["GET"]),
+        Route("/admin/action/qmgr/{qmgr}/mqsc", mqsc, methods=["POST"]),
+        Route("/messaging/qmgr/{qmgr}/queue/{queue:path}/message", message, methods=["POST", "DELETE", "GET"]),
+        Route("/openapi.json", openapi, methods=["GET"]),
+    ]
+    mqsc_only = [Route("/admin/action/qmgr/{qmgr}/mqsc", mqsc, methods=["POST"])]
+    routes: list[BaseRoute] = [
+        Mount(PREFIX, routes=api),
+        Mount("/ibmmq/rest/v2", routes=mqsc_only),
+        Mount("/ibmmq/rest/v1", routes=mqsc_only),
+        *mounts,
+    ]
+    handlers: dict[Any, Any] = {RestError: rest_error}
+    return Starlette(routes=routes, exception_handlers=handlers)
