@@ -47,16 +47,31 @@ class ServerAuthenticator:
     """users.json checked on the server's password threads; failures delayed by the server's throttle."""
 
     def __init__(self, server: Any, users: Any) -> None:
+        from syncpoint.rest import CredentialCache
+
         self.server = server
         self.users = users
+        self.recent = CredentialCache()  # one scrypt check a minute per user, not one per request
+
+    def _version(self) -> object:
+        try:
+            st = os.stat(self.users.path)
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
 
     async def authenticate(self, user: str, password: str, source: str) -> bool:
         from syncpoint.server import checkers
 
+        version = self._version()
+        if version is not None and self.recent.hit(user, password, version):
+            return True
         ok = bool(self.users.required) and await asyncio.get_running_loop().run_in_executor(
             checkers(), self.users.check, user, password
         )
         if ok:
+            if version is not None:
+                self.recent.remember(user, password, version)
             return True
         delay = await asyncio.wrap_future(self._failed(source))
         log.warning("REST request from %s: authentication failed for user %r (answered in %.1f s)", source, user, delay)

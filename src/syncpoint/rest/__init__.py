@@ -11,7 +11,7 @@ Implements: reference/operations.md ("IBM MQ REST API (mqweb), version 3"); issu
 """
 
 from ._app import PREFIX, Rest, create_app
-from ._auth import CSRF_HEADER, Authenticator, basic_credentials
+from ._auth import CSRF_HEADER, Authenticator, CredentialCache, basic_credentials
 from ._errors import RestError
 from ._headers import UserProperty
 from ._openapi import openapi_document
@@ -20,6 +20,7 @@ __all__ = [
     "CSRF_HEADER",
     "PREFIX",
     "Authenticator",
+    "CredentialCache",
     "Rest",
     "RestError",
     "UserProperty",

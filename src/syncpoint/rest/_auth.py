@@ -15,6 +15,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
+import secrets
+import time
+from collections.abc import Callable
 from typing import Protocol
 from urllib.parse import urlsplit
 
@@ -106,3 +111,44 @@ async def guard(request: Request, authenticator: Authenticator) -> str:
     if request.method in UNSAFE_METHODS and CSRF_HEADER not in request.headers:
         raise csrf_missing()
     return user
+
+
+class CredentialCache:
+    """Credentials that passed the password check a moment ago, so that a client sending the same basic
+    credentials with every request (as HTTP clients do) pays the password hash once a minute, not at every
+    request (scrypt takes ~50 ms of CPU: the REST API's requests would cost more than the messages they carry).
+
+    It keeps, per user, an HMAC of the password under a key made for this process (never the password), the
+    version of the users' file it was checked against, and when it was checked. It answers yes only for the same
+    password, the same file version (``syncpoint passwd`` changes it: the next request is checked again), and
+    within ``ttl`` seconds. A failed check is never cached."""
+
+    def __init__(self, ttl: float = 60.0, clock: Callable[[], float] = time.monotonic, max_users: int = 10_000) -> None:
+        self.ttl = ttl
+        self.clock = clock
+        self.max_users = max_users
+        self._key = secrets.token_bytes(32)
+        self._entries: dict[str, tuple[bytes, object, float]] = {}
+
+    def _digest(self, user: str, password: str) -> bytes:
+        return hmac.new(self._key, f"{user}\0{password}".encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
+
+    def hit(self, user: str, password: str, version: object) -> bool:
+        entry = self._entries.get(user)
+        if entry is None:
+            return False
+        digest, checked_version, when = entry
+        if checked_version != version or self.clock() - when > self.ttl:
+            del self._entries[user]
+            return False
+        return hmac.compare_digest(digest, self._digest(user, password))
+
+    def remember(self, user: str, password: str, version: object) -> None:
+        if len(self._entries) >= self.max_users:
+            now = self.clock()
+            for name, (_, _, when) in list(self._entries.items()):
+                if now - when > self.ttl:
+                    del self._entries[name]
+            if len(self._entries) >= self.max_users:
+                self._entries.clear()
+        self._entries[user] = (self._digest(user, password), version, self.clock())
