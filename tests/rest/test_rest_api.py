@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from tests.waiting import wait_until
 
 import syncpoint
 from syncpoint.mqi import constants as C
 from syncpoint.rest import CredentialCache, create_app
 from syncpoint.server import Users
-from tests.waiting import wait_until
 
 QM = "QM1"
 USER, PASSWORD = "app", "s3cret"
