@@ -17,9 +17,10 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute, Route
 
 from syncpoint.mqi import MQMD, MQOD, MQPMO
 from syncpoint.mqi import constants as C
@@ -35,6 +36,22 @@ if TYPE_CHECKING:
     from syncpoint.client import QueueManager
 
 PREFIX = "/ibmmq/rest/v3"
+
+
+class _AnyName(Convertor[str]):
+    """An object name in a path: any characters, line ends and slashes (URL-encoded) included, so that every
+    name reaches the handler, which answers IBM's error for a bad one (Starlette's ``path`` stops at a line end)."""
+
+    regex = "(?s:.+)"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("mqname", _AnyName())
 PutHook = Callable[["QueueManager", MQOD, MQMD, MQPMO, bytes, list[UserProperty]], None]
 
 
@@ -128,20 +145,17 @@ def create_app(
         return exc.response()
 
     api = [
-        Route("/admin/qmgr", qmgr_list, methods=["GET"]),
-        Route("/admin/qmgr/{qmgr}", qmgr_list, methods=["GET"]),
-        Route("/admin/qmgr/{qmgr}/queue", queue_resource, methods=["GET"]),
-        Route("/admin/qmgr/{qmgr}/queue/{queue:path}", queue_resource, methods=["GET"]),
-        Route("/admin/action/qmgr/{qmgr}/mqsc", mqsc, methods=["POST"]),
-        Route("/messaging/qmgr/{qmgr}/queue/{queue:path}/message", message, methods=["POST", "DELETE", "GET"]),
-        Route("/openapi.json", openapi, methods=["GET"]),
+        ("/admin/qmgr", qmgr_list, "GET"),
+        ("/admin/qmgr/{qmgr}", qmgr_list, "GET"),
+        ("/admin/qmgr/{qmgr}/queue", queue_resource, "GET"),
+        ("/admin/qmgr/{qmgr}/queue/{queue:mqname}", queue_resource, "GET"),
+        ("/admin/action/qmgr/{qmgr}/mqsc", mqsc, "POST"),
+        ("/messaging/qmgr/{qmgr}/queue/{queue:mqname}/message", message, "POST DELETE GET"),
+        ("/openapi.json", openapi, "GET"),
     ]
-    mqsc_only = [Route("/admin/action/qmgr/{qmgr}/mqsc", mqsc, methods=["POST"])]
-    routes: list[BaseRoute] = [
-        Mount(PREFIX, routes=api),
-        Mount("/ibmmq/rest/v2", routes=mqsc_only),
-        Mount("/ibmmq/rest/v1", routes=mqsc_only),
-        *mounts,
-    ]
+    # full paths, not a Mount: a Mount's pattern stops at a line end, and a queue name may hold one
+    routes: list[BaseRoute] = [Route(PREFIX + path, fn, methods=methods.split()) for path, fn, methods in api]
+    routes += [Route(f"/ibmmq/rest/{v}/admin/action/qmgr/{{qmgr}}/mqsc", mqsc, methods=["POST"]) for v in ("v1", "v2")]
+    routes += mounts
     handlers: dict[Any, Any] = {RestError: rest_error}
     return Starlette(routes=routes, exception_handlers=handlers)
