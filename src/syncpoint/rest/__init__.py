@@ -10,8 +10,9 @@ Starlette, served by uvicorn. It reaches the queue manager only through ``syncpo
 Implements: reference/operations.md ("IBM MQ REST API (mqweb), version 3"); issue 37, items 1, 2 and 5.
 """
 
-from ._app import PREFIX, Rest, create_app
+from ._app import PREFIX, create_app
 from ._auth import CSRF_HEADER, Authenticator, CredentialCache, basic_credentials
+from ._context import Rest
 from ._errors import RestError
 from ._headers import UserProperty
 from ._openapi import openapi_document

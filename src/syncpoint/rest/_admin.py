@@ -36,7 +36,7 @@ from ._errors import MQRCCF_COMMAND_FAILED, RestError, admin_failure, bad_reques
 if TYPE_CHECKING:
     from syncpoint.client import QueueManager
 
-    from ._app import Rest
+    from ._context import Rest
 
 TYPE_NAMES = {QLOCAL: "local", QALIAS: "alias", QREMOTE: "remote", QMODEL: "model"}
 _ENABLED = {0: False, 1: True}

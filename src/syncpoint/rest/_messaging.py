@@ -40,7 +40,7 @@ from ._headers import (
 if TYPE_CHECKING:
     from syncpoint.client import QueueManager
 
-    from ._app import Rest
+    from ._context import Rest
 
 
 def too_big(size: int, limit: int) -> RestError:
