@@ -30,7 +30,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 MSG = bytes(range(256)) * 4  # 1 KiB
 QMGR = "RESTQM"
