@@ -271,3 +271,14 @@ def test_every_answer_is_one_the_openapi_document_declares(served: Served) -> No
             )
 
         answers_as_declared()
+
+
+def test_strmqm_refuses_plain_http_on_an_address_other_machines_reach(tmp_path: Path) -> None:
+    # docs/rest.md: basic authentication carries passwords, so without tls-cert the REST API serves loopback only
+    with servers_of(tmp_path):
+        assert syncpoint_run(tmp_path, "crtmqm", "QM2").returncode == 0
+        assert syncpoint_run(tmp_path, "setmqini", "QM2", "rest=true", "rest-host=0.0.0.0").returncode == 0
+        refused = syncpoint_run(tmp_path, "strmqm", "QM2", "--no-tcp")
+        assert refused.returncode == 20
+        assert "AMQ8101E" in refused.stdout + refused.stderr and "tls-cert" in refused.stdout + refused.stderr
+        assert not (tmp_path / "qmgrs" / "QM2" / "server.json").exists()
