@@ -238,6 +238,22 @@ def test_a_body_over_the_queue_managers_maxmsgl_is_413_with_mqrc_2031(env: Env) 
     assert env.depth(q) == 0
 
 
+def test_a_body_under_a_raised_queue_manager_maxmsgl_is_put(env: Env) -> None:
+    # the app reads no more of a body than MAXMSGL as last seen; raised meanwhile, it asks again before refusing
+    q = env.define("POST.RAISED", {"MAXMSGL": 104_857_600})
+    limit = int(env.qm.admin("lookup", "QMGR", "").attrs["QMMAXMSGL"])
+    h = {**CSRF, "Content-Type": "application/octet-stream"}
+    assert env.client.post(msg_url(q), content=b"x", headers=h, auth=AUTH).status_code == 201  # limit seen
+    run = {"type": "runCommand", "parameters": {"command": f"ALTER QMGR MAXMSGL({limit + 1024})"}}
+    assert mqsc(env, run).json()["overallCompletionCode"] == 0
+    try:
+        assert env.client.post(msg_url(q), content=b"x" * (limit + 10), headers=h, auth=AUTH).status_code == 201
+    finally:
+        run["parameters"]["command"] = f"ALTER QMGR MAXMSGL({limit})"
+        assert mqsc(env, run).json()["overallCompletionCode"] == 0
+    assert env.depth(q) == 2
+
+
 def test_an_unknown_queue_is_404_with_ibm_error_json_and_mqrc_2085(env: Env) -> None:
     r = env.client.post(msg_url("NO.SUCH.QUEUE"), content=b"x", headers=TEXT, auth=AUTH)
     assert r.status_code == 404

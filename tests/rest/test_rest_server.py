@@ -29,7 +29,6 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
-
 from tests.servers import servers_of, start_server, syncpoint_run
 from tests.waiting import wait_for_file
 

@@ -32,6 +32,7 @@ from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import QALIAS, QLOCAL, QMODEL, QREMOTE, QUEUE_TYPES, Definition
 
 from ._errors import MQRCCF_COMMAND_FAILED, RestError, admin_failure, bad_request, malformed_json
+from ._messaging import with_connection
 
 if TYPE_CHECKING:
     from syncpoint.client import QueueManager
@@ -169,13 +170,10 @@ def list_queues(qm: QueueManager, name: str | None, params: dict[str, str]) -> l
 
 async def get_queues(rest: Rest, request: Request, user: str, qmgr: str, name: str | None) -> JSONResponse:
     rest.check_qmgr(qmgr)
-    qm = await run_in_threadpool(rest.connect, user)
     try:
-        queues = await run_in_threadpool(list_queues, qm, name, dict(request.query_params))
+        queues = await run_in_threadpool(with_connection, rest, user, list_queues, name, dict(request.query_params))
     except MQMIError as e:
         raise admin_failure(e) from None
-    finally:
-        await run_in_threadpool(rest.release, qm)
     return JSONResponse({"queue": queues})
 
 
@@ -332,9 +330,5 @@ async def post_mqsc(rest: Rest, request: Request, user: str, qmgr: str) -> JSONR
         as_json = True
     else:
         raise malformed_json("type is runCommand or runCommandJSON")
-    qm = await run_in_threadpool(rest.connect, user)
-    try:
-        answer = await run_in_threadpool(run_mqsc, qm, text, as_json)
-    finally:
-        await run_in_threadpool(rest.release, qm)
+    answer = await run_in_threadpool(with_connection, rest, user, run_mqsc, text, as_json)
     return JSONResponse(answer)

@@ -42,6 +42,7 @@ class Rest:
         self.release = release or (lambda qm: qm.disconnect())
         self.authenticator = authenticator
         self.put1 = put1 or _put1
+        self.max_msg_length: int | None = None  # the queue manager's MAXMSGL as last seen (a POST reads no more)
 
     def check_qmgr(self, name: str) -> None:
         if name != self.qmgr:

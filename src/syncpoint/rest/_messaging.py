@@ -15,7 +15,8 @@ one is refused (413, MQRC_MSG_TOO_BIG_FOR_Q_MGR) without being held.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -36,6 +37,8 @@ from ._headers import (
     user_properties,
     wait_interval,
 )
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from syncpoint.client import QueueManager
@@ -60,39 +63,64 @@ def qmgr_max_msg_length(qm: QueueManager) -> int:
     return int(qm.admin("lookup", QMGR, "").attrs["QMMAXMSGL"])
 
 
-async def read_body(request: Request, limit: int) -> bytes:
+async def read_body(request: Request, limit: int, fresh_limit: Callable[[], Awaitable[int]]) -> bytes:
+    """The body, refused (413) once it passes ``limit`` — the queue manager's MAXMSGL as last seen; before
+    refusing, ``fresh_limit()`` asks the queue manager again (MAXMSGL may have been raised meanwhile)."""
     declared = request.headers.get("content-length")
+    refreshed = False
     if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise too_big(int(declared), limit)
+        limit, refreshed = await fresh_limit(), True
+        if int(declared) > limit:
+            raise too_big(int(declared), limit)
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
+        if size > limit and not refreshed:
+            limit, refreshed = await fresh_limit(), True
         if size > limit:
             raise too_big(size, limit)
         chunks.append(chunk)
     return b"".join(chunks)
 
 
+def with_connection(rest: Rest, user: str, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(qm, *args)`` over a connection of ``user``, opened and closed here: one worker-thread hop a
+    request."""
+    qm = rest.connect(user)
+    try:
+        return fn(qm, *args)
+    finally:
+        rest.release(qm)
+
+
 async def post_message(rest: Rest, request: Request, user: str, qmgr: str, queue: str) -> Response:
     md = md_from_headers(request.headers, qmgr)
     properties = user_properties(request.headers.getlist(USR))
-    qm = await run_in_threadpool(rest.connect, user)
-    try:
-        limit = await run_in_threadpool(qmgr_max_msg_length, qm)
-        body = await read_body(request, limit)
-        fmt, data = body_format(request.headers.get("content-type"), body)
-        md.Format = fmt
-        if fmt == C.MQFMT_STRING:
-            md.CodedCharSetId = 1208
-        pmo = MQPMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_NEW_MSG_ID | C.MQPMO_FAIL_IF_QUIESCING)
-        od = MQOD(ObjectName=queue.encode())
+
+    async def fresh_limit() -> int:
+        rest.max_msg_length = await run_in_threadpool(with_connection, rest, user, qmgr_max_msg_length)
+        return rest.max_msg_length
+
+    limit = rest.max_msg_length if rest.max_msg_length is not None else await fresh_limit()
+    body = await read_body(request, limit, fresh_limit)
+    fmt, data = body_format(request.headers.get("content-type"), body)
+    md.Format = fmt
+    if fmt == C.MQFMT_STRING:
+        md.CodedCharSetId = 1208
+    pmo = MQPMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_NEW_MSG_ID | C.MQPMO_FAIL_IF_QUIESCING)
+    od = MQOD(ObjectName=queue.encode())
+
+    def put(qm: QueueManager) -> None:
         try:
-            await run_in_threadpool(rest.put1, qm, od, md, pmo, data, properties)
-        except MQMIError as e:
-            raise messaging_failure(e, queue, qmgr, "put to") from None
-    finally:
-        await run_in_threadpool(rest.release, qm)
+            rest.put1(qm, od, md, pmo, data, properties)
+        finally:
+            rest.max_msg_length = qmgr_max_msg_length(qm)  # seen at every put: the next body's limit
+
+    try:
+        await run_in_threadpool(with_connection, rest, user, put)
+    except MQMIError as e:
+        raise messaging_failure(e, queue, qmgr, "put to") from None
     return Response(status_code=201, headers={"ibm-mq-md-messageId": md.MsgId.hex()})
 
 
@@ -120,16 +148,12 @@ async def get_message(rest: Rest, request: Request, user: str, qmgr: str, queue:
     gmo = MQGMO(Version=C.MQGMO_VERSION_2, MatchOptions=match, WaitInterval=wait)
     gmo.Options = C.MQGMO_FAIL_IF_QUIESCING | (C.MQGMO_WAIT if wait else C.MQGMO_NO_WAIT)
     gmo.Options |= C.MQGMO_BROWSE_FIRST if browse else C.MQGMO_NO_SYNCPOINT
-    qm = await run_in_threadpool(rest.connect, user)
     try:
-        try:
-            data, md = await run_in_threadpool(_get, qm, queue, md, gmo, browse)
-        except MQMIError as e:
-            if e.reason == C.MQRC_NO_MSG_AVAILABLE:
-                return Response(status_code=204)
-            raise messaging_failure(e, queue, qmgr, "browse from" if browse else "get from") from None
-    finally:
-        await run_in_threadpool(rest.release, qm)
+        data, md = await run_in_threadpool(with_connection, rest, user, _get, queue, md, gmo, browse)
+    except MQMIError as e:
+        if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+            return Response(status_code=204)
+        raise messaging_failure(e, queue, qmgr, "browse from" if browse else "get from") from None
     media = "text/plain; charset=utf-8" if md.Format == C.MQFMT_STRING else "application/octet-stream"
     return Response(data, status_code=200, media_type=media, headers=headers_from_md(md))
 
