@@ -30,7 +30,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 from tests.servers import servers_of, start_server, syncpoint_run
-from tests.waiting import wait_for_file
+from tests.waiting import wait_for_file, wait_until
 
 pytestmark = pytest.mark.xdist_group("rest_server")  # one server for the module's tests
 
@@ -281,3 +281,48 @@ def test_strmqm_refuses_plain_http_on_an_address_other_machines_reach(tmp_path: 
         assert refused.returncode == 20
         assert "AMQ8101E" in refused.stdout + refused.stderr and "tls-cert" in refused.stdout + refused.stderr
         assert not (tmp_path / "qmgrs" / "QM2" / "server.json").exists()
+
+
+def test_endmqm_ends_a_waiting_rest_get_with_quiescing_and_the_rest_api(tmp_path: Path) -> None:
+    # a controlled end (endmqm) does not wait for the REST API's connections; a DELETE waiting for a message ends
+    # with MQRC_Q_MGR_QUIESCING (2161), as a native waiting get does, and the REST API stops with the server
+    import threading
+
+    with servers_of(tmp_path):
+        for args, stdin in (
+            (("crtmqm", "QM3"), None),
+            (("passwd", "QM3", USER), PASSWORD + "\n"),
+            (("setmqini", "QM3", "rest=true", "rest-port=0"), None),
+        ):
+            assert syncpoint_run(tmp_path, *args, input=stdin).returncode == 0
+        start_server(tmp_path, "QM3")
+        rest_json = tmp_path / "qmgrs" / "QM3" / "rest.json"
+        wait_for_file(rest_json)
+        url = json.loads(rest_json.read_text())["url"]
+        csrf = {"ibm-mq-rest-csrf-token": "x"}
+        with httpx.Client(auth=(USER, PASSWORD), timeout=60) as c:
+            r = c.post(
+                f"{url}/admin/action/qmgr/QM3/mqsc",
+                json={"type": "runCommand", "parameters": {"command": "DEFINE QLOCAL(W)"}},
+                headers=csrf,
+            )
+            assert r.json()["overallCompletionCode"] == 0
+            answers: list[httpx.Response] = []
+            waiting = threading.Thread(
+                target=lambda: answers.append(
+                    c.delete(f"{url}/messaging/qmgr/QM3/queue/W/message?wait=60000", headers=csrf)
+                )
+            )
+            waiting.start()
+            status = f"{url}/admin/qmgr/QM3/queue/W?status=*"
+            with httpx.Client(auth=(USER, PASSWORD), timeout=60) as other:
+                wait_until(
+                    lambda: other.get(status).json()["queue"][0]["status"]["openInputCount"] == 1,
+                    "the REST get to wait on W",
+                )
+            ended = syncpoint_run(tmp_path, "endmqm", "-w", "QM3")
+            assert ended.returncode == 0, ended.stdout + ended.stderr
+            waiting.join(60)
+        assert answers and answers[0].status_code == 503
+        assert answers[0].json()["error"][0]["reasonCode"] == 2161  # MQRC_Q_MGR_QUIESCING
+        assert not rest_json.exists()
