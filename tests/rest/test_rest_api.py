@@ -583,3 +583,10 @@ def test_the_openapi_document_names_every_route(env: Env) -> None:
         f"{BASE}/admin/action/qmgr/{{qmgr}}/mqsc",
         f"{BASE}/messaging/qmgr/{{qmgr}}/queue/{{queue}}/message",
     }
+
+
+def test_a_method_a_resource_does_not_support_is_405_in_ibm_error_json(env: Env) -> None:
+    r = env.client.put(msg_url("ANY.Q"), content=b"x", headers=TEXT, auth=AUTH)
+    assert r.status_code == 405
+    assert error_of(r)["msgId"] == "MQWB2005E"
+    assert set(r.headers["Allow"].split(", ")) >= {"POST", "DELETE", "GET"}

@@ -110,5 +110,17 @@ def create_app(
     routes: list[BaseRoute] = [Route(PREFIX + path, fn, methods=methods.split()) for path, fn, methods in api]
     routes += [Route(f"/ibmmq/rest/{v}/admin/action/qmgr/{{qmgr}}/mqsc", mqsc, methods=["POST"]) for v in ("v1", "v2")]
     routes += mounts
-    handlers: dict[Any, Any] = {RestError: rest_error}
+
+    async def not_allowed(request: Request, exc: Exception) -> Response:
+        allowed = getattr(exc, "headers", None) or {}
+        return RestError(
+            405,
+            "MQWB2005E",
+            f"The {request.method[:10]} HTTP method is not allowed for the {request.url.path[:200]} resource request.",
+            "A recognized resource request has been made, but it does not support the specified method.",
+            f"Update the request to use one of the methods this resource supports: {allowed.get('Allow', '')}.",
+            headers=dict(allowed),
+        ).response()
+
+    handlers: dict[Any, Any] = {RestError: rest_error, 405: not_allowed}
     return Starlette(routes=routes, exception_handlers=handlers)
