@@ -90,7 +90,9 @@ def _truststore(folder: Path, cert: Path) -> Path | None:
     return store
 
 
-@pytest.fixture(scope="module")
+# session scope (per worker): the module's tests all run on one worker (xdist_group), but xdist may run other
+# modules' tests between them, which would end and start again a module-scoped server
+@pytest.fixture(scope="session")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Any:
     home = tmp_path_factory.mktemp("restserver")
     cert, key = _certificate(home)
