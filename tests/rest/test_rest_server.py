@@ -44,7 +44,7 @@ class Served:
     home: Path
     url: str  # …/ibmmq/rest/v3
     cafile: Path
-    truststore: Path | None
+    truststore: Path | None = None  # made by the Java test (a JVM's start: only where Java runs)
 
     @property
     def root(self) -> str:
@@ -90,8 +90,9 @@ def _truststore(folder: Path, cert: Path) -> Path | None:
     return store
 
 
-# session scope (per worker): the module's tests all run on one worker (xdist_group), but xdist may run other
-# modules' tests between them, which would end and start again a module-scoped server
+# session scope (per worker): xdist may run other modules' tests between this module's, which would end and start
+# again a module-scoped server. (xdist_group above keeps the module on one worker where pytest-xdist can: with
+# pytest 9 it cannot, items' nodeids being read-only, and each worker that draws one of these tests starts one.)
 @pytest.fixture(scope="session")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Any:
     home = tmp_path_factory.mktemp("restserver")
@@ -108,7 +109,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Any:
         rest_json = home / "qmgrs" / QM / "rest.json"  # written once the REST API listens
         wait_for_file(rest_json)
         info = json.loads(rest_json.read_text())
-        yield Served(home, info["url"], cert, _truststore(home, cert))
+        yield Served(home, info["url"], cert)
 
 
 def mqsc(served: Served, command: str) -> dict[str, Any]:
@@ -232,8 +233,10 @@ def test_the_docs_node_example_puts_gets_and_runs_mqsc(served: Served, tmp_path:
 
 
 def test_the_docs_java_example_puts_gets_and_runs_mqsc(served: Served, tmp_path: Path) -> None:
-    if shutil.which("java") is None or served.truststore is None:
+    if shutil.which("java") is None or shutil.which("keytool") is None:
         pytest.skip("no JDK (java and keytool) is installed")
+    if served.truststore is None:
+        served.truststore = _truststore(served.home, served.cafile)
     (tmp_path / "RestExample.java").write_text(doc_block("java", "java.net.http"))
     out = [line for line in run(["java", "RestExample.java"], served, tmp_path).splitlines() if ":" in line]
     assert out[0] == "mqsc: 200"
