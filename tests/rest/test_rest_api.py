@@ -590,3 +590,30 @@ def test_a_method_a_resource_does_not_support_is_405_in_ibm_error_json(env: Env)
     assert r.status_code == 405
     assert error_of(r)["msgId"] == "MQWB2005E"
     assert set(r.headers["Allow"].split(", ")) >= {"POST", "DELETE", "GET"}
+
+
+def test_a_queue_manager_that_is_ending_answers_503_with_its_reason(tmp_path: Path) -> None:
+    # a connection refused while the queue manager quiesces is IBM's error JSON with the MQRC, not a bare 500
+    syncpoint.create_queue_manager("QM2", home=tmp_path)
+    qm = syncpoint.connect("QM2", home=tmp_path)
+    host = qm.transport.qm  # type: ignore[attr-defined]
+    users = Users(tmp_path / "users.json")
+    users.set_password(USER, PASSWORD)
+    app = create_app("QM2", lambda user: syncpoint.connect("QM2", embedded=host, user=user), UsersAuthenticator(users))
+    try:
+        with TestClient(app) as client:
+            host.quiesce()
+            for r in (
+                client.post(msg_url("Q", "QM2"), content=b"x", headers=TEXT, auth=AUTH),
+                client.post(
+                    f"{BASE}/admin/action/qmgr/QM2/mqsc",
+                    json={"type": "runCommand", "parameters": {"command": "DISPLAY QMGR"}},
+                    headers=CSRF,
+                    auth=AUTH,
+                ),
+            ):
+                assert r.status_code == 503, r.text
+                assert error_of(r)["reasonCode"] in (C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING)
+    finally:
+        qm.disconnect()
+        host.close()

@@ -13,6 +13,7 @@ as ``RestError`` and answered as IBM's error JSON by one exception handler.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -22,10 +23,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from syncpoint.mqi import MQMIError
+
 from ._admin import get_queues, post_mqsc
 from ._auth import Authenticator, guard
 from ._context import PutHook, Rest
-from ._errors import RestError
+from ._errors import RestError, unexpected, unexpected_mq_failure
 from ._messaging import get_message, post_message
 from ._openapi import openapi_document
 
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
     from syncpoint.client import QueueManager
 
 PREFIX = "/ibmmq/rest/v3"
+log = logging.getLogger("syncpoint.rest")
 
 
 class _AnyName(Convertor[str]):
@@ -122,5 +126,18 @@ def create_app(
             headers=dict(allowed),
         ).response()
 
-    handlers: dict[Any, Any] = {RestError: rest_error, 405: not_allowed}
+    async def mq_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, MQMIError)
+        return unexpected_mq_failure(exc).response()
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        log.error("REST request %s %s failed", request.method, request.url.path, exc_info=exc)
+        return unexpected(exc).response()
+
+    handlers: dict[Any, Any] = {
+        RestError: rest_error,
+        MQMIError: mq_error,
+        405: not_allowed,
+        Exception: server_error,
+    }
     return Starlette(routes=routes, exception_handlers=handlers)

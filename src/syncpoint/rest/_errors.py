@@ -159,3 +159,28 @@ def admin_failure(e: MQMIError) -> RestError:
         e.comp,
         e.reason,
     )
+
+
+def unexpected_mq_failure(e: MQMIError) -> RestError:
+    """An MQ call that failed where no handler expected it (a connection refused while the queue manager ends):
+    IBM's MQWB0003E with the call's codes."""
+    return RestError(
+        status_of(e.reason),
+        "MQWB0003E",
+        f"An unexpected MQ related exception {reason_name(e.reason)} occurred.",
+        f"The MQ call failed with completion code {e.comp} and reason code {e.reason}"
+        + (f": {e.detail}." if e.detail else "."),
+        "Use the reason code to resolve the problem and resubmit the request.",
+        e.comp,
+        e.reason,
+    )
+
+
+def unexpected(e: Exception) -> RestError:
+    return RestError(
+        500,
+        "MQWB0000E",
+        f"An unexpected exception {type(e).__name__} occurred.",
+        "An exception was raised that is not otherwise handled; the server's log has its traceback.",
+        "Report the problem with the server's log.",
+    )
