@@ -7,8 +7,10 @@ KEDA's scaler documentation points); ``mounts`` adds other applications at their
 Every handler starts with the guard (``_auth.guard``: same-site, basic authentication, the CSRF header), then
 opens its own queue-manager connection as the request's user through ``Rest.connect`` — the only way the app
 reaches the queue manager, a ``syncpoint.client`` connection, embedded in the server's process or remote — and
-makes its MQ calls in worker threads, so a slow or waiting call never holds the event loop. Errors are raised
-as ``RestError`` and answered as IBM's error JSON by one exception handler.
+makes its MQ calls in a worker thread (connect, calls and disconnect in one hop), so a slow or waiting call
+never holds the event loop. Errors are raised as ``RestError`` and answered as IBM's error JSON; an MQ failure
+no handler expected answers MQWB0003E with its reason, a method a route does not serve 405 (MQWB2005E), any
+other exception MQWB0000E (and the server's log has it).
 """
 
 from __future__ import annotations
