@@ -177,11 +177,11 @@ def main() -> None:
                     stop(home)
     print(f"1 KiB, non-persistent, one call at a time; {a.rounds} rounds of {a.seconds:g} s; messages/s, median")
     print()
-    print("| row | msg/s | µs per call |")
-    print("|---|---|---|")
+    print("| row | msg/s | µs per call | every round |")
+    print("|---|---|---|---|")
     for name, values in rows.items():
         m = statistics.median(values)
-        print(f"| {name} | {m:,.0f} | {1e6 / m:,.0f} |")
+        print(f"| {name} | {m:,.0f} | {1e6 / m:,.0f} | {' '.join(f'{v:,.0f}' for v in values)} |")
 
 
 if __name__ == "__main__":
