@@ -50,6 +50,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "syncpoint.flow",
             "syncpoint.spark",
             "syncpoint.channel",
+            "syncpoint.rest",
         ),
     ),
     # the root package's convenience names (syncpoint.connect, syncpoint.Message …) are the client's
@@ -65,7 +66,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 # Tools reach a queue manager only through the client: below their own layer they import only these.
 TOOLS_MAY_USE = ("api", "vocabulary")
 # Within the tools layer a tool imports no other tool, except the public faces named here (flow runs on spark).
-TOOL_USES_TOOL = {("syncpoint.flow", "syncpoint.spark")}
+# The REST API's MQSC action runs MQSC, so it uses the MQSC command processor's public face.
+TOOL_USES_TOOL = {("syncpoint.flow", "syncpoint.spark"), ("syncpoint.rest", "syncpoint.mqsc")}
 
 RANK = {pkg: len(LAYERS) - i for i, (_, pkgs) in enumerate(LAYERS) for pkg in pkgs}
 LAYER_OF = {pkg: layer for layer, pkgs in LAYERS for pkg in pkgs}

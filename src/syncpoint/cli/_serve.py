@@ -20,11 +20,18 @@ from syncpoint.server import Limits, run_server
 log = logging.getLogger("syncpoint.server")
 
 
-def start_tools(server: Any, host_qm: Any, users: Any, command_server: bool = True) -> Callable[[], None]:
-    """Start the server's own tools (the PCF command server) on their own threads; returns their stopper."""
+def start_tools(
+    server: Any, host_qm: Any, users: Any, command_server: bool = True, rest: dict[str, Any] | None = None
+) -> Callable[[], None]:
+    """Start the server's own tools (the PCF command server, the REST API when ``rest`` says where) on their own
+    threads; returns their stopper."""
     import threading
 
     stoppers: list[Any] = []
+    if rest is not None:
+        from ._rest import start_rest
+
+        stoppers.append(start_rest(server, host_qm, users, **rest))
     if command_server:
         import syncpoint
         from syncpoint.pcf import CommandServer, chckclnt
@@ -144,7 +151,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mqsc-config", default="", help="MQSC file or folder run before serving (crtmqm -ic)")
     p.add_argument("--dev", action="store_true", help="IBM's developer configuration before serving")
     p.add_argument("--end-with-parent", action="store_true", help="end (as endmqm -i) when the parent process ends")
+    p.add_argument("--rest-host", default="127.0.0.1", help="address of the REST API (with --rest-port)")
+    p.add_argument("--rest-port", type=int, help="serve the REST API on this port (0: any free port)")
     a = p.parse_args(argv)
+    rest = (
+        {"host": a.rest_host, "port": a.rest_port, "tls_cert": a.tls_cert, "tls_key": a.tls_key}
+        if a.rest_port is not None
+        else None
+    )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     if a.end_with_parent:
         _end_with_parent(os.getppid())
@@ -155,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         port=None if a.no_tcp else a.port,
         tls_cert=a.tls_cert,
         tls_key=a.tls_key,
-        start_tools=lambda server, host_qm, users: start_tools(server, host_qm, users, not a.no_command_server),
+        start_tools=lambda server, host_qm, users: start_tools(server, host_qm, users, not a.no_command_server, rest),
         cpus=a.cpus,
         busy_poll=not a.no_busy_poll,
         limits=Limits.parse(a.limit),

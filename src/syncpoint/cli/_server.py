@@ -147,6 +147,14 @@ def strmqm(
     use = settings.effective({**saved, **ini, **given})
     if use["tls-cert"] and not use["tls-key"]:
         _fail("AMQ8101E: --tls-cert needs --tls-key.", 20)
+    from ._rest import is_loopback
+
+    if use["rest"] and not use["tls-cert"] and not is_loopback(use["rest-host"]):
+        _fail(
+            f"AMQ8101E: rest-host={use['rest-host']} is not a loopback address: the REST API takes passwords, so it "
+            "serves other machines over HTTPS only; set tls-cert and tls-key (setmqini), or a loopback rest-host.",
+            20,
+        )
     try:
         check_spec(use["cpus"], available_cpus())
     except ValueError as e:
@@ -171,6 +179,8 @@ def strmqm(
             args += ["--limit", f"{name}={use[name]}"]
     if use["mqsc-config"]:
         args += ["--mqsc-config", use["mqsc-config"]]
+    if use["rest"]:
+        args += ["--rest-host", use["rest-host"], "--rest-port", str(use["rest-port"])]
 
     def keep_settings() -> None:
         if values != saved:

@@ -14,6 +14,10 @@ The file::
 
     [limits]
     max-connections = 500
+
+    [rest]
+    rest = true
+    rest-port = 9443
 """
 
 from __future__ import annotations
@@ -45,6 +49,10 @@ SETTINGS = (
     Setting("server", "command-server", bool, True, "start the PCF command server"),
     Setting("server", "cpus", str, "auto", "CPUs the server runs on: auto, all, or a list such as 1 or 0-3"),
     Setting("server", "busy-poll", bool, True, "while busy, keep the server's CPU polling (one CPU)"),
+    # IBM's REST API (docs/rest.md): off unless turned on, as IBM's mqweb server is started on its own
+    Setting("rest", "rest", bool, False, "serve IBM's REST API (v3 shape) from the server's process"),
+    Setting("rest", "rest-host", str, "127.0.0.1", "address of the REST API (not loopback: tls-cert is needed)"),
+    Setting("rest", "rest-port", int, 9443, "port of the REST API (IBM's mqweb HTTPS port; 0: any free port)"),
     Setting("limits", "max-connections", int, 1000, "connections served at once"),
     Setting("limits", "max-connections-per-address", int, 100, "connections served at once from one address"),
     Setting("limits", "handshake-timeout", float, 10.0, "seconds a new connection has to say hello"),
@@ -95,7 +103,7 @@ def convert(name: str, raw: Any) -> Any:
     value: Any = raw
     if setting.section == "limits" and value <= 0:
         raise SettingsError(f"{name}={raw}: the value must be positive")
-    if name == "port" and not 0 <= value <= 65535:
+    if name in ("port", "rest-port") and not 0 <= value <= 65535:
         raise SettingsError(f"port={raw}: expected 0 to 65535")
     return raw
 

@@ -89,6 +89,9 @@ class Response:
     lines: list[str] = field(default_factory=list)
     ok: bool = True
     fatal: bool = False
+    # DISPLAY: each object's (KEYWORD, value) pairs as shown, for answers that are not text (the REST API's
+    # runCommandJSON); value None is a bare word (NOTRIGGER)
+    objects: list[list[tuple[str, str | None]]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -291,6 +294,7 @@ class MqscProcessor:
             if _where_ok(req.where, pairs, None):
                 out.lines.append("AMQ8705I: Display Queue Manager Status Details.")
                 out.lines.extend(format_pairs(pairs))
+                out.objects.append(pairs)
             return
         if req.otype == CONN:
             self._display_conn(req, out)
@@ -301,6 +305,7 @@ class MqscProcessor:
             if _where_ok(req.where, pairs, qmgr):
                 out.lines.append("AMQ8408I: Display Queue Manager details.")
                 out.lines.extend(format_pairs(pairs))
+                out.objects.append(pairs)
             return
         defs = self._definitions(req)
         shown = 0
@@ -318,6 +323,7 @@ class MqscProcessor:
             shown += 1
             out.lines.append(_DISPLAY_HEAD.get(d.otype, "AMQ8409I: Display Queue details."))
             out.lines.extend(format_pairs(pairs))
+            out.objects.append(pairs)
         if not shown and (req.where is None or not defs):
             out.ok = False
             out.lines.append(f"AMQ8147E: {_PRODUCT} object {req.name} not found.")
@@ -410,6 +416,7 @@ class MqscProcessor:
                     continue
                 out.lines.append("AMQ8450I: Display queue status details.")
                 out.lines.extend(format_pairs(pairs))
+                out.objects.append(pairs)
 
 
 def _needs_status(req: Request) -> bool:

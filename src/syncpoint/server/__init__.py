@@ -11,7 +11,7 @@ from typing import Any
 from syncpoint.host import available_cpus, check_spec
 from syncpoint.wire import DEFAULT_MAX_FRAME, PROTOCOL_VERSIONS, ProtocolError
 
-from ._auth import Users
+from ._auth import Users, checkers
 from ._limits import Limits
 
 _LAZY = {
@@ -57,6 +57,7 @@ __all__ = [
     "Users",
     "available_cpus",
     "check_spec",
+    "checkers",
     "embedded_holder",
     "lock_holder",
     "pid_alive",

@@ -1,0 +1,244 @@
+"""The messaging API's headers and query parameters, both ways: ``ibm-mq-md-*`` to and from MQMD fields,
+``ibm-mq-usr`` user properties, the ``messageId`` / ``correlationId`` / ``wait`` query parameters, and the body's
+media type and character set.
+
+IBM's REST API v3 rules (POST / DELETE / GET ``…/message``): ``ibm-mq-md-persistence`` is ``persistent`` or
+``nonPersistent``; ``ibm-mq-md-expiry`` is ``unlimited`` or a number of milliseconds (MQMD.Expiry counts tenths of
+a second, so it is rounded up to whole tenths); ``ibm-mq-md-priority`` 0-9; ``ibm-mq-md-replyTo`` is
+``queue[@qmgr]``; ``ibm-mq-md-correlationId`` is ``ID:`` and 48 hexadecimal digits (24 bytes), or an application's
+own identifier of at most 24 UTF-8 bytes (padded with NULs, as JMS does). Answers carry ``ibm-mq-md-messageId`` as 48
+hexadecimal digits and ``ibm-mq-md-correlationId`` as ``ID:`` and 48 digits, so either can be sent back as it
+came. Every bad value is refused (MQWB0302E, 400) before the queue manager is asked anything.
+
+``ibm-mq-usr`` carries user properties as ``name;value;type`` items separated by commas (IBM's syntax; a string
+value is quoted, ``\\"`` inside one is a quote), ``type`` one of string, boolean, i1, i2, i4, i8, r4, r8. They
+are validated here and handed to the put as :class:`UserProperty` values.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from syncpoint.mqi import MQMD
+from syncpoint.mqi import constants as C
+
+from ._errors import RestError, bad_header, bad_request
+
+MD = "ibm-mq-md-"
+USR = "ibm-mq-usr"
+_HEX48 = re.compile(r"[0-9A-Fa-f]{48}")
+_PROPERTY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,4094}")
+_INT_RANGES = {"i1": 8, "i2": 16, "i4": 32, "i8": 64}
+TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript")
+BINARY_TYPE = "application/octet-stream"
+MAX_WAIT_MS = 2_147_483_647  # MQWI_UNLIMITED's neighbour: the largest WaitInterval
+
+
+@dataclass(frozen=True)
+class UserProperty:
+    name: str
+    type: str  # string, boolean, i1, i2, i4, i8, r4, r8
+    value: Any
+
+
+def message_id(value: str, what: str = "messageId") -> bytes:
+    """A message identifier as sent: 48 hexadecimal digits, with or without ``ID:``."""
+    text = value[3:] if value.startswith("ID:") else value
+    if not _HEX48.fullmatch(text):
+        raise bad_request(
+            "MQWB0302E",
+            f"The {what} value {value[:80]} is not valid: it must be 48 hexadecimal digits (24 bytes), "
+            "optionally after ID:.",
+        )
+    return bytes.fromhex(text)
+
+
+def correlation_id(value: str, where: str = f"{MD}correlationId") -> bytes:
+    """``ID:`` and 48 hexadecimal digits, or an application's identifier of at most 24 UTF-8 bytes."""
+    if value.startswith("ID:"):
+        text = value[3:]
+        if not _HEX48.fullmatch(text):
+            raise bad_header(where, value, "After ID: a correlation identifier is 48 hexadecimal digits.")
+        return bytes.fromhex(text)
+    raw = value.encode("utf-8")
+    if not raw or len(raw) > 24:
+        raise bad_header(where, value, "An application's correlation identifier is 1 to 24 bytes.")
+    return raw.ljust(24, b"\0")
+
+
+def md_from_headers(headers: Any, qmgr: str) -> MQMD:
+    """The MQMD of a POST from its ``ibm-mq-md-*`` headers (IBM's defaults for those absent)."""
+    md = MQMD()
+    known = {"correlationid", "persistence", "expiry", "replyto", "priority"}
+    for key in headers:
+        k = key.lower()
+        if k.startswith(MD) and k[len(MD) :] not in known:
+            raise bad_header(key, headers[key], f"{key} is not a header of the messaging API's POST.")
+    if (v := headers.get(MD + "correlationId")) is not None:
+        md.CorrelId = correlation_id(v)
+    if (v := headers.get(MD + "persistence")) is not None:
+        if v not in ("persistent", "nonPersistent"):
+            raise bad_header(MD + "persistence", v, "The persistence is persistent or nonPersistent.")
+        md.Persistence = C.MQPER_PERSISTENT if v == "persistent" else C.MQPER_NOT_PERSISTENT
+    if (v := headers.get(MD + "expiry")) is not None:
+        if v == "unlimited":
+            md.Expiry = C.MQEI_UNLIMITED
+        elif v.isdigit() and 0 < int(v) <= 214_748_364_700:
+            md.Expiry = -(-int(v) // 100)  # tenths of a second, rounded up
+        else:
+            raise bad_header(MD + "expiry", v, "The expiry is unlimited or a positive number of milliseconds.")
+    if (v := headers.get(MD + "priority")) is not None:
+        if not (v.isdigit() and int(v) <= 9):
+            raise bad_header(MD + "priority", v, "The priority is a number from 0 to 9.")
+        md.Priority = int(v)
+    if (v := headers.get(MD + "replyTo")) is not None:
+        queue, _, qm = v.partition("@")
+        if not queue or len(queue.encode()) > 48 or len(qm.encode()) > 48:
+            raise bad_header(MD + "replyTo", v, "The reply-to destination is queue or queue@qmgr, each 1-48 bytes.")
+        md.ReplyToQ = queue.encode()
+        md.ReplyToQMgr = (qm or qmgr).encode()
+    return md
+
+
+def headers_from_md(md: MQMD) -> dict[str, str]:
+    """The ``ibm-mq-md-*`` headers answering a GET or DELETE."""
+    out = {
+        MD + "messageId": md.MsgId.hex(),
+        MD + "persistence": "persistent" if md.Persistence == C.MQPER_PERSISTENT else "nonPersistent",
+        MD + "priority": str(md.Priority),
+        MD + "expiry": "unlimited" if md.Expiry == C.MQEI_UNLIMITED else str(md.Expiry * 100),
+    }
+    if md.CorrelId != C.MQCI_NONE:
+        out[MD + "correlationId"] = "ID:" + md.CorrelId.hex()
+    reply_q = md.ReplyToQ.rstrip(b" \0").decode("utf-8", "replace")
+    if reply_q:
+        reply_qm = md.ReplyToQMgr.rstrip(b" \0").decode("utf-8", "replace")
+        out[MD + "replyTo"] = f"{reply_q}@{reply_qm}" if reply_qm else reply_q
+    return out
+
+
+def _split_items(text: str) -> list[str]:
+    """Split at commas outside double quotes."""
+    items, cur, quoted, escaped = [], [], False, False
+    for ch in text:
+        if escaped:
+            cur.append(ch)
+            escaped = False
+        elif ch == "\\" and quoted:
+            cur.append(ch)
+            escaped = True
+        elif ch == '"':
+            quoted = not quoted
+            cur.append(ch)
+        elif ch == "," and not quoted:
+            items.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if quoted:
+        raise ValueError("a quoted value is not closed")
+    items.append("".join(cur))
+    return [i.strip() for i in items if i.strip()]
+
+
+def user_properties(values: list[str]) -> list[UserProperty]:
+    """Every ``ibm-mq-usr`` header's properties, validated."""
+    out: list[UserProperty] = []
+    for raw in values:
+        try:
+            items = _split_items(raw)
+        except ValueError as e:
+            raise bad_header(USR, raw, f"The user properties cannot be read: {e}.") from None
+        for item in items:
+            out.append(_property(item))
+    return out
+
+
+def _property(item: str) -> UserProperty:
+    name, sep, rest = item.partition(";")
+    if not sep:
+        raise bad_header(USR, item, "A user property is name;value;type.")
+    value, sep, kind = rest.rpartition(";")
+    name, value, kind = name.strip(), value.strip(), kind.strip().lower()
+    if not sep or not _PROPERTY_NAME.fullmatch(name) or name.upper().startswith(("JMS", "USR.", "MQ")):
+        raise bad_header(USR, item, f"{name!r} is not a user property name (letters, digits, _ and .).")
+    try:
+        if kind == "string":
+            if len(value) < 2 or value[0] != '"' or value[-1] != '"':
+                raise ValueError("a string value is quoted")
+            return UserProperty(name, kind, value[1:-1].replace('\\"', '"').replace("\\\\", "\\"))
+        if kind == "boolean":
+            if value.lower() not in ("true", "false"):
+                raise ValueError("a boolean is true or false")
+            return UserProperty(name, kind, value.lower() == "true")
+        if kind in _INT_RANGES:
+            n = int(value)
+            bits = _INT_RANGES[kind]
+            if not -(2 ** (bits - 1)) <= n < 2 ** (bits - 1):
+                raise ValueError(f"{n} is out of range for {kind}")
+            return UserProperty(name, kind, n)
+        if kind in ("r4", "r8"):
+            return UserProperty(name, kind, float(value))
+    except ValueError as e:
+        raise bad_header(USR, item, f"The value of user property {name} is not valid: {e}.") from None
+    raise bad_header(USR, item, f"{kind!r} is not a property type (string, boolean, i1, i2, i4, i8, r4, r8).")
+
+
+def wait_interval(value: str | None) -> int:
+    """The DELETE's ``wait`` query parameter: milliseconds, 0 (the default) not waiting."""
+    if value is None:
+        return 0
+    if not value.isdigit() or int(value) > MAX_WAIT_MS:
+        raise bad_request("MQWB0302E", f"The wait value {value[:40]} is not a number of milliseconds.")
+    return int(value)
+
+
+def body_format(content_type: str | None, body: bytes) -> tuple[bytes, bytes]:
+    """The message's (Format, data) from the request's media type: text in any character set Python knows is
+    put as UTF-8 with Format MQSTR; ``application/octet-stream`` is put as it came with Format MQFMT_NONE."""
+    if not content_type:
+        raise _media(content_type)
+    media, _, params = content_type.partition(";")
+    media = media.strip().lower()
+    if media == BINARY_TYPE:
+        return C.MQFMT_NONE, body
+    if not media.startswith(TEXT_TYPES):
+        raise _media(content_type)
+    charset = "utf-8"
+    for p in params.split(";"):
+        k, _, v = p.partition("=")
+        if k.strip().lower() == "charset":
+            charset = v.strip().strip('"') or "utf-8"
+    try:
+        codec = codecs.lookup(charset)
+    except LookupError:
+        raise _charset(charset, "it is not a character set this server knows") from None
+    try:
+        text = body.decode(codec.name)
+    except UnicodeDecodeError as e:
+        raise _charset(charset, f"the body is not valid {charset} text (byte {e.start})") from None
+    return C.MQFMT_STRING, text.encode("utf-8") if codec.name != "utf-8" else body
+
+
+def _media(content_type: str | None) -> RestError:
+    return RestError(
+        415,
+        "MQWB0306E",
+        "The media type is unsupported for this type of request.",
+        f"The request's Content-Type is {content_type or 'missing'}: a message is text (text/*, application/json, "
+        f"application/xml, with a charset) or bytes ({BINARY_TYPE}).",
+        "Resubmit the request with a supported Content-Type.",
+    )
+
+
+def _charset(charset: str, why: str) -> RestError:
+    return RestError(
+        400,
+        "MQWB0305E",
+        f"The character set {charset[:40]} is not acceptable for the request.",
+        f"The request is encoded using an unacceptable character set: {why}.",
+        "Resubmit the request as UTF-8 text, or as application/octet-stream.",
+    )
