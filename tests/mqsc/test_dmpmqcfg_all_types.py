@@ -37,8 +37,14 @@ EVERY_KIND = {
     "DEFINE CHANNEL(QM1.SVR) CHLTYPE(SVR) XMITQ(APP.XMIT) SHORTRTY(4)\n"
     "DEFINE CHANNEL(QM2.QM1) CHLTYPE(RCVR) MCAUSER('app') MRRTY(3) MRTMR(250) BATCHSZ(9)\n"
     "DEFINE CHANNEL(QM1.RQSTR) CHLTYPE(RQSTR) CONNAME('mq3.example(1416)') LONGTMR(77) DESCR('asks QM3')",
+    # connection authentication: an object of its own, then CONNAUTH naming it (the dump sets it last)
+    "AUTHINFO": "DEFINE AUTHINFO(APP.AUTH) AUTHTYPE(IDPWOS) CHCKCLNT(REQUIRED) CHCKLOCL(NONE) ADOPTCTX(NO) "
+    "FAILDLAY(3) DESCR('app users')",
 }
-QMGR_SETUP = "ALTER QMGR DEADQ(APP.DLQ) MAXUMSGS(500) DESCR('Orders'' queue manager') TRIGINT(5000) MONQ(MEDIUM)"
+QMGR_SETUP = (
+    "ALTER QMGR DEADQ(APP.DLQ) MAXUMSGS(500) DESCR('Orders'' queue manager') TRIGINT(5000) MONQ(MEDIUM) "
+    "CONNAUTH(APP.AUTH)"
+)
 
 
 def run(qm: QueueManager, text: str) -> list[str]:
@@ -80,7 +86,7 @@ def test_every_kind_with_non_default_attributes_dumps_replays_and_dumps_the_same
     first, second = memory_queue_manager("QM1"), memory_queue_manager("QM1")
     try:
         a = syncpoint.connect("QM1", embedded=first)
-        run(a, "DEFINE QLOCAL(APP.DLQ)\n" + QMGR_SETUP + "\n" + "\n".join(EVERY_KIND.values()))
+        run(a, "DEFINE QLOCAL(APP.DLQ)\n" + "\n".join(EVERY_KIND.values()) + "\n" + QMGR_SETUP)
         dumped = dump_definitions(a, all_attributes=all_attributes, one_line=one_line)
         b = syncpoint.connect("QM1", embedded=second)
         run(b, "\n".join(dumped))
@@ -92,6 +98,7 @@ def test_every_kind_with_non_default_attributes_dumps_replays_and_dumps_the_same
                     continue
                 assert b.admin("lookup", otype, d.name).attrs == d.attrs, (otype, d.name)
         assert b.admin("lookup", "QMGR", "").attrs["MAXUMSGS"] == 500
+        assert b.admin("lookup", "QMGR", "").attrs["CONNAUTH"] == "APP.AUTH"
     finally:
         first.close()
         second.close()

@@ -154,7 +154,7 @@ def test_unsupported_objects_parse_as_unsupported_not_as_syntax_errors() -> None
         "START SERVICE(S)",
         "DEFINE TOPIC(T) TOPICSTR('a/b')",
         "DEFINE SUB(S) TOPICSTR('a')",
-        "REFRESH SECURITY TYPE(CONNAUTH)",
+        "REFRESH SECURITY TYPE(SSL)",
     ):
         assert parse_command(text).unsupported, text
 

@@ -27,7 +27,7 @@ def start_tools(server: Any, host_qm: Any, users: Any, command_server: bool = Tr
     stoppers: list[Any] = []
     if command_server:
         import syncpoint
-        from syncpoint.pcf import CommandServer, chckclnt
+        from syncpoint.pcf import CommandServer
 
         stop = threading.Event()
 
@@ -37,7 +37,7 @@ def start_tools(server: Any, host_qm: Any, users: Any, command_server: bool = Tr
             return qm
 
         thread = threading.Thread(
-            target=CommandServer(connect, client_check=lambda _qmgr: chckclnt(users.required)).run,
+            target=CommandServer(connect).run,
             args=(stop,),
             name="syncpoint-command-server",
             daemon=True,

@@ -64,7 +64,7 @@ import struct
 
 from syncpoint.mqi import MQMD
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import CHANNEL, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, Definition
+from syncpoint.mqi.objects import AUTHINFO, CHANNEL, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, Definition
 from syncpoint.store import DECISION_KIND, SharedQueues, Snapshot
 
 from ._admin import AdminMixin
@@ -78,6 +78,7 @@ from ._put import PutMixin
 from ._remote import RemoteMixin
 from ._reports import ReportsMixin
 from ._resolve import ResolveMixin
+from ._security import SecurityMixin
 from ._shared import SharedMixin
 from ._shared_defs import COPY_KIND
 from ._shared_rules import SharedRulesMixin
@@ -99,6 +100,7 @@ class QueueManager(
     ResolveMixin,
     TokensMixin,
     InquireMixin,
+    SecurityMixin,
     AdminMixin,
     SharedMixin,
     SharedRulesMixin,
@@ -129,6 +131,7 @@ class QueueManager(
         self.triggering = Triggering(self)  # seed 001; its TRIGINT timers start afresh with every start
         self._init_shared_rules()  # seeds 001 and 002 on shared queues (``_shared_rules``)
         self._load(snapshot)
+        self._load_security(snapshot.counters)  # CONNAUTH in force (``_security``)
         self._load_shared(set(snapshot.objects.get(COPY_KIND, {})), set(snapshot.objects.get(DECISION_KIND, {})))
 
     # -- construction ---------------------------------------------------------------------------------
@@ -137,7 +140,7 @@ class QueueManager(
         if self.name not in qm:
             raise fail(C.MQRC_Q_MGR_NAME_ERROR, f"the store holds no queue manager named {self.name}")
         self.qmgr = Definition.from_bytes(qm[self.name])
-        for otype in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL):
+        for otype in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL, AUTHINFO):
             for raw in snap.objects.get(otype, {}).values():
                 d = Definition.from_bytes(raw)
                 self.definitions[(self._ns(otype), d.name)] = d

@@ -517,6 +517,8 @@ ADMIN_VERBS = frozenset(
         "qsg_name",  # the queue-sharing group's name ("" outside one): dmpmqcfg, DISPLAY on a member
         "threads",  # DISPLAY THREAD (queue-sharing groups)
         "indoubt_resolve",  # RESOLVE INDOUBT
+        "refresh_security",  # REFRESH SECURITY TYPE(CONNAUTH)
+        "connauth_in_force",
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""

@@ -23,6 +23,7 @@ from syncpoint.mqi import SyncpointError, mqsc_date_time
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import (  # an import list, not logic: other modules import many of the same names
     ATTRIBUTES,
+    AUTHINFO,
     CHANNEL,
     KEPT_ATTRIBUTES,
     KEYWORD_ALIASES,
@@ -92,7 +93,7 @@ def _keyword_table(otype: str) -> dict[str, KeywordInfo]:
 
 
 _TABLES: dict[str, dict[str, KeywordInfo]] = {
-    t: _keyword_table(t) for t in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QMGR, CHANNEL)
+    t: _keyword_table(t) for t in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, QMGR, CHANNEL, AUTHINFO)
 }
 
 
@@ -179,7 +180,6 @@ _QMGR_IGNORED = frozenset(
         "CLWLUSEQ",
         "CMDEV",
         "CONFIGEV",
-        "CONNAUTH",
         "CUSTOM",
         "DEFCLXQ",
         "DEFXMITQ",
@@ -236,6 +236,7 @@ _NO_EFFECT = {
     QREMOTE: _QUEUE_IGNORED,
     PROCESS: frozenset(),
     QMGR: _QMGR_IGNORED,
+    AUTHINFO: frozenset({"AUTHENMD"}),  # IBM's OS (or PAM) checking of IDPWOS: syncpoint checks its password file
     # IBM channel attributes syncpoint's channels do not have (exits, compression, cluster, monitoring …)
     CHANNEL: frozenset(
         [
@@ -278,7 +279,7 @@ _NO_EFFECT = {
     ),
 }
 IGNORED_ATTRIBUTES: dict[str, frozenset[str]] = {
-    t: frozenset(k for k in words if k not in _TABLES[t] and (t == QMGR or k == "TARGTYPE"))
+    t: frozenset(k for k in words if k not in _TABLES[t] and (t in (QMGR, AUTHINFO) or k == "TARGTYPE"))
     for t, words in _NO_EFFECT.items()
 }
 """IBM attributes accepted on DEFINE / ALTER and dropped, by object type (the others of _NO_EFFECT are kept)."""
@@ -354,6 +355,7 @@ _COMPUTED: dict[str, tuple[str, ...]] = {
     PROCESS: ("ALTDATE", "ALTTIME"),
     QMGR: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME", "QMID"),
     CHANNEL: ("ALTDATE", "ALTTIME"),
+    AUTHINFO: ("ALTDATE", "ALTTIME"),
 }
 STATUS_KEYWORDS = frozenset({"CURDEPTH", "IPPROCS", "OPPROCS"})  # DISPLAY QLOCAL reads them from the status
 _IDENTITY = {
@@ -364,6 +366,7 @@ _IDENTITY = {
     PROCESS: "PROCESS",
     QMGR: "QMNAME",
     CHANNEL: "CHANNEL",
+    AUTHINFO: "AUTHINFO",
 }
 _WORDS: dict[str, dict[int, str]] = {
     "PLATFORM": {C.MQPL_UNIX: "UNIX"},
@@ -436,9 +439,10 @@ def definition_pairs(
         head = [("QUEUE", d.name), ("TYPE", otype)]
     elif otype == PROCESS:
         head = [("PROCESS", d.name)]
-    elif otype == CHANNEL:
-        head = [("CHANNEL", d.name), values.pop("CHLTYPE", ("CHLTYPE", ""))]
-        chosen = [k for k in chosen if k != "CHLTYPE"]
+    elif otype in (CHANNEL, AUTHINFO):  # the name, then the type, then the rest alphabetically
+        kind = "CHLTYPE" if otype == CHANNEL else "AUTHTYPE"
+        head = [(otype, d.name), values.pop(kind, (kind, ""))]
+        chosen = [k for k in chosen if k != kind]
     else:
         head = [("QMNAME", qmgr_name or d.name)]
     return head + [values[k] for k in chosen]
