@@ -215,10 +215,16 @@ def test_bad_connauth_input_is_refused_and_changes_nothing(real: Any) -> None:
         "DEFINE AUTHINFO(A) AUTHTYPE(IDPWOS) FAILDLAY(61)",  # IBM's range is 0-60
         "DEFINE AUTHINFO(A) AUTHTYPE(IDPWOS) CHCKCLNT(ALWAYS)",
         "DEFINE AUTHINFO(A) CHCKCLNT(REQUIRED)",  # AUTHTYPE is needed
+        "DISPLAY AUTHINFO(*) AUTHTYPE(KERBEROS)",
         f"DEFINE AUTHINFO(A) AUTHTYPE(IDPWOS) DESCR('{'x' * 1000}')",
     ):
         r = p.execute(bad)
         assert not r.ok and r.lines[0].startswith("AMQ8405I"), (bad, r.lines)
+    shown = p.execute("DISPLAY AUTHINFO(SYSTEM.*) AUTHTYPE(IDPWOS) CHCKCLNT").lines
+    assert shown[1:] == [
+        "   AUTHINFO(SYSTEM.DEFAULT.AUTHINFO.IDPWOS)",
+        "   AUTHTYPE(IDPWOS)                        CHCKCLNT(REQDADM)",
+    ]
     assert admin.admin("qm_attr", "CONNAUTH") == "SYSTEM.DEFAULT.AUTHINFO.IDPWOS"
     assert [d.name for d in admin.admin("list_objects", "AUTHINFO")] == ["SYSTEM.DEFAULT.AUTHINFO.IDPWOS"]
     admin.disconnect()

@@ -450,6 +450,13 @@ def _display(req: Request, tokens: list[Token]) -> None:
         k = t.keyword
         if k == "TYPE" and otype in (QUEUE, QSTATUS, CONN):
             continue
+        if k == "AUTHTYPE" and otype == AUTHINFO and t.has_value:  # IBM's DISPLAY AUTHINFO(…) AUTHTYPE(…) filter
+            word = (_single(t) or "").upper()
+            if word not in ("ALL", "IDPWOS", "IDPWLDAP", "CRLLDAP", "OCSP"):
+                raise MqscSyntaxError("AUTHTYPE of DISPLAY AUTHINFO is ALL, IDPWOS, IDPWLDAP, CRLLDAP or OCSP", t.end)
+            if word != "ALL" and req.where is None:
+                req.where = Where("AUTHTYPE", "EQ", word)  # syncpoint's objects are all IDPWOS
+            continue
         if k == "ALL":
             saw_all = True
         elif k == "WHERE":  # on a member of a queue-sharing group every object shows (and filters on) QSGDISP
