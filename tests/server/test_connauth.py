@@ -228,3 +228,51 @@ def test_bad_connauth_input_is_refused_and_changes_nothing(real: Any) -> None:
     assert admin.admin("qm_attr", "CONNAUTH") == "SYSTEM.DEFAULT.AUTHINFO.IDPWOS"
     assert [d.name for d in admin.admin("list_objects", "AUTHINFO")] == ["SYSTEM.DEFAULT.AUTHINFO.IDPWOS"]
     admin.disconnect()
+
+
+def test_authinfo_objects_and_connauth_are_stored_and_in_force_after_a_restart(tmp_path: Path) -> None:
+    from syncpoint.client import create_queue_manager, open_embedded
+
+    create_queue_manager("QMD", home=tmp_path)
+    qm = syncpoint.connect("QMD", home=tmp_path)
+    p = MqscProcessor(qm, echo=False)
+    for command in (
+        "DEFINE AUTHINFO(KEPT.AUTH) AUTHTYPE(IDPWOS) CHCKCLNT(REQUIRED) FAILDLAY(7) DESCR('kept')",
+        "ALTER QMGR CONNAUTH(KEPT.AUTH)",  # not refreshed: a restart takes it, as IBM's does
+    ):
+        assert p.execute(command).ok
+    assert qm.admin("connauth_in_force")["name"] == "SYSTEM.DEFAULT.AUTHINFO.IDPWOS"
+    qm.disconnect()
+    open_embedded("QMD", home=tmp_path).close()
+    qm = syncpoint.connect("QMD", home=tmp_path)
+    assert qm.admin("connauth_in_force") == {
+        "name": "KEPT.AUTH",
+        "CHCKCLNT": 3,  # MQCHK_REQUIRED
+        "CHCKLOCL": 0,
+        "ADOPTCTX": True,
+        "FAILDLAY": 7,
+    }
+    shown = MqscProcessor(qm, echo=False).execute("DISPLAY AUTHINFO(KEPT.AUTH) DESCR").lines
+    assert "DESCR(kept)" in " ".join(shown)
+    qm.disconnect()
+
+
+def test_refresh_security_of_another_type_changes_nothing(real: Any) -> None:
+    from syncpoint.pcf import MQCFH, MQCFIN, CommandServer, build, parse
+    from syncpoint.pcf import constants as K
+
+    admin = syncpoint.connect("QM1", embedded=real)
+    p = MqscProcessor(admin, echo=False)
+    assert p.execute("ALTER AUTHINFO(SYSTEM.DEFAULT.AUTHINFO.IDPWOS) FAILDLAY(9)").ok
+    r = p.execute("REFRESH SECURITY TYPE(SSL)")
+    assert not r.ok
+    assert r.lines == ["AMQ8490E: syncpoint does not support REFRESH SECURITY TYPE(SSL); the command was not run."]
+    server = CommandServer(lambda: admin)
+    server.qm = admin
+    header = MQCFH(Command=K.MQCMD_REFRESH_SECURITY, Type=K.MQCFT_COMMAND_XR, Version=3)
+    for kind, reason in ((99, K.MQRCCF_ATTR_VALUE_ERROR), (K.MQSECTYPE_SSL, C.MQRC_FUNCTION_NOT_SUPPORTED)):
+        (reply,) = server.execute(build(header, [MQCFIN(K.MQIACF_SECURITY_TYPE, kind)]))
+        cfh, _ = parse(reply)
+        assert (cfh.CompCode, cfh.Reason) == (C.MQCC_FAILED, reason), kind
+    assert admin.admin("connauth_in_force")["FAILDLAY"] == 1  # nothing was refreshed
+    admin.disconnect()
