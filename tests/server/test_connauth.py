@@ -104,6 +104,23 @@ def test_reqdadm_asks_a_password_of_an_administrator_only(real: Any, serve: Serv
     local(srv).disconnect()  # CHCKLOCL(OPTIONAL): the Unix socket needs no password, even an administrator's
 
 
+def test_another_queue_managers_channel_must_authenticate_whatever_connauth_says(
+    real: Any, serve: Serve, users: Users
+) -> None:
+    # a sending channel's hello (ApplType MQAT_QMGR): IBM guards message channels with CHLAUTH and TLS, not
+    # CONNAUTH; syncpoint's receiving end asks every sender for a password once a user exists
+    from syncpoint.client._remote import RemoteTransport
+
+    def link(**kw: Any) -> Any:
+        return RemoteTransport("QM1", address=("127.0.0.1", srv.bound_port), appl_type=C.MQAT_QMGR, **kw)
+
+    srv = serve(real, users=users)
+    with pytest.raises(MQMIError) as e:
+        link(user="app")  # a client as app needs no password under REQDADM; a channel does
+    assert e.value.reason == C.MQRC_NOT_AUTHORIZED
+    link(user="app", password="app-pw").disconnect(False)
+
+
 def test_a_change_takes_effect_at_refresh_security_connauth(real: Any, serve: Serve, users: Users) -> None:
     srv = serve(real, users=users)
     mqsc(real, "ALTER AUTHINFO(SYSTEM.DEFAULT.AUTHINFO.IDPWOS) CHCKCLNT(REQUIRED) CHCKLOCL(REQDADM)")

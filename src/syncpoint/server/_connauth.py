@@ -53,10 +53,22 @@ def is_privileged(user: str, qdir: Path | None) -> bool:
 
 
 def must_check(
-    settings: ConnAuth | None, local: bool, password_given: bool, privileged: bool, registry_named: bool
+    settings: ConnAuth | None,
+    local: bool,
+    password_given: bool,
+    privileged: bool,
+    registry_named: bool,
+    link: bool = False,
 ) -> bool:
     """Whether the hello's credentials must be checked before it connects (False: it connects as it is). A
-    check without a password fails: that is how REQUIRED and REQDADM refuse a connection that gave none."""
+    check without a password fails: that is how REQUIRED and REQDADM refuse a connection that gave none.
+
+    ``link``: the hello of another queue manager's channel (ApplType MQAT_QMGR over TCP). IBM guards message
+    channels with CHLAUTH and TLS, not CONNAUTH; syncpoint's receiving end asks every sending queue manager for
+    its user and password once the password file names a user (docs/distributed-queuing.md), whatever CONNAUTH
+    says. A client claiming to be one only makes its own check stricter."""
+    if link and registry_named:
+        return True
     mode = MQCHK_NONE if settings is None else settings.check_for(local)
     if mode == MQCHK_NONE:
         return False

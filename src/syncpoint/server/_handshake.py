@@ -155,6 +155,7 @@ class Handshake:
             hello.password is not None,
             connauth.is_privileged(asserted or os_user(), users.path.parent),
             users.required,
+            link=hello.appl_type == C.MQAT_QMGR and not self.local,
         ):
             self._connect(hello, asserted)
             return
