@@ -13,7 +13,7 @@ Implements: reference/operations.md (CONNAUTH); IBM's PCF commands of the same n
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from syncpoint.mqi import constants as C
 from syncpoint.mqi import matches_generic
@@ -21,9 +21,22 @@ from syncpoint.mqi.objects import AUTHINFO
 
 from . import _constants as K
 from ._request import CommandFailedError, Request
+from ._structs import Param
 
-if TYPE_CHECKING:
-    from ._server import CommandServer, Reply
+Reply = list[list[Param]]  # one parameter list per response message (as ``_server``'s)
+
+
+class CommandServer(Protocol):
+    """What these commands use of the command server (``_server.CommandServer``)."""
+
+    def _admin(self, verb: str, *args: Any, **kw: Any) -> Any: ...
+
+    def _replace(self, req: Request) -> bool: ...
+
+    def _no_extra(self, req: Request, filters: bool = False) -> None: ...
+
+    def _filtered(self, req: Request, objects: list[Any], wanted: list[int] | None) -> Reply: ...
+
 
 _SECURITY_TYPES = {
     K.MQSECTYPE_AUTHSERV: "AUTHSERV",
