@@ -43,8 +43,14 @@ EVERY_KIND = {
     # a subscription with a provided destination and a managed one (replaying makes its queue anew)
     "SUB": "DEFINE SUB(APP.PRICES) TOPICSTR('app/prices/#') DEST(APP.XMIT) USERDATA('feed') EXPIRY(600)\n"
     "DEFINE SUB(APP.MANAGED) TOPICSTR('app/news') DESTCLAS(MANAGED) WSCHEMA(CHAR) PUBPRTY(3)",
+    # connection authentication: an object of its own, then CONNAUTH naming it (the dump sets it last)
+    "AUTHINFO": "DEFINE AUTHINFO(APP.AUTH) AUTHTYPE(IDPWOS) CHCKCLNT(REQUIRED) CHCKLOCL(NONE) ADOPTCTX(NO) "
+    "FAILDLAY(3) DESCR('app users')",
 }
-QMGR_SETUP = "ALTER QMGR DEADQ(APP.DLQ) MAXUMSGS(500) DESCR('Orders'' queue manager') TRIGINT(5000) MONQ(MEDIUM)"
+QMGR_SETUP = (
+    "ALTER QMGR DEADQ(APP.DLQ) MAXUMSGS(500) DESCR('Orders'' queue manager') TRIGINT(5000) MONQ(MEDIUM) "
+    "CONNAUTH(APP.AUTH)"
+)
 
 
 def run(qm: QueueManager, text: str) -> list[str]:
@@ -86,7 +92,7 @@ def test_every_kind_with_non_default_attributes_dumps_replays_and_dumps_the_same
     first, second = memory_queue_manager("QM1"), memory_queue_manager("QM1")
     try:
         a = syncpoint.connect("QM1", embedded=first)
-        run(a, "DEFINE QLOCAL(APP.DLQ)\n" + QMGR_SETUP + "\n" + "\n".join(EVERY_KIND.values()))
+        run(a, "DEFINE QLOCAL(APP.DLQ)\n" + "\n".join(EVERY_KIND.values()) + "\n" + QMGR_SETUP)
         dumped = dump_definitions(a, all_attributes=all_attributes, one_line=one_line)
         b = syncpoint.connect("QM1", embedded=second)
         run(b, "\n".join(dumped))
@@ -98,6 +104,7 @@ def test_every_kind_with_non_default_attributes_dumps_replays_and_dumps_the_same
                     continue
                 assert b.admin("lookup", otype, d.name).attrs == d.attrs, (otype, d.name)
         assert b.admin("lookup", "QMGR", "").attrs["MAXUMSGS"] == 500
+        assert b.admin("lookup", "QMGR", "").attrs["CONNAUTH"] == "APP.AUTH"
     finally:
         first.close()
         second.close()

@@ -178,6 +178,8 @@ def test_every_attribute_define_or_alter_accepts_is_shown_by_display(admin: Queu
         text = _other_value(otype, keyword)
         if otype == QMGR:
             command = f"ALTER QMGR {text}"
+            if keyword == "CONNAUTH":  # it names an AUTHINFO object, which must exist
+                command = "DEFINE AUTHINFO(SET.BY.TEST) AUTHTYPE(IDPWOS)\n" + command
             display = f"DISPLAY QMGR {keyword}"
         else:
             command = f"DEFINE {otype}(T.{keyword}) {text}"

@@ -152,7 +152,7 @@ def test_unsupported_objects_parse_as_unsupported_not_as_syntax_errors() -> None
         "DEFINE LISTENER(L) TRPTYPE(TCP) PORT(1414) CONTROL(QMGR)",
         "SET AUTHREC PROFILE('DEV.**') PRINCIPAL('app') OBJTYPE(QUEUE) AUTHADD(BROWSE,GET,INQ,PUT)",
         "START SERVICE(S)",
-        "REFRESH SECURITY TYPE(CONNAUTH)",
+        "REFRESH SECURITY TYPE(SSL)",
     ):
         assert parse_command(text).unsupported, text
 

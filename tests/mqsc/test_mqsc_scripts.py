@@ -100,7 +100,7 @@ ALTER QMGR DEADQ('DEV.DEAD.LETTER.QUEUE')
 DEFINE CHANNEL('DEV.APP.SVRCONN') CHLTYPE(SVRCONN) MCAUSER('app') REPLACE
 SET CHLAUTH('DEV.APP.SVRCONN') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) CHCKCLNT(REQUIRED) +
     DESCR('Allows connection via APP channel') ACTION(REPLACE)
-ALTER AUTHINFO(DEV.AUTHINFO) AUTHTYPE(IDPWOS) CHCKCLNT(REQDADM)
+DEFINE AUTHINFO(DEV.AUTHINFO) AUTHTYPE(IDPWOS) CHCKCLNT(REQDADM) ADOPTCTX(YES) REPLACE
 ALTER QMGR CONNAUTH(DEV.AUTHINFO) CHLAUTH(DISABLED)
 REFRESH SECURITY TYPE(CONNAUTH)
 DEFINE TOPIC('DEV.BASE.TOPIC') TOPICSTR('dev/') REPLACE
@@ -117,16 +117,20 @@ def test_unsupported_objects_are_reported_exit_10_and_the_rest_runs(home: Path) 
     out = sp(["runmqsc", "QM1"], home, CONTAINER_CONFIG)
     assert out.returncode == 10, out.stdout
     text = out.stdout
-    for what in ("SVRCONN channels", "the SET command", "AUTHINFO objects", "REFRESH SECURITY"):
+    for what in ("SVRCONN channels", "the SET command"):
         assert f"AMQ8490E: syncpoint does not support {what}; the command was not run." in text, what
-    assert "AMQ8491W: CONNAUTH is an IBM MQ attribute" in text
+    assert "AMQ8491W: CHLAUTH is an IBM MQ attribute" in text
+    # connection authentication runs: the AUTHINFO object is made, CONNAUTH names it, REFRESH SECURITY takes it
+    assert "AMQ8563I: syncpoint authentication information object created." in text
+    assert "AMQ8560I: syncpoint security cache refreshed." in text
     assert "DEADQ(DEV.DEAD.LETTER.QUEUE)" in text  # the supported commands ran, in order
     assert "15 MQSC commands read." in text
     assert "No commands have a syntax error." in text
-    assert "8 valid MQSC commands could not be processed." in text
+    assert "6 valid MQSC commands could not be processed." in text
     assert "AMQ8690I: syncpoint topic created." in text  # DEV.BASE.TOPIC: topics are supported (publish/subscribe)
-    check = sp(["runmqsc", "-e", "QM1"], home, "DIS QL(DEV.*)\n")
+    check = sp(["runmqsc", "-e", "QM1"], home, "DIS QL(DEV.*)\nDIS QMGR CONNAUTH\n")
     assert "QUEUE(DEV.QUEUE.1)" in check.stdout and "QUEUE(DEV.QUEUE.2)" in check.stdout
+    assert "CONNAUTH(DEV.AUTHINFO)" in check.stdout
 
 
 BROKEN = """\

@@ -5,16 +5,13 @@ with the MQRCCF_* reason and MQIACF_PARAMETER_ID). Source: issue 5, reference/ib
 from __future__ import annotations
 
 import struct
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
 import syncpoint
 from syncpoint.client import QueueManager, memory_queue_manager
-from syncpoint.mqi import MQMD, MQMIError
+from syncpoint.mqi import MQMD, MQOD, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.pcf import (
     MQCFH,
@@ -321,19 +318,44 @@ def test_inquire_q_status_with_a_filter(server: CommandServer, qm: QueueManager)
     assert C.MQIA_OPEN_INPUT_COUNT not in replies[0]
 
 
-def test_inquire_auth_info_reports_chckclnt_from_the_password_file(
-    server: CommandServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_inquire_auth_info_and_inquire_q_mgr_tell_the_connauth_that_mqsc_and_mqinq_tell(
+    server: CommandServer, qm: QueueManager
 ) -> None:
-    monkeypatch.setenv("SYNCPOINT_HOME", str(tmp_path))
+    # Issue 34, item 4: "MQSC and PCF telling the same CONNAUTH (runmqsc shows CONNAUTH( ) while PCF says
+    # SYSTEM.DEFAULT.AUTHINFO.IDPWOS)". The queue manager's CONNAUTH names a real AUTHINFO object, IBM's
+    # default one with its default settings (CHCKCLNT(REQDADM), CHCKLOCL(OPTIONAL)).
+    from syncpoint.mqsc import MqscProcessor
+
+    (qmgr,) = ok(server, K.MQCMD_INQUIRE_Q_MGR, [MQCFIL(K.MQIACF_Q_MGR_ATTRS, [K.MQCA_CONN_AUTH])])
+    assert qmgr[K.MQCA_CONN_AUTH].String.strip() == b"SYSTEM.DEFAULT.AUTHINFO.IDPWOS"
     name = MQCFST(K.MQCA_AUTH_INFO_NAME, b"SYSTEM.DEFAULT.AUTHINFO.IDPWOS")
     (p,) = ok(server, K.MQCMD_INQUIRE_AUTH_INFO, [name])
     assert p[K.MQIA_AUTH_INFO_TYPE].Value == K.MQAIT_IDPW_OS
-    assert p[K.MQIA_CHECK_CLIENT_BINDING].Value == K.MQCHK_OPTIONAL
-    syncpoint_cli = str(Path(sys.executable).parent / "syncpoint")
-    subprocess.run([syncpoint_cli, "crtmqm", "QM1"], check=True, capture_output=True, timeout=60)
-    subprocess.run([syncpoint_cli, "passwd", "QM1", "app"], input="secret\n", text=True, check=True, timeout=60)
-    (p,) = ok(server, K.MQCMD_INQUIRE_AUTH_INFO, [name])
+    assert p[K.MQIA_CHECK_CLIENT_BINDING].Value == K.MQCHK_REQUIRED_ADMIN
+    assert p[K.MQIA_CHECK_LOCAL_BINDING].Value == K.MQCHK_OPTIONAL
+    # an object made by PCF, named by CONNAUTH through PCF: MQSC and MQINQ see the same
+    ok(
+        server,
+        K.MQCMD_CREATE_AUTH_INFO,
+        [
+            MQCFST(K.MQCA_AUTH_INFO_NAME, b"APP.AUTH"),
+            MQCFIN(K.MQIA_AUTH_INFO_TYPE, K.MQAIT_IDPW_OS),
+            MQCFIN(K.MQIA_CHECK_CLIENT_BINDING, K.MQCHK_REQUIRED),
+        ],
+    )
+    ok(server, K.MQCMD_CHANGE_Q_MGR, [MQCFST(K.MQCA_CONN_AUTH, b"APP.AUTH")])
+    ok(server, K.MQCMD_REFRESH_SECURITY, [MQCFIN(K.MQIACF_SECURITY_TYPE, K.MQSECTYPE_CONNAUTH)])
+    shown = MqscProcessor(qm, echo=False).execute("DISPLAY QMGR CONNAUTH").lines
+    assert any("CONNAUTH(APP.AUTH)" in line for line in shown), shown
+    h = qm.mqopen(MQOD(ObjectType=C.MQOT_Q_MGR), C.MQOO_INQUIRE)
+    assert qm.mqinq(h, [C.MQCA_CONN_AUTH])[1] == [b"APP.AUTH".ljust(48)]
+    assert qm.admin("connauth_in_force")["CHCKCLNT"] == K.MQCHK_REQUIRED
+    (p,) = ok(server, K.MQCMD_INQUIRE_AUTH_INFO, [MQCFST(K.MQCA_AUTH_INFO_NAME, b"APP.*")])
     assert p[K.MQIA_CHECK_CLIENT_BINDING].Value == K.MQCHK_REQUIRED
+    # the object CONNAUTH names cannot be deleted; an unknown one is 2085
+    assert (
+        error(server, K.MQCMD_DELETE_AUTH_INFO, [MQCFST(K.MQCA_AUTH_INFO_NAME, b"APP.AUTH")])[0] == K.MQRCCF_OBJECT_OPEN
+    )
     assert error(server, K.MQCMD_INQUIRE_AUTH_INFO, [MQCFST(K.MQCA_AUTH_INFO_NAME, b"OTHER")])[0] == 2085
 
 

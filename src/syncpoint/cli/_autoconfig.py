@@ -7,7 +7,7 @@ is the truth at every start); a command that fails is listed and the others stil
 error is not run and the queue manager does not start, naming the file, the line and IBM's AMQ8405I.
 
 Implements: reference/mqsc.md (the commands, AMQ8405I); IBM's crtmqm -ic / -ii and its container's developer
-configuration (DEV.QUEUE.1-3, DEV.DEAD.LETTER.QUEUE, the users app and admin).
+configuration (DEV.QUEUE.1-3, DEV.DEAD.LETTER.QUEUE, DEV.AUTHINFO as CONNAUTH, the users app and admin).
 """
 
 from __future__ import annotations
@@ -20,14 +20,19 @@ from typing import Any
 from syncpoint.mqsc import MqscProcessor, MqscSyntaxError, Request, parse_command, read_commands, syntax_error_lines
 
 # IBM's developer configuration, as far as syncpoint has its objects: the three queues, the dead-letter queue
-# set as DEADQ. (Its SVRCONN channels DEV.APP.SVRCONN and DEV.ADMIN.SVRCONN need no definition here: the server
-# accepts a client on any channel name; CHLAUTH and AUTHREC are another matter, issue 37.)
+# set as DEADQ, its AUTHINFO object DEV.AUTHINFO as CONNAUTH. (Its SVRCONN channels DEV.APP.SVRCONN and
+# DEV.ADMIN.SVRCONN need no definition here: the server accepts a client on any channel name; CHLAUTH and
+# AUTHREC are another matter, issue 35.)
 DEV_MQSC = """\
 * IBM's developer configuration (its container's MQ_DEV=true)
 DEFINE QLOCAL('DEV.QUEUE.1') REPLACE
 DEFINE QLOCAL('DEV.QUEUE.2') REPLACE
 DEFINE QLOCAL('DEV.QUEUE.3') REPLACE
 DEFINE QLOCAL('DEV.DEAD.LETTER.QUEUE') REPLACE
+* its connection authentication: a password from administrators, checked from anyone who gives one
+DEFINE AUTHINFO('DEV.AUTHINFO') AUTHTYPE(IDPWOS) CHCKCLNT(REQDADM) CHCKLOCL(OPTIONAL) ADOPTCTX(YES) REPLACE
+ALTER QMGR CONNAUTH('DEV.AUTHINFO')
+REFRESH SECURITY(*) TYPE(CONNAUTH)
 """
 DEV_DEADQ = "ALTER QMGR DEADQ('DEV.DEAD.LETTER.QUEUE')\n"  # unless the queue manager has one (crtmqm -u)
 DEV_APP_CHANNEL = "DEV.APP.SVRCONN"

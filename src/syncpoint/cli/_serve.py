@@ -34,7 +34,7 @@ def start_tools(
         stoppers.append(start_rest(server, host_qm, users, **rest))
     if command_server:
         import syncpoint
-        from syncpoint.pcf import CommandServer, chckclnt
+        from syncpoint.pcf import CommandServer
 
         stop = threading.Event()
 
@@ -44,7 +44,7 @@ def start_tools(
             return qm
 
         thread = threading.Thread(
-            target=CommandServer(connect, client_check=lambda _qmgr: chckclnt(users.required)).run,
+            target=CommandServer(connect).run,
             args=(stop,),
             name="syncpoint-command-server",
             daemon=True,

@@ -338,7 +338,7 @@ def passwd(
     delete: Annotated[bool, typer.Option("--delete", help="remove the user")] = False,
 ) -> None:
     """Set (or --delete) a user's password for remote connections; the password is read from standard input
-    when it is not a terminal. Once a user exists, TCP connections must authenticate (MQRC_NOT_AUTHORIZED)."""
+    when it is not a terminal. Once a user exists, connections authenticate as CONNAUTH says (MQRC_NOT_AUTHORIZED)."""
     qdir = _home.qmgr_dir(qmgr)
     if not (qdir / "qm.db").exists():
         _fail(f"AMQ7048E: queue manager {qmgr} does not exist.", 16)

@@ -24,6 +24,7 @@ from ._admin import MessageView
 from ._effects import Effects, SystemPut
 from ._qmgr import QueueManager
 from ._remote import Delivery
+from ._security import ConnAuth
 from ._shared_defs import DEFINITIONS_CHANGED
 from ._state import Connection, Handle, LocalQueue, Message, UnitOfWork
 from .clock import Clock, FakeClock, SystemClock
@@ -40,6 +41,7 @@ __all__ = [
     "QUEUE_TYPES",
     "Attribute",
     "Clock",
+    "ConnAuth",
     "Connection",
     "Definition",
     "Delivery",

@@ -24,6 +24,7 @@ from syncpoint.mqi import constants as C
 from syncpoint.mqi import mqsc_date_time
 from syncpoint.mqi.objects import (  # an import list, not logic: other modules import many of the same names
     ATTRIBUTES,
+    AUTHINFO,
     CHANNEL,
     NAMELIST,
     PROCESS,
@@ -108,6 +109,7 @@ class AdminMixin(QueueManagerBase):
             a = defaults_for(otype)
             a.update(attrs)
             batch.put_objects.append((otype, oname, Definition(otype, oname, a, now, now).to_bytes()))
+        batch.counters["authinfo"] = 1  # it has IBM's default AUTHINFO object (``_security``)
         return batch
 
     def lookup(self, otype: str, name: str) -> Definition | None:
@@ -142,11 +144,11 @@ class AdminMixin(QueueManagerBase):
         like: str | None = None,
         replace: bool = False,
     ) -> Definition:
-        """DEFINE QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL or TOPIC. Raises MQMIError
+        """DEFINE QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL, AUTHINFO or TOPIC. Raises MQMIError
         (OBJECT_ALREADY_EXISTS …)."""
         if otype == "TOPIC":
             return self.define_topic(name, attrs, like, replace)  # ``_pubsub``
-        if otype not in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL):
+        if otype not in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL, AUTHINFO):
             raise fail(C.MQRC_OBJECT_TYPE_ERROR, f"cannot define an object of type {otype}")
         if not valid_object_name(name):
             raise fail(C.MQRC_OBJECT_NAME_ERROR, f"{name!r} is not a valid object name")

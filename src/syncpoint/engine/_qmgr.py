@@ -67,7 +67,18 @@ import struct
 
 from syncpoint.mqi import MQMD
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import CHANNEL, NAMELIST, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, Definition
+from syncpoint.mqi.objects import (
+    AUTHINFO,
+    CHANNEL,
+    NAMELIST,
+    PROCESS,
+    QALIAS,
+    QLOCAL,
+    QMGR,
+    QMODEL,
+    QREMOTE,
+    Definition,
+)
 from syncpoint.store import DECISION_KIND, SharedQueues, Snapshot
 
 from ._admin import AdminMixin
@@ -81,6 +92,7 @@ from ._put import PutMixin
 from ._remote import RemoteMixin
 from ._reports import ReportsMixin
 from ._resolve import ResolveMixin
+from ._security import SecurityMixin
 from ._shared import SharedMixin
 from ._shared_defs import COPY_KIND
 from ._shared_rules import SharedRulesMixin
@@ -103,6 +115,7 @@ class QueueManager(
     ResolveMixin,
     TokensMixin,
     InquireMixin,
+    SecurityMixin,
     AdminMixin,
     SharedMixin,
     SharedRulesMixin,
@@ -135,6 +148,7 @@ class QueueManager(
         self._init_shared_rules()  # seeds 001 and 002 on shared queues (``_shared_rules``)
         self._load(snapshot)
         self._load_pubsub(snapshot)  # topics, durable subscriptions, retained publications (``_pubsub``)
+        self._load_security(snapshot.counters)  # CONNAUTH in force (``_security``)
         self._load_shared(set(snapshot.objects.get(COPY_KIND, {})), set(snapshot.objects.get(DECISION_KIND, {})))
 
     # -- construction ---------------------------------------------------------------------------------
@@ -143,7 +157,7 @@ class QueueManager(
         if self.name not in qm:
             raise fail(C.MQRC_Q_MGR_NAME_ERROR, f"the store holds no queue manager named {self.name}")
         self.qmgr = Definition.from_bytes(qm[self.name])
-        for otype in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL, NAMELIST):
+        for otype in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, CHANNEL, NAMELIST, AUTHINFO):
             for raw in snap.objects.get(otype, {}).values():
                 d = Definition.from_bytes(raw)
                 self.definitions[(self._ns(otype), d.name)] = d

@@ -532,6 +532,8 @@ ADMIN_VERBS = frozenset(
         "alter_sub",
         "delete_sub",
         "subscriptions",
+        "refresh_security",  # REFRESH SECURITY TYPE(CONNAUTH)
+        "connauth_in_force",
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""

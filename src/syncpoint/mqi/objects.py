@@ -26,6 +26,7 @@ QMGR = "QMGR"
 NAMELIST = "NAMELIST"  # a list of names (DEFINE NAMELIST; PCF Create Namelist): its own namespace
 CHANNEL = "CHANNEL"  # message channels (SDR, RCVR, SVR, RQSTR): their own namespace, as processes have
 TOPIC = "TOPIC"  # topic objects (publish/subscribe): their own namespace (``engine._topics``)
+AUTHINFO = "AUTHINFO"  # authentication information (connection authentication: ``AUTHTYPE(IDPWOS)``)
 QUEUE_TYPES = (QLOCAL, QMODEL, QALIAS, QREMOTE)
 QTYPE_OF = {QLOCAL: C.MQQT_LOCAL, QMODEL: C.MQQT_MODEL, QALIAS: C.MQQT_ALIAS, QREMOTE: C.MQQT_REMOTE}
 
@@ -42,6 +43,7 @@ _Q = frozenset({QMGR})
 _CH = frozenset({CHANNEL})
 _NL = frozenset({NAMELIST})
 _T = frozenset({TOPIC})
+_AI = frozenset({AUTHINFO})
 
 # channel types (cmqxc.h MQCHT_*) and NPMSPEED (MQNPMS_*)
 MQCHT_SENDER, MQCHT_SERVER, MQCHT_RECEIVER, MQCHT_REQUESTER = 1, 2, 3, 4
@@ -90,6 +92,12 @@ def _flag(on: str, off: str, sel: int, default: int, owners: frozenset[str], **k
 
 
 _ENABLED = {"ENABLED": 0, "DISABLED": 1}
+# connection authentication (cmqc.h / cmqcfc.h): AUTHTYPE, CHCKCLNT / CHCKLOCL, ADOPTCTX
+MQAIT_IDPW_OS = 3
+MQCHK_OPTIONAL, MQCHK_NONE, MQCHK_REQUIRED_ADMIN, MQCHK_REQUIRED = 0, 1, 2, 3
+MQADPCTX_NO, MQADPCTX_YES = 0, 1
+_CHECKS = {"NONE": MQCHK_NONE, "OPTIONAL": MQCHK_OPTIONAL, "REQUIRED": MQCHK_REQUIRED, "REQDADM": MQCHK_REQUIRED_ADMIN}
+SYSTEM_DEFAULT_AUTHINFO = "SYSTEM.DEFAULT.AUTHINFO.IDPWOS"
 
 # IBM's attributes, one entry each (reference/mqsc.md): a table, so entries of the same kind (_enum, _flag) have
 # the same shape with their own values
@@ -218,6 +226,17 @@ ATTRIBUTES: dict[str, Attribute] = {
         Attribute("MAXPRTY", C.MQIA_MAX_PRIORITY, "int", 9, _Q, readonly=True),
         Attribute("SYNCPT", C.MQIA_SYNCPOINT, "int", C.MQSP_AVAILABLE, _Q, readonly=True),
         Attribute("MAXHANDS", C.MQIA_MAX_HANDLES, "int", 256, _Q, low=0),
+        # connection authentication: the AUTHINFO object in force (blank: none), IBM's default one on a new
+        # queue manager (reference/operations.md, CONNAUTH)
+        Attribute("CONNAUTH", C.MQCA_CONN_AUTH, "str", SYSTEM_DEFAULT_AUTHINFO, _Q, length=48),
+        # -- authentication information (AUTHTYPE(IDPWOS): user ids and passwords checked against the password
+        # file); the defaults are those of IBM's SYSTEM.DEFAULT.AUTHINFO.IDPWOS
+        _enum("AUTHTYPE", C.MQIA_AUTH_INFO_TYPE, MQAIT_IDPW_OS, _AI, {"IDPWOS": MQAIT_IDPW_OS}),
+        Attribute("AUTHDESCR", C.MQCA_AUTH_INFO_DESC, "str", "", _AI, length=64),
+        _enum("CHCKCLNT", C.MQIA_CHECK_CLIENT_BINDING, MQCHK_REQUIRED_ADMIN, _AI, _CHECKS),
+        _enum("CHCKLOCL", C.MQIA_CHECK_LOCAL_BINDING, MQCHK_OPTIONAL, _AI, _CHECKS),
+        _enum("ADOPTCTX", C.MQIA_ADOPT_CONTEXT, MQADPCTX_YES, _AI, {"YES": MQADPCTX_YES, "NO": MQADPCTX_NO}),
+        Attribute("FAILDLAY", C.MQIA_AUTHENTICATION_FAIL_DELAY, "int", 1, _AI, high=60),
         # -- message channels (kept under CHL* keys where a queue's keyword is the same word) -------------
         _enum(
             "CHLTYPE",
@@ -272,6 +291,7 @@ KEYWORD_ALIASES: dict[str, dict[str, str]] = {
     NAMELIST: {"DESCR": "NLDESCR"},
     CHANNEL: {"MAXMSGL": "CHLMAXMSGL", "DESCR": "CHLDESCR", "XMITQ": "CHLXMITQ"},
     TOPIC: {"DESCR": "TOPDESCR", "DEFPSIST": "TPDEFPSIST", "DEFPRTY": "TPDEFPRTY"},
+    AUTHINFO: {"DESCR": "AUTHDESCR"},
 }
 
 # IBM MQ attributes syncpoint keeps and shows but does not act on (monitoring, statistics, accounting, events,
@@ -289,7 +309,7 @@ _KEPT_QMGR = (
     "ACCTCONO=DISABLED ACCTINT:1800 ACCTMQI=OFF QMACCTQ=OFF ACTIVREC=MSG ACTVCONO=DISABLED ACTVTRC=OFF "
     "ADVCAP=ENABLED AUTHOREV=DISABLED BRIDGEEV=DISABLED CERTLABL='' CERTVPOL=ANY CHAD=DISABLED CHADEV=DISABLED "
     "CHADEXIT='' CHLAUTH=ENABLED CHLEV=DISABLED CLWLDATA='' CLWLEXIT='' CLWLLEN:100 CLWLMRUC:999999999 "
-    "QMCLWLUSEQ=LOCAL CMDEV=DISABLED CONFIGEV=DISABLED CONNAUTH='' QMCUSTOM='' DEFCLXQ=SCTQ DEFXMITQ='' "
+    "QMCLWLUSEQ=LOCAL CMDEV=DISABLED CONFIGEV=DISABLED QMCUSTOM='' DEFCLXQ=SCTQ DEFXMITQ='' "
     "IMGINTVL:60 IMGLOGLN=OFF IMGRCOVO=YES QMIMGRCOVQ=YES IMGSCHED=MANUAL INHIBTEV=DISABLED IPADDRV=IPV4 "
     "LOCALEV=DISABLED LOGGEREV=DISABLED MARKINT:5000 MAXPROPL=NOLIMIT MONACLS=QMGR MONCHL=OFF QMMONQ=OFF "
     "PARENT='' PERFMEV=DISABLED PSCLUS=ENABLED PSMODE=ENABLED PSNPMSG=DISCARD PSNPRES=NORMAL PSRTYCNT:5 "
@@ -468,6 +488,7 @@ def default_objects() -> list[tuple[str, str, dict[str, Any]]]:
         (PROCESS, SYSTEM_DEFAULT_PROCESS, {}),
         (NAMELIST, SYSTEM_DEFAULT_NAMELIST, {}),
         *pubsub_objects(),
+        (AUTHINFO, SYSTEM_DEFAULT_AUTHINFO, {}),
     ]
 
 

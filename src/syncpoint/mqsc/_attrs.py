@@ -23,6 +23,7 @@ from syncpoint.mqi import SyncpointError, mqsc_date_time
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import (  # an import list, not logic: other modules import many of the same names
     ATTRIBUTES,
+    AUTHINFO,
     CHANNEL,
     KEPT_ATTRIBUTES,
     KEYWORD_ALIASES,
@@ -94,7 +95,7 @@ def _keyword_table(otype: str) -> dict[str, KeywordInfo]:
 
 
 _TABLES: dict[str, dict[str, KeywordInfo]] = {
-    t: _keyword_table(t) for t in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, QMGR, CHANNEL)
+    t: _keyword_table(t) for t in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, QMGR, CHANNEL, AUTHINFO)
 }
 
 
@@ -189,7 +190,6 @@ _QMGR_IGNORED = frozenset(
         "CLWLUSEQ",
         "CMDEV",
         "CONFIGEV",
-        "CONNAUTH",
         "CUSTOM",
         "DEFCLXQ",
         "DEFXMITQ",
@@ -247,6 +247,7 @@ _NO_EFFECT = {
     PROCESS: frozenset(),
     NAMELIST: frozenset({"NLTYPE"}),  # z/OS only: the type of the names
     QMGR: _QMGR_IGNORED,
+    AUTHINFO: frozenset({"AUTHENMD"}),  # IBM's OS (or PAM) checking of IDPWOS: syncpoint checks its password file
     # IBM channel attributes syncpoint's channels do not have (exits, compression, cluster, monitoring …)
     CHANNEL: frozenset(
         [
@@ -289,7 +290,7 @@ _NO_EFFECT = {
     ),
 }
 IGNORED_ATTRIBUTES: dict[str, frozenset[str]] = {
-    t: frozenset(k for k in words if k not in _TABLES[t] and (t == QMGR or k == "TARGTYPE"))
+    t: frozenset(k for k in words if k not in _TABLES[t] and (t in (QMGR, AUTHINFO) or k == "TARGTYPE"))
     for t, words in _NO_EFFECT.items()
 }
 """IBM attributes accepted on DEFINE / ALTER and dropped, by object type (the others of _NO_EFFECT are kept)."""
@@ -372,6 +373,7 @@ _COMPUTED: dict[str, tuple[str, ...]] = {
     NAMELIST: ("ALTDATE", "ALTTIME", "NAMCOUNT"),
     QMGR: ("CRDATE", "CRTIME", "ALTDATE", "ALTTIME", "QMID"),
     CHANNEL: ("ALTDATE", "ALTTIME"),
+    AUTHINFO: ("ALTDATE", "ALTTIME"),
 }
 STATUS_KEYWORDS = frozenset({"CURDEPTH", "IPPROCS", "OPPROCS"})  # DISPLAY QLOCAL reads them from the status
 _IDENTITY = {
@@ -383,6 +385,7 @@ _IDENTITY = {
     NAMELIST: "NAMELIST",
     QMGR: "QMNAME",
     CHANNEL: "CHANNEL",
+    AUTHINFO: "AUTHINFO",
 }
 _WORDS: dict[str, dict[int, str]] = {
     "PLATFORM": {C.MQPL_UNIX: "UNIX"},
@@ -461,9 +464,10 @@ def definition_pairs(
         head = [("PROCESS", d.name)]
     elif otype == NAMELIST:
         head = [("NAMELIST", d.name)]
-    elif otype == CHANNEL:
-        head = [("CHANNEL", d.name), values.pop("CHLTYPE", ("CHLTYPE", ""))]
-        chosen = [k for k in chosen if k != "CHLTYPE"]
+    elif otype in (CHANNEL, AUTHINFO):  # the name, then the type, then the rest alphabetically
+        kind = "CHLTYPE" if otype == CHANNEL else "AUTHTYPE"
+        head = [(otype, d.name), values.pop(kind, (kind, ""))]
+        chosen = [k for k in chosen if k != kind]
     else:
         head = [("QMNAME", qmgr_name or d.name)]
     return head + [values[k] for k in chosen]

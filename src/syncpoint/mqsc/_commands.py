@@ -15,7 +15,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.mqi import is_generic
-from syncpoint.mqi.objects import CHANNEL, NAMELIST, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, QUEUE_TYPES
+from syncpoint.mqi.objects import (
+    AUTHINFO,
+    CHANNEL,
+    NAMELIST,
+    PROCESS,
+    QALIAS,
+    QLOCAL,
+    QMGR,
+    QMODEL,
+    QREMOTE,
+    QUEUE_TYPES,
+)
 from syncpoint.mqi.syntax import is_object_name
 
 from ._attrs import (
@@ -53,6 +64,7 @@ __all__ = [
     "QMSTATUS",
     "QSTATUS",
     "QUEUE",
+    "SECURITY",
     "Request",
     "Where",
     "parse_command",
@@ -64,6 +76,7 @@ QSTATUS = "QSTATUS"
 QMSTATUS = "QMSTATUS"
 CONN = "CONN"
 CHSTATUS = "CHSTATUS"
+SECURITY = "SECURITY"  # REFRESH SECURITY
 
 VERBS = {
     "DEFINE": "DEFINE",
@@ -124,18 +137,18 @@ NOUNS = {
     "CHL": CHANNEL,
     "CHSTATUS": CHSTATUS,
     "CHS": CHSTATUS,
+    "AUTHINFO": AUTHINFO,
+    "SECURITY": SECURITY,
 }
 UNSUPPORTED_NOUNS = {
     "LISTENER": "LISTENER",
     "LSTR": "LISTENER",
     "SERVICE": "SERVICE",
     "AUTHREC": "AUTHREC",
-    "AUTHINFO": "AUTHINFO",
     "CHLAUTH": "CHLAUTH",
     "COMMINFO": "COMMINFO",
     "LSSTATUS": "LSSTATUS",
     "SVSTATUS": "SVSTATUS",
-    "SECURITY": "SECURITY",
     "CLUSQMGR": "CLUSQMGR",
     "CLUSTER": "CLUSTER",
     "POLICY": "POLICY",
@@ -153,15 +166,26 @@ UNSUPPORTED_NOUNS = {
     "SMDSCONN": "SMDSCONN",
 }
 _NOUNS_OF = {
-    "DEFINE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL, "TOPIC", "SUB"),  # TOPIC, SUB: ``_pubsub``
-    "ALTER": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, QMGR, CHANNEL),
-    "DELETE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL),
+    "DEFINE": (
+        QLOCAL,
+        QMODEL,
+        QALIAS,
+        QREMOTE,
+        PROCESS,
+        NAMELIST,
+        CHANNEL,
+        AUTHINFO,
+        "TOPIC",
+        "SUB",
+    ),  # TOPIC, SUB: ``_pubsub``
+    "ALTER": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, QMGR, CHANNEL, AUTHINFO),
+    "DELETE": (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL, AUTHINFO),
     "CLEAR": (QLOCAL,),
     "DISPLAY": (
         *(QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, QUEUE, QSTATUS),
-        *(QMGR, QMSTATUS, CONN, CHANNEL, CHSTATUS),
+        *(QMGR, QMSTATUS, CONN, CHANNEL, CHSTATUS, AUTHINFO),
     ),
-    "REFRESH": (QMGR,),
+    "REFRESH": (QMGR, SECURITY),
     "PING": (QMGR,),
 }
 QSGDISP_DEFINE = ("QMGR", "GROUP", "SHARED")
@@ -298,10 +322,16 @@ def _parse_object(verb: str, otype: str, noun_tok: Token, rest: list[Token]) -> 
         raise MqscSyntaxError(f"PING QMGR takes no keyword {rest[0].keyword}", rest[0].end)
     if otype == CHANNEL:
         check_channel_request(req, noun_tok)
+    if otype == AUTHINFO and verb == "DEFINE" and "AUTHTYPE" not in req.attrs and req.like is None:
+        raise MqscSyntaxError("DEFINE AUTHINFO needs AUTHTYPE(IDPWOS)", noun_tok.end)
     return req
 
 
 def _object_name(req: Request, tok: Token) -> None:
+    if req.otype == SECURITY:
+        if tok.has_value and (tok.items or [""])[0] not in ("*", ""):
+            raise MqscSyntaxError("REFRESH SECURITY takes no name, or (*)", tok.end)
+        return
     if req.otype in (QMGR, QMSTATUS):
         if tok.has_value:
             raise MqscSyntaxError(
@@ -378,7 +408,7 @@ def _attribute(req: Request, t: Token) -> None:
             return
         owners = [
             o
-            for o in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, QMGR, CHANNEL)
+            for o in (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, QMGR, CHANNEL, AUTHINFO)
             if keyword_info(o, k) is not None
         ]
         if owners:
@@ -454,6 +484,13 @@ def _display(req: Request, tokens: list[Token]) -> None:
         k = t.keyword
         if k == "TYPE" and otype in (QUEUE, QSTATUS, CONN):
             continue
+        if k == "AUTHTYPE" and otype == AUTHINFO and t.has_value:  # IBM's DISPLAY AUTHINFO(…) AUTHTYPE(…) filter
+            word = (_single(t) or "").upper()
+            if word not in ("ALL", "IDPWOS", "IDPWLDAP", "CRLLDAP", "OCSP"):
+                raise MqscSyntaxError("AUTHTYPE of DISPLAY AUTHINFO is ALL, IDPWOS, IDPWLDAP, CRLLDAP or OCSP", t.end)
+            if word != "ALL" and req.where is None:
+                req.where = Where("AUTHTYPE", "EQ", word)  # syncpoint's objects are all IDPWOS
+            continue
         if k == "ALL":
             saw_all = True
         elif k == "WHERE":  # on a member of a queue-sharing group every object shows (and filters on) QSGDISP
@@ -477,7 +514,7 @@ def _display(req: Request, tokens: list[Token]) -> None:
             raise MqscSyntaxError(f"{k} is not a keyword of DISPLAY {otype}", t.end)
     if saw_all or (not names and (otype in (QMGR, QMSTATUS) or (otype == QSTATUS and req.type_filter == "HANDLE"))):
         req.wanted = None  # IBM: ALL is the default of DISPLAY QMGR, QMSTATUS and QSTATUS TYPE(HANDLE)
-    elif not names and otype in (QLOCAL, QMODEL, QALIAS, QUEUE, PROCESS, NAMELIST) and not req.generic:
+    elif not names and otype in (QLOCAL, QMODEL, QALIAS, QUEUE, PROCESS, NAMELIST, AUTHINFO) and not req.generic:
         req.wanted = None  # IBM: ALL is the default for one object named without a generic name
     elif not names and otype == QSTATUS:
         req.wanted = ["CURDEPTH"]  # IBM: DISPLAY QSTATUS TYPE(QUEUE) shows CURDEPTH unless more is asked
@@ -501,6 +538,9 @@ def _where(t: Token, shown: frozenset[str]) -> Where:
 
 
 def _refresh(req: Request, tokens: list[Token]) -> None:
+    if req.otype == SECURITY:
+        _refresh_security(req, tokens)
+        return
     rtype = None
     for t in tokens:
         if t.keyword == "TYPE":
@@ -524,10 +564,35 @@ def _refresh(req: Request, tokens: list[Token]) -> None:
         req.name = "*"
 
 
+# REFRESH SECURITY's types: those syncpoint has (connection authentication), those it has not
+REFRESH_SECURITY_TYPES = ("ALL", "CONNAUTH")
+_REFRESH_SECURITY_OTHER = ("AUTHSERV", "CLASSES", "SSL")
+
+
+def _refresh_security(req: Request, tokens: list[Token]) -> None:
+    """REFRESH SECURITY [TYPE(ALL | CONNAUTH | AUTHSERV | CLASSES | SSL)]; IBM's default type is ALL."""
+    req.type_filter = "ALL"
+    for t in tokens:
+        if t.keyword != "TYPE":
+            raise MqscSyntaxError(f"{t.keyword} is not a keyword of REFRESH SECURITY", t.end)
+        word = (_single(t) or "").upper()
+        if word in _REFRESH_SECURITY_OTHER:
+            req.unsupported = f"REFRESH SECURITY TYPE({word})"
+            return
+        if word not in REFRESH_SECURITY_TYPES:
+            raise MqscSyntaxError("TYPE of REFRESH SECURITY is ALL, CONNAUTH, AUTHSERV, CLASSES or SSL", t.end)
+        req.type_filter = word
+
+
 # -- AMQ8427I: the valid syntax of a command ---------------------------------------------------------------
 _NAME_WORD = {
-    **{QLOCAL: "q_name", QMODEL: "q_name", QALIAS: "q_name", PROCESS: "process_name", QSTATUS: "q_name"},
+    QLOCAL: "q_name",
+    QMODEL: "q_name",
+    QALIAS: "q_name",
+    PROCESS: "process_name",
+    QSTATUS: "q_name",
     NAMELIST: "namelist_name",
+    AUTHINFO: "authinfo_name",
 }
 _NOUN_WORD = {QLOCAL: "QLOCAL", QMODEL: "QMODEL", QALIAS: "QALIAS", PROCESS: "PROCESS", QUEUE: "QUEUE"}
 
@@ -544,7 +609,7 @@ def valid_syntax(verb: str, noun: str = "") -> list[str]:
         return [f"{verb} " + " | ".join(nouns)]
     word = _NOUN_WORD.get(noun, noun)
     name = _NAME_WORD.get(noun, "name")
-    if noun in (QMGR, QMSTATUS):
+    if noun in (QMGR, QMSTATUS, SECURITY):
         head = f"{verb} {word}"
     elif verb == "DISPLAY":
         head = f"{verb} {word}( generic_{name} )"
@@ -557,6 +622,8 @@ def valid_syntax(verb: str, noun: str = "") -> list[str]:
         items = (["[ FORCE ]"] if noun != QMGR else []) + keyword_syntax(noun)
     elif verb == "DELETE":
         items = ["[ PURGE | NOPURGE ]"] if noun == QLOCAL else []
+    elif verb == "REFRESH" and noun == SECURITY:
+        items = ["[ TYPE( ALL | CONNAUTH | AUTHSERV | CLASSES | SSL ) ]"]
     elif verb == "REFRESH":
         items = ["TYPE( EXPIRY )", "[ NAME( generic_q_name ) ]"]
     elif verb == "DISPLAY":

@@ -8,7 +8,9 @@ records as setmqaut commands; ``-t`` the object type; ``-n`` a generic name); re
 Theory of operation: the queue manager's attributes come first (``ALTER QMGR … FORCE``), then the default objects
 (SYSTEM.DEFAULT.LOCAL.QUEUE …), then every other predefined object by type and name, each as ``DEFINE … REPLACE``:
 local, model, alias and remote queues (a remote queue, a queue-manager alias and a reply-to alias are all
-QREMOTE), processes and channels (``CHLTYPE`` first, as a replayed DEFINE CHANNEL needs it). Which types there
+QREMOTE), processes, channels (``CHLTYPE`` first, as a replayed DEFINE CHANNEL needs it) and authentication
+information objects (``AUTHTYPE`` first); a CONNAUTH naming another AUTHINFO object than IBM's default one is
+set by a last ``ALTER QMGR``, once the object it names is defined. Which types there
 are is :data:`DEFINABLE` — every type MQSC's DEFINE takes — so a new object type is dumped once DEFINE knows it.
 Without ``-a`` an attribute is written when it differs from the value a replayed DEFINE would otherwise take:
 the default object of its type as dumped (runmqsc's DEFINE takes what is not given from it), or the product's
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from syncpoint.mqi import MQMIError, matches_generic
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import (
+    AUTHINFO,
     CHANNEL,
     NAMELIST,
     PROCESS,
@@ -37,6 +40,7 @@ from syncpoint.mqi.objects import (
     QMGR,
     QMODEL,
     QREMOTE,
+    SYSTEM_DEFAULT_AUTHINFO,
     TOPIC,
     Definition,
     attributes_for,
@@ -55,14 +59,14 @@ DEFAULT_OBJECTS = {
     QALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE",
     PROCESS: "SYSTEM.DEFAULT.PROCESS",
     NAMELIST: "SYSTEM.DEFAULT.NAMELIST",
+    AUTHINFO: SYSTEM_DEFAULT_AUTHINFO,
 }
 # the object types DEFINE makes, in the order the dump writes them (tests/mqsc/test_dmpmqcfg_all_types.py checks
 # that this is every type MQSC's DEFINE takes)
 SUB = "SUB"  # subscriptions: not definitions; DEFINE SUB from the queue manager's durable subscriptions
-DEFINABLE = (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL, TOPIC, SUB)
+DEFINABLE = (QLOCAL, QMODEL, QALIAS, QREMOTE, PROCESS, NAMELIST, CHANNEL, AUTHINFO, TOPIC, SUB)
 # IBM's -t types of objects syncpoint does not have
 _NO_OBJECTS = [
-    "AUTHINFO",
     "CLNTCONN",
     "COMMINFO",
     "LISTENER",
@@ -85,6 +89,7 @@ DUMP_TYPES: dict[str, tuple[str, ...]] = {
     "CHANNEL": (CHANNEL,),
     "TOPIC": (TOPIC,),
     "SUB": (SUB,),
+    "AUTHINFO": (AUTHINFO,),
     **dict.fromkeys(_NO_OBJECTS, ()),
 }
 _SENDING = frozenset(
@@ -151,7 +156,7 @@ def _items(d: Definition, baseline: dict[str, Any] | None, qsgdisp: str = "") ->
         if a.readonly:
             continue
         value = d.attrs.get(a.keyword, a.default)
-        if a.keyword not in ("CHLTYPE", "TOPICSTR"):  # always written: DEFINE CHANNEL / TOPIC needs it
+        if a.keyword not in _TYPE_KEYS:  # always written: DEFINE CHANNEL, AUTHINFO and TOPIC need them
             if baseline is not None and baseline.get(a.keyword, a.default) == value:
                 continue
             if of_type is not None and a.keyword not in of_type and value == a.default:
@@ -166,8 +171,11 @@ def _items(d: Definition, baseline: dict[str, Any] | None, qsgdisp: str = "") ->
         else:
             item = f"{kw}({text})"
         items.append((mqsc_keyword(a.keyword) if a.kind != "flag" else a.keyword, item))
-    # CHLTYPE first: DEFINE CHANNEL needs it (IBM's dump writes it first too)
-    return [item for _, item in sorted(items, key=lambda kv: (kv[0] != "CHLTYPE", kv[0]))]
+    # CHLTYPE / AUTHTYPE first: DEFINE needs it (IBM's dump writes it first too)
+    return [item for _, item in sorted(items, key=lambda kv: (kv[0] not in _TYPE_KEYS, kv[0]))]
+
+
+_TYPE_KEYS = ("CHLTYPE", "AUTHTYPE", "TOPICSTR")
 
 
 def _command(head: str, items: list[str], tail: str, one_line: bool) -> list[str]:
@@ -213,9 +221,15 @@ def dump_definitions(
     if output == "setmqaut":
         return lines
     member = bool(qm.admin("qsg_name"))  # a member of a queue-sharing group: each object with its QSGDISP
+    connauth_last: list[str] = []
     if QMGR in wanted:
         qmgr: Definition = qm.admin("lookup", QMGR, "")
         items = _items(qmgr, None if all_attributes else {})
+        connauth = str(qmgr.attrs.get("CONNAUTH", ""))
+        if connauth and connauth != SYSTEM_DEFAULT_AUTHINFO:
+            # CONNAUTH must name an AUTHINFO object that exists: set once the objects are defined
+            items = [i for i in items if not i.startswith("CONNAUTH(")]
+            connauth_last = _command("ALTER QMGR", [f"CONNAUTH({_quoted(connauth)})"], "FORCE", one_line)
         lines += _command("ALTER QMGR", items, "FORCE", one_line)
     defaults: dict[str, Definition] = {}
     for otype, default_name in DEFAULT_OBJECTS.items():
@@ -241,7 +255,7 @@ def dump_definitions(
                 disp = _dump_disposition(qm.admin("qsgdisp", otype, d.name)) if member and not own else ""
                 head = f"DEFINE {otype}({_quoted(d.name)})"
                 lines += _command(head, _items(d, baseline, disp), "REPLACE", one_line)
-    return lines
+    return lines + connauth_last
 
 
 # a durable subscription's attributes a replayed DEFINE SUB takes (its SUBID, DESTCORL and dates are its own)
@@ -269,6 +283,8 @@ def _dump_subs(qm: QueueManager, name: str, one_line: bool) -> list[str]:
                 items.append(f"DESTQMGR({_quoted(v['DESTQMGR'])})")
         if v["USERDATA"]:
             items.append(f"USERDATA({_quoted(v['USERDATA'])})")
+        if v.get("SELECTOR"):
+            items.append(f"SELECTOR({_quoted(v['SELECTOR'])})")
         if v["EXPIRY"] != C.MQEI_UNLIMITED:
             items.append(f"EXPIRY({v['EXPIRY']})")
         if v["PUBPRTY"] >= 0:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from syncpoint.mqi import MQMIError, is_generic, matches_generic, reason_name
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import (
+    AUTHINFO,
     CHANNEL,
     NAMELIST,
     PROCESS,
@@ -34,6 +35,7 @@ from syncpoint.mqi.objects import (
     QMODEL,
     QREMOTE,
     QUEUE_TYPES,
+    SYSTEM_DEFAULT_AUTHINFO,
     Definition,
 )
 
@@ -49,7 +51,7 @@ from ._attrs import (
     queue_status_pairs,
 )
 from ._channel import CHANNEL_VERBS, run_channel_command
-from ._commands import CHSTATUS, CONN, QMSTATUS, QSTATUS, QUEUE, Request, Where, parse_command, valid_syntax
+from ._commands import CHSTATUS, CONN, QMSTATUS, QSTATUS, QUEUE, SECURITY, Request, Where, parse_command, valid_syntax
 from ._parser import MqscSyntaxError, SourceCommand, read_commands
 from ._pubsub import PUBSUB_OBJECTS, run_pubsub_command
 from ._qsg import INDOUBT, THREAD, run_qsg_command
@@ -67,6 +69,7 @@ _DEFAULT_OBJECT = {
     QREMOTE: "SYSTEM.DEFAULT.REMOTE.QUEUE",
     PROCESS: "SYSTEM.DEFAULT.PROCESS",
     NAMELIST: "SYSTEM.DEFAULT.NAMELIST",
+    AUTHINFO: SYSTEM_DEFAULT_AUTHINFO,
 }
 # reasons after which the connection is gone: the run stops (exit code 20)
 _FATAL = frozenset(
@@ -276,6 +279,10 @@ class MqscProcessor:
         out.lines.append(f"AMQ8022I: {_PRODUCT} queue cleared.")
 
     def _refresh(self, req: Request, out: Response) -> None:
+        if req.otype == SECURITY:  # REFRESH SECURITY: the CONNAUTH settings in force now
+            self._admin("refresh_security", req.type_filter)
+            out.lines.append(f"AMQ8560I: {_PRODUCT} security cache refreshed.")
+            return
         n = int(self._admin("refresh_expiry", req.name or "*"))
         what = "One expired message was" if n == 1 else f"{n} expired messages were"
         out.lines.append(f"AMQ8492I: Refresh of expired messages complete. {what} discarded.")
@@ -464,10 +471,14 @@ _DISPLAY_HEAD = {
     PROCESS: "AMQ8407I: Display Process details.",
     NAMELIST: "AMQ8550I: Display namelist details.",
     CHANNEL: "AMQ8414I: Display Channel details.",
+    AUTHINFO: "AMQ8566I: Display authentication information details.",
 }
 
 
 def _done(otype: str, what: str) -> str:
+    if otype == AUTHINFO:
+        code = {"created": "AMQ8563I", "deleted": "AMQ8564I", "changed": "AMQ8565I"}[what]
+        return f"{code}: {_PRODUCT} authentication information object {what}."
     if otype == CHANNEL:
         code = {"created": "AMQ8014I", "deleted": "AMQ8015I", "changed": "AMQ8016I"}[what]
         return f"{code}: {_PRODUCT} channel {what}."
@@ -487,6 +498,8 @@ def _error_lines(e: MQMIError, req: Request) -> list[str]:
     name = req.name or ""
     if r == C.MQRC_UNKNOWN_OBJECT_NAME:
         missing = req.like if req.like and "LIKE" in (e.detail or "") else name
+        if req.otype == QMGR and req.attrs.get("CONNAUTH"):  # ALTER QMGR CONNAUTH(name): the AUTHINFO named
+            missing = str(req.attrs["CONNAUTH"])
         first = f"AMQ8147E: {_PRODUCT} object {missing} not found."
     elif r == C.MQRC_OBJECT_IN_USE:
         first = f"AMQ8148E: {_PRODUCT} object in use."

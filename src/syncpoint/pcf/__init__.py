@@ -5,7 +5,7 @@ Implements: reference/ibmmq-compat.md (PCF through ibmmq / pymqi), reference/con
 
 from . import _constants as constants
 from ._request import CommandFailedError
-from ._server import COMMAND_QUEUE, CommandServer, chckclnt
+from ._server import COMMAND_QUEUE, CommandServer
 from ._structs import (  # an import list, not logic: other modules import many of the same names
     MQCFBF,
     MQCFBS,
@@ -44,7 +44,6 @@ __all__ = [
     "PCFError",
     "Param",
     "build",
-    "chckclnt",
     "constants",
     "parse",
 ]

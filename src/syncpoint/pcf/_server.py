@@ -22,14 +22,24 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from syncpoint.client import QueueManager, passwords_required
+from syncpoint.client import QueueManager
 from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, blank_strip, matches_generic, mqsc_date_time
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, attributes_for, char_attr_length
+from syncpoint.mqi.objects import (
+    AUTHINFO,
+    PROCESS,
+    QALIAS,
+    QLOCAL,
+    QMGR,
+    QMODEL,
+    QREMOTE,
+    attributes_for,
+    char_attr_length,
+)
 from syncpoint.mqi.qmgr_selectors import KEPT_QMGR_SELECTORS, kept_qmgr_value
 
+from . import _authinfo, _pubsub
 from . import _constants as K
-from . import _pubsub
 from ._channels import CHANNEL_HANDLERS
 from ._connection import HANDLERS as CONNECTION_HANDLERS
 from ._namelist import HANDLERS as NAMELIST_HANDLERS
@@ -69,22 +79,9 @@ _REASON_MAP = {
 
 Reply = list[list[Param]]  # one parameter list per response message
 
-# IBM's default CONNAUTH object name: here, user/password checking against the queue manager's password file
-CONNAUTH_NAME = "SYSTEM.DEFAULT.AUTHINFO.IDPWOS"
 _AUTH_OBJECT_TYPES = frozenset(
     {C.MQOT_Q, C.MQOT_Q_MGR, C.MQOT_PROCESS, C.MQOT_NAMELIST, C.MQOT_AUTH_INFO, 6, 8}
 )  # 6 channel, 8 topic
-
-
-def chckclnt(required: bool) -> int:
-    """CHCKCLNT of a queue manager: REQUIRED once its password file names a user (or cannot be read), else
-    OPTIONAL."""
-    return K.MQCHK_REQUIRED if required else K.MQCHK_OPTIONAL
-
-
-def users_required(qmgr: str) -> int:
-    """CHCKCLNT of queue manager ``qmgr`` under ``$SYNCPOINT_HOME``."""
-    return chckclnt(passwords_required(qmgr))
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -102,11 +99,9 @@ class CommandServer:
         connect: Callable[[], QueueManager],
         *,
         poll: float = 0.5,
-        client_check: Callable[[str], int] | None = None,
     ) -> None:
         self.connect = connect
         self.poll = poll
-        self.client_check = client_check or users_required
         self.qm: QueueManager | None = None
         self.served = 0
 
@@ -285,9 +280,10 @@ class CommandServer:
             out.append(MQCFIN(C.MQIA_Q_TYPE, _OTYPE_TO_QTYPE[otype]))
         elif otype == PROCESS:
             out.append(attr_value_to_pcf(C.MQCA_PROCESS_NAME, d.name, 48))
+        elif otype == AUTHINFO:
+            out.append(attr_value_to_pcf(C.MQCA_AUTH_INFO_NAME, d.name, 48))
         else:
             out.append(attr_value_to_pcf(C.MQCA_Q_MGR_NAME, self._qm.name, 48))
-            add(K.MQCA_CONN_AUTH, CONNAUTH_NAME, 48)
             for sel in KEPT_QMGR_SELECTORS:  # what MQINQ answers of the attributes kept without effect
                 if (kept := kept_qmgr_value(d.attrs, sel)) is not None:
                     add(sel, kept, char_attr_length(sel) if sel >= C.MQCA_FIRST else 0)
@@ -580,29 +576,6 @@ class CommandServer:
         return [[MQCFSL(K.MQCACF_PROCESS_NAMES, sorted(names), 0, 48)]]
 
     # -- connection authentication and authority records ----------------------------------------------
-    def inquire_auth_info(self, req: Request) -> Reply:
-        """The one authentication-information object syncpoint has: user and password checking of client
-        connections against the queue manager's password file (``syncpoint passwd``). CHCKCLNT is REQUIRED
-        once a user exists (every TCP connection must authenticate), OPTIONAL before (credentials presented
-        are still checked)."""
-        pattern = req.string(K.MQCA_AUTH_INFO_NAME)
-        assert pattern is not None
-        atype = req.integer(K.MQIA_AUTH_INFO_TYPE)
-        wanted = req.int_list(K.MQIACF_AUTH_INFO_ATTRS)
-        self._no_extra(req)
-        if not matches_generic(pattern, CONNAUTH_NAME) or atype not in (None, K.MQAIT_IDPW_OS):
-            raise CommandFailedError(C.MQRC_UNKNOWN_OBJECT_NAME, "no authentication information object matches")
-        keep = None if wanted is None or K.MQIACF_ALL in wanted else set(wanted)
-        fields: list[tuple[int, Any, int]] = [
-            (K.MQIA_AUTH_INFO_TYPE, K.MQAIT_IDPW_OS, 0),
-            (K.MQCA_AUTH_INFO_DESC, "syncpoint password file (syncpoint passwd)", 64),
-            (K.MQIA_CHECK_CLIENT_BINDING, self.client_check(self._qm.name), 0),
-            (K.MQIA_CHECK_LOCAL_BINDING, K.MQCHK_OPTIONAL, 0),
-        ]
-        body: list[Param] = [attr_value_to_pcf(K.MQCA_AUTH_INFO_NAME, CONNAUTH_NAME, 48)]
-        body += [attr_value_to_pcf(s, v, n) for s, v, n in fields if keep is None or s in keep]
-        return [body]
-
     def set_auth_rec(self, req: Request) -> Reply:
         """Authority records: syncpoint has no object authority manager; every connection that passed
         authentication holds every authority. So a record that adds authorities is already in force and is
@@ -666,10 +639,10 @@ _HANDLERS: dict[int, Callable[[CommandServer, Request], Reply]] = {
     K.MQCMD_DELETE_PROCESS: CommandServer.delete_process,
     K.MQCMD_INQUIRE_PROCESS: CommandServer.inquire_process,
     K.MQCMD_INQUIRE_PROCESS_NAMES: CommandServer.inquire_process_names,
-    K.MQCMD_INQUIRE_AUTH_INFO: CommandServer.inquire_auth_info,
     K.MQCMD_SET_AUTH_REC: CommandServer.set_auth_rec,
     **CONNECTION_HANDLERS,  # Inquire Connection (``_connection``)
     **NAMELIST_HANDLERS,  # Create / Copy / Change / Delete / Inquire Namelist, Inquire Namelist Names (``_namelist``)
+    **_authinfo.HANDLERS,  # AUTHINFO objects and Refresh Security (``_authinfo``)
 }
 _HANDLERS.update(CHANNEL_HANDLERS)  # Inquire Channel, Channel Names, Channel Status (_channels.py)
 _HANDLERS.update(_pubsub.HANDLERS)  # publish/subscribe: subscriptions and topics

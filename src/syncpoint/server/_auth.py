@@ -1,9 +1,9 @@
 """Passwords for remote connections: stored hashed (scrypt, per-user salt) in the queue manager's folder.
 
-``users.json`` maps a user name to its salt and hash. When it names at least one user, every TCP connection
-must present a user and the right password; local connections over the Unix socket are trusted as IBM trusts
-bindings-mode applications, but a password they present is still checked. A wrong one is MQRC_NOT_AUTHORIZED
-(2035), as IBM's connection authentication answers, whatever was wrong (no user, unknown user, bad password).
+``users.json`` maps a user name to its salt and hash: the user registry of connection authentication (IBM's
+IDPWOS checks the operating system's). Which connections must present a user and password is what the
+CONNAUTH settings in force say (``_connauth``). A wrong one is MQRC_NOT_AUTHORIZED (2035), as IBM's connection
+authentication answers, whatever was wrong (no user, unknown user, bad password).
 """
 
 from __future__ import annotations
@@ -166,12 +166,13 @@ class Throttle:
         self.clock = clock
         self._sources: dict[str, list[float]] = {}  # address -> [failures, its last failure's answer, last failure]
 
-    def _delay(self, failures: float) -> float:
-        return min(self.cap, self.FIRST * 2 ** min(failures - 1, 60))
+    def _delay(self, failures: float, floor: float) -> float:
+        return min(self.cap, max(floor, self.FIRST * 2 ** min(failures - 1, 60)))
 
-    def failed(self, source: str) -> float:
+    def failed(self, source: str, floor: float = 0.0) -> float:
         """A failed authentication of ``source`` now: the seconds until its answer (its turn, after the answers
-        to the failures before it)."""
+        to the failures before it). Each failure's step is at least ``floor`` (the AUTHINFO object's FAILDLAY),
+        and at most ``cap`` (``strmqm --limit auth-delay-max``), whichever is less."""
         now = self.clock()
         if len(self._sources) >= self.MAX_SOURCES:
             for key, (_, turn, last) in list(self._sources.items()):
@@ -182,7 +183,7 @@ class Throttle:
             state = self._sources[source] = [0, now, now]
         state[0] += 1
         state[2] = now
-        state[1] = max(now, state[1]) + self._delay(state[0])
+        state[1] = max(now, state[1]) + self._delay(state[0], floor)
         return state[1] - now
 
     def failures(self, source: str) -> int:

@@ -5,9 +5,10 @@ reachable by the owner only, is not); one beyond the limit has its hello answere
 (2025), and one far beyond it is closed at once. A connection that sends no hello within ``handshake-timeout``
 is closed with a FATAL reply.
 
-The hello names the queue manager and, when the password file names users (``_auth.Users``), a user and
-password: the scrypt check runs in a thread off the loop while the session waits; after failures from one
-address for one user, that source's next attempt waits its turn (``_auth.Throttle``). A control session
+The hello names the queue manager and, as the CONNAUTH settings in force ask (``_connauth``), a user and
+password checked against the password file (``_auth.Users``): the scrypt check runs in a thread off the loop
+while the session waits; a failure is answered after FAILDLAY, and after failures from one address that
+source's next failure waits its turn (``_auth.Throttle``). A control session
 (local only) accepts ``ping`` and ``endmqm``; any other hello connects to the engine (MQCONN).
 
 The mixin :class:`Handshake` is a part of ``_session.Session``; what it uses of the rest of the session is
@@ -22,12 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 from syncpoint._version import __version__
 from syncpoint.engine import Connection
-from syncpoint.host import STOPPED, identity
+from syncpoint.host import STOPPED, identity, os_user
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.store import Pending
 from syncpoint.wire import Hello, ServerProtocol
 
+from . import _connauth as connauth
 from ._auth import check_password, checkers
 from ._hub import Hub, warn_now
 from ._limits import OVERFLOW
@@ -145,12 +147,20 @@ class Handshake:
             )
             return
         users = server.users
-        must_check = users is not None and (hello.password is not None or (users.required and not self.local))
-        if not must_check:
-            self._connect(hello)
+        settings = server.qm.engine.connauth  # CONNAUTH in force (``_connauth``: the rules)
+        asserted = hello.user or hello.os_user
+        if users is None or not connauth.must_check(
+            settings,
+            self.local,
+            hello.password is not None,
+            connauth.is_privileged(asserted or os_user(), users.path.parent),
+            users.required,
+            link=hello.appl_type == C.MQAT_QMGR and not self.local,
+        ):
+            self._connect(hello, asserted)
             return
         loop = server.loop
-        assert users is not None and loop is not None
+        assert loop is not None
         self.blocked = True  # scrypt takes tens of milliseconds: off the loop, the session waits for it
         address = self.address
         throttle = server.throttle
@@ -159,10 +169,11 @@ class Handshake:
             if self.closing:
                 return
             if f.exception() is None and f.result():
-                self._connect(hello)
+                self._connect(hello, connauth.runs_as(settings, True, hello.user, hello.os_user))
                 self.unblock()
                 return
-            delay = throttle.failed(address)  # FAILDLAY: this failed connection waits, no other
+            # FAILDLAY: this failed connection waits, no other
+            delay = throttle.failed(address, connauth.fail_delay(settings))
             server.stats.auth_failures += 1
             log.warning(
                 "connection from %s: authentication failed for user %r (failure %d from this address in a row: "
@@ -199,13 +210,14 @@ class Handshake:
         text = f"the queue manager serves at most {limit} network connections at once {whom}"
         self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_MAX_CONNS_LIMIT_REACHED, text))
 
-    def _connect(self, hello: Hello) -> None:
+    def _connect(self, hello: Hello, runs_as: str) -> None:
+        """MQCONN as user ``runs_as`` ("": this server's own user)."""
         server = self.server
         if server.state == STOPPED:
             self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_STOPPING, "the queue manager is ending"))
             return
         qm = server.qm
-        user, pid = identity(hello.user, hello.pid)  # a client that did not say: this process's, as IBM's bindings
+        user, pid = identity(runs_as, hello.pid)  # a client that did not say: this process's, as IBM's bindings
         try:
             conn, pending = qm.run(qm.engine.connect, hello.appl_name, hello.appl_type or C.MQAT_UNIX, user, pid)
         except MQMIError as e:

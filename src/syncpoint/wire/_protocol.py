@@ -216,6 +216,7 @@ class Hello:
     appl_type: int
     pid: int
     control: bool = False  # an administrator's session (endmqm, ping): no MQI connection is made
+    os_user: str = ""  # the client process's operating-system user: the user it asserts (IBM's client sends it)
 
 
 @dataclass(slots=True)
@@ -323,6 +324,7 @@ class ServerProtocol:
             appl_type,
             pid,
             bool(params.get("control", False)),
+            text("os_user", 1024),
         )
 
 
@@ -361,7 +363,18 @@ def hello_params(qmgr: str, user: str | None, password: str | None, appl_name: s
         "appl_name": appl_name[:28],
         "appl_type": appl_type,
         "pid": os.getpid(),
+        "os_user": _os_user(),
     }
+
+
+def _os_user() -> str:
+    """This process's operating-system user name ("" when it has none: a container's unnamed uid)."""
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_name
+    except (ImportError, KeyError):
+        return os.environ.get("USER", "")
 
 
 def unreachable(address: tuple[str, int] | None, unix_path: str | None, error: BaseException) -> MQMIError:
