@@ -45,6 +45,7 @@ The map: one module per rule or verb
 ``_tokens``         MsgTokens: reservations and gets by token (syncpoint's own, for Spark)
 ``_inquire``        MQINQ, MQSET, and applying attribute changes
 ``_admin``          DEFINE, ALTER, DELETE, CLEAR, DISPLAY QSTATUS, crtmqm's initial objects
+``_authority``      authority checks (IBM's OAM) and SET / DELETE / DISPLAY AUTHREC; the rules as data in ``_oam``
 ``_effects``        what a call leaves for the host: store batch, wakes, system puts — and why as data
 ``_state``          the nouns: messages, local queues, connections, handles, units of work
 ``_base``           the shared state and the helpers every verb uses
@@ -68,6 +69,7 @@ from syncpoint.mqi.objects import CHANNEL, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL
 from syncpoint.store import DECISION_KIND, SharedQueues, Snapshot
 
 from ._admin import AdminMixin
+from ._authority import AuthorityMixin
 from ._connections import ConnectionsMixin
 from ._expiry import ExpiryMixin
 from ._get import GetMixin
@@ -103,6 +105,7 @@ class QueueManager(
     SharedMixin,
     SharedRulesMixin,
     IndoubtMixin,
+    AuthorityMixin,
 ):
     """One queue manager's state. Not thread-safe by itself: callers serialise (see module doc)."""
 
@@ -129,6 +132,7 @@ class QueueManager(
         self.triggering = Triggering(self)  # seed 001; its TRIGINT timers start afresh with every start
         self._init_shared_rules()  # seeds 001 and 002 on shared queues (``_shared_rules``)
         self._load(snapshot)
+        self._init_oam(snapshot.objects)  # authority records, groups, the creator (``_authority``)
         self._load_shared(set(snapshot.objects.get(COPY_KIND, {})), set(snapshot.objects.get(DECISION_KIND, {})))
 
     # -- construction ---------------------------------------------------------------------------------

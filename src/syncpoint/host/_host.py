@@ -124,6 +124,8 @@ class QueueManagerHost:
         # queue-sharing groups: two-phase commits to complete once their write is durable (engine._shared)
         self._completions: collections.deque[tuple[Pending, list[int]]] = collections.deque()
         self.published = 0  # how many times durable writes made messages available (a waiting get's check)
+        if not self.engine.oam_enforced:  # a store naming no creator (made before authority checks existed)
+            self.call(self.engine.record_creator, os_user())
         threading.Thread(target=self._housekeeper, name=f"syncpoint-{name}-housekeeping", daemon=True).start()
         if self.shared is not None:
             self.engine.unlocked = self._unlocked  # shared queues wait for PostgreSQL with the lock let go
@@ -517,6 +519,14 @@ ADMIN_VERBS = frozenset(
         "qsg_name",  # the queue-sharing group's name ("" outside one): dmpmqcfg, DISPLAY on a member
         "threads",  # DISPLAY THREAD (queue-sharing groups)
         "indoubt_resolve",  # RESOLVE INDOUBT
+        # the object authority manager (engine._authority): setmqaut, SET / DELETE / DISPLAY AUTHREC, groups
+        "set_authrec",
+        "delete_authrec",
+        "authrecs",
+        "entity_authority",
+        "refresh_security",
+        "group_change",
+        "groups",
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""
