@@ -34,6 +34,7 @@ from ._attrs import (
     keyword_syntax,
     parse_attribute,
 )
+from ._authrec import is_authrec_command, parse_authrec_command
 from ._channel import (
     CHANNEL_VERBS,
     CHSTATUS_IGNORED,
@@ -229,6 +230,13 @@ def parse_command(text: str) -> Request:
             e.verb, e.noun = ("DISPLAY", THREAD) if word.startswith("DIS") else ("RESOLVE", INDOUBT)
             raise
         return qsg
+    if is_authrec_command(word, tokens):  # SET / DELETE / DISPLAY AUTHREC, DISPLAY ENTAUTH, REFRESH SECURITY
+        try:
+            oam: Request = parse_authrec_command(word, tokens, Request)
+        except MqscSyntaxError as e:
+            e.verb = e.verb or VERBS.get(word, word)
+            raise
+        return oam
     if word in CHANNEL_VERBS and len(tokens) > 1 and tokens[1].keyword in ("CHANNEL", "CHL"):
         req: Request = parse_channel_command(CHANNEL_VERBS[word], tokens, Request)
         return req

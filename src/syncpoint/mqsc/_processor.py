@@ -37,6 +37,7 @@ from ._attrs import (
     qmgr_status_pairs,
     queue_status_pairs,
 )
+from ._authrec import AUTHREC, ENTAUTH, SECURITY, run_authrec_command
 from ._channel import CHANNEL_VERBS, run_channel_command
 from ._commands import CHSTATUS, CONN, QMSTATUS, QSTATUS, QUEUE, Request, Where, parse_command, valid_syntax
 from ._parser import MqscSyntaxError, SourceCommand, read_commands
@@ -191,6 +192,9 @@ class MqscProcessor:
         try:
             if req.otype == CHSTATUS or (req.otype == CHANNEL and req.verb in CHANNEL_VERBS):
                 out.ok = run_channel_command(self._qm, req, out.lines, format_pairs)
+                return out
+            if req.otype in (AUTHREC, ENTAUTH, SECURITY):  # the object authority manager (``_authrec``)
+                out.ok = run_authrec_command(self._admin, req, out.lines, format_pairs)
                 return out
             if req.otype in (THREAD, INDOUBT):  # DISPLAY THREAD, RESOLVE INDOUBT (``_qsg``)
                 out.ok = run_qsg_command(self._admin, self._qm.name, req, out.lines, format_pairs)
