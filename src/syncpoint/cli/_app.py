@@ -370,6 +370,7 @@ _TOOL_MODULES = (
     "_compat",
     "_flow",
     "_channel",
+    "_oam",
 )
 
 

@@ -39,7 +39,9 @@ from ._oam import (
     GROUP,
     GROUP_KIND,
     MQSC_NAMES,
+    OBJECT_TYPES,
     PRINCIPAL,
+    UNSUPPORTED_TYPES,
     USER_ID_LENGTH,
     VALID,
     Entity,
@@ -229,22 +231,23 @@ class AuthorityMixin(QueueManagerBase):
         if not entity or len(entity) > USER_ID_LENGTH or entity != entity.strip() or any(c.isspace() for c in entity):
             raise fail(
                 C.MQRC_UNKNOWN_ENTITY,
-                f"AMQ7026E: A principal or group name was invalid: {entity[:40]!r} (1 to {USER_ID_LENGTH} characters, "
+                f"the principal or group name {entity[:40]!r} is not valid (1 to {USER_ID_LENGTH} characters, "
                 "no blanks).",
             )
         if et == GROUP and must_exist and entity != ADMIN_GROUP and entity not in self.oam.groups:
             raise fail(
                 C.MQRC_UNKNOWN_ENTITY,
-                f"AMQ7026E: A principal or group name was invalid: group {entity!r} does not exist "
-                "(add a member first: syncpoint group).",
+                f"group {entity!r} does not exist (add a member first: syncpoint group).",
             )
         return (et, entity)
 
     @staticmethod
     def _oam_type(otype: str) -> str:
-        t = otype.lower()
-        if t not in VALID:
-            raise fail(C.MQRC_OBJECT_TYPE_ERROR, f"AMQ7085E: object type {otype!r} is not valid for authority records.")
+        """setmqaut's -t word (queue or q, process or prcs …) -> the OAM's type."""
+        t = OBJECT_TYPES.get(otype.lower())
+        if t is None:
+            what = "has no objects of" if otype.lower() in UNSUPPORTED_TYPES else "does not know"
+            raise fail(C.MQRC_OBJECT_TYPE_ERROR, f"object type {otype!r} is not valid: syncpoint {what} that type")
         return t
 
     def _profile(self, otype: str, profile: str) -> str:

@@ -175,3 +175,16 @@ def run_authrec_command(
 
 def _mqsc_type(otype: str) -> str:
     return next(k for k, v in _OBJTYPES.items() if v == otype)
+
+
+def setmqaut_lines(qmgr: str, records: list[dict[str, Any]]) -> list[str]:
+    """Authority records as the setmqaut commands that make them again (dmpmqaut -a, dmpmqcfg -o setmqaut)."""
+    import shlex
+
+    out = []
+    for r in records:
+        who = "-p" if r["entity_type"] == "principal" else "-g"
+        auths = " ".join("+" + a for a in r["authorities"]) or "+none"
+        name = "" if r["objtype"] == "qmgr" else f"-n {shlex.quote(r['profile'])} "
+        out.append(f"setmqaut -m {qmgr} {name}-t {r['objtype']} {who} {shlex.quote(r['entity'])} {auths}")
+    return out

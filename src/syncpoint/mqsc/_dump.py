@@ -17,8 +17,8 @@ written (they are created by their applications, as IBM's dmpmqcfg leaves them o
 
 On a member of a queue-sharing group every object carries its QSGDISP: QMGR for a private one, SHARED for a
 shared queue, and GROUP for a COPY (replaying the GROUP definition makes the copy again on every member). Outside
-a group no QSGDISP is written, as IBM's dmpmqcfg on Linux writes none. syncpoint keeps no authority records, so
-``-o setmqaut`` writes the header alone.
+a group no QSGDISP is written, as IBM's dmpmqcfg on Linux writes none. ``-o setmqaut`` writes
+the authority records as setmqaut commands (``_authrec``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from syncpoint.mqi import matches_generic
 from syncpoint.mqi.objects import CHANNEL, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, Definition, attributes_for
 
 from ._attrs import format_value, mqsc_keyword
+from ._authrec import setmqaut_lines
 
 if TYPE_CHECKING:
     from syncpoint.client import QueueManager
@@ -177,7 +178,7 @@ def dump_definitions(
     output: str = "",
 ) -> list[str]:
     """The MQSC lines of ``qm``'s definitions (see the module's documentation), a comment header first.
-    ``output`` "setmqaut": the authority records instead (syncpoint keeps none: the header alone)."""
+    ``output`` "setmqaut": the authority records instead, as setmqaut commands."""
     import datetime
     import getpass
     import socket
@@ -194,8 +195,8 @@ def dump_definitions(
         f"* Command issued: {command}",
         "*",
     ]
-    if output == "setmqaut":
-        return lines
+    if output == "setmqaut":  # the authority records, as setmqaut commands that make them again
+        return lines + setmqaut_lines(qm.name, qm.admin("authrecs"))
     member = bool(qm.admin("qsg_name"))  # a member of a queue-sharing group: each object with its QSGDISP
     if QMGR in wanted:
         qmgr: Definition = qm.admin("lookup", QMGR, "")
