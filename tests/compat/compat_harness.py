@@ -113,6 +113,13 @@ def create_qmgr(home: Path, qmgr: str = "QM1") -> None:
         f"qm = syncpoint.connect({qmgr!r})\n"
         f"for q in {DEV_QUEUES!r}:\n"
         "    qm.admin('define', 'QLOCAL', q)\n"
+        # IBM's developer container's authorities: admin an administrator (group mqm), app in group app with
+        # connect and inq on the queue manager and browse / get / inq / put on DEV.** (docs/security.md)
+        "qm.admin('group_change', 'mqm', 'admin', True)\n"
+        "qm.admin('group_change', 'app', 'app', True)\n"
+        "qm.admin('refresh_security')\n"
+        "qm.admin('set_authrec', 'qmgr', '', 'group', 'app', ['connect', 'inq'])\n"
+        "qm.admin('set_authrec', 'queue', 'DEV.**', 'group', 'app', ['browse', 'get', 'inq', 'put'])\n"
         "qm.disconnect()\n"
     )
     _run([sys.executable, "-c", script], env)
