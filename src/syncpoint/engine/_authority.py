@@ -68,6 +68,17 @@ _OPEN_AUTHORITIES = (
     (C.MQOO_SET_ALL_CONTEXT, bit("setall")),
 )
 
+_NEEDED: dict[int, int] = {}  # MQOPEN options -> the authorities they need (filled as options are met)
+
+
+def _needed_for(options: int) -> int:
+    needed = 0
+    for opt, auth in _OPEN_AUTHORITIES:
+        if options & opt:
+            needed |= auth
+    return needed
+
+
 # administrative verbs -> (object type, the argument naming the object (None: the queue manager), authority)
 ADMIN_AUTHORITIES: dict[str, tuple[str | None, int | None, str]] = {
     "define": (None, 1, "crt"),
@@ -178,20 +189,24 @@ class AuthorityMixin(QueueManagerBase):
 
     def _authorize_open(self, conn: Connection, od: MQOD, otype: str, name: str, options: int) -> None:
         """MQOPEN / MQPUT1: one authority per option on ``name``; with MQOO_ALTERNATE_USER_AUTHORITY, altusr on
-        the queue manager for the connection's user and the rest for the alternate user."""
-        if self.oam.creator is None:
+        the queue manager for the connection's user and the rest for the alternate user. The common case (an
+        answer already cached for this user and object) costs two dictionary look-ups."""
+        oam = self.oam
+        if oam.creator is None:
             return
-        needed = 0
-        for opt, auth in _OPEN_AUTHORITIES:
-            if options & opt:
-                needed |= auth
-        if otype != "queue":
-            needed &= VALID[otype]
+        needed = _NEEDED.get(options)
+        if needed is None:
+            needed = _NEEDED[options] = _needed_for(options)
         user = conn.user
         if options & C.MQOO_ALTERNATE_USER_AUTHORITY:
-            self._authorize(conn.user, "qmgr", self.name, bit("altusr"), "open")
+            self._authorize(user, "qmgr", self.name, bit("altusr"), "open")
             user = blank_strip(od.AlternateUserId) or user
-        if needed and self.oam.authorities(user, otype, name) & needed != needed:
+        if otype != "queue":
+            needed &= VALID[otype]
+        held = oam.cached.get((user, otype, name))
+        if held is None:
+            held = oam.authorities(user, otype, name)
+        if held & needed != needed:
             raise self._not_authorized(user, otype, name, needed, "open")
 
     def authorize_admin(self, conn: Connection, verb: str, pargs: list[Any], kwargs: dict[str, Any]) -> None:

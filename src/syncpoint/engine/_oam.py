@@ -312,7 +312,8 @@ class Records:
         self.active: dict[str, frozenset[str]] = {}  # user -> its groups, as of the last start / REFRESH SECURITY
         self.creator: str | None = None
         self._ordered: dict[str, list[Profile]] = {}
-        self._cache: dict[tuple[str, str, str], int] = {}
+        self._by_entity: dict[tuple[str, Entity], list[Profile]] = {}  # an entity's profiles, most specific first
+        self.cached: dict[tuple[str, str, str], int] = {}  # (user, type, name) -> authorities; any change clears it
 
     # -- loading and changing -------------------------------------------------------------------------------------
     def load(self, objects: dict[str, dict[str, bytes]]) -> None:
@@ -332,7 +333,7 @@ class Records:
             for u in members:
                 active.setdefault(u, set()).add(g)
         self.active = {u: frozenset(gs) for u, gs in active.items()}
-        self._cache.clear()
+        self.cached.clear()
 
     def set_record(self, otype: str, profile: str, entity: Entity, mask: int | None) -> None:
         """Give ``entity`` exactly ``mask`` on the profile. A record of no authority stays (IBM's ``+none``: it
@@ -348,7 +349,8 @@ class Records:
             if not p.records:
                 del profiles[profile]
         self._ordered.pop(otype, None)
-        self._cache.clear()
+        self._by_entity.clear()
+        self.cached.clear()
 
     def record(self, otype: str, profile: str, entity: Entity) -> int | None:
         p = self.profiles[otype].get(profile)
@@ -366,16 +368,18 @@ class Records:
 
     def entity_authorities(self, entity: Entity, otype: str, name: str) -> tuple[int, str | None]:
         """What ``entity``'s own record on the most specific matching profile gives, and that profile."""
-        for p in self.ordered(otype):
-            mask = p.records.get(entity)
-            if mask is not None and (p.name == name or p.pattern.fullmatch(name)):
-                return mask, p.name
+        mine = self._by_entity.get((otype, entity))
+        if mine is None:
+            mine = self._by_entity[(otype, entity)] = [p for p in self.ordered(otype) if entity in p.records]
+        for p in mine:
+            if p.name == name or p.pattern.fullmatch(name):
+                return p.records[entity], p.name
         return 0, None
 
     def authorities(self, user: str, otype: str, name: str) -> int:
         """The authorities ``user`` holds on object ``name`` of ``otype`` (administrators: every one)."""
         key = (user, otype, name)
-        got = self._cache.get(key)
+        got = self.cached.get(key)
         if got is not None:
             return got
         if self.is_admin(user):
@@ -384,9 +388,9 @@ class Records:
             mask = self.entity_authorities((PRINCIPAL, user), otype, name)[0]
             for g in self.active.get(user, ()):
                 mask |= self.entity_authorities((GROUP, g), otype, name)[0]
-        if len(self._cache) > 100_000:
-            self._cache.clear()
-        self._cache[key] = mask
+        if len(self.cached) > 100_000:
+            self.cached.clear()
+        self.cached[key] = mask
         return mask
 
     def matching(
