@@ -285,3 +285,37 @@ def test_records_groups_and_the_creator_survive_a_restart(tmp_path: Path) -> Non
         assert len(syncpoint.connect("QMD", embedded=e).admin("authrecs")) == 2  # the creator is still admin
     finally:
         e.close()
+
+
+# -- PCF: the request's user needs the authority, not the command server -----------------------------------------
+def test_a_pcf_command_is_checked_as_the_requests_user(qmgr: EmbeddedQueueManager, admin: QueueManager) -> None:
+    # IBM's command server checks the authority of the request's UserIdentifier on the object the command names
+    from syncpoint.pcf import MQCFH, MQCFST, CommandServer, build, parse
+    from syncpoint.pcf import constants as K
+
+    server = CommandServer(lambda: syncpoint.connect("QM1", embedded=qmgr, appl_name="amqpcsea"))
+    thread, stop = server.start()
+    admin.admin("define", "QLOCAL", "ALICE.REPLY")
+    admin.admin("set_authrec", "queue", "SYSTEM.ADMIN.COMMAND.QUEUE", "principal", "alice", ["put"])
+    admin.admin("set_authrec", "queue", "ALICE.REPLY", "principal", "alice", ["get", "put"])
+    alice = as_user(qmgr, "alice")
+    replies = alice.open("ALICE.REPLY")
+
+    def delete_z() -> int:
+        request = build(
+            MQCFH(Command=K.MQCMD_DELETE_Q, Type=K.MQCFT_COMMAND_XR, Version=3), [MQCFST(C.MQCA_Q_NAME, b"Z")]
+        )
+        md = MQMD(Format=C.MQFMT_ADMIN, MsgType=C.MQMT_REQUEST, ReplyToQ=b"ALICE.REPLY")
+        alice.mqput1(MQOD(ObjectName=b"SYSTEM.ADMIN.COMMAND.QUEUE"), md, MQPMO(), request)
+        cfh, _ = parse(replies.get(wait=10.0).data)
+        return int(cfh.Reason)
+
+    try:
+        assert delete_z() == C.MQRC_NOT_AUTHORIZED
+        assert admin.admin("lookup", "QLOCAL", "Z") is not None
+        admin.admin("set_authrec", "queue", "Z", "principal", "alice", ["dlt", "dsp"])
+        assert delete_z() == 0
+        assert admin.admin("lookup", "QLOCAL", "Z") is None
+    finally:
+        stop.set()
+        thread.join(10)

@@ -527,6 +527,7 @@ ADMIN_VERBS = frozenset(
         "refresh_security",
         "group_change",
         "groups",
+        "as_user",  # an administrative verb for another user (the command server, for a PCF request's user)
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""

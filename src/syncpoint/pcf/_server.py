@@ -102,6 +102,7 @@ class CommandServer:
         self.client_check = client_check or users_required
         self.qm: QueueManager | None = None
         self.served = 0
+        self.requester = ""  # the UserIdentifier of the request being served (authority checks are its)
 
     # -- loop ----------------------------------------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
@@ -138,7 +139,11 @@ class CommandServer:
         return t, stop
 
     def _serve(self, qm: QueueManager, md: MQMD, data: bytes) -> None:
-        replies = self.execute(data, blank_strip(md.Format))
+        self.requester = blank_strip(md.UserIdentifier)
+        try:
+            replies = self.execute(data, blank_strip(md.Format))
+        finally:
+            self.requester = ""
         reply_q = blank_strip(md.ReplyToQ)
         try:
             if reply_q:
@@ -239,6 +244,8 @@ class CommandServer:
         return self.qm
 
     def _admin(self, verb: str, *args: Any, **kw: Any) -> Any:
+        if self.requester:  # IBM: the request's UserIdentifier needs the authority, not the command server
+            return self._qm.admin("as_user", self.requester, verb, list(args), kw)
         return self._qm.admin(verb, *args, **kw)
 
     def _find_queue(self, name: str) -> Any:
