@@ -319,3 +319,33 @@ def test_a_pcf_command_is_checked_as_the_requests_user(qmgr: EmbeddedQueueManage
     finally:
         stop.set()
         thread.join(10)
+
+
+# -- a receiving channel's puts: PUTAUT(DEF | CTX) ----------------------------------------------------------------
+@pytest.mark.parametrize("putaut", [C.MQPA_DEFAULT, C.MQPA_CONTEXT])
+def test_a_receiving_channel_puts_with_its_user_or_the_messages_as_putaut_says(
+    qmgr: EmbeddedQueueManager, admin: QueueManager, putaut: int
+) -> None:
+    # IBM: PUTAUT(DEF) checks the MCA's user (MCAUSER), PUTAUT(CTX) the UserIdentifier in the message; a put the
+    # check refuses goes to the dead-letter queue with MQRC_NOT_AUTHORIZED
+    from syncpoint.engine.remote import xqh_bytes
+
+    admin.admin("define", "QLOCAL", "DLQ")
+    admin.admin("alter_qmgr", {"DEADQ": "DLQ"})
+    engine = qmgr.engine
+    admin.admin("set_authrec", "qmgr", "", "principal", "chl", ["connect"])
+    mca = qmgr.call(engine.connect, "mca", C.MQAT_DQM, "chl", 0)
+
+    def deliver(user: bytes) -> str:
+        md = MQMD(UserIdentifier=user)
+        raw = xqh_bytes(b"Q1".ljust(48), b"QM1".ljust(48), md) + b"payload"
+        (d,) = qmgr.call(lambda: engine.deliver_batch(mca, [raw], putaut=putaut, mcauser=""))
+        qmgr.call(engine.commit, mca)
+        return str(d.outcome)
+
+    assert deliver(b"alice") == "dead-lettered"  # neither chl nor alice may put to Q1
+    assert admin.admin("queue_status", "DLQ")["CURDEPTH"] == 1
+    granted = "chl" if putaut == C.MQPA_DEFAULT else "alice"
+    admin.admin("set_authrec", "queue", "Q1", "principal", granted, ["put"])
+    assert deliver(b"alice") == "delivered"
+    assert deliver(b"mallory") == ("delivered" if putaut == C.MQPA_DEFAULT else "dead-lettered")

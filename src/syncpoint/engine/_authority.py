@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from syncpoint.mqi import MQOD, blank_strip
+from syncpoint.mqi import MQMD, MQOD, blank_strip
 from syncpoint.mqi import constants as C
 from syncpoint.store import Batch
 
@@ -52,7 +52,7 @@ from ._oam import (
     profile_error,
     record_key,
 )
-from ._state import INPUT_OPTS, Connection
+from ._state import INPUT_OPTS, Connection, Target
 from ._util import fail
 
 # MQOPEN options -> the authority each needs (IBM's table)
@@ -68,6 +68,7 @@ _OPEN_AUTHORITIES = (
     (C.MQOO_SET_ALL_CONTEXT, bit("setall")),
 )
 
+_PUT = bit("put")
 _NEEDED: dict[int, int] = {}  # MQOPEN options -> the authorities they need (filled as options are met)
 
 
@@ -138,6 +139,7 @@ class AuthorityMixin(QueueManagerBase):
     def _init_oam(self, objects: dict[str, dict[str, bytes]]) -> None:
         self.oam = Records()
         self.oam.load(objects)
+        self._mcas: set[int] = set()  # the connections of receiving MCAs (``mark_mca``)
 
     @property
     def oam_enforced(self) -> bool:
@@ -193,7 +195,7 @@ class AuthorityMixin(QueueManagerBase):
         the queue manager for the connection's user and the rest for the alternate user. The common case (an
         answer already cached for this user and object) costs two dictionary look-ups."""
         oam = self.oam
-        if oam.creator is None:
+        if oam.creator is None or conn.hconn in self._mcas:
             return
         needed = _NEEDED.get(options)
         if needed is None:
@@ -230,6 +232,26 @@ class AuthorityMixin(QueueManagerBase):
             name = str(pargs[index] if len(pargs) > index else kwargs.get("name", ""))
         if bit(auth) & VALID[otype]:
             self._authorize(user, otype, name, bit(auth), "cmd")
+
+    def _may_deliver(self, who: tuple[int, str], md: MQMD, t: Target) -> bool:
+        """A receiving MCA's put (``_remote``): put authority on the name the message resolved through (its
+        queue, alias or remote definition; a transmission queue when it goes on), for the channel's user with
+        PUTAUT(DEF) or the message's UserIdentifier with PUTAUT(CTX)."""
+        if self.oam.creator is None:
+            return True
+        putaut, user = who
+        if putaut == C.MQPA_CONTEXT:
+            user = blank_strip(md.UserIdentifier)
+        name = t.first.name if t.first is not None else t.queue.name
+        return self.oam.authorities(user, "queue", name) & _PUT == _PUT
+
+    def mark_mca(self, conn: Connection) -> None:
+        """The server: ``conn`` is a receiving MCA. Its own opens (SYSTEM.CHANNEL.SYNCQ) are the queue manager's
+        and ask no authority; what it delivers is checked by PUTAUT (:meth:`_may_deliver`)."""
+        self._check_conn(conn)
+        if len(self._mcas) > 64:  # forget the connections that ended
+            self._mcas.intersection_update(self.connections)
+        self._mcas.add(conn.hconn)
 
     def administer(self, conn: Connection, verb: str, pargs: list[Any], kwargs: dict[str, Any]) -> Any:
         """One administrative verb (the door has checked it is one of the host's ADMIN_VERBS) by ``conn``: the

@@ -223,6 +223,8 @@ class QueueManagerBase(EffectsRecorder):
 
         def _authorize_connect(self, user: str) -> None: ...  # _authority
 
+        def _may_deliver(self, who: tuple[int, str], md: MQMD, t: Target) -> bool: ...  # _authority
+
         def _authorize_open(  # _authority
             self, conn: Connection, od: MQOD, otype: str, name: str, options: int
         ) -> None: ...

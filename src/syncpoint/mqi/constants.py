@@ -347,6 +347,8 @@ MQOT_AUTH_INFO = 7
 MQOT_TOPIC = 8
 
 # --- MQAUTH_* authority values (PCF, the object authority manager) ---
+MQPA_DEFAULT = 1
+MQPA_CONTEXT = 2
 MQAUTH_NONE = 0
 MQAUTH_ALT_USER_AUTHORITY = 1
 MQAUTH_BROWSE = 2

@@ -237,6 +237,8 @@ ATTRIBUTES: dict[str, Attribute] = {
         Attribute("SEQWRAP", 0, "int", 999_999_999, _CH, low=100, high=999_999_999),
         Attribute("MRRTY", 0, "int", 10, _CH, high=999_999_999),  # message retry: count (receiving MCA)
         Attribute("MRTMR", 0, "int", 1000, _CH, high=999_999_999),  # and interval in milliseconds
+        # whose authority a receiving MCA's puts need: DEF its user (MCAUSER), CTX the message's UserIdentifier
+        _enum("PUTAUT", 0, C.MQPA_DEFAULT, _CH, {"DEF": C.MQPA_DEFAULT, "CTX": C.MQPA_CONTEXT}),
     ]
 }
 

@@ -261,7 +261,6 @@ _NO_EFFECT = {
             "MSGEXIT",
             "NETPRTY",
             "PROPCTL",
-            "PUTAUT",
             "RCVDATA",
             "RCVEXIT",
             "RESETSEQ",

@@ -110,6 +110,7 @@ _RECEIVING = frozenset(
         "SEQWRAP",
         "MRRTY",
         "MRTMR",
+        "PUTAUT",
     ]
 )
 # -a writes a channel's attributes of its type (IBM's DEFINE CHANNEL takes no others), and any other it was given;
