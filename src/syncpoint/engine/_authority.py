@@ -353,14 +353,18 @@ class AuthorityMixin(QueueManagerBase):
         profile: str | None = None,
         entity_type: str | None = None,
         entity: str | None = None,
+        matching: str | None = None,
     ) -> list[dict[str, Any]]:
-        """DISPLAY AUTHREC / dmpmqaut: the records, each {objtype, profile, entity_type, entity, authorities}."""
+        """DISPLAY AUTHREC / dmpmqaut: the records, each {objtype, profile, entity_type, entity, authorities};
+        ``matching``: only those whose profile applies to that object name (PCF's MQAUTHOPT_NAME_ALL_MATCHING)."""
         t = self._oam_type(otype) if otype else None
         e = self._entity(entity_type or PRINCIPAL, entity, must_exist=False) if entity else None
         if e is not None and entity_type is None:  # an entity named without its type: either kind
             found = self.oam.matching(t, profile, (PRINCIPAL, e[1])) + self.oam.matching(t, profile, (GROUP, e[1]))
         else:
             found = self.oam.matching(t, profile, e)
+        if matching is not None:
+            found = [r for r in found if self.oam.profiles[r[0]][r[1]].pattern.fullmatch(matching)]
         return [
             {"objtype": ot, "profile": p, "entity_type": en[0], "entity": en[1], "authorities": names_of(m)}
             for ot, p, en, m in found

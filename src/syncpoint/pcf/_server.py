@@ -27,6 +27,7 @@ from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, blank_strip, matches_gen
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, attributes_for
 
+from . import _authrec
 from . import _constants as K
 from ._request import CommandFailedError, Request, attr_value_to_pcf, passes_filter
 from ._structs import (  # an import list, not logic: other modules import many of the same names
@@ -64,9 +65,6 @@ Reply = list[list[Param]]  # one parameter list per response message
 
 # IBM's default CONNAUTH object name: here, user/password checking against the queue manager's password file
 CONNAUTH_NAME = "SYSTEM.DEFAULT.AUTHINFO.IDPWOS"
-_AUTH_OBJECT_TYPES = frozenset(
-    {C.MQOT_Q, C.MQOT_Q_MGR, C.MQOT_PROCESS, C.MQOT_NAMELIST, C.MQOT_AUTH_INFO, 6, 8}
-)  # 6 channel, 8 topic
 
 
 def chckclnt(required: bool) -> int:
@@ -599,37 +597,6 @@ class CommandServer:
         body += [attr_value_to_pcf(s, v, n) for s, v, n in fields if keep is None or s in keep]
         return [body]
 
-    def set_auth_rec(self, req: Request) -> Reply:
-        """Authority records: syncpoint has no object authority manager; every connection that passed
-        authentication holds every authority. So a record that adds authorities is already in force and is
-        accepted (after its parameters are checked); one that removes authorities cannot be honoured and fails
-        with MQRCCF_COMMAND_FAILED rather than pretend."""
-        req.string(K.MQCACF_AUTH_PROFILE_NAME)
-        otype = req.integer(K.MQIACF_OBJECT_TYPE, required=True)
-        adds = req.int_list(K.MQIACF_AUTH_ADD_AUTHS) or []
-        removes = req.int_list(K.MQIACF_AUTH_REMOVE_AUTHS) or []
-        principals = req.params.get(K.MQCACF_PRINCIPAL_ENTITY_NAMES)
-        groups = req.params.get(K.MQCACF_GROUP_ENTITY_NAMES)
-        req.used.update({K.MQCACF_PRINCIPAL_ENTITY_NAMES, K.MQCACF_GROUP_ENTITY_NAMES})
-        self._no_extra(req)
-        if otype not in _AUTH_OBJECT_TYPES:
-            raise CommandFailedError(
-                K.MQRCCF_ATTR_VALUE_ERROR, f"ObjectType {otype} is not valid", K.MQIACF_OBJECT_TYPE
-            )
-        if principals is None and groups is None:
-            raise CommandFailedError(
-                K.MQRCCF_PARM_MISSING, "name a principal or a group", K.MQCACF_PRINCIPAL_ENTITY_NAMES
-            )
-        if removes:
-            raise CommandFailedError(
-                K.MQRCCF_COMMAND_FAILED,
-                "syncpoint grants every authority to authenticated users",
-                K.MQIACF_AUTH_REMOVE_AUTHS,
-            )
-        if not adds:
-            raise CommandFailedError(K.MQRCCF_PARM_MISSING, "no authorities to add", K.MQIACF_AUTH_ADD_AUTHS)
-        return []
-
     @staticmethod
     def _no_extra(req: Request, filters: bool = False) -> None:
         if req.filters and not filters:
@@ -663,5 +630,9 @@ _HANDLERS: dict[int, Callable[[CommandServer, Request], Reply]] = {
     K.MQCMD_INQUIRE_PROCESS: CommandServer.inquire_process,
     K.MQCMD_INQUIRE_PROCESS_NAMES: CommandServer.inquire_process_names,
     K.MQCMD_INQUIRE_AUTH_INFO: CommandServer.inquire_auth_info,
-    K.MQCMD_SET_AUTH_REC: CommandServer.set_auth_rec,
+    # the object authority manager (``_authrec``)
+    K.MQCMD_SET_AUTH_REC: _authrec.set_auth_rec,
+    _authrec.MQCMD_DELETE_AUTH_REC: _authrec.delete_auth_rec,
+    _authrec.MQCMD_INQUIRE_AUTH_RECS: _authrec.inquire_auth_recs,
+    _authrec.MQCMD_INQUIRE_ENTITY_AUTH: _authrec.inquire_entity_auth,
 }
