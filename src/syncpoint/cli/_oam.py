@@ -55,8 +55,24 @@ def _refused(e: MQMIError) -> None:
     _fail(first + "\n" + detail, _EXIT_OF.get(e.reason, 71))
 
 
-def _options(argv: list[str], flags: str, with_value: str) -> tuple[dict[str, str], list[str]]:
-    """IBM's ``-x value`` / ``-x`` flags and the rest (setmqaut's ``+auth -auth`` words) from ``argv``."""
+_USAGE = {
+    "setmqaut": "Usage: syncpoint setmqaut -m QMgr -n Profile -t ObjectType (-p Principal | -g Group) "
+    "[-remove] +auth -auth ...",
+    "dspmqaut": "Usage: syncpoint dspmqaut -m QMgr -n Object -t ObjectType (-p Principal | -g Group)",
+    "dmpmqaut": "Usage: syncpoint dmpmqaut -m QMgr [-n Profile] [-t ObjectType] [-p Principal | -g Group] [-l] [-a]",
+    "group": "Usage: syncpoint group -m QMgr -g Group (-a User | -r User) | syncpoint group -m QMgr -l",
+}
+
+
+def _options(ctx: typer.Context, flags: str, with_value: str) -> tuple[dict[str, str], list[str]]:
+    """IBM's ``-x value`` / ``-x`` flags and the rest (setmqaut's ``+auth -auth`` words) from the command's
+    arguments; ``-h`` / ``--help`` prints the usage."""
+    argv = list(ctx.args)
+    if "-h" in argv or "--help" in argv:
+        name = ctx.info_name or ""
+        print(_USAGE.get(name, name))
+        print("Object types: qmgr, queue (q), process (prcs), namelist (nl), topic, channel (chl), authinfo.")
+        raise typer.Exit(0)
     opts: dict[str, str] = {}
     rest: list[str] = []
     i = 0
@@ -124,7 +140,7 @@ _RAW = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_n
 
 def setmqaut(ctx: typer.Context) -> None:
     """IBM's setmqaut: -m QMgr -n Profile -t ObjectType (-p Principal | -g Group) [-remove] +auth -auth …"""
-    opts, words = _options(list(ctx.args), "remove", "m n t p g s")
+    opts, words = _options(ctx, "remove", "m n t p g s")
     etype, entity = _entity(opts)
     otype, profile = _object(opts)
     for w in words:
@@ -147,7 +163,7 @@ def setmqaut(ctx: typer.Context) -> None:
 
 def dspmqaut(ctx: typer.Context) -> None:
     """IBM's dspmqaut: -m QMgr -n Object -t ObjectType (-p Principal | -g Group): the authorities it holds."""
-    opts, rest = _options(list(ctx.args), "", "m n t p g s")
+    opts, rest = _options(ctx, "", "m n t p g s")
     if rest:
         _fail(f"'{rest[0]}' is not a flag of dspmqaut.", 36)
     etype, entity = _entity(opts)
@@ -165,7 +181,7 @@ def dmpmqaut(ctx: typer.Context) -> None:
     """IBM's dmpmqaut: [-m QMgr] [-n Profile] [-t ObjectType] [-p Principal | -g Group] [-l] [-a]."""
     from syncpoint.mqsc import setmqaut_lines
 
-    opts, rest = _options(list(ctx.args), "l a e x", "m n t p g s")
+    opts, rest = _options(ctx, "l a e x", "m n t p g s")
     if rest:
         _fail(f"'{rest[0]}' is not a flag of dmpmqaut.", 36)
     etype: str | None = None
@@ -198,7 +214,7 @@ def dmpmqaut(ctx: typer.Context) -> None:
 def group(ctx: typer.Context) -> None:
     """syncpoint's groups: group -m QMgr -g Group (-a User | -r User) | group -m QMgr -l. A change reaches the
     authority checks at REFRESH SECURITY or the queue manager's next start, as IBM's OAM sees group changes."""
-    opts, rest = _options(list(ctx.args), "l", "m g a r")
+    opts, rest = _options(ctx, "l", "m g a r")
     if rest:
         _fail(f"'{rest[0]}' is not a flag of group: -m QMgr -g Group (-a User | -r User), or -m QMgr -l.", 36)
     qm = _connect(opts, "group")
