@@ -120,6 +120,9 @@ def create_qmgr(home: Path, qmgr: str = "QM1") -> None:
         "qm.admin('refresh_security')\n"
         "qm.admin('set_authrec', 'qmgr', '', 'group', 'app', ['connect', 'inq'])\n"
         "qm.admin('set_authrec', 'queue', 'DEV.**', 'group', 'app', ['browse', 'get', 'inq', 'put'])\n"
+        "qm.admin('set_authrec', 'queue', 'SYSTEM.DEFAULT.MODEL.QUEUE', 'group', 'app',"
+        " ['browse', 'dsp', 'get', 'inq', 'put'])\n"
+        "qm.admin('set_authrec', 'queue', 'SYSTEM.ADMIN.COMMAND.QUEUE', 'group', 'app', ['dsp', 'inq', 'put'])\n"
         "qm.disconnect()\n"
     )
     _run([sys.executable, "-c", script], env)

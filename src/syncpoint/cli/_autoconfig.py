@@ -30,14 +30,17 @@ DEFINE QLOCAL('DEV.QUEUE.3') REPLACE
 DEFINE QLOCAL('DEV.DEAD.LETTER.QUEUE') REPLACE
 """
 # its authorities (issue 35): the group app may connect and inquire, and put, get, browse and inquire on DEV.**
-# queues (publish and subscribe on DEV.** topics); the user app is its member, the user admin an administrator
-# (group mqm). Administrators hold every authority anyway.
+# queues (publish and subscribe on DEV.** topics), make dynamic queues from SYSTEM.DEFAULT.MODEL.QUEUE and send
+# commands to SYSTEM.ADMIN.COMMAND.QUEUE, as in IBM's developer container; the user app is its member, the user
+# admin an administrator (group mqm). Administrators hold every authority anyway.
 DEV_GROUPS = (("app", "app"), ("mqm", "admin"))
 DEV_AUTHORITIES = """\
 REFRESH SECURITY
 SET AUTHREC OBJTYPE(QMGR) GROUP('app') AUTHADD(CONNECT,INQ)
 SET AUTHREC PROFILE('DEV.**') OBJTYPE(QUEUE) GROUP('app') AUTHADD(BROWSE,GET,INQ,PUT)
 SET AUTHREC PROFILE('DEV.**') OBJTYPE(TOPIC) GROUP('app') AUTHADD(PUB,SUB)
+SET AUTHREC PROFILE('SYSTEM.DEFAULT.MODEL.QUEUE') OBJTYPE(QUEUE) GROUP('app') AUTHADD(BROWSE,DSP,GET,INQ,PUT)
+SET AUTHREC PROFILE('SYSTEM.ADMIN.COMMAND.QUEUE') OBJTYPE(QUEUE) GROUP('app') AUTHADD(DSP,INQ,PUT)
 """
 DEV_DEADQ = "ALTER QMGR DEADQ('DEV.DEAD.LETTER.QUEUE')\n"  # unless the queue manager has one (crtmqm -u)
 DEV_APP_CHANNEL = "DEV.APP.SVRCONN"

@@ -13,7 +13,7 @@ MQCMD_INQUIRE_AUTH_RECS (87) and MQCMD_INQUIRE_ENTITY_AUTH (88) with their param
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from syncpoint.mqi import constants as C
 
@@ -21,8 +21,7 @@ from . import _constants as K
 from ._request import CommandFailedError, Request
 from ._structs import MQCFIL, MQCFIN, MQCFSL, MQCFST, Param
 
-if TYPE_CHECKING:
-    from ._server import CommandServer
+CommandServer = Any  # ``_server.CommandServer`` (not imported: it imports this module)
 
 MQCMD_INQUIRE_AUTH_RECS = 87
 MQCMD_INQUIRE_ENTITY_AUTH = 88
