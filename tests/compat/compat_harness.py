@@ -123,6 +123,8 @@ def create_qmgr(home: Path, qmgr: str = "QM1") -> None:
         "qm.admin('set_authrec', 'queue', 'SYSTEM.DEFAULT.MODEL.QUEUE', 'group', 'app',"
         " ['browse', 'dsp', 'get', 'inq', 'put'])\n"
         "qm.admin('set_authrec', 'queue', 'SYSTEM.ADMIN.COMMAND.QUEUE', 'group', 'app', ['dsp', 'inq', 'put'])\n"
+        # IBM's example inq_set.py changes DEV.QUEUE.1's attributes (MQSET) as app: set on DEV.** for it
+        "qm.admin('set_authrec', 'queue', 'DEV.**', 'principal', 'app', ['set'])\n"
         "qm.disconnect()\n"
     )
     _run([sys.executable, "-c", script], env)
