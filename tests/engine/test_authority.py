@@ -349,3 +349,19 @@ def test_a_receiving_channel_puts_with_its_user_or_the_messages_as_putaut_says(
     admin.admin("set_authrec", "queue", "Q1", "principal", granted, ["put"])
     assert deliver(b"alice") == "delivered"
     assert deliver(b"mallory") == ("delivered" if putaut == C.MQPA_DEFAULT else "dead-lettered")
+
+
+def test_the_creator_of_a_dynamic_queue_may_use_it_and_the_record_goes_with_it(
+    qmgr: EmbeddedQueueManager, admin: QueueManager
+) -> None:
+    # IBM's OAM gives the user who made a dynamic queue every authority on it, and deletes the profile with it
+    alice = as_user(qmgr, "alice")
+    admin.admin("set_authrec", "queue", "SYSTEM.DEFAULT.MODEL.QUEUE", "principal", "alice", ["get"])
+    od = MQOD(ObjectName=b"SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName=b"ALICE.*")
+    h = alice.mqopen(od, C.MQOO_INPUT_EXCLUSIVE)
+    name = od.ObjectName.rstrip()
+    alice.mqput1(MQOD(ObjectName=name), MQMD(), MQPMO(), b"to myself")  # put on her own dynamic queue
+    held = admin.admin("entity_authority", "queue", name.decode(), "principal", "alice")
+    assert {"browse", "dlt", "get", "put", "setall"} <= set(held)
+    alice.mqclose(h)  # a temporary dynamic queue goes with its handle, and its record with it
+    assert admin.admin("authrecs", "queue", name.decode()) == []

@@ -28,6 +28,7 @@ from typing import Any
 
 from syncpoint.mqi import MQMD, MQOD, blank_strip
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.objects import Definition
 from syncpoint.store import Batch
 
 from ._base import QueueManagerBase
@@ -244,6 +245,30 @@ class AuthorityMixin(QueueManagerBase):
             user = blank_strip(md.UserIdentifier)
         name = t.first.name if t.first is not None else t.queue.name
         return self.oam.authorities(user, "queue", name) & _PUT == _PUT
+
+    def _dynamic_authority(self, conn: Connection | None, d: Definition, made: bool) -> None:
+        """A dynamic queue made from a model (``made``: ``conn``'s user is its creator) or dropped: IBM's OAM
+        gives the creator every authority on the queue it made, and forgets the record with the queue. Kept in
+        the store for a permanent dynamic queue, in memory for a temporary one."""
+        if self.oam.creator is None:
+            return
+        entity = (PRINCIPAL, conn.user) if conn is not None else None
+        permanent = d.dynamic == C.MQQDT_PERMANENT_DYNAMIC
+        if made and entity is not None:
+            if self.oam.is_admin(entity[1]):
+                return  # an administrator holds every authority anyway: no record to keep
+            mask = (self.oam.record("queue", d.name, entity) or 0) | VALID["queue"]
+            self.oam.set_record("queue", d.name, entity, mask)
+            if permanent:
+                self._b().put_objects.append((AUTHREC_KIND, record_key("queue", d.name, entity), str(mask).encode()))
+            return
+        if made or d.dynamic == C.MQQDT_PREDEFINED:
+            return
+        b = self._b() if permanent else None
+        for _, p, e, _ in self.oam.matching("queue", d.name, None):
+            self.oam.set_record("queue", p, e, None)
+            if b is not None:
+                b.delete_objects.append((AUTHREC_KIND, record_key("queue", p, e)))
 
     def mark_mca(self, conn: Connection) -> None:
         """The server: ``conn`` is a receiving MCA. Its own opens (SYSTEM.CHANNEL.SYNCQ) are the queue manager's

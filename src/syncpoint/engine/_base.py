@@ -225,6 +225,8 @@ class QueueManagerBase(EffectsRecorder):
 
         def _may_deliver(self, who: tuple[int, str], md: MQMD, t: Target) -> bool: ...  # _authority
 
+        def _dynamic_authority(self, conn: Connection | None, d: Definition, made: bool) -> None: ...  # _authority
+
         def _authorize_open(  # _authority
             self, conn: Connection, od: MQOD, otype: str, name: str, options: int
         ) -> None: ...

@@ -101,6 +101,7 @@ class OpenMixin(QueueManagerBase):
             d = base
         elif d.otype == QMODEL:
             created = self._create_dynamic(d, blank_strip(od.DynamicQName))
+            self._dynamic_authority(conn, created, True)  # its creator may use it (_authority)
             d = created
         elif d.otype == QREMOTE:
             return self._open_remote(conn, od, options, name, "")
@@ -215,6 +216,7 @@ class OpenMixin(QueueManagerBase):
         return d
 
     def _drop_queue(self, d: Definition) -> None:
+        self._dynamic_authority(None, d, False)
         q = self.queues.pop(d.name, None)
         self.definitions.pop(("Q", d.name), None)
         if q is not None:
