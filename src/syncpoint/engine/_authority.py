@@ -70,6 +70,7 @@ _OPEN_AUTHORITIES = (
 )
 
 _PUT = bit("put")
+_ALT = C.MQOO_ALTERNATE_USER_AUTHORITY
 _NEEDED: dict[int, int] = {}  # MQOPEN options -> the authorities they need (filled as options are met)
 
 
@@ -196,15 +197,17 @@ class AuthorityMixin(QueueManagerBase):
         the queue manager for the connection's user and the rest for the alternate user. The common case (an
         answer already cached for this user and object) costs two dictionary look-ups."""
         oam = self.oam
-        if oam.creator is None or conn.hconn in self._mcas:
+        if oam.creator is None or (self._mcas and conn.hconn in self._mcas):
             return
+        if options & _ALT:
+            user = conn.user
+            self._authorize(user, "qmgr", self.name, bit("altusr"), "open")
+            user = blank_strip(od.AlternateUserId) or user
+        else:
+            user = conn.user
         needed = _NEEDED.get(options)
         if needed is None:
             needed = _NEEDED[options] = _needed_for(options)
-        user = conn.user
-        if options & C.MQOO_ALTERNATE_USER_AUTHORITY:
-            self._authorize(user, "qmgr", self.name, bit("altusr"), "open")
-            user = blank_strip(od.AlternateUserId) or user
         if otype != "queue":
             needed &= VALID[otype]
         held = oam.cached.get((user, otype, name))
