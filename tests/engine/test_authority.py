@@ -365,3 +365,14 @@ def test_the_creator_of_a_dynamic_queue_may_use_it_and_the_record_goes_with_it(
     assert {"browse", "dlt", "get", "put", "setall"} <= set(held)
     alice.mqclose(h)  # a temporary dynamic queue goes with its handle, and its record with it
     assert admin.admin("authrecs", "queue", name.decode()) == []
+
+
+def test_a_covering_topic_object_that_grants_is_enough(qmgr: EmbeddedQueueManager, admin: QueueManager) -> None:
+    # IBM: pub / sub on a topic string is granted if any topic object covering it grants it (nearest first)
+    admin.admin("set_authrec", "topic", "SPORTS", "principal", "alice", ["sub"])
+    engine = qmgr.engine
+    alice = qmgr.call(engine.connect, "app", C.MQAT_UNIX, "alice", 0)
+    qmgr.call(engine.authorize, alice, "topic", ["SPORTS.FOOTBALL", "SPORTS"], "sub")
+    with pytest.raises(MQMIError) as e:
+        qmgr.call(engine.authorize, alice, "topic", ["SPORTS.FOOTBALL", "SPORTS"], "pub")
+    assert e.value.reason == C.MQRC_NOT_AUTHORIZED

@@ -172,6 +172,13 @@ class AuthorityMixin(QueueManagerBase):
         auth = self.oam.authorities
         return any(auth(user, otype, n) & needed == needed for n in names)
 
+    def authorize(self, conn: Connection, otype: str, names: list[str], authority: str) -> None:
+        """Raise MQRC_NOT_AUTHORIZED unless ``conn``'s user holds ``authority`` (setmqaut's name: sub, pub …) on
+        one of ``names`` (nearest first). For MQSUB and publishing once topics exist: ``names`` are the topic
+        objects covering the topic string, and IBM grants if any of them does."""
+        if not self.check_authority(conn.user, otype, names, bit(authority)):
+            raise self._not_authorized(conn.user, otype, names[0] if names else "", bit(authority), "open")
+
     def _not_authorized(self, user: str, otype: str, name: str, needed: int, qualifier: str) -> Exception:
         """The refusal: MQRC_NOT_AUTHORIZED, naming what was missing. The one call point of an authority event
         (AUTHOREV, IBM's Not Authorized types 1 to 4: ``qualifier`` is conn, open, close or cmd)."""
