@@ -140,6 +140,9 @@ def test_a_receiver_with_users_accepts_only_a_sender_that_authenticates(qms: QMs
         capture_output=True,
         text=True,
     )
+    # secure by default (issue 35): the channel's user may connect, and its puts (PUTAUT(DEF)) need put
+    qms.mqsc("QM2", "SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('chl') AUTHADD(CONNECT)\n")
+    qms.mqsc("QM2", "SET AUTHREC PROFILE('APP.IN') OBJTYPE(QUEUE) PRINCIPAL('chl') AUTHADD(PUT)\n")
     qms.mqsc("QM1", "START CHANNEL(QM1.TO.QM2)\n")
     wait_until(lambda: depth(qms, "QM2", "APP.IN") == 1, "delivered once authenticated")
     assert "MCAUSER(chl)" in qms.mqsc("QM2", "DISPLAY CHSTATUS(QM1.TO.QM2) ALL\n")

@@ -113,6 +113,18 @@ def create_qmgr(home: Path, qmgr: str = "QM1") -> None:
         f"qm = syncpoint.connect({qmgr!r})\n"
         f"for q in {DEV_QUEUES!r}:\n"
         "    qm.admin('define', 'QLOCAL', q)\n"
+        # IBM's developer container's authorities: admin an administrator (group mqm), app in group app with
+        # connect and inq on the queue manager and browse / get / inq / put on DEV.** (docs/security.md)
+        "qm.admin('group_change', 'mqm', 'admin', True)\n"
+        "qm.admin('group_change', 'app', 'app', True)\n"
+        "qm.admin('refresh_security')\n"
+        "qm.admin('set_authrec', 'qmgr', '', 'group', 'app', ['connect', 'inq'])\n"
+        "qm.admin('set_authrec', 'queue', 'DEV.**', 'group', 'app', ['browse', 'get', 'inq', 'put'])\n"
+        "qm.admin('set_authrec', 'queue', 'SYSTEM.DEFAULT.MODEL.QUEUE', 'group', 'app',"
+        " ['browse', 'dsp', 'get', 'inq', 'put'])\n"
+        "qm.admin('set_authrec', 'queue', 'SYSTEM.ADMIN.COMMAND.QUEUE', 'group', 'app', ['dsp', 'inq', 'put'])\n"
+        # IBM's example inq_set.py changes DEV.QUEUE.1's attributes (MQSET) as app: set on DEV.** for it
+        "qm.admin('set_authrec', 'queue', 'DEV.**', 'principal', 'app', ['set'])\n"
         "qm.disconnect()\n"
     )
     _run([sys.executable, "-c", script], env)

@@ -201,7 +201,11 @@ def test_substitutions_destq_replyq_destqm_replyqm(qm: QueueManager, handler_for
 
 
 def test_putaut_ctx_puts_with_the_message_user(qm: QueueManager, handler_for: Make) -> None:
+    # IBM: PUTAUT(CTX) puts with the authority of the message's UserIdentifier (MQOO_ALTERNATE_USER_AUTHORITY):
+    # bob needs put (and passall: the handler passes the context) on the destination (issue 35)
     put_dead_letter(qm, b"ctx", UserIdentifier=b"bob")
+    assert handler_for("WAIT(NO)\nACTION(FWD) FWDQ(FWD.A) PUTAUT(CTX)\n").run().forwarded == 0
+    qm.admin("set_authrec", "queue", "FWD.A", "principal", "bob", ["put", "passall"])
     assert handler_for("WAIT(NO)\nACTION(FWD) FWDQ(FWD.A) PUTAUT(CTX)\n").run().forwarded == 1
     assert qm.open("FWD.A").get().md.UserIdentifier.rstrip() == b"bob"
 

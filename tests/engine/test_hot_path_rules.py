@@ -134,8 +134,11 @@ def test_default_context_is_the_connections_and_the_clocks() -> None:
     clock = FakeClock(start=1_767_225_600.0 + 3661.25)  # 2026-01-01 01:01:01.25 GMT
     e = memory_queue_manager("QM1", clock=clock)
     try:
+        admin = syncpoint.connect("QM1", embedded=e)  # this process's user: the creator, an administrator
+        admin.admin("define", "QLOCAL", "Q1")
+        admin.admin("set_authrec", "qmgr", "", "principal", "carol", ["connect"])
+        admin.admin("set_authrec", "queue", "Q1", "principal", "carol", ["allmqi"])
         qm = syncpoint.connect("QM1", embedded=e, appl_name="orders", user="carol")
-        qm.admin("define", "QLOCAL", "Q1")
         h = _open(qm)
         md = MQMD(UserIdentifier=b"mallory", ApplIdentityData=b"forged", PutApplType=99)
         qm.mqput(h, md, MQPMO(Options=C.MQPMO_NO_SYNCPOINT), b"x")

@@ -229,6 +229,8 @@ def test_failed_passwords_slow_that_source_down_but_not_other_clients(
     assert _run(tmp_path, "passwd", "QML", "bob", input="right-b\n").returncode == 0
     info = start("--limit", "auth-delay-max=1.5")
     tcp = f"127.0.0.1({info['port']})"
+    for user in ("alice", "bob"):  # secure by default (issue 35): they may connect once granted
+        assert _run(tmp_path, "setmqaut", "-m", "QML", "-t", "qmgr", "-p", user, "+connect").returncode == 0
     guesses = [_timed_connect(host=tcp, user="alice", password=f"guess-{i}") for i in range(7)]
     assert all(reason == C.MQRC_NOT_AUTHORIZED for _, reason in guesses)
     # meanwhile (alice's source is now throttled) another user and the Unix socket connect at once

@@ -58,6 +58,8 @@ def test_a_right_password_is_answered_at_once_while_its_address_keeps_guessing(
     assert _run(tmp_path, "passwd", "QML", "app", input="right\n").returncode == 0
     info = start("--limit", "auth-delay-max=3")
     port = info["port"]
+    # secure by default (issue 35): app may connect once granted
+    assert _run(tmp_path, "setmqaut", "-m", "QML", "-t", "qmgr", "-p", "app", "+connect").returncode == 0
     stop = threading.Event()
     answered: list[int] = []
 

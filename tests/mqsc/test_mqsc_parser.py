@@ -150,7 +150,6 @@ def test_unsupported_objects_parse_as_unsupported_not_as_syntax_errors() -> None
     for text in (
         "DEFINE CHANNEL(APP.SVRCONN) CHLTYPE(SVRCONN) TRPTYPE(TCP) REPLACE",
         "DEFINE LISTENER(L) TRPTYPE(TCP) PORT(1414) CONTROL(QMGR)",
-        "SET AUTHREC PROFILE('DEV.**') PRINCIPAL('app') OBJTYPE(QUEUE) AUTHADD(BROWSE,GET,INQ,PUT)",
         "START SERVICE(S)",
         "REFRESH SECURITY TYPE(SSL)",
     ):

@@ -210,17 +210,60 @@ def test_requests_that_are_not_pcf_commands_get_error_responses(server: CommandS
     assert cfh.Reason == K.MQRCCF_CFST_DUPLICATE_PARM and params == [MQCFIN(K.MQIACF_PARAMETER_ID, C.MQCA_Q_NAME)]
 
 
-def test_set_auth_rec_adding_is_accepted_removing_is_refused(server: CommandServer) -> None:
+def test_authority_records_are_set_inquired_and_deleted(server: CommandServer) -> None:
+    # issue 35 item 2: PCF Set / Delete / Inquire Authority Records and Inquire Entity Authority, with IBM's
+    # parameters (MQAUTH_* lists, MQCFSL entity names) and its response layout
+    from syncpoint.pcf._authrec import (
+        MQAUTHOPT_ENTITY_EXPLICIT,
+        MQAUTHOPT_NAME_ALL_MATCHING,
+        MQCACF_ENTITY_NAME,
+        MQCMD_DELETE_AUTH_REC,
+        MQCMD_INQUIRE_AUTH_RECS,
+        MQCMD_INQUIRE_ENTITY_AUTH,
+        MQIACF_AUTH_OPTIONS,
+        MQIACF_AUTHORIZATION_LIST,
+        MQIACF_ENTITY_TYPE,
+        MQZAET_PRINCIPAL,
+    )
+
     base: list[Param] = [
-        MQCFST(K.MQCACF_AUTH_PROFILE_NAME, b"SYSTEM.ADMIN.COMMAND.QUEUE"),
+        MQCFST(K.MQCACF_AUTH_PROFILE_NAME, b"APP.**"),
         MQCFIN(K.MQIACF_OBJECT_TYPE, C.MQOT_Q),
         MQCFSL(K.MQCACF_PRINCIPAL_ENTITY_NAMES, [b"app"]),
     ]
-    ok(server, K.MQCMD_SET_AUTH_REC, [*base, MQCFIL(K.MQIACF_AUTH_ADD_AUTHS, [2])])
-    assert error(server, K.MQCMD_SET_AUTH_REC, [*base, MQCFIL(K.MQIACF_AUTH_REMOVE_AUTHS, [2])]) == (
-        K.MQRCCF_COMMAND_FAILED,
-        K.MQIACF_AUTH_REMOVE_AUTHS,
-    )
+    ok(server, K.MQCMD_SET_AUTH_REC, [*base, MQCFIL(K.MQIACF_AUTH_ADD_AUTHS, [C.MQAUTH_OUTPUT, C.MQAUTH_INPUT])])
+    ok(server, K.MQCMD_SET_AUTH_REC, [*base, MQCFIL(K.MQIACF_AUTH_REMOVE_AUTHS, [C.MQAUTH_INPUT])])
+    inquire = [
+        MQCFIN(MQIACF_AUTH_OPTIONS, MQAUTHOPT_NAME_ALL_MATCHING | MQAUTHOPT_ENTITY_EXPLICIT),
+        MQCFST(K.MQCACF_AUTH_PROFILE_NAME, b"APP.IN"),
+        MQCFIN(K.MQIACF_OBJECT_TYPE, C.MQOT_Q),
+        MQCFST(MQCACF_ENTITY_NAME, b"app"),
+        MQCFIN(MQIACF_ENTITY_TYPE, MQZAET_PRINCIPAL),
+    ]
+    (rec,) = ok(server, MQCMD_INQUIRE_AUTH_RECS, inquire)
+    assert rec[K.MQCACF_AUTH_PROFILE_NAME].String.rstrip() == b"APP.**"
+    assert rec[MQIACF_AUTHORIZATION_LIST].Values == [C.MQAUTH_OUTPUT]
+    entity = [
+        MQCFST(K.MQCACF_AUTH_PROFILE_NAME, b"APP.IN"),
+        MQCFIN(K.MQIACF_OBJECT_TYPE, C.MQOT_Q),
+        MQCFST(MQCACF_ENTITY_NAME, b"app"),
+        MQCFIN(MQIACF_ENTITY_TYPE, MQZAET_PRINCIPAL),
+    ]
+    (held,) = ok(server, MQCMD_INQUIRE_ENTITY_AUTH, entity)
+    assert held[MQIACF_AUTHORIZATION_LIST].Values == [C.MQAUTH_OUTPUT]
+    ok(server, MQCMD_DELETE_AUTH_REC, base)
+    assert error(server, MQCMD_INQUIRE_AUTH_RECS, inquire)[0] == C.MQRC_UNKNOWN_OBJECT_NAME
+    # bad input: IBM's reasons, nothing stored
+    bad_profile = [MQCFST(K.MQCACF_AUTH_PROFILE_NAME, b"A.**B"), *base[1:]]
+    assert error(server, K.MQCMD_SET_AUTH_REC, [*bad_profile, MQCFIL(K.MQIACF_AUTH_ADD_AUTHS, [2])])[0] == 3170
+    bad_auth = [*base, MQCFIL(K.MQIACF_AUTH_ADD_AUTHS, [C.MQAUTH_CONNECT])]  # not a queue's
+    assert error(server, K.MQCMD_SET_AUTH_REC, bad_auth)[0] == C.MQRCCF_AUTH_VALUE_ERROR
+    two = [*base[:2], MQCFSL(K.MQCACF_PRINCIPAL_ENTITY_NAMES, [b"app", b"x" * 13])]
+    assert error(server, K.MQCMD_SET_AUTH_REC, [*two, MQCFIL(K.MQIACF_AUTH_ADD_AUTHS, [2])])[0] == 2292
+    assert error(server, MQCMD_INQUIRE_AUTH_RECS, [*inquire[:1], *inquire[2:]]) == (
+        C.MQRC_UNKNOWN_OBJECT_NAME,
+        K.MQCACF_AUTH_PROFILE_NAME,
+    )  # app got nothing from the refused commands
 
 
 # ------------------------------------------------------------------------------------------------------

@@ -24,7 +24,6 @@ from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.mqsc import MqscProcessor
 from syncpoint.server._auth import Throttle, Users
-from syncpoint.server._connauth import is_privileged
 from syncpoint.store import Snapshot
 
 Serve = Callable[..., Any]
@@ -82,9 +81,13 @@ def user_of(qm: QueueManager) -> str:
     return str(next(c["USERID"] for c in qm.admin("connection_status") if c["HCONN"] == hconn))
 
 
-def test_the_creating_user_is_privileged_and_others_are_not(users: Users) -> None:
-    assert is_privileged(ME, users.path.parent)
-    assert not is_privileged("app", users.path.parent)
+def test_the_creating_user_and_members_of_mqm_are_privileged_and_others_are_not(real: Any) -> None:
+    # IBM: a privileged user is one with full administrative authority: the creator and the mqm group's members
+    assert real.engine.is_administrator(ME)
+    assert not real.engine.is_administrator("app")
+    real.admin("group_change", "mqm", "app", True)
+    real.admin("refresh_security", "AUTHSERV")
+    assert real.engine.is_administrator("app")
 
 
 def test_reqdadm_asks_a_password_of_an_administrator_only(real: Any, serve: Serve, users: Users) -> None:

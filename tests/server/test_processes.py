@@ -245,6 +245,7 @@ def test_passwd_then_tcp_needs_it(home: Path, started: str) -> None:
     import json
 
     assert run(home, "passwd", "QM1", "app", input="pw-1\n").returncode == 0
+    assert run(home, "setmqaut", "-m", "QM1", "-t", "qmgr", "-p", "app", "+connect").returncode == 0  # issue 35
     port = json.loads((home / "qmgrs/QM1/server.json").read_text())["port"]
     with pytest.raises(MQMIError) as e:
         syncpoint.connect("QM1", host=f"localhost({port})")

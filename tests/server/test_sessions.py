@@ -451,11 +451,24 @@ def users(tmp_path: Path) -> Users:
 
 def test_tcp_needs_a_valid_password_once_users_exist(real: Any, serve: Serve, users: Users) -> None:
     srv = serve(real, users=users)
+    syncpoint.connect("QM1", embedded=real).admin("set_authrec", "qmgr", "", "principal", "app", ["connect"])
     for user, password in ((None, None), ("app", "wrong"), ("nobody", "s3cret")):
         with pytest.raises(MQMIError) as e:
             tcp(srv, user=user, password=password)
         assert e.value.reason == C.MQRC_NOT_AUTHORIZED
     assert tcp(srv, user="app", password="s3cret").transport.ping()["qmgr"] == "QM1"
+
+
+def test_the_unix_socket_identity_is_the_peers_operating_system_user(real: Any, serve: Serve) -> None:
+    # issue 35: "over the Unix socket the peer's operating-system user, read from the socket, is the identity"
+    from syncpoint.host import os_user
+
+    srv = serve(real)
+    claimed = remote(srv, user="mallory", appl_name="claims-mallory")
+    conns = syncpoint.connect("QM1", embedded=real).admin("connection_status")
+    (mine,) = [c for c in conns if c["APPLTAG"] == "claims-mallory"]
+    assert mine["USERID"] == os_user()
+    claimed.disconnect()
 
 
 def test_local_socket_is_trusted_but_a_given_password_is_checked(real: Any, serve: Serve, users: Users) -> None:

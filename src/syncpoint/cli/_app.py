@@ -374,6 +374,7 @@ _TOOL_MODULES = (
     "_compat",
     "_flow",
     "_channel",
+    "_oam",
 )
 
 

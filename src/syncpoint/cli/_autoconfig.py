@@ -7,7 +7,8 @@ is the truth at every start); a command that fails is listed and the others stil
 error is not run and the queue manager does not start, naming the file, the line and IBM's AMQ8405I.
 
 Implements: reference/mqsc.md (the commands, AMQ8405I); IBM's crtmqm -ic / -ii and its container's developer
-configuration (DEV.QUEUE.1-3, DEV.DEAD.LETTER.QUEUE, DEV.AUTHINFO as CONNAUTH, the users app and admin).
+configuration (DEV.QUEUE.1-3, DEV.DEAD.LETTER.QUEUE, DEV.AUTHINFO as CONNAUTH, the users app and admin, the app
+group's authorities).
 """
 
 from __future__ import annotations
@@ -33,6 +34,19 @@ DEFINE QLOCAL('DEV.DEAD.LETTER.QUEUE') REPLACE
 DEFINE AUTHINFO('DEV.AUTHINFO') AUTHTYPE(IDPWOS) CHCKCLNT(REQDADM) CHCKLOCL(OPTIONAL) ADOPTCTX(YES) REPLACE
 ALTER QMGR CONNAUTH('DEV.AUTHINFO')
 REFRESH SECURITY(*) TYPE(CONNAUTH)
+"""
+# its authorities (issue 35): the group app may connect and inquire, and put, get, browse and inquire on DEV.**
+# queues (publish and subscribe on DEV.** topics), make dynamic queues from SYSTEM.DEFAULT.MODEL.QUEUE and send
+# commands to SYSTEM.ADMIN.COMMAND.QUEUE, as in IBM's developer container; the user app is its member, the user
+# admin an administrator (group mqm). Administrators hold every authority anyway.
+DEV_GROUPS = (("app", "app"), ("mqm", "admin"))
+DEV_AUTHORITIES = """\
+REFRESH SECURITY
+SET AUTHREC OBJTYPE(QMGR) GROUP('app') AUTHADD(CONNECT,INQ)
+SET AUTHREC PROFILE('DEV.**') OBJTYPE(QUEUE) GROUP('app') AUTHADD(BROWSE,GET,INQ,PUT)
+SET AUTHREC PROFILE('DEV.**') OBJTYPE(TOPIC) GROUP('app') AUTHADD(PUB,SUB)
+SET AUTHREC PROFILE('SYSTEM.DEFAULT.MODEL.QUEUE') OBJTYPE(QUEUE) GROUP('app') AUTHADD(BROWSE,DSP,GET,INQ,PUT)
+SET AUTHREC PROFILE('SYSTEM.ADMIN.COMMAND.QUEUE') OBJTYPE(QUEUE) GROUP('app') AUTHADD(DSP,INQ,PUT)
 """
 DEV_DEADQ = "ALTER QMGR DEADQ('DEV.DEAD.LETTER.QUEUE')\n"  # unless the queue manager has one (crtmqm -u)
 DEV_APP_CHANNEL = "DEV.APP.SVRCONN"
@@ -116,7 +130,11 @@ def configure(qm: Any, mqsc_config: str, write: Callable[[str], None], dev: bool
     """A start's automatic configuration on connection ``qm``: IBM's developer configuration when ``dev``, then
     the script(s) of ``mqsc_config`` (none when empty). Returns how many commands failed; ConfigError (nothing
     run) on a syntax error."""
-    scripts = [("developer configuration", DEV_MQSC + ("" if _has_deadq(qm) else DEV_DEADQ))] if dev else []
+    scripts = []
+    if dev:
+        for group, user in DEV_GROUPS:  # group membership is not MQSC (IBM's is the operating system's)
+            qm.admin("group_change", group, user, True)
+        scripts.append(("developer configuration", DEV_MQSC + ("" if _has_deadq(qm) else DEV_DEADQ) + DEV_AUTHORITIES))
     if mqsc_config:
         scripts += read_scripts(mqsc_config)
     commands = parse(scripts)

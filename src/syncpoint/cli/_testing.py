@@ -225,7 +225,24 @@ def serve(home: Path, config: Config, *, create: bool = True, timeout: float = 6
         process=proc,
     )
     STARTED[proc.pid] = mq
+    if config.dev:
+        _grant_test_queues(mq)
     return mq
+
+
+TEST_QUEUE_AUTHORITIES = ["browse", "get", "inq", "put"]
+
+
+def _grant_test_queues(mq: ServedMQ) -> None:
+    """A test's queue manager is its application's: the developer configuration's group app may put, get,
+    browse and inquire on every queue (profile ``**``), not only DEV.**, so a test's own queues (``mq_config(mqsc=
+    ...)``) need no grants of their own. IBM's developer container grants DEV.** only; runmqdevserver does the same
+    (docs/security.md)."""
+    qm = mq.connect(user=mq.admin_user, password=mq.admin_password)
+    try:
+        qm.admin("set_authrec", "queue", "**", "group", "app", TEST_QUEUE_AUTHORITIES)
+    finally:
+        qm.disconnect()
 
 
 def serve_group(home: Path, config: Config, url: str) -> list[ServedMQ]:

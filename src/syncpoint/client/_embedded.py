@@ -5,7 +5,6 @@ connection made here. See :mod:`syncpoint.host` for how calls, durability and wa
 from __future__ import annotations
 
 import atexit
-import functools
 import logging
 import os
 import threading
@@ -15,7 +14,7 @@ from typing import Any
 
 from syncpoint import _home
 from syncpoint.engine import Clock, GetResult, QueueManager, SystemClock
-from syncpoint.host import ADMIN_VERBS, QueueManagerHost
+from syncpoint.host import ADMIN_VERBS, QueueManagerHost, os_user
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.store import SQLiteStore, Store, StoreError
@@ -136,7 +135,7 @@ class EmbeddedConnection:
         fn = getattr(self.qm.engine, verb, None)
         if verb.startswith("_") or fn is None or verb not in ADMIN_VERBS:
             raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, f"unknown administrative verb {verb}")
-        return self.qm.call(functools.partial(fn, *args, **kwargs))
+        return self.qm.call(self.qm.engine.administer, self.conn, verb, list(args), kwargs)
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -197,7 +196,9 @@ def create_queue_manager(
     store = SQLiteStore(path, create=True)
     try:
         store.open()
-        store.write(QueueManager.initial_batch(name, clock or SystemClock(), dlq))
+        batch = QueueManager.initial_batch(name, clock or SystemClock(), dlq)
+        QueueManager.creator_batch(batch, os_user())  # the creating user: an administrator (docs/security.md)
+        store.write(batch)
     finally:
         store.close()
     return path.parent

@@ -268,6 +268,16 @@ class QueueManagerBase(EffectsRecorder):
 
         def _backout(self, conn: Connection, honour_mark: bool) -> None: ...  # _connections
 
+        def _authorize_connect(self, user: str) -> None: ...  # _authority
+
+        def _may_deliver(self, who: tuple[int, str], md: MQMD, t: Target) -> bool: ...  # _authority
+
+        def _dynamic_authority(self, conn: Connection | None, d: Definition, made: bool) -> None: ...  # _authority
+
+        def _authorize_open(  # _authority
+            self, conn: Connection, od: MQOD, otype: str, name: str, options: int
+        ) -> None: ...
+
         def _shared_open_input(self, q: LocalQueue, mode: int) -> None: ...  # _shared
 
         def _shared_close_input(self, q: LocalQueue) -> None: ...  # _shared

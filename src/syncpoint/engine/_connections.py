@@ -36,6 +36,7 @@ class ConnectionsMixin(QueueManagerBase):
         """MQCONN. ``user`` (at most 12 characters count) and ``pid`` are the host's to give; blank and 0 if not."""
         if self.quiescing:
             raise fail(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is ending")
+        self._authorize_connect(user)  # connect on the queue manager (``_authority``)
         hconn = self._next_hconn
         self._next_hconn += 1
         conn = Connection(hconn, appl_name or "syncpoint", appl_type, user, pid)

@@ -77,12 +77,14 @@ class OpenMixin(QueueManagerBase):
             check_inquire_only(options, "a queue manager")
             if name and name != self.name:
                 raise fail(C.MQRC_OBJECT_NAME_ERROR, f"ObjectName must be blank or {self.name}")
+            self._authorize_open(conn, od, "qmgr", self.name, options)
             return self._new_handle(conn, C.MQOT_Q_MGR, self.name, options, None, self.qmgr, None)
         if otype == C.MQOT_PROCESS:
             check_inquire_only(options, "a process")
             d = self.definitions.get((PROCESS, name))
             if d is None:
                 raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"process {name} does not exist")
+            self._authorize_open(conn, od, "process", name, options)
             return self._new_handle(conn, C.MQOT_PROCESS, name, options, None, d, None)
         if otype == C.MQOT_NAMELIST:  # for MQINQ of its names (IBM: inquire only)
             check_inquire_only(options, "a namelist")
@@ -101,6 +103,7 @@ class OpenMixin(QueueManagerBase):
             d = self.definitions.get(("Q", name))
         if d is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
+        self._authorize_open(conn, od, "queue", name, options)  # the name opened: an alias's, a model's (_authority)
         alias: Definition | None = None
         created: Definition | None = None
         if d.otype == QALIAS:
@@ -116,6 +119,7 @@ class OpenMixin(QueueManagerBase):
             d = base
         elif d.otype == QMODEL:
             created = self._create_dynamic(d, blank_strip(od.DynamicQName))
+            self._dynamic_authority(conn, created, True)  # its creator may use it (_authority)
             d = created
         elif d.otype == QREMOTE:
             return self._open_remote(conn, od, options, name, "")
@@ -168,6 +172,8 @@ class OpenMixin(QueueManagerBase):
         if options & ~_REMOTE_OPEN_OPTS:
             raise fail(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, f"{name} is a remote queue: it can be opened for output only")
         t = self._resolve_target(name, qmname)
+        # a local definition by its name; a queue at another queue manager by the transmission queue (_authority)
+        self._authorize_open(conn, od, "queue", name if t.first is not None else t.queue.name, options)
         if options & C.MQOO_INQUIRE and t.first is None:
             raise fail(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, "only a local definition of a remote queue can be inquired")
         queue = t.queue
@@ -232,6 +238,7 @@ class OpenMixin(QueueManagerBase):
         return d
 
     def _drop_queue(self, d: Definition) -> None:
+        self._dynamic_authority(None, d, False)
         q = self.queues.pop(d.name, None)
         self.definitions.pop(("Q", d.name), None)
         if q is not None:

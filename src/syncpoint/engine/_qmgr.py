@@ -48,6 +48,7 @@ The map: one module per rule or verb
 ``_topics``         topic strings, topic objects' inheritance, subscriptions as data, wildcard matching
 ``_pubsub``         MQOPEN of a topic, publishing, retained publications, topic objects' verbs
 ``_subscribe``      MQSUB, MQSUBRQ, closing subscriptions, administrative subscriptions
+``_authority``      authority checks (IBM's OAM) and SET / DELETE / DISPLAY AUTHREC; the rules as data in ``_oam``
 ``_effects``        what a call leaves for the host: store batch, wakes, system puts — and why as data
 ``_state``          the nouns: messages, local queues, connections, handles, units of work
 ``_base``           the shared state and the helpers every verb uses
@@ -82,6 +83,7 @@ from syncpoint.mqi.objects import (
 from syncpoint.store import DECISION_KIND, SharedQueues, Snapshot
 
 from ._admin import AdminMixin
+from ._authority import AuthorityMixin
 from ._connections import ConnectionsMixin
 from ._expiry import ExpiryMixin
 from ._get import GetMixin
@@ -121,6 +123,7 @@ class QueueManager(
     SharedRulesMixin,
     IndoubtMixin,
     SubscribeMixin,
+    AuthorityMixin,
 ):
     """One queue manager's state. Not thread-safe by itself: callers serialise (see module doc)."""
 
@@ -149,6 +152,7 @@ class QueueManager(
         self._load(snapshot)
         self._load_pubsub(snapshot)  # topics, durable subscriptions, retained publications (``_pubsub``)
         self._load_security(snapshot.counters)  # CONNAUTH in force (``_security``)
+        self._init_oam(snapshot.objects)  # authority records, groups, the creator (``_authority``)
         self._load_shared(set(snapshot.objects.get(COPY_KIND, {})), set(snapshot.objects.get(DECISION_KIND, {})))
 
     # -- construction ---------------------------------------------------------------------------------

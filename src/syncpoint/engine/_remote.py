@@ -114,6 +114,8 @@ class RemoteMixin(ReportsMixin):
         channel: str = "",
         syncpoint: bool = True,
         hold: frozenset[int] = frozenset(),
+        putaut: int = C.MQPA_DEFAULT,
+        mcauser: str = "",
     ) -> Delivery:
         """A receiving channel delivers one message it received: ``md`` and ``data`` as the sending channel got
         them from its transmission queue (Format MQXMIT, MQXQH + application data). Inside ``conn``'s unit of
@@ -122,23 +124,35 @@ class RemoteMixin(ReportsMixin):
         backs out and stops (nothing of this message is left in the unit of work). A destination that refuses it
         with a reason in ``hold`` (the channel's message retry: MRRTY/MRTMR) leaves it undelivered: HELD."""
         self._check_conn(conn)
-        return self._deliver(md, data, self._uow(conn) if syncpoint else None, channel, None, hold)
+        who = (putaut, mcauser or conn.user)
+        return self._deliver(md, data, self._uow(conn) if syncpoint else None, channel, None, hold, who)
 
     def deliver_batch(
-        self, conn: Connection, msgs: Sequence[bytes], *, channel: str = "", hold: frozenset[int] = frozenset()
+        self,
+        conn: Connection,
+        msgs: Sequence[bytes],
+        *,
+        channel: str = "",
+        hold: frozenset[int] = frozenset(),
+        putaut: int = C.MQPA_DEFAULT,
+        mcauser: str = "",
     ) -> list[Delivery]:
         """A receiving channel delivers a whole batch: each message (MQXQH + application data, as the sending
         channel got it from its transmission queue) as :meth:`deliver_inbound` delivers one, all in ``conn``'s
         unit of work, in one call; each destination is resolved once per batch. Raises as deliver_inbound does
         (the channel then backs the batch out). Ends at the first message HELD (``hold``, as deliver_inbound):
-        the list then ends with that delivery, and the channel backs the batch out to try it again."""
+        the list then ends with that delivery, and the channel backs the batch out to try it again. Each put
+        needs put authority on its destination (``_authority``): of ``mcauser`` (else the connection's user) with
+        PUTAUT(DEF), of the message's UserIdentifier with PUTAUT(CTX); a message refused is dead-lettered with
+        MQRC_NOT_AUTHORIZED, as IBM's MCA does."""
         self._check_conn(conn)
+        who = (putaut, mcauser or conn.user)
         uow = self._uow(conn)
         md = MQMD(Format=C.MQFMT_XMIT_Q_HEADER)  # the outer descriptor, which the channel does not carry
         targets: dict[tuple[str, str], Target] = {}
         out: list[Delivery] = []
         for raw in msgs:
-            d = self._deliver(md, raw, uow, channel, targets, hold)
+            d = self._deliver(md, raw, uow, channel, targets, hold, who)
             out.append(d)
             if d.outcome == HELD:
                 break
@@ -152,6 +166,7 @@ class RemoteMixin(ReportsMixin):
         channel: str,
         targets: dict[tuple[str, str], Target] | None,
         hold: frozenset[int] = frozenset(),
+        who: tuple[int, str] = (C.MQPA_DEFAULT, ""),
     ) -> Delivery:
         x = parse_xmit_message(md, data)
         if x is None:
@@ -172,6 +187,8 @@ class RemoteMixin(ReportsMixin):
                 return self._undeliverable(x, e.reason, uow, channel)
             if targets is not None:
                 targets[key] = t
+        if not self._may_deliver(who, app, t):
+            return self._undeliverable(x, C.MQRC_NOT_AUTHORIZED, uow, channel)
         reason = self._place(t, app, x.payload, uow, INBOUND)
         if reason in hold:
             return Delivery(HELD, t.queue.name, reason)

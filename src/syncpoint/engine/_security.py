@@ -40,7 +40,7 @@ from ._admin import AdminMixin
 from ._util import fail
 
 MIGRATED = "authinfo"  # the store counter saying the default AUTHINFO object was made
-REFRESH_TYPES = ("ALL", "CONNAUTH")
+REFRESH_TYPES = ("ALL", "CONNAUTH", "AUTHSERV")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,11 +97,15 @@ class SecurityMixin(AdminMixin):
         )
 
     def refresh_security(self, kind: str = "ALL") -> str:
-        """REFRESH SECURITY TYPE(kind): CONNAUTH (and ALL) take the CONNAUTH object's settings now. Returns the
-        name of the object in force ("" for none)."""
+        """REFRESH SECURITY TYPE(kind): CONNAUTH (and ALL) take the CONNAUTH object's settings now; AUTHSERV (and
+        ALL) the object authority manager's group membership. Returns the name of the CONNAUTH object in force
+        ("" for none)."""
         if kind not in REFRESH_TYPES:
             raise fail(C.MQRC_FUNCTION_NOT_SUPPORTED, f"REFRESH SECURITY TYPE({kind}) is not supported")
-        self.connauth = self._connauth_now()
+        if kind in ("ALL", "AUTHSERV"):
+            self.refresh_authorities()  # group membership (``_authority``)
+        if kind in ("ALL", "CONNAUTH"):
+            self.connauth = self._connauth_now()
         return self.connauth.name if self.connauth is not None else ""
 
     def connauth_in_force(self) -> dict[str, Any] | None:

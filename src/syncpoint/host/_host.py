@@ -125,6 +125,8 @@ class QueueManagerHost:
         # queue-sharing groups: two-phase commits to complete once their write is durable (engine._shared)
         self._completions: collections.deque[tuple[Pending, list[int]]] = collections.deque()
         self.published = 0  # how many times durable writes made messages available (a waiting get's check)
+        if not self.engine.oam_enforced:  # a store naming no creator (made before authority checks existed)
+            self.call(self.engine.record_creator, os_user())
         threading.Thread(target=self._housekeeper, name=f"syncpoint-{name}-housekeeping", daemon=True).start()
         if self.shared is not None:
             self.engine.unlocked = self._unlocked  # shared queues wait for PostgreSQL with the lock let go
@@ -534,6 +536,14 @@ ADMIN_VERBS = frozenset(
         "subscriptions",
         "refresh_security",  # REFRESH SECURITY TYPE(CONNAUTH)
         "connauth_in_force",
+        # the object authority manager (engine._authority): setmqaut, SET / DELETE / DISPLAY AUTHREC, groups
+        "set_authrec",
+        "delete_authrec",
+        "authrecs",
+        "entity_authority",
+        "group_change",
+        "groups",
+        "as_user",  # an administrative verb for another user (the command server, for a PCF request's user)
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""

@@ -44,7 +44,7 @@ def lookup(prefix: str, value: int) -> str | None:
 
 def reason_name(reason: int) -> str:
     """``MQRC_NO_MSG_AVAILABLE`` for 2033; ``MQRC_UNKNOWN`` followed by the number for one we do not know."""
-    return lookup("MQRC", reason) or f"MQRC_UNKNOWN_{reason}"
+    return lookup("MQRC", reason) or lookup("MQRCCF", reason) or f"MQRC_UNKNOWN_{reason}"
 
 
 def completion_name(comp: int) -> str:

@@ -279,6 +279,8 @@ ATTRIBUTES: dict[str, Attribute] = {
         _enum("PUBSCOPE", C.MQIA_PUB_SCOPE, 1, _T, {"ASPARENT": 1, "QMGR": 4, "ALL": 0}),
         _enum("SUBSCOPE", C.MQIA_SUB_SCOPE, 1, _T, {"ASPARENT": 1, "QMGR": 4, "ALL": 0}),
         _enum("WILDCARD", C.MQIA_WILDCARD_OPERATION, 2, _T, {"PASSTHRU": 2, "BLOCK": 1}),
+        # whose authority a receiving MCA's puts need: DEF its user (MCAUSER), CTX the message's UserIdentifier
+        _enum("PUTAUT", 0, C.MQPA_DEFAULT, _CH, {"DEF": C.MQPA_DEFAULT, "CTX": C.MQPA_CONTEXT}),
     ]
 }
 

@@ -23,6 +23,7 @@ from ._attrs import (
     parse_attribute,
     queue_status_pairs,
 )
+from ._authrec import setmqaut_lines
 from ._commands import Request, Where, parse_command
 from ._dump import DEFINABLE, DUMP_FORMATS, DUMP_TYPES, dump_definitions
 from ._parser import MqscSyntaxError, SourceCommand, Token, read_commands, tokenize
@@ -56,6 +57,7 @@ __all__ = [
     "parse_command",
     "queue_status_pairs",
     "read_commands",
+    "setmqaut_lines",
     "syntax_error_lines",
     "tokenize",
 ]

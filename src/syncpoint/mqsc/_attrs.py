@@ -273,7 +273,6 @@ _NO_EFFECT = {
             "MSGEXIT",
             "NETPRTY",
             "PROPCTL",
-            "PUTAUT",
             "RCVDATA",
             "RCVEXIT",
             "RESETSEQ",

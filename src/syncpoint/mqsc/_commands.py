@@ -46,6 +46,7 @@ from ._attrs import (
     parse_attribute,
     takes_list,
 )
+from ._authrec import is_authrec_command, parse_authrec_command
 from ._channel import (
     CHANNEL_VERBS,
     CHSTATUS_IGNORED,
@@ -144,7 +145,6 @@ UNSUPPORTED_NOUNS = {
     "LISTENER": "LISTENER",
     "LSTR": "LISTENER",
     "SERVICE": "SERVICE",
-    "AUTHREC": "AUTHREC",
     "CHLAUTH": "CHLAUTH",
     "COMMINFO": "COMMINFO",
     "LSSTATUS": "LSSTATUS",
@@ -153,7 +153,6 @@ UNSUPPORTED_NOUNS = {
     "CLUSTER": "CLUSTER",
     "POLICY": "POLICY",
     "APSTATUS": "APSTATUS",
-    "ENTAUTH": "ENTAUTH",
     "AUTHSERV": "AUTHSERV",
     "CHINIT": "CHINIT",
     "TRACE": "TRACE",
@@ -261,6 +260,13 @@ def parse_command(text: str) -> Request:
             e.verb = e.verb or word
             raise
         return ps
+    if is_authrec_command(word, tokens):  # SET / DELETE / DISPLAY AUTHREC, DISPLAY ENTAUTH, REFRESH SECURITY
+        try:
+            oam: Request = parse_authrec_command(word, tokens, Request)
+        except MqscSyntaxError as e:
+            e.verb = e.verb or VERBS.get(word, word)
+            raise
+        return oam
     if word in CHANNEL_VERBS and len(tokens) > 1 and tokens[1].keyword in ("CHANNEL", "CHL"):
         req: Request = parse_channel_command(CHANNEL_VERBS[word], tokens, Request)
         return req
@@ -564,9 +570,10 @@ def _refresh(req: Request, tokens: list[Token]) -> None:
         req.name = "*"
 
 
-# REFRESH SECURITY's types: those syncpoint has (connection authentication), those it has not
-REFRESH_SECURITY_TYPES = ("ALL", "CONNAUTH")
-_REFRESH_SECURITY_OTHER = ("AUTHSERV", "CLASSES", "SSL")
+# REFRESH SECURITY's types: those syncpoint has (connection authentication, the object authority manager), those
+# it has not
+REFRESH_SECURITY_TYPES = ("ALL", "CONNAUTH", "AUTHSERV")
+_REFRESH_SECURITY_OTHER = ("CLASSES", "SSL")
 
 
 def _refresh_security(req: Request, tokens: list[Token]) -> None:

@@ -19,8 +19,8 @@ written (they are created by their applications, as IBM's dmpmqcfg leaves them o
 
 On a member of a queue-sharing group every object carries its QSGDISP: QMGR for a private one, SHARED for a
 shared queue, and GROUP for a COPY (replaying the GROUP definition makes the copy again on every member). Outside
-a group no QSGDISP is written, as IBM's dmpmqcfg on Linux writes none. syncpoint keeps no authority records, so
-``-o setmqaut`` writes the header alone.
+a group no QSGDISP is written, as IBM's dmpmqcfg on Linux writes none. ``-o setmqaut`` writes
+the authority records as setmqaut commands (``_authrec``).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from syncpoint.mqi.objects import (
 )
 
 from ._attrs import format_value, mqsc_keyword
+from ._authrec import setmqaut_lines
 
 if TYPE_CHECKING:
     from syncpoint.client import QueueManager
@@ -128,6 +129,7 @@ _RECEIVING = frozenset(
         "SEQWRAP",
         "MRRTY",
         "MRTMR",
+        "PUTAUT",
     ]
 )
 # -a writes a channel's attributes of its type (IBM's DEFINE CHANNEL takes no others), and any other it was given;
@@ -201,7 +203,7 @@ def dump_definitions(
     output: str = "",
 ) -> list[str]:
     """The MQSC lines of ``qm``'s definitions (see the module's documentation), a comment header first.
-    ``output`` "setmqaut": the authority records instead (syncpoint keeps none: the header alone)."""
+    ``output`` "setmqaut": the authority records instead, as setmqaut commands."""
     import datetime
     import getpass
     import socket
@@ -218,8 +220,8 @@ def dump_definitions(
         f"* Command issued: {command}",
         "*",
     ]
-    if output == "setmqaut":
-        return lines
+    if output == "setmqaut":  # the authority records, as setmqaut commands that make them again
+        return lines + setmqaut_lines(qm.name, qm.admin("authrecs"))
     member = bool(qm.admin("qsg_name"))  # a member of a queue-sharing group: each object with its QSGDISP
     connauth_last: list[str] = []
     if QMGR in wanted:

@@ -50,6 +50,7 @@ from ._attrs import (
     qmgr_status_pairs,
     queue_status_pairs,
 )
+from ._authrec import AUTHREC, ENTAUTH, SECURITY, run_authrec_command
 from ._channel import CHANNEL_VERBS, run_channel_command
 from ._commands import CHSTATUS, CONN, QMSTATUS, QSTATUS, QUEUE, SECURITY, Request, Where, parse_command, valid_syntax
 from ._parser import MqscSyntaxError, SourceCommand, read_commands
@@ -213,6 +214,9 @@ class MqscProcessor:
                 return out
             if req.otype in PUBSUB_OBJECTS:  # topics, subscriptions, their status (``_pubsub``)
                 out.ok = run_pubsub_command(self._admin, self._qm.name, req, out.lines, format_pairs)
+                return out
+            if req.otype in (AUTHREC, ENTAUTH):  # the object authority manager (``_authrec``)
+                out.ok = run_authrec_command(self._admin, req, out.lines, format_pairs)
                 return out
             if req.otype in (THREAD, INDOUBT):  # DISPLAY THREAD, RESOLVE INDOUBT (``_qsg``)
                 out.ok = run_qsg_command(self._admin, self._qm.name, req, out.lines, format_pairs)

@@ -38,7 +38,7 @@ from syncpoint.mqi.objects import (
 )
 from syncpoint.mqi.qmgr_selectors import KEPT_QMGR_SELECTORS, kept_qmgr_value
 
-from . import _authinfo, _pubsub
+from . import _authinfo, _authrec, _pubsub
 from . import _constants as K
 from ._channels import CHANNEL_HANDLERS
 from ._connection import HANDLERS as CONNECTION_HANDLERS
@@ -79,9 +79,6 @@ _REASON_MAP = {
 
 Reply = list[list[Param]]  # one parameter list per response message
 
-_AUTH_OBJECT_TYPES = frozenset(
-    {C.MQOT_Q, C.MQOT_Q_MGR, C.MQOT_PROCESS, C.MQOT_NAMELIST, C.MQOT_AUTH_INFO, 6, 8}
-)  # 6 channel, 8 topic
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -104,6 +101,7 @@ class CommandServer:
         self.poll = poll
         self.qm: QueueManager | None = None
         self.served = 0
+        self.requester = ""  # the UserIdentifier of the request being served (authority checks are its)
 
     # -- loop ----------------------------------------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
@@ -140,7 +138,11 @@ class CommandServer:
         return t, stop
 
     def _serve(self, qm: QueueManager, md: MQMD, data: bytes) -> None:
-        replies = self.execute(data, blank_strip(md.Format))
+        self.requester = blank_strip(md.UserIdentifier)
+        try:
+            replies = self.execute(data, blank_strip(md.Format))
+        finally:
+            self.requester = ""
         reply_q = blank_strip(md.ReplyToQ)
         try:
             if reply_q:
@@ -241,6 +243,8 @@ class CommandServer:
         return self.qm
 
     def _admin(self, verb: str, *args: Any, **kw: Any) -> Any:
+        if self.requester:  # IBM: the request's UserIdentifier needs the authority, not the command server
+            return self._qm.admin("as_user", self.requester, verb, list(args), kw)
         return self._qm.admin(verb, *args, **kw)
 
     def _find_queue(self, name: str) -> Any:
@@ -576,36 +580,6 @@ class CommandServer:
         return [[MQCFSL(K.MQCACF_PROCESS_NAMES, sorted(names), 0, 48)]]
 
     # -- connection authentication and authority records ----------------------------------------------
-    def set_auth_rec(self, req: Request) -> Reply:
-        """Authority records: syncpoint has no object authority manager; every connection that passed
-        authentication holds every authority. So a record that adds authorities is already in force and is
-        accepted (after its parameters are checked); one that removes authorities cannot be honoured and fails
-        with MQRCCF_COMMAND_FAILED rather than pretend."""
-        req.string(K.MQCACF_AUTH_PROFILE_NAME)
-        otype = req.integer(K.MQIACF_OBJECT_TYPE, required=True)
-        adds = req.int_list(K.MQIACF_AUTH_ADD_AUTHS) or []
-        removes = req.int_list(K.MQIACF_AUTH_REMOVE_AUTHS) or []
-        principals = req.params.get(K.MQCACF_PRINCIPAL_ENTITY_NAMES)
-        groups = req.params.get(K.MQCACF_GROUP_ENTITY_NAMES)
-        req.used.update({K.MQCACF_PRINCIPAL_ENTITY_NAMES, K.MQCACF_GROUP_ENTITY_NAMES})
-        self._no_extra(req)
-        if otype not in _AUTH_OBJECT_TYPES:
-            raise CommandFailedError(
-                K.MQRCCF_ATTR_VALUE_ERROR, f"ObjectType {otype} is not valid", K.MQIACF_OBJECT_TYPE
-            )
-        if principals is None and groups is None:
-            raise CommandFailedError(
-                K.MQRCCF_PARM_MISSING, "name a principal or a group", K.MQCACF_PRINCIPAL_ENTITY_NAMES
-            )
-        if removes:
-            raise CommandFailedError(
-                K.MQRCCF_COMMAND_FAILED,
-                "syncpoint grants every authority to authenticated users",
-                K.MQIACF_AUTH_REMOVE_AUTHS,
-            )
-        if not adds:
-            raise CommandFailedError(K.MQRCCF_PARM_MISSING, "no authorities to add", K.MQIACF_AUTH_ADD_AUTHS)
-        return []
 
     @staticmethod
     def _no_extra(req: Request, filters: bool = False) -> None:
@@ -639,10 +613,14 @@ _HANDLERS: dict[int, Callable[[CommandServer, Request], Reply]] = {
     K.MQCMD_DELETE_PROCESS: CommandServer.delete_process,
     K.MQCMD_INQUIRE_PROCESS: CommandServer.inquire_process,
     K.MQCMD_INQUIRE_PROCESS_NAMES: CommandServer.inquire_process_names,
-    K.MQCMD_SET_AUTH_REC: CommandServer.set_auth_rec,
     **CONNECTION_HANDLERS,  # Inquire Connection (``_connection``)
     **NAMELIST_HANDLERS,  # Create / Copy / Change / Delete / Inquire Namelist, Inquire Namelist Names (``_namelist``)
     **_authinfo.HANDLERS,  # AUTHINFO objects and Refresh Security (``_authinfo``)
+    # the object authority manager (``_authrec``)
+    K.MQCMD_SET_AUTH_REC: _authrec.set_auth_rec,
+    _authrec.MQCMD_DELETE_AUTH_REC: _authrec.delete_auth_rec,
+    _authrec.MQCMD_INQUIRE_AUTH_RECS: _authrec.inquire_auth_recs,
+    _authrec.MQCMD_INQUIRE_ENTITY_AUTH: _authrec.inquire_entity_auth,
 }
 _HANDLERS.update(CHANNEL_HANDLERS)  # Inquire Channel, Channel Names, Channel Status (_channels.py)
 _HANDLERS.update(_pubsub.HANDLERS)  # publish/subscribe: subscriptions and topics

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 _N, _R, _P = 2**14, 8, 1
 
@@ -189,3 +190,26 @@ class Throttle:
     def failures(self, source: str) -> int:
         state = self._sources.get(source)
         return 0 if state is None else int(state[0])
+
+
+def peer_identity(transport: Any) -> tuple[str, int] | None:
+    """The operating-system user name and process id of the process at the other end of a Unix socket
+    (SO_PEERCRED, Linux), as IBM's bindings take an application's identity from the operating system; None when
+    the socket cannot say (not a Unix socket, another platform)."""
+    import pwd
+    import socket
+    import struct
+
+    sock = transport.get_extra_info("socket") if transport is not None else None
+    option = getattr(socket, "SO_PEERCRED", None)
+    if sock is None or option is None or sock.family != socket.AF_UNIX:
+        return None
+    try:
+        pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
+    except OSError:
+        return None
+    try:
+        name = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        name = str(uid)  # a uid with no passwd entry (a container): its number, as IBM shows it
+    return name[:12], pid

@@ -79,6 +79,7 @@ class Receiver:
     peer: str = ""
     user: str = ""
     mcauser: str = ""
+    putaut: int = C.MQPA_DEFAULT  # whose authority the puts need: the channel's user (DEF) or the message's (CTX)
     since: float = field(default_factory=time.time)
     batches: int = 0
     msgs: int = 0
@@ -299,6 +300,7 @@ def _open(qm: QueueManagerHost, conn: Connection, name: str, params: dict[str, A
     if engine.lookup(QLOCAL, SYSTEM_CHANNEL_SYNCQ) is None:
         engine.define(QLOCAL, SYSTEM_CHANNEL_SYNCQ, dict(_SYNCQ_ATTRS))
     od = MQOD(ObjectName=SYSTEM_CHANNEL_SYNCQ.encode())
+    engine.mark_mca(conn)  # the MCA's own queues are the queue manager's; its deliveries are checked (PUTAUT)
     handle = engine.open(conn, od, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_BROWSE)
     last = (old.seq, old.batch_id) if old is not None else _LAST.pop(key, None)
     if last is not None:
@@ -310,6 +312,7 @@ def _open(qm: QueueManagerHost, conn: Connection, name: str, params: dict[str, A
         seq, batch_id = _read_sync(engine, conn, handle.hobj, name)
     r = Receiver(name, conn, handle.hobj, seq, batch_id, str(params.get("qmgr", ""))[:48], conn.user)
     r.mcauser = str(d.attrs.get("MCAUSER", ""))
+    r.putaut = int(d.attrs.get("PUTAUT", C.MQPA_DEFAULT))
     r.chltype = "RQSTR" if d.attrs.get("CHLTYPE") == MQCHT_REQUESTER else "RCVR"
     r.mrrty, r.mrtmr = int(d.attrs.get("MRRTY", 10)), int(d.attrs.get("MRTMR", 1000))
     _RECEIVERS[key] = r
@@ -373,7 +376,7 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
     try:
         if not all(type(raw) is bytes for raw in msgs):
             raise _fail(C.MQRC_UNEXPECTED_ERROR, "a batch's messages must be bytes")
-        done = engine.deliver_batch(conn, msgs, channel=r.name, hold=hold)
+        done = engine.deliver_batch(conn, msgs, channel=r.name, hold=hold, putaut=r.putaut, mcauser=r.mcauser)
         if done and done[-1].outcome == "held":  # engine.remote HELD
             engine.backout(conn)  # the whole batch waits: PAUSED, tried again after MRTMR
             r.retries += 1

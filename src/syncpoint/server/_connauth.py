@@ -33,25 +33,6 @@ from syncpoint.engine import ConnAuth
 from syncpoint.mqi.objects import MQCHK_NONE, MQCHK_REQUIRED, MQCHK_REQUIRED_ADMIN
 
 
-def creator(qdir: Path) -> str:
-    """The operating-system user that created the queue manager in ``qdir`` (its folder's owner); "" when
-    it cannot be told."""
-    try:
-        import pwd
-
-        return pwd.getpwuid(os.stat(qdir).st_uid).pw_name
-    except (OSError, KeyError, ImportError):
-        return ""
-
-
-def is_privileged(user: str, qdir: Path | None) -> bool:
-    """Whether ``user`` is an administrator of the queue manager in ``qdir``: IBM's "privileged user", whom
-    CHCKCLNT(REQDADM) asks for a password. Here: the operating-system user that created it."""
-    if qdir is None or not user:
-        return False
-    return user == creator(qdir)
-
-
 def must_check(
     settings: ConnAuth | None,
     local: bool,

@@ -30,7 +30,7 @@ from syncpoint.store import Pending
 from syncpoint.wire import Hello, ServerProtocol
 
 from . import _connauth as connauth
-from ._auth import check_password, checkers
+from ._auth import check_password, checkers, peer_identity
 from ._hub import Hub, warn_now
 from ._limits import OVERFLOW
 
@@ -153,7 +153,7 @@ class Handshake:
             settings,
             self.local,
             hello.password is not None,
-            connauth.is_privileged(asserted or os_user(), users.path.parent),
+            server.qm.engine.is_administrator(asserted or os_user()),  # IBM's privileged user (``_authority``)
             users.required,
             link=hello.appl_type == C.MQAT_QMGR and not self.local,
         ):
@@ -218,6 +218,10 @@ class Handshake:
             return
         qm = server.qm
         user, pid = identity(runs_as, hello.pid)  # a client that did not say: this process's, as IBM's bindings
+        if self.local and hello.password is None:
+            # over the Unix socket the identity is the peer's operating-system user, read from the socket: the
+            # authority checks' user (engine._authority), whatever the hello claimed
+            user, pid = peer_identity(self.transport) or (user, pid)
         try:
             conn, pending = qm.run(qm.engine.connect, hello.appl_name, hello.appl_type or C.MQAT_UNIX, user, pid)
         except MQMIError as e:

@@ -162,7 +162,7 @@ def _admin(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any
         raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, "keyword arguments must be a map")
     fn = getattr(qm.engine, verb)
     admin_arguments(fn, verb, pargs, kwargs)
-    result, pending = qm.run(lambda: fn(*pargs, **kwargs))
+    result, pending = qm.run(qm.engine.administer, conn, verb, pargs, kwargs)  # the authority check first
     if verb == "messages":
         result = [[_md_of(m), m.data] for m in result]
     return result, pending
