@@ -151,6 +151,8 @@ class QueueManagerBase(EffectsRecorder):
 
         def _close_topic_handle(self, h: Handle, options: int) -> None: ...  # _subscribe
 
+        def refresh_authorities(self) -> None: ...  # _authority
+
         def _end_sub_handle(self, h: Handle, remove: bool) -> None: ...  # _subscribe
 
         def dead_letter_message(  # _reports

@@ -50,7 +50,7 @@ from ._attrs import (
     qmgr_status_pairs,
     queue_status_pairs,
 )
-from ._authrec import AUTHREC, ENTAUTH, SECURITY, run_authrec_command
+from ._authrec import AUTHREC, ENTAUTH, run_authrec_command
 from ._channel import CHANNEL_VERBS, run_channel_command
 from ._commands import CHSTATUS, CONN, QMSTATUS, QSTATUS, QUEUE, SECURITY, Request, Where, parse_command, valid_syntax
 from ._parser import MqscSyntaxError, SourceCommand, read_commands

@@ -26,9 +26,6 @@ the one place that decides it (the object authority manager's administrators' gr
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 from syncpoint.engine import ConnAuth
 from syncpoint.mqi.objects import MQCHK_NONE, MQCHK_REQUIRED, MQCHK_REQUIRED_ADMIN
 
