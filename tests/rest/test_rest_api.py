@@ -60,6 +60,10 @@ class Env:
         self.host = self.qm.transport.qm  # type: ignore[attr-defined]
         self.users = Users(home / "users.json")
         self.users.set_password(USER, PASSWORD)
+        # the REST user administers the queue manager (IBM's MQWebAdmin role and mqm): authority checks of a user
+        # without that are test_a_user_without_put_authority_is_403_mqwb0103e_and_puts_nothing
+        self.qm.admin("group_change", "mqm", USER, True)
+        self.qm.admin("refresh_security")
         self.auth = UsersAuthenticator(self.users)
         app = create_app(QM, lambda user: syncpoint.connect(QM, embedded=self.host, user=user), self.auth)
         self.client = TestClient(app)
@@ -113,6 +117,19 @@ def test_a_request_runs_as_its_authenticated_user(env: Env) -> None:
     q = env.define("POST.USER")
     assert env.client.post(msg_url(q), content=b"x", headers=TEXT, auth=AUTH).status_code == 201
     assert env.get(q).md.UserIdentifier.rstrip() == USER.encode()
+
+
+def test_a_user_without_put_authority_is_403_mqwb0103e_and_puts_nothing(env: Env) -> None:
+    # issue 35: every door asks the same authority check; the REST API answers IBM's 403 MQWB0103E for 2035
+    env.users.set_password("bob", "b0b-pw")
+    env.qm.admin("set_authrec", "qmgr", "", "principal", "bob", ["connect", "inq"])  # a messaging user's
+    q = env.define("POST.BOB")
+    r = env.client.post(msg_url(q), content=b"x", headers=TEXT, auth=("bob", "b0b-pw"))
+    assert r.status_code == 403 and error_of(r)["msgId"] == "MQWB0103E", r.text
+    assert env.depth(q) == 0
+    env.qm.admin("set_authrec", "queue", q, "principal", "bob", ["put"])
+    assert env.client.post(msg_url(q), content=b"x", headers=TEXT, auth=("bob", "b0b-pw")).status_code == 201
+    assert env.depth(q) == 1
 
 
 def test_md_headers_set_the_message_descriptor(env: Env) -> None:

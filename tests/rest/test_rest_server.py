@@ -106,10 +106,20 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Any:
             done = syncpoint_run(home, *args, input=stdin)
             assert done.returncode == 0, done.stdout + done.stderr
         start_server(home, QM)
+        admin_user(home, QM)
         rest_json = home / "qmgrs" / QM / "rest.json"  # written once the REST API listens
         wait_for_file(rest_json)
         info = json.loads(rest_json.read_text())
         yield Served(home, info["url"], cert)
+
+
+def admin_user(home: Path, qmgr: str) -> None:
+    """The REST user administers the queue manager (IBM: MQWebAdmin, and mqm): into the group, which the checks
+    see after REFRESH SECURITY (as IBM's operating-system groups)."""
+    done = syncpoint_run(home, "group", "-m", qmgr, "-g", "mqm", "-a", USER)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = syncpoint_run(home, "runmqsc", qmgr, input="REFRESH SECURITY\n")
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def mqsc(served: Served, command: str) -> dict[str, Any]:
@@ -301,6 +311,7 @@ def test_endmqm_ends_a_waiting_rest_get_with_quiescing_and_the_rest_api(tmp_path
         ):
             assert syncpoint_run(tmp_path, *args, input=stdin).returncode == 0
         start_server(tmp_path, "QM3")
+        admin_user(tmp_path, "QM3")
         rest_json = tmp_path / "qmgrs" / "QM3" / "rest.json"
         wait_for_file(rest_json)
         url = json.loads(rest_json.read_text())["url"]

@@ -33,6 +33,10 @@ ME = os_user()  # the queue manager's creator: its folder (the password file's) 
 @pytest.fixture
 def real() -> Iterator[EmbeddedQueueManager]:
     qm = memory_queue_manager("QM1")
+    admin = syncpoint.connect("QM1", embedded=qm)
+    # app connects (and reads DISPLAY CONN of itself: dsp); it is no administrator
+    admin.admin("set_authrec", "qmgr", "", "principal", "app", ["connect", "dsp"])
+    admin.disconnect()
     yield qm
     qm.close(abnormal=True)
 

@@ -24,7 +24,6 @@ from starlette.responses import Response
 
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import QMGR
 
 from ._errors import RestError, messaging_failure
 from ._headers import (
@@ -60,7 +59,14 @@ def too_big(size: int, limit: int) -> RestError:
 
 
 def qmgr_max_msg_length(qm: QueueManager) -> int:
-    return int(qm.admin("lookup", QMGR, "").attrs["QMMAXMSGL"])
+    """The queue manager's MAXMSGL by MQINQ, as any application reads it (inq on the queue manager: what a
+    messaging user holds; an administrative lookup would ask dsp of it)."""
+    h = qm.mqopen(MQOD(ObjectType=C.MQOT_Q_MGR), C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING)
+    try:
+        ints, _ = qm.mqinq(h, [C.MQIA_MAX_MSG_LENGTH])
+    finally:
+        qm.mqclose(h)
+    return int(ints[0])
 
 
 async def read_body(request: Request, limit: int, fresh_limit: Callable[[], Awaitable[int]]) -> bytes:
