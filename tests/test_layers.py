@@ -50,6 +50,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "syncpoint.flow",
             "syncpoint.spark",
             "syncpoint.channel",
+            "syncpoint.metrics",  # issue 36: /metrics in IBM's exporter's names
         ),
     ),
     # the root package's convenience names (syncpoint.connect, syncpoint.Message …) are the client's

@@ -20,11 +20,16 @@ from syncpoint.server import Limits, run_server
 log = logging.getLogger("syncpoint.server")
 
 
-def start_tools(server: Any, host_qm: Any, users: Any, command_server: bool = True) -> Callable[[], None]:
-    """Start the server's own tools (the PCF command server) on their own threads; returns their stopper."""
+def start_tools(
+    server: Any, host_qm: Any, users: Any, command_server: bool = True, metrics_socket: Any = None
+) -> Callable[[], None]:
+    """Start the server's own tools (the PCF command server, the metrics) on their own threads; returns their
+    stopper."""
     import threading
 
     stoppers: list[Any] = []
+    if metrics_socket is not None:
+        stoppers.append(start_metrics(server, host_qm, metrics_socket))
     if command_server:
         import syncpoint
         from syncpoint.pcf import CommandServer, chckclnt
@@ -61,6 +66,59 @@ def start_tools(server: Any, host_qm: Any, users: Any, command_server: bool = Tr
                 log.exception("stopping a tool")
 
     return stop_all
+
+
+def bind_metrics(qmgr: str, host: str, port: int) -> tuple[Any, str]:
+    """The metrics' listening socket, bound before the queue manager serves, and what strmqm says of it. A port
+    already taken is not fatal: the queue manager starts without metrics and says so (docs/operations.md)."""
+    from syncpoint.metrics import bind
+
+    try:
+        sock = bind(host, port)
+    except OSError as e:
+        why = f"off: {host} port {port} cannot be used ({e.strerror or e}); the queue manager runs without metrics"
+        log.warning("AMQ8101W: queue manager %s: metrics %s", qmgr, why)
+        return None, why
+    where = f"http://{host}:{sock.getsockname()[1]}/metrics"
+    log.info("queue manager %s serves its metrics at %s", qmgr, where)
+    return sock, where
+
+
+def start_metrics(server: Any, host_qm: Any, sock: Any) -> Callable[[], None]:
+    """``/metrics`` (``syncpoint.metrics``) over an in-process client connection, uvicorn on its own thread."""
+    import os
+
+    from prometheus_client import CollectorRegistry
+
+    import syncpoint
+    from syncpoint.metrics import MetricsServer, QueueManagerCollector
+
+    def connect() -> Any:
+        qm = syncpoint.connect(host_qm.name, embedded=host_qm, appl_name="syncpoint metrics")
+        server.internal_connections.add(qm.transport.conn.hconn)  # type: ignore[attr-defined]
+        return qm
+
+    from pathlib import Path
+
+    db = Path(host_qm.store.path) if isinstance(getattr(host_qm.store, "path", None), str) else None
+
+    def own() -> dict[str, Any]:
+        figures: dict[str, Any] = dict(host_qm.store.stats()) if hasattr(host_qm.store, "stats") else {}
+        if db is not None:
+            for key, path in (("db_bytes", str(db)), ("journal_bytes", str(db) + ".journal")):
+                try:
+                    figures[key] = os.stat(path).st_size
+                except OSError:
+                    figures[key] = 0
+        return figures
+
+    collector = QueueManagerCollector(
+        host_qm.name, connect, own=own, data_dir=str(db.parent) if db is not None else None
+    )
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(collector)
+    metrics = MetricsServer(registry, sock).start()
+    return metrics.stop
 
 
 def start_channel_initiator(server: Any, host_qm: Any, users: Any) -> Callable[[], None]:
@@ -143,11 +201,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", action="append", default=[])
     p.add_argument("--mqsc-config", default="", help="MQSC file or folder run before serving (crtmqm -ic)")
     p.add_argument("--dev", action="store_true", help="IBM's developer configuration before serving")
+    p.add_argument("--metrics-host", default="127.0.0.1", help="address of /metrics (with --metrics-port)")
+    p.add_argument("--metrics-port", type=int, default=None, help="serve /metrics on this port (0: any free)")
     p.add_argument("--end-with-parent", action="store_true", help="end (as endmqm -i) when the parent process ends")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     if a.end_with_parent:
         _end_with_parent(os.getppid())
+    metrics_socket: Any = None
+    extra: dict[str, Any] = {}
+    if a.metrics_port is not None:
+        metrics_socket, extra["metrics"] = bind_metrics(a.qmgr, a.metrics_host, a.metrics_port)
     code: int = run_server(
         a.qmgr,
         home=a.home,
@@ -155,11 +219,14 @@ def main(argv: list[str] | None = None) -> int:
         port=None if a.no_tcp else a.port,
         tls_cert=a.tls_cert,
         tls_key=a.tls_key,
-        start_tools=lambda server, host_qm, users: start_tools(server, host_qm, users, not a.no_command_server),
+        start_tools=lambda server, host_qm, users: start_tools(
+            server, host_qm, users, not a.no_command_server, metrics_socket
+        ),
         cpus=a.cpus,
         busy_poll=not a.no_busy_poll,
         limits=Limits.parse(a.limit),
         configure=(lambda host_qm: configure(host_qm, a.mqsc_config, a.dev)) if a.mqsc_config or a.dev else None,
+        info_extra=extra,
     )
     return code
 

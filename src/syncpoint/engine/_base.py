@@ -65,6 +65,13 @@ class QueueManagerBase(EffectsRecorder):
     _next_expiry_scan: float  # monotonic time of the next EXPRYINT scan
     expired_discarded: int  # messages discarded because they expired (statistics)
     recovered_inflight: int  # gets in flight at the last stop, backed out at this start
+    # counts since this start, for the metrics (``_metrics``): IBM's statistics (STATMQI) names them
+    stat_puts = 0  # MQPUT / MQPUT1 that put a message
+    stat_gets = 0  # destructive MQGETs
+    stat_commits = 0  # MQCMIT
+    stat_backouts = 0  # MQBACK
+    stat_conns = 0  # MQCONN / MQCONNX
+    stat_conns_hwm = 0  # the most connections at once
     # triggering (seed 001)
     triggering: Triggering
     # distributed queuing (issue 23)
@@ -127,6 +134,8 @@ class QueueManagerBase(EffectsRecorder):
         # overrides this one), and the running class has only the definition.
 
         def open(self, conn: Connection, od: MQOD, options: int) -> Handle: ...  # _open
+
+        def qmgr_status(self) -> dict[str, Any]: ...  # _admin
 
         def _close(self, h: Handle, options: int, implicit: bool) -> None: ...  # _open
 

@@ -293,6 +293,7 @@ class GetMixin(QueueManagerBase):
             h.cursor = None
         q.depth -= 1
         q.note_get(now, m.put_time)  # LGETDATE / LGETTIME, QTIME
+        self.stat_gets += 1
         if h.options & MQOO_SAVE_ALL_CONTEXT:
             h.saved_context = {f: md.__dict__[f] for f in CONTEXT_IDENTITY + CONTEXT_ORIGIN}
         if in_uow:

@@ -73,6 +73,7 @@ from ._expiry import ExpiryMixin
 from ._get import GetMixin
 from ._indoubt import IndoubtMixin
 from ._inquire import InquireMixin
+from ._metrics import MetricsMixin
 from ._open import OpenMixin
 from ._put import PutMixin
 from ._remote import RemoteMixin
@@ -103,6 +104,7 @@ class QueueManager(
     SharedMixin,
     SharedRulesMixin,
     IndoubtMixin,
+    MetricsMixin,
 ):
     """One queue manager's state. Not thread-safe by itself: callers serialise (see module doc)."""
 

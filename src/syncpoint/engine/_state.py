@@ -156,6 +156,14 @@ class LocalQueue:
         self._qtime_long = -1.0
         self.deleted = False
         self.fifo = self.attrs.get("MSGDLVSQ") == C.MQMDS_FIFO
+        # counts since this start, for the metrics (``_metrics``): IBM's MSGENQ / MSGDEQ, HIQDEPTH, messages
+        # expired and purged, and the bytes of the available messages (the "queue file" size)
+        self.puts = 0
+        self.gets = 0
+        self.hi_depth = 0
+        self.expired = 0
+        self.purged = 0
+        self.bytes = 0
 
     # -- status ---------------------------------------------------------------------------------------
     def note_get(self, now: float, put_time: float) -> None:
@@ -165,6 +173,7 @@ class LocalQueue:
         are exponential moving averages with weights 1/4 and 1/32.
         """
         self.last_get = now
+        self.gets += 1
         stay = now - put_time
         if not stay > 0.0:  # max(0.0, stay), without the call
             stay = 0.0
@@ -205,6 +214,7 @@ class LocalQueue:
         m.key = key
         self.by_key[key] = m
         self.index.add(key)
+        self.bytes += len(m.data)
         if m.expiry != C.MQEI_UNLIMITED:
             self.track_expiry(m)
 
@@ -256,6 +266,7 @@ class LocalQueue:
         """Remove an available message from the index (for a get, an expiry discard, a purge)."""
         self.index.remove(m.key)
         del self.by_key[m.key]
+        self.bytes -= len(m.data)
         if m.locked_by is not None:
             m.locked_by.locked = None
             m.locked_by = None
@@ -289,6 +300,7 @@ class LocalQueue:
         self.watched.clear()
         self._candidates.discard(self)
         self.depth -= len(gone)
+        self.bytes = 0
         return gone
 
 

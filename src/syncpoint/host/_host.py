@@ -517,6 +517,9 @@ ADMIN_VERBS = frozenset(
         "qsg_name",  # the queue-sharing group's name ("" outside one): dmpmqcfg, DISPLAY on a member
         "threads",  # DISPLAY THREAD (queue-sharing groups)
         "indoubt_resolve",  # RESOLVE INDOUBT
+        "queue_names",  # the metrics (issue 36): names, then counts and status by slices
+        "queue_metrics",
+        "qmgr_metrics",
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""
