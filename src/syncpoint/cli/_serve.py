@@ -104,6 +104,10 @@ def start_metrics(server: Any, host_qm: Any, sock: Any) -> Callable[[], None]:
 
     def own() -> dict[str, Any]:
         figures: dict[str, Any] = dict(host_qm.store.stats()) if hasattr(host_qm.store, "stats") else {}
+        # IBM's MaxChannels / MaxActiveChannels are the connections served at once (syncpoint's max-connections
+        # limit); the listeners are the server's TCP listener and its Unix socket's
+        figures["max_channels"] = figures["max_active_channels"] = server.limits.max_connections
+        figures["active_listeners"] = (1 if server.bound_port else 0) + (1 if server.unix_path else 0)
         if db is not None:
             for key, path in (("db_bytes", str(db)), ("journal_bytes", str(db) + ".journal")):
                 try:
