@@ -21,11 +21,11 @@ from typing import Any
 
 from syncpoint.mqi import constants as C
 
-from ._base import QueueManagerBase
+from ._shared_defs import SharedDefinitionsMixin
 from ._state import PRIO_SHIFT, LocalQueue
 
 
-class MetricsMixin(QueueManagerBase):
+class MetricsMixin(SharedDefinitionsMixin):
     """The metrics' administrative verbs (``syncpoint.host.ADMIN_VERBS``)."""
 
     def queue_names(self) -> list[str]:
@@ -38,7 +38,11 @@ class MetricsMixin(QueueManagerBase):
         the last put, seconds since the last get (0 before the first, as IBM's exporter shows), QTIME short and
         long in microseconds (0 before the first get), puts, destructive gets, highest depth, expired,
         purged, bytes of the available messages, shared (a queue-sharing group's)). ``reset_high``: the highest
-        depth starts again from the current depth, as IBM's RESET QSTATS resets HIQDEPTH."""
+        depth starts again from the current depth, as IBM's RESET QSTATS resets HIQDEPTH.
+
+        A shared queue's depth and UNCOM are the group's, read from the shared store with the host's lock let go
+        while PostgreSQL answers (``_io``); its highest depth is the highest this member saw at its collections
+        (its puts and gets happen in every member); its messages' age and bytes are not in this member (0)."""
         now = self.clock.time()
         queues = self.queues
         out: list[tuple[Any, ...]] = []
@@ -47,6 +51,11 @@ class MetricsMixin(QueueManagerBase):
             if q is None:
                 continue
             attrs = q.attrs
+            if q.shared:  # a queue-sharing group's: the group's depth, asked with the host's lock let go
+                depth = self._io(self.shared.depth, name) if self.shared is not None else 0
+                uncommitted = q.uncommitted
+            else:
+                depth, uncommitted = q.depth, q.uncommitted
             oldest = max(0, int(now - _oldest_put(q))) if q.by_key else 0
             qtime = q.qtime()
             out.append(
@@ -55,8 +64,8 @@ class MetricsMixin(QueueManagerBase):
                     attrs.get("DESCR", ""),
                     attrs.get("USAGE", C.MQUS_NORMAL),
                     attrs.get("MAXDEPTH", 0),
-                    q.depth,
-                    q.uncommitted,
+                    depth,
+                    uncommitted,
                     q.ipprocs,
                     q.opprocs,
                     oldest,
@@ -66,7 +75,7 @@ class MetricsMixin(QueueManagerBase):
                     qtime[1] if qtime else 0,
                     q.puts,
                     q.gets,
-                    q.hi_depth,
+                    max(q.hi_depth, depth),
                     q.expired,
                     q.purged,
                     q.bytes,
@@ -74,7 +83,7 @@ class MetricsMixin(QueueManagerBase):
                 )
             )
             if reset_high:
-                q.hi_depth = q.depth
+                q.hi_depth = depth
         return out
 
     def qmgr_metrics(self) -> dict[str, Any]:
