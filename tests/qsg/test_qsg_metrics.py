@@ -12,7 +12,7 @@ from qsg_members import member
 
 import syncpoint
 from syncpoint.engine import FakeClock
-from syncpoint.metrics import QUEUE_LABELS, QueueManagerCollector
+from syncpoint.metrics import QUEUE_LABELS, QueueManagerCollector, collect_own
 
 
 def queue_samples(host: Any, qmgr: str, queue: str) -> dict[str, tuple[float, dict[str, str]]]:
@@ -56,6 +56,10 @@ def test_a_shared_queue_is_served_by_each_member_with_the_groups_depth_and_ibms_
             "cluster": "-",
         }
         a.backout()
+        # syncpoint's own: one statement's round trip to the group's PostgreSQL, as strmqm's metrics report it
+        (family,) = [f for f in collect_own("QMA", {"group_rtt": qma.shared.round_trip()})]
+        assert family.name == "syncpoint_group_round_trip_seconds"
+        assert 0 < family.samples[0].value < 10 and family.samples[0].labels == {"qmgr": "QMA"}
     finally:
         qma.close(abnormal=True)
         qmb.close(abnormal=True)

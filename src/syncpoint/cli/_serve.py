@@ -108,6 +108,12 @@ def start_metrics(server: Any, host_qm: Any, sock: Any) -> Callable[[], None]:
         # limit); the listeners are the server's TCP listener and its Unix socket's
         figures["max_channels"] = figures["max_active_channels"] = server.limits.max_connections
         figures["active_listeners"] = (1 if server.bound_port else 0) + (1 if server.unix_path else 0)
+        shared = getattr(host_qm, "shared", None)
+        if shared is not None and hasattr(shared, "round_trip"):  # a member of a queue-sharing group
+            try:
+                figures["group_rtt"] = shared.round_trip()
+            except Exception:  # the group's store unreachable: the metric is left out of this scrape
+                log.warning("metrics: the group's store did not answer", exc_info=True)
         if db is not None:
             for key, path in (("db_bytes", str(db)), ("journal_bytes", str(db) + ".journal")):
                 try:
