@@ -137,6 +137,22 @@ class QueueManagerBase(EffectsRecorder):
 
         def qmgr_status(self) -> dict[str, Any]: ...  # _admin
 
+        def depth_after_put(self, q: LocalQueue) -> None: ...  # _events
+
+        def depth_after_get(self, q: LocalQueue) -> None: ...  # _events
+
+        def queue_full(self, q: LocalQueue) -> None: ...  # _events
+
+        def _system_put_to(  # _reports
+            self,
+            qname: str,
+            md: MQMD,
+            data: bytes,
+            dest_qmgr: str | None,
+            kind: SystemPutKind,
+            uow: UnitOfWork | None = None,
+        ) -> int: ...
+
         def _close(self, h: Handle, options: int, implicit: bool) -> None: ...  # _open
 
         def _drop_queue(self, d: Definition) -> None: ...  # _open

@@ -294,6 +294,8 @@ class GetMixin(QueueManagerBase):
         q.depth -= 1
         q.note_get(now, m.put_time)  # LGETDATE / LGETTIME, QTIME
         self.stat_gets += 1
+        if self.qmgr.attrs.get("PERFMEV") == "ENABLED":
+            self.depth_after_get(q)  # queue depth events (``_events``)
         if h.options & MQOO_SAVE_ALL_CONTEXT:
             h.saved_context = {f: md.__dict__[f] for f in CONTEXT_IDENTITY + CONTEXT_ORIGIN}
         if in_uow:

@@ -100,6 +100,8 @@ class MetricsMixin(SharedDefinitionsMixin):
             "CONNS_TOTAL": self.stat_conns,
             "CONNS_HWM": self.stat_conns_hwm,
             "EXPIRED": self.expired_discarded,
+            "EVENTS_PUT": getattr(self, "events_put", 0),
+            "EVENTS_DROPPED": getattr(self, "events_dropped", 0),
         }
 
 

@@ -156,6 +156,8 @@ class PutMixin(QueueManagerBase):
         if q.shared:
             self._shared_room(conn, q, opts & MQPMO_SYNCPOINT)  # MAXDEPTH counted across the group (``_shared``)
         elif q.depth >= qattrs["MAXDEPTH"]:
+            if self.qmgr.attrs.get("PERFMEV") == "ENABLED":
+                self.queue_full(q)  # a Queue Full performance event (``_events``); the put still fails
             raise fail(C.MQRC_Q_FULL, f"queue {q.name} is full (MAXDEPTH {qattrs['MAXDEPTH']})")
         if q.fifo:
             prio = qattrs["DEFPRTY"]  # seed 001, condition 14: FIFO assigns the queue's default priority
@@ -238,6 +240,8 @@ class PutMixin(QueueManagerBase):
         else:
             uow = None
             self._make_visible(m)
+        if self.qmgr.attrs.get("PERFMEV") == "ENABLED":
+            self.depth_after_put(q)  # queue depth events (``_events``)
         if qattrs["TRIGGER"] == MQTC_ON:
             self.triggering.message_put(m, uow)  # seed 001, condition 1
         if stored["Report"] & MQRO_COA and remote is None:

@@ -69,6 +69,7 @@ from syncpoint.store import DECISION_KIND, SharedQueues, Snapshot
 
 from ._admin import AdminMixin
 from ._connections import ConnectionsMixin
+from ._events import EventsMixin
 from ._expiry import ExpiryMixin
 from ._get import GetMixin
 from ._indoubt import IndoubtMixin
@@ -105,6 +106,7 @@ class QueueManager(
     SharedRulesMixin,
     IndoubtMixin,
     MetricsMixin,
+    EventsMixin,
 ):
     """One queue manager's state. Not thread-safe by itself: callers serialise (see module doc)."""
 

@@ -164,6 +164,12 @@ class LocalQueue:
         self.expired = 0
         self.purged = 0
         self.bytes = 0
+        # the statistics a performance event reports, since the last one (``_events``): reset time, high depth,
+        # and the puts and gets counted at the reset
+        self.event_reset = 0.0
+        self.event_hi = 0
+        self.event_puts = 0
+        self.event_gets = 0
 
     # -- status ---------------------------------------------------------------------------------------
     def note_get(self, now: float, put_time: float) -> None:

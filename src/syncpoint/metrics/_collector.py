@@ -246,6 +246,10 @@ class QueueManagerCollector:
             ),
             ("exporter_publications", "gauge", "Collections made by this exporter", self.collections),
         ]
+        rows.append(("syncpoint_events_put", "counter", "Event messages put on the event queues", q["EVENTS_PUT"]))
+        rows.append(
+            ("syncpoint_events_dropped", "counter", "Event messages the event queues did not take", q["EVENTS_DROPPED"])
+        )
         own = self._own_figures
         for metric, key, doc in (
             ("max_channels", "max_channels", "Max Channels"),
@@ -256,7 +260,8 @@ class QueueManagerCollector:
                 rows.append((metric, "gauge", doc, own[key]))
         out: list[Metric] = []
         for metric, kind, doc, value in rows:
-            f = _family(metric_name("qmgr", metric), kind, doc, QMGR_LABELS)
+            name = metric if metric.startswith("syncpoint_") else metric_name("qmgr", metric)
+            f = _family(name, kind, doc, QMGR_LABELS)
             _add(f, QMGR_LABELS, labels, value)
             out.append(f)
         return out
