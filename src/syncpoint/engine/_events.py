@@ -81,8 +81,9 @@ class EventsMixin(QueueManagerBase):
     # -- hooks the MQI path calls only when PERFMEV is ENABLED ----------------------------------------
     def depth_after_put(self, q: LocalQueue) -> None:
         attrs = q.attrs
-        if q.depth > q.event_hi:
-            q.event_hi = q.depth
+        c = q.counts
+        if q.depth > c.event_hi:
+            c.event_hi = q.depth
         if attrs.get("QDPHIEV") == ENABLED and q.depth * 100 >= attrs.get("QDEPTHHI", 80) * attrs["MAXDEPTH"]:
             self._depth_event(q, C.MQRC_Q_DEPTH_HIGH, {"QDPHIEV": DISABLED, "QDPLOEV": ENABLED, "QDPMAXEV": ENABLED})
 
@@ -98,18 +99,19 @@ class EventsMixin(QueueManagerBase):
     # -- the event --------------------------------------------------------------------------------------
     def _depth_event(self, q: LocalQueue, reason: int, changes: dict[str, Any]) -> None:
         now = self.clock.time()
+        c = q.counts
         data = pcf_event(
             MQCMD_PERFM_EVENT,
             reason,
             [(C.MQCA_Q_MGR_NAME, self.name), (C.MQCA_BASE_Q_NAME, q.name)],
             [
-                (C.MQIA_TIME_SINCE_RESET, max(0, int(now - (q.event_reset or self.started)))),
-                (C.MQIA_HIGH_Q_DEPTH, max(q.event_hi, q.depth)),
-                (C.MQIA_MSG_ENQ_COUNT, q.puts - q.event_puts),
-                (C.MQIA_MSG_DEQ_COUNT, q.gets - q.event_gets),
+                (C.MQIA_TIME_SINCE_RESET, max(0, int(now - (c.event_reset or self.started)))),
+                (C.MQIA_HIGH_Q_DEPTH, max(c.event_hi, q.depth)),
+                (C.MQIA_MSG_ENQ_COUNT, c.puts - c.event_puts),
+                (C.MQIA_MSG_DEQ_COUNT, c.gets - c.event_gets),
             ],
         )
-        q.event_reset, q.event_hi, q.event_puts, q.event_gets = now, q.depth, q.puts, q.gets  # reset
+        c.event_reset, c.event_hi, c.event_puts, c.event_gets = now, q.depth, c.puts, c.gets  # reset
         self._apply_changes(q.definition, changes)
         md = MQMD(Format=MQFMT_EVENT, MsgType=C.MQMT_DATAGRAM, Persistence=C.MQPER_NOT_PERSISTENT)
         if self._system_put_to(PERFM_EVENT_QUEUE, md, data, None, REPORT) == C.MQRC_NONE:

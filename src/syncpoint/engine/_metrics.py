@@ -58,6 +58,7 @@ class MetricsMixin(SharedDefinitionsMixin):
                 depth, uncommitted = q.depth, q.uncommitted
             oldest = max(0, int(now - _oldest_put(q))) if q.by_key else 0
             qtime = q.qtime()
+            c = q.counts
             out.append(
                 (
                     name,
@@ -73,17 +74,17 @@ class MetricsMixin(SharedDefinitionsMixin):
                     max(0, int(now - q.last_get)) if q.last_get else 0,
                     qtime[0] if qtime else 0,
                     qtime[1] if qtime else 0,
-                    q.puts,
-                    q.gets,
-                    max(q.hi_depth, depth),
-                    q.expired,
-                    q.purged,
-                    q.bytes,
+                    c.puts,
+                    c.gets,
+                    max(c.hi_depth, depth),
+                    c.expired,
+                    c.purged,
+                    c.bytes,
                     q.shared,
                 )
             )
             if reset_high:
-                q.hi_depth = depth
+                c.hi_depth = depth
         return out
 
     def qmgr_metrics(self) -> dict[str, Any]:

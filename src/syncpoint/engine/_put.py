@@ -221,17 +221,18 @@ class PutMixin(QueueManagerBase):
         )
         if q.shared:  # a queue-sharing group's shared queue: the message goes to the group's store
             self._shared_put(conn, q, m, syncpoint)
-            q.puts += 1
+            q.counts.puts += 1
             self.stat_puts += 1
             if stored["Report"] & MQRO_COA and remote is None:
                 self._confirm_on_arrival(m, self._uow(conn) if syncpoint else None)  # COA, as on a private queue
             return reason
         q.depth += 1
         q.last_put = now
-        q.puts += 1
+        c = q.counts
+        c.puts += 1
         self.stat_puts += 1
-        if q.depth > q.hi_depth:
-            q.hi_depth = q.depth
+        if q.depth > c.hi_depth:
+            c.hi_depth = q.depth
         if syncpoint:
             uow = self._uow(conn)
             uow.puts.append(m)
