@@ -143,6 +143,8 @@ class QueueManagerBase(EffectsRecorder):
 
         def queue_full(self, q: LocalQueue) -> None: ...  # _events
 
+        def inhibited(self, reason: int, queue: str, conn: Connection) -> None: ...  # _events
+
         def _system_put_to(  # _reports
             self,
             qname: str,

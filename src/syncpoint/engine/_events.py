@@ -36,9 +36,11 @@ from syncpoint.mqi import constants as C
 
 from ._base import QueueManagerBase
 from ._effects import REPORT
-from ._state import LocalQueue
+from ._state import Connection, LocalQueue
 
 PERFM_EVENT_QUEUE = "SYSTEM.ADMIN.PERFM.EVENT"
+QMGR_EVENT_QUEUE = "SYSTEM.ADMIN.QMGR.EVENT"
+MQCMD_Q_MGR_EVENT = 44
 MQFMT_EVENT = b"MQEVENT "
 MQCFT_EVENT = 7
 MQCFT_INTEGER = 3
@@ -53,22 +55,18 @@ _CFIN = struct.Struct("=4i")
 _CFST = struct.Struct("=5i")
 
 
-def pcf_event(command: int, reason: int, strings: list[tuple[int, str]], ints: list[tuple[int, int]]) -> bytes:
-    """An event message's PCF: MQCFH then the MQCFST and MQCFIN parameters (native byte order, as IBM's on the
-    platform; strings in CCSID 1208, blank-padded to IBM's 48 characters of an object name)."""
-    out = [_CFH.pack(MQCFT_EVENT, 36, MQCFH_VERSION_2, command, 1, MQCFC_LAST, C.MQCC_WARNING, reason, 0)]
-    count = 0
-    for parameter, text in strings:
-        raw = text.encode()
-        padded = raw.ljust(48) if len(raw) <= 48 else raw + b" " * (-len(raw) % 4)  # IBM's 48-character names
-        out.append(_CFST.pack(MQCFT_STRING, 20 + len(padded), parameter, 1208, len(padded)) + padded)
-        count += 1
-    for parameter, value in ints:
-        out.append(_CFIN.pack(MQCFT_INTEGER, 16, parameter, value))
-        count += 1
-    header = bytearray(out[0])
-    struct.pack_into("=i", header, 32, count)
-    out[0] = bytes(header)
+def pcf_event(command: int, reason: int, parameters: list[tuple[int, str | int]]) -> bytes:
+    """An event message's PCF: MQCFH then one MQCFST (a string) or MQCFIN (an integer) per parameter, in the
+    order given (native byte order, as IBM's on the platform; strings in CCSID 1208, blank-padded to IBM's 48
+    characters of an object name, longer ones to a multiple of 4)."""
+    out = [_CFH.pack(MQCFT_EVENT, 36, MQCFH_VERSION_2, command, 1, MQCFC_LAST, C.MQCC_WARNING, reason, len(parameters))]
+    for parameter, value in parameters:
+        if isinstance(value, str):
+            raw = value.encode()
+            padded = raw.ljust(48) if len(raw) <= 48 else raw + b" " * (-len(raw) % 4)
+            out.append(_CFST.pack(MQCFT_STRING, 20 + len(padded), parameter, 1208, len(padded)) + padded)
+        else:
+            out.append(_CFIN.pack(MQCFT_INTEGER, 16, parameter, value))
     return b"".join(out)
 
 
@@ -103,8 +101,9 @@ class EventsMixin(QueueManagerBase):
         data = pcf_event(
             MQCMD_PERFM_EVENT,
             reason,
-            [(C.MQCA_Q_MGR_NAME, self.name), (C.MQCA_BASE_Q_NAME, q.name)],
             [
+                (C.MQCA_Q_MGR_NAME, self.name),
+                (C.MQCA_BASE_Q_NAME, q.name),
                 (C.MQIA_TIME_SINCE_RESET, max(0, int(now - (c.event_reset or self.started)))),
                 (C.MQIA_HIGH_Q_DEPTH, max(c.event_hi, q.depth)),
                 (C.MQIA_MSG_ENQ_COUNT, c.puts - c.event_puts),
@@ -113,8 +112,75 @@ class EventsMixin(QueueManagerBase):
         )
         c.event_reset, c.event_hi, c.event_puts, c.event_gets = now, q.depth, c.puts, c.gets  # reset
         self._apply_changes(q.definition, changes)
+        self._put_event(PERFM_EVENT_QUEUE, data)
+
+    def _put_event(self, queue: str, data: bytes) -> None:
+        """Put an event message outside any unit of work; when the event queue does not take it, drop and count
+        it (IBM: the event is lost; the call that caused it is not failed)."""
         md = MQMD(Format=MQFMT_EVENT, MsgType=C.MQMT_DATAGRAM, Persistence=C.MQPER_NOT_PERSISTENT)
-        if self._system_put_to(PERFM_EVENT_QUEUE, md, data, None, REPORT) == C.MQRC_NONE:
+        if self._system_put_to(queue, md, data, None, REPORT) == C.MQRC_NONE:
             self.events_put += 1
         else:
-            self.events_dropped += 1  # IBM: the event is lost; the call that caused it is not failed
+            self.events_dropped += 1
+
+    # -- queue manager events (SYSTEM.ADMIN.QMGR.EVENT) ------------------------------------------------
+    def _qmgr_event_enabled(self, attribute: str) -> bool:
+        return bool(self.qmgr.attrs.get(attribute) == ENABLED)
+
+    def inhibited(self, reason: int, queue: str, conn: Connection) -> None:
+        """Put Inhibited (MQRC_PUT_INHIBITED) or Get Inhibited (MQRC_GET_INHIBITED): an MQPUT / MQPUT1 or MQGET
+        refused because the queue inhibits it, when the queue manager's INHIBTEV is ENABLED. Parameters as IBM's:
+        QMgrName, QName, ApplType, ApplName, and ConnName for a client."""
+        if not self._qmgr_event_enabled("INHIBTEV"):
+            return
+        parameters: list[tuple[int, str | int]] = [
+            (C.MQCA_Q_MGR_NAME, self.name),
+            (C.MQCA_BASE_Q_NAME, queue),
+            (C.MQIA_APPL_TYPE, conn.appl_type),
+            (C.MQCACF_APPL_NAME, conn.appl_name[:28]),
+        ]
+        if conn.conname:
+            parameters.append((C.MQCACH_CONNECTION_NAME, conn.conname))
+        self._put_event(QMGR_EVENT_QUEUE, pcf_event(MQCMD_Q_MGR_EVENT, reason, parameters))
+
+    def not_authorized(
+        self,
+        qualifier: int,
+        *,
+        user: str,
+        appl_type: int = C.MQAT_UNIX,
+        appl_name: str = "",
+        conname: str = "",
+        options: int | None = None,
+        queue: str | None = None,
+        command: int | None = None,
+    ) -> bool:
+        """The Not Authorized event (MQRC_NOT_AUTHORIZED, 2035) on SYSTEM.ADMIN.QMGR.EVENT when the queue
+        manager's AUTHOREV is ENABLED; True when an event was made. The authority checks call it where they
+        refuse (issue 36 leaves the check to the object authority manager). ``qualifier`` is IBM's
+        MQRQ_*_NOT_AUTHORIZED, and the parameters are IBM's for it: type 1 (MQCONN) QMgrName, ReasonQualifier,
+        UserIdentifier, ApplType, ApplName; type 2 (MQOPEN / MQPUT1) and 3 (MQCLOSE) add Options after the
+        qualifier and QName at the end; type 4 (a command) is QMgrName, ReasonQualifier, Command,
+        UserIdentifier. ConnName ends the list for a client connection."""
+        if not self._qmgr_event_enabled("AUTHOREV"):
+            return False
+        parameters: list[tuple[int, str | int]] = [
+            (C.MQCA_Q_MGR_NAME, self.name),
+            (C.MQIACF_REASON_QUALIFIER, qualifier),
+        ]
+        if qualifier == C.MQRQ_CMD_NOT_AUTHORIZED:
+            parameters += [(C.MQIACF_COMMAND, command or 0), (C.MQCACF_USER_IDENTIFIER, user)]
+        else:
+            if qualifier in (C.MQRQ_OPEN_NOT_AUTHORIZED, C.MQRQ_CLOSE_NOT_AUTHORIZED):
+                parameters.append((C.MQIACF_OPEN_OPTIONS, options or 0))
+            parameters += [
+                (C.MQCACF_USER_IDENTIFIER, user),
+                (C.MQIA_APPL_TYPE, appl_type),
+                (C.MQCACF_APPL_NAME, appl_name[:28]),
+            ]
+            if queue is not None and qualifier != C.MQRQ_CONN_NOT_AUTHORIZED:
+                parameters.append((C.MQCA_Q_NAME, queue))
+        if conname:
+            parameters.append((C.MQCACH_CONNECTION_NAME, conname))
+        self._put_event(QMGR_EVENT_QUEUE, pcf_event(MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED, parameters))
+        return True

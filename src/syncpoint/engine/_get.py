@@ -225,6 +225,7 @@ class GetMixin(QueueManagerBase):
             raise fail(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is ending")
         qattrs = q.attrs
         if qattrs["GET"] == MQQA_GET_INHIBITED or (h.alias is not None and h.alias.attrs["GET"] == MQQA_GET_INHIBITED):
+            self.inhibited(C.MQRC_GET_INHIBITED, h.name, conn)  # INHIBTEV's event (``_events``)
             raise fail(C.MQRC_GET_INHIBITED, f"gets are inhibited for queue {h.name}")
         uow = conn.uow
         if rare and opts & C.MQGMO_MARK_SKIP_BACKOUT and uow is not None and uow.marked is not None:

@@ -152,6 +152,7 @@ class PutMixin(QueueManagerBase):
                 C.MQRC_PERSISTENT_NOT_ALLOWED, f"temporary dynamic queue {q.name} cannot hold persistent messages"
             )
         if first["PUT"] == MQQA_PUT_INHIBITED or qattrs["PUT"] == MQQA_PUT_INHIBITED:
+            self.inhibited(C.MQRC_PUT_INHIBITED, h.name, conn)  # INHIBTEV's event (``_events``)
             raise fail(C.MQRC_PUT_INHIBITED, f"puts are inhibited for queue {h.name}")
         if q.shared:
             self._shared_room(conn, q, opts & MQPMO_SYNCPOINT)  # MAXDEPTH counted across the group (``_shared``)
