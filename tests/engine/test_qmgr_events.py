@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from syncpoint.mqi import MQMIError
+from syncpoint.mqi import MQOD, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.pcf import MQCFIN, MQCFST, build, parse
 
@@ -110,3 +110,23 @@ def test_a_command_not_authorized_event_names_the_command_and_user(qmgr_events: 
         (C.MQIACF_COMMAND, 8),  # MQCMD_CHANGE_Q
         (C.MQCACF_USER_IDENTIFIER, "bob"),
     ]
+
+
+def test_an_unknown_object_name_event_names_the_queue_the_application_opened(qmgr_events: Any, connect: Any) -> None:
+    qmgr_events.admin("alter_qmgr", {"LOCALEV": "ENABLED"})
+    app = connect(appl_name="billing")
+    with pytest.raises(MQMIError) as e:
+        app.mqopen(MQOD(ObjectName=b"NO.SUCH.QUEUE"), C.MQOO_OUTPUT)
+    assert e.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
+    ((reason, params),) = events(qmgr_events)
+    assert reason == C.MQRC_UNKNOWN_OBJECT_NAME
+    assert params == [
+        (C.MQCA_Q_MGR_NAME, "QM1"),
+        (C.MQIA_APPL_TYPE, C.MQAT_UNIX),
+        (C.MQCACF_APPL_NAME, "billing"),
+        (C.MQCA_Q_NAME, "NO.SUCH.QUEUE"),
+    ]
+    qmgr_events.admin("alter_qmgr", {"LOCALEV": "DISABLED"})
+    with pytest.raises(MQMIError):
+        app.mqopen(MQOD(ObjectName=b"NO.SUCH.QUEUE"), C.MQOO_OUTPUT)
+    assert events(qmgr_events) == []

@@ -37,7 +37,15 @@ STANDARD_QUEUES = [
     "SYSTEM.ADMIN.COMMAND.EVENT",
 ]
 EVENT_TYPES = {44: "Queue Mgr Event", 45: "Perfm Event", 46: "Channel Event", 99: "Command Event", 43: "Config Event"}
-REASONS = {C.MQRC_Q_DEPTH_HIGH: "Queue Depth High", C.MQRC_Q_DEPTH_LOW: "Queue Depth Low", C.MQRC_Q_FULL: "Queue Full"}
+REASONS = {
+    C.MQRC_Q_DEPTH_HIGH: "Queue Depth High",
+    C.MQRC_Q_DEPTH_LOW: "Queue Depth Low",
+    C.MQRC_Q_FULL: "Queue Full",
+    C.MQRC_PUT_INHIBITED: "Put Inhibited",
+    C.MQRC_GET_INHIBITED: "Get Inhibited",
+    C.MQRC_UNKNOWN_OBJECT_NAME: "Unknown Object Name",
+    C.MQRC_NOT_AUTHORIZED: "Not Authorized",
+}
 PARAMETERS = {
     C.MQCA_Q_MGR_NAME: "Queue Mgr Name",
     C.MQCA_BASE_Q_NAME: "Base Object Name",
@@ -45,6 +53,15 @@ PARAMETERS = {
     C.MQIA_HIGH_Q_DEPTH: "High Queue Depth",
     C.MQIA_MSG_ENQ_COUNT: "Msg Enq Count",
     C.MQIA_MSG_DEQ_COUNT: "Msg Deq Count",
+    C.MQIA_APPL_TYPE: "Appl Type",
+    C.MQCACF_APPL_NAME: "Appl Name",
+    C.MQCACH_CONNECTION_NAME: "Connection Name",
+    C.MQIACF_REASON_QUALIFIER: "Reason Qualifier",
+    C.MQIACF_OPEN_OPTIONS: "Open Options",
+    C.MQCACF_USER_IDENTIFIER: "User Identifier",
+    C.MQCA_Q_NAME: "Queue Name",
+    C.MQCA_PROCESS_NAME: "Process Name",
+    C.MQIACF_COMMAND: "Command",
 }
 _WIDTH = 31  # IBM's sample: labels padded to 31 characters, then ": "
 

@@ -145,6 +145,8 @@ class QueueManagerBase(EffectsRecorder):
 
         def inhibited(self, reason: int, queue: str, conn: Connection) -> None: ...  # _events
 
+        def unknown_object(self, conn: Connection, parameter: int, name: str) -> None: ...  # _events
+
         def _system_put_to(  # _reports
             self,
             qname: str,

@@ -143,6 +143,22 @@ class EventsMixin(QueueManagerBase):
             parameters.append((C.MQCACH_CONNECTION_NAME, conn.conname))
         self._put_event(QMGR_EVENT_QUEUE, pcf_event(MQCMD_Q_MGR_EVENT, reason, parameters))
 
+    def unknown_object(self, conn: Connection, parameter: int, name: str) -> None:
+        """Unknown Object Name (MQRC_UNKNOWN_OBJECT_NAME): an MQOPEN or MQPUT1 named a queue or process that does
+        not exist, when the queue manager's LOCALEV is ENABLED. Parameters as IBM's: QMgrName, ApplType,
+        ApplName, QName or ProcessName, and ConnName for a client."""
+        if not self._qmgr_event_enabled("LOCALEV"):
+            return
+        parameters: list[tuple[int, str | int]] = [
+            (C.MQCA_Q_MGR_NAME, self.name),
+            (C.MQIA_APPL_TYPE, conn.appl_type),
+            (C.MQCACF_APPL_NAME, conn.appl_name[:28]),
+            (parameter, name),
+        ]
+        if conn.conname:
+            parameters.append((C.MQCACH_CONNECTION_NAME, conn.conname))
+        self._put_event(QMGR_EVENT_QUEUE, pcf_event(MQCMD_Q_MGR_EVENT, C.MQRC_UNKNOWN_OBJECT_NAME, parameters))
+
     def not_authorized(
         self,
         qualifier: int,
