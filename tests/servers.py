@@ -25,7 +25,7 @@ def syncpoint_run(home: Path, *args: str, input: str | None = None) -> subproces
 
 def start_server(home: Path, qmgr: str = "QM1", *strmqm_args: str) -> None:
     """``strmqm QMGR`` on the Unix socket only (no TCP port to collide with); fails the test if it does not start."""
-    started = syncpoint_run(home, "strmqm", qmgr, "--no-tcp", *strmqm_args)
+    started = syncpoint_run(home, "strmqm", qmgr, "--no-tcp", "--metrics-port", "0", *strmqm_args)
     assert started.returncode == 0, started.stdout + started.stderr
 
 

@@ -123,7 +123,7 @@ def _env(home: Path) -> dict[str, str]:
 # strmqm on a free port: an example's queue manager must not need port 1414 to itself
 _PRELUDE = """\
 syncpoint() {
-    if [ "$1" = strmqm ]; then command syncpoint "$@" --port 0; else command syncpoint "$@"; fi
+    if [ "$1" = strmqm ]; then command syncpoint "$@" --port 0 --metrics-port 0; else command syncpoint "$@"; fi
 }
 """
 

@@ -51,6 +51,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "syncpoint.spark",
             "syncpoint.channel",
             "syncpoint.rest",
+            "syncpoint.metrics",  # issue 36: /metrics in IBM's exporter's names
         ),
     ),
     # the root package's convenience names (syncpoint.connect, syncpoint.Message …) are the client's

@@ -35,7 +35,7 @@ class QMs:
         assert r.returncode == 0, r.stdout + r.stderr
 
     def start(self, name: str) -> None:
-        r = run(self.home, "strmqm", name, "--port", "0", "--cpus", "all")
+        r = run(self.home, "strmqm", name, "--port", "0", "--cpus", "all", "--metrics-port", "0")
         assert r.returncode == 0, r.stdout + r.stderr
 
     def info(self, name: str) -> dict[str, Any]:

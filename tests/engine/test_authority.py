@@ -376,3 +376,45 @@ def test_a_covering_topic_object_that_grants_is_enough(qmgr: EmbeddedQueueManage
     with pytest.raises(MQMIError) as e:
         qmgr.call(engine.authorize, alice, "topic", ["SPORTS.FOOTBALL", "SPORTS"], "pub")
     assert e.value.reason == C.MQRC_NOT_AUTHORIZED
+
+
+# -- publish/subscribe: pub and sub on the topic objects covering the topic string ---------------------------------
+def test_publishing_and_subscribing_need_pub_and_sub_on_a_covering_topic_object(
+    qmgr: EmbeddedQueueManager, admin: QueueManager
+) -> None:
+    # "MQSUB (sub)" and publishing (pub); IBM grants if any topic object covering the topic string grants it
+    admin.admin("define_topic", "PRICES", {"TOPICSTR": "prices"})
+    admin.admin("define", "QLOCAL", "ALICE.SUBQ")
+    admin.admin("set_authrec", "queue", "ALICE.SUBQ", "principal", "alice", ["put", "get"])
+    alice = as_user(qmgr, "alice")
+    assert refused(alice.publish, "prices/fruit/apple", b"1.20") == C.MQRC_NOT_AUTHORIZED
+    assert refused(alice.subscribe, "prices/fruit/#") == C.MQRC_NOT_AUTHORIZED
+    admin.admin("set_authrec", "topic", "PRICES", "principal", "alice", ["pub", "sub"])
+    sub = alice.subscribe("prices/fruit/#")
+    alice.publish("prices/fruit/apple", b"1.20")
+    assert sub.get(wait=0).data == b"1.20"
+    # granted on SYSTEM.BASE.TOPIC only: a topic outside PRICES is covered by it, PRICES' own record says nothing
+    assert refused(alice.publish, "news/today", b"x") == C.MQRC_NOT_AUTHORIZED
+    admin.admin("set_authrec", "topic", "SYSTEM.BASE.TOPIC", "principal", "alice", ["pub"])
+    alice.publish("news/today", b"x")
+
+
+def test_a_refusal_puts_ibms_not_authorized_event_when_authorev_is_enabled(
+    qmgr: EmbeddedQueueManager, admin: QueueManager
+) -> None:
+    # IBM: Not Authorized type 2 (MQOPEN) on SYSTEM.ADMIN.QMGR.EVENT, reason 2035, when AUTHOREV is ENABLED
+    from syncpoint.pcf import MQCFIN, MQCFST, parse
+
+    admin.admin("define", "QLOCAL", "SYSTEM.ADMIN.QMGR.EVENT")
+    alice = as_user(qmgr, "alice")
+    assert refused(alice.mqopen, MQOD(ObjectName=b"Q1"), C.MQOO_OUTPUT) == C.MQRC_NOT_AUTHORIZED
+    assert admin.open("SYSTEM.ADMIN.QMGR.EVENT").depth == 0  # AUTHOREV(DISABLED), the default: no event
+    admin.admin("alter_qmgr", {"AUTHOREV": "ENABLED"})
+    assert refused(alice.mqopen, MQOD(ObjectName=b"Q1"), C.MQOO_OUTPUT) == C.MQRC_NOT_AUTHORIZED
+    (event,) = list(admin.open("SYSTEM.ADMIN.QMGR.EVENT").messages(wait=0))
+    cfh, params = parse(event.data)
+    assert cfh.Reason == C.MQRC_NOT_AUTHORIZED
+    values = {p.Parameter: p.String.decode().strip() if isinstance(p, MQCFST) else p.Value for p in params
+              if isinstance(p, (MQCFST, MQCFIN))}  # fmt: skip
+    assert values[C.MQIACF_REASON_QUALIFIER] == C.MQRQ_OPEN_NOT_AUTHORIZED
+    assert values[C.MQCACF_USER_IDENTIFIER] == "alice" and values[C.MQCA_Q_NAME] == "Q1"

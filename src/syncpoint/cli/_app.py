@@ -371,6 +371,7 @@ _TOOL_MODULES = (
     "_trigger",
     "_dlq",
     "_pcf",
+    "_amqsevt",
     "_compat",
     "_flow",
     "_channel",

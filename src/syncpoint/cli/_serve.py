@@ -21,10 +21,15 @@ log = logging.getLogger("syncpoint.server")
 
 
 def start_tools(
-    server: Any, host_qm: Any, users: Any, command_server: bool = True, rest: dict[str, Any] | None = None
+    server: Any,
+    host_qm: Any,
+    users: Any,
+    command_server: bool = True,
+    rest: dict[str, Any] | None = None,
+    metrics_socket: Any = None,
 ) -> Callable[[], None]:
-    """Start the server's own tools (the PCF command server, the REST API when ``rest`` says where) on their own
-    threads; returns their stopper."""
+    """Start the server's own tools (the PCF command server, the REST API when ``rest`` says where, the metrics) on
+    their own threads; returns their stopper."""
     import threading
 
     stoppers: list[Any] = []
@@ -32,6 +37,8 @@ def start_tools(
         from ._rest import start_rest
 
         stoppers.append(start_rest(server, host_qm, users, **rest))
+    if metrics_socket is not None:
+        stoppers.append(start_metrics(server, host_qm, metrics_socket))
     if command_server:
         import syncpoint
         from syncpoint.pcf import CommandServer
@@ -68,6 +75,69 @@ def start_tools(
                 log.exception("stopping a tool")
 
     return stop_all
+
+
+def bind_metrics(qmgr: str, host: str, port: int) -> tuple[Any, str]:
+    """The metrics' listening socket, bound before the queue manager serves, and what strmqm says of it. A port
+    already taken is not fatal: the queue manager starts without metrics and says so (docs/operations.md)."""
+    from syncpoint.metrics import bind
+
+    try:
+        sock = bind(host, port)
+    except OSError as e:
+        why = f"off: {host} port {port} cannot be used ({e.strerror or e}); the queue manager runs without metrics"
+        log.warning("AMQ8101W: queue manager %s: metrics %s", qmgr, why)
+        return None, why
+    where = f"http://{host}:{sock.getsockname()[1]}/metrics"
+    log.info("queue manager %s serves its metrics at %s", qmgr, where)
+    return sock, where
+
+
+def start_metrics(server: Any, host_qm: Any, sock: Any) -> Callable[[], None]:
+    """``/metrics`` (``syncpoint.metrics``) over an in-process client connection, uvicorn on its own thread."""
+    import os
+
+    from prometheus_client import CollectorRegistry
+
+    import syncpoint
+    from syncpoint.metrics import MetricsServer, QueueManagerCollector
+
+    def connect() -> Any:
+        qm = syncpoint.connect(host_qm.name, embedded=host_qm, appl_name="syncpoint metrics")
+        server.internal_connections.add(qm.transport.conn.hconn)  # type: ignore[attr-defined]
+        return qm
+
+    from pathlib import Path
+
+    db = Path(host_qm.store.path) if isinstance(getattr(host_qm.store, "path", None), str) else None
+
+    def own() -> dict[str, Any]:
+        figures: dict[str, Any] = dict(host_qm.store.stats()) if hasattr(host_qm.store, "stats") else {}
+        # IBM's MaxChannels / MaxActiveChannels are the connections served at once (syncpoint's max-connections
+        # limit); the listeners are the server's TCP listener and its Unix socket's
+        figures["max_channels"] = figures["max_active_channels"] = server.limits.max_connections
+        figures["active_listeners"] = (1 if server.bound_port else 0) + (1 if server.unix_path else 0)
+        shared = getattr(host_qm, "shared", None)
+        if shared is not None and hasattr(shared, "round_trip"):  # a member of a queue-sharing group
+            try:
+                figures["group_rtt"] = shared.round_trip()
+            except Exception:  # the group's store unreachable: the metric is left out of this scrape
+                log.warning("metrics: the group's store did not answer", exc_info=True)
+        if db is not None:
+            for key, path in (("db_bytes", str(db)), ("journal_bytes", str(db) + ".journal")):
+                try:
+                    figures[key] = os.stat(path).st_size
+                except OSError:
+                    figures[key] = 0
+        return figures
+
+    collector = QueueManagerCollector(
+        host_qm.name, connect, own=own, data_dir=str(db.parent) if db is not None else None
+    )
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(collector)
+    metrics = MetricsServer(registry, sock).start()
+    return metrics.stop
 
 
 def start_channel_initiator(server: Any, host_qm: Any, users: Any) -> Callable[[], None]:
@@ -150,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", action="append", default=[])
     p.add_argument("--mqsc-config", default="", help="MQSC file or folder run before serving (crtmqm -ic)")
     p.add_argument("--dev", action="store_true", help="IBM's developer configuration before serving")
+    p.add_argument("--metrics-host", default="127.0.0.1", help="address of /metrics (with --metrics-port)")
+    p.add_argument("--metrics-port", type=int, default=None, help="serve /metrics on this port (0: any free)")
     p.add_argument("--end-with-parent", action="store_true", help="end (as endmqm -i) when the parent process ends")
     p.add_argument("--rest-host", default="127.0.0.1", help="address of the REST API (with --rest-port)")
     p.add_argument("--rest-port", type=int, help="serve the REST API on this port (0: any free port)")
@@ -162,6 +234,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     if a.end_with_parent:
         _end_with_parent(os.getppid())
+    metrics_socket: Any = None
+    extra: dict[str, Any] = {}
+    if a.metrics_port is not None:
+        metrics_socket, extra["metrics"] = bind_metrics(a.qmgr, a.metrics_host, a.metrics_port)
     code: int = run_server(
         a.qmgr,
         home=a.home,
@@ -169,11 +245,14 @@ def main(argv: list[str] | None = None) -> int:
         port=None if a.no_tcp else a.port,
         tls_cert=a.tls_cert,
         tls_key=a.tls_key,
-        start_tools=lambda server, host_qm, users: start_tools(server, host_qm, users, not a.no_command_server, rest),
+        start_tools=lambda server, host_qm, users: start_tools(
+            server, host_qm, users, not a.no_command_server, rest, metrics_socket
+        ),
         cpus=a.cpus,
         busy_poll=not a.no_busy_poll,
         limits=Limits.parse(a.limit),
         configure=(lambda host_qm: configure(host_qm, a.mqsc_config, a.dev)) if a.mqsc_config or a.dev else None,
+        info_extra=extra,
     )
     return code
 

@@ -84,6 +84,20 @@ def strmqm(
             "reply-backlog (docs/protocol.md)"
         ),
     ] = None,
+    metrics: Annotated[
+        bool | None,
+        typer.Option(
+            "--metrics/--no-metrics",
+            help="serve Prometheus metrics at /metrics in IBM's exporter's names (default: yes)",
+            show_default=False,
+        ),
+    ] = None,
+    metrics_host: Annotated[
+        str | None, typer.Option(help="address /metrics listens on (default 127.0.0.1: loopback only)")
+    ] = None,
+    metrics_port: Annotated[
+        int | None, typer.Option(help="TCP port of /metrics (default 9157, IBM's exporter's; 0: any free port)")
+    ] = None,
     foreground: Annotated[
         bool,
         typer.Option(
@@ -123,6 +137,9 @@ def strmqm(
             "command-server": command_server,
             "cpus": cpus,
             "busy-poll": busy_poll,
+            "metrics": metrics,
+            "metrics-host": metrics_host,
+            "metrics-port": metrics_port,
         }
         given = {name: settings.convert(name, value) for name, value in flags.items() if value is not None}
         if tcp is None and given.keys() & {"host", "port", "tls-cert"}:
@@ -181,6 +198,8 @@ def strmqm(
         args += ["--mqsc-config", use["mqsc-config"]]
     if use["rest"]:
         args += ["--rest-host", use["rest-host"], "--rest-port", str(use["rest-port"])]
+    if use["metrics"]:
+        args += ["--metrics-host", use["metrics-host"], "--metrics-port", str(use["metrics-port"])]
 
     def keep_settings() -> None:
         if values != saved:
@@ -209,6 +228,8 @@ def strmqm(
         f"{'; CPU ' + info['cpus'] if info.get('cpus') else ''}"
         f"{', busy polling' if info.get('busy_poll') else ''})."
     )
+    if info.get("metrics"):
+        console.print(f"metrics: {info['metrics']}", markup=False)
     keep_settings()
 
 

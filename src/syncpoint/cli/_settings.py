@@ -12,6 +12,9 @@ The file::
     tls-cert = "/etc/syncpoint/qm1.pem"
     tls-key = "/etc/syncpoint/qm1.key"
 
+    [metrics]
+    metrics-port = 9157
+
     [limits]
     max-connections = 500
 
@@ -53,6 +56,11 @@ SETTINGS = (
     Setting("rest", "rest", bool, False, "serve IBM's REST API (v3 shape) from the server's process"),
     Setting("rest", "rest-host", str, "127.0.0.1", "address of the REST API (not loopback: tls-cert is needed)"),
     Setting("rest", "rest-port", int, 9443, "port of the REST API (IBM's mqweb HTTPS port; 0: any free port)"),
+    Setting("metrics", "metrics", bool, True, "serve Prometheus metrics at /metrics (IBM's exporter's names)"),
+    Setting(
+        "metrics", "metrics-host", str, "127.0.0.1", "address /metrics listens on (loopback unless told otherwise)"
+    ),
+    Setting("metrics", "metrics-port", int, 9157, "TCP port of /metrics (IBM's exporter's 9157; 0: any free port)"),
     Setting("limits", "max-connections", int, 1000, "connections served at once"),
     Setting("limits", "max-connections-per-address", int, 100, "connections served at once from one address"),
     Setting("limits", "handshake-timeout", float, 10.0, "seconds a new connection has to say hello"),
@@ -103,8 +111,8 @@ def convert(name: str, raw: Any) -> Any:
     value: Any = raw
     if setting.section == "limits" and value <= 0:
         raise SettingsError(f"{name}={raw}: the value must be positive")
-    if name in ("port", "rest-port") and not 0 <= value <= 65535:
-        raise SettingsError(f"port={raw}: expected 0 to 65535")
+    if name in ("port", "rest-port", "metrics-port") and not 0 <= value <= 65535:
+        raise SettingsError(f"{name}={raw}: expected 0 to 65535")
     return raw
 
 

@@ -279,6 +279,7 @@ class AdminMixin(QueueManagerBase):
         if q.shared and self.shared is not None:  # queue-sharing groups: the group's messages
             return self.shared.clear(name)
         gone = q.clear_messages()
+        q.counts.purged += len(gone)
         if any(m.persistent for m in gone):
             b = self._b()
             b.delete_queue_messages.append(name)

@@ -123,6 +123,13 @@ ADMIN_AUTHORITIES: dict[str, tuple[str | None, int | None, str]] = {
     "subscriptions": ("qmgr", None, "dsp"),
     "as_user": ("qmgr", None, "altusr"),  # the command server acting for a PCF request's user
 }
+# the refusal's kind -> IBM's ReasonQualifier of the Not Authorized event (types 1 to 4)
+_EVENT_QUALIFIERS = {
+    "conn": C.MQRQ_CONN_NOT_AUTHORIZED,
+    "open": C.MQRQ_OPEN_NOT_AUTHORIZED,
+    "close": C.MQRQ_CLOSE_NOT_AUTHORIZED,
+    "cmd": C.MQRQ_CMD_NOT_AUTHORIZED,
+}
 ADMINISTRATORS_ONLY = frozenset({"group_change"})  # group membership: administrators only, as the OS's is root's
 
 # MQSC / definition object types -> the OAM's types
@@ -201,6 +208,9 @@ class AuthorityMixin(QueueManagerBase):
         """The refusal: MQRC_NOT_AUTHORIZED, naming what was missing. The one call point of an authority event
         (AUTHOREV, IBM's Not Authorized types 1 to 4: ``qualifier`` is conn, open, close or cmd)."""
         missing = " ".join(names_of(needed & ~self.oam.authorities(user, otype, name))) or "?"
+        self.not_authorized(  # IBM's authority event, when AUTHOREV is enabled (``_events``)
+            _EVENT_QUALIFIERS[qualifier], user=user, queue=name if otype == "queue" else None
+        )
         return fail(
             C.MQRC_NOT_AUTHORIZED,
             f"AMQ8077W: Entity '{user}' has insufficient authority to access object '{name}' ({otype}); "

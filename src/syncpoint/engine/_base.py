@@ -65,6 +65,13 @@ class QueueManagerBase(EffectsRecorder):
     _next_expiry_scan: float  # monotonic time of the next EXPRYINT scan
     expired_discarded: int  # messages discarded because they expired (statistics)
     recovered_inflight: int  # gets in flight at the last stop, backed out at this start
+    # counts since this start, for the metrics (``_metrics``): IBM's statistics (STATMQI) names them
+    stat_puts = 0  # MQPUT / MQPUT1 that put a message
+    stat_gets = 0  # destructive MQGETs
+    stat_commits = 0  # MQCMIT
+    stat_backouts = 0  # MQBACK
+    stat_conns = 0  # MQCONN / MQCONNX
+    stat_conns_hwm = 0  # the most connections at once
     # triggering (seed 001)
     triggering: Triggering
     # distributed queuing (issue 23)
@@ -131,6 +138,28 @@ class QueueManagerBase(EffectsRecorder):
 
         def open(self, conn: Connection, od: MQOD, options: int, selection: str = "") -> Handle: ...  # _open
 
+        def qmgr_status(self) -> dict[str, Any]: ...  # _admin
+
+        def depth_after_put(self, q: LocalQueue) -> None: ...  # _events
+
+        def depth_after_get(self, q: LocalQueue) -> None: ...  # _events
+
+        def queue_full(self, q: LocalQueue) -> None: ...  # _events
+
+        def inhibited(self, reason: int, queue: str, conn: Connection) -> None: ...  # _events
+
+        def unknown_object(self, conn: Connection, parameter: int, name: str) -> None: ...  # _events
+
+        def _system_put_to(  # _reports
+            self,
+            qname: str,
+            md: MQMD,
+            data: bytes,
+            dest_qmgr: str | None,
+            kind: SystemPutKind,
+            uow: UnitOfWork | None = None,
+        ) -> int: ...
+
         def _close(self, h: Handle, options: int, implicit: bool) -> None: ...  # _open
 
         def _create_dynamic(self, model: Definition, pattern: str) -> Definition: ...  # _open
@@ -152,6 +181,21 @@ class QueueManagerBase(EffectsRecorder):
         def _close_topic_handle(self, h: Handle, options: int) -> None: ...  # _subscribe
 
         def refresh_authorities(self) -> None: ...  # _authority
+
+        def authorize(self, conn: Connection, otype: str, names: list[str], authority: str) -> None: ...  # _authority
+
+        def not_authorized(  # _events
+            self,
+            qualifier: int,
+            *,
+            user: str,
+            appl_type: int = ...,
+            appl_name: str = "",
+            conname: str = "",
+            options: int | None = None,
+            queue: str | None = None,
+            command: int | None = None,
+        ) -> bool: ...
 
         def _end_sub_handle(self, h: Handle, remove: bool) -> None: ...  # _subscribe
 

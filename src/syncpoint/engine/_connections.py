@@ -41,6 +41,9 @@ class ConnectionsMixin(QueueManagerBase):
         self._next_hconn += 1
         conn = Connection(hconn, appl_name or "syncpoint", appl_type, user, pid)
         self.connections[hconn] = conn
+        self.stat_conns += 1
+        if len(self.connections) > self.stat_conns_hwm:
+            self.stat_conns_hwm = len(self.connections)
         return conn
 
     def disconnect(self, conn: Connection, abnormal: bool = False) -> None:
@@ -63,6 +66,7 @@ class ConnectionsMixin(QueueManagerBase):
     def commit(self, conn: Connection) -> None:
         self._check_conn(conn)
         self._commit(conn)
+        self.stat_commits += 1
 
     def _ending(self, conn: Connection, commit: bool) -> UnitOfWork | None:
         """The first step of MQCMIT and MQBACK alike: the unit of work's shared part ended (queue-sharing groups,
@@ -106,6 +110,7 @@ class ConnectionsMixin(QueueManagerBase):
         self._check_conn(conn)
         carried = self._shared_skip_backout(conn) if self._shared_uows else None  # seed 000 on a shared queue
         self._backout(conn, honour_mark=True)
+        self.stat_backouts += 1
         if carried is not None:
             self._shared_uows[conn.hconn] = carried
 

@@ -60,6 +60,7 @@ class ExpiryMixin(QueueManagerBase):
         q.take(m)
         m.state = GONE
         q.depth -= 1
+        q.counts.expired += 1
         self.expired_discarded += 1
         if m.persistent:
             b = self._b()

@@ -226,6 +226,7 @@ class GetMixin(QueueManagerBase):
             raise fail(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is ending")
         qattrs = q.attrs
         if qattrs["GET"] == MQQA_GET_INHIBITED or (h.alias is not None and h.alias.attrs["GET"] == MQQA_GET_INHIBITED):
+            self.inhibited(C.MQRC_GET_INHIBITED, h.name, conn)  # INHIBTEV's event (``_events``)
             raise fail(C.MQRC_GET_INHIBITED, f"gets are inhibited for queue {h.name}")
         uow = conn.uow
         if rare and opts & C.MQGMO_MARK_SKIP_BACKOUT and uow is not None and uow.marked is not None:
@@ -294,6 +295,9 @@ class GetMixin(QueueManagerBase):
             h.cursor = None
         q.depth -= 1
         q.note_get(now, m.put_time)  # LGETDATE / LGETTIME, QTIME
+        self.stat_gets += 1
+        if self.qmgr.attrs.get("PERFMEV") == "ENABLED":
+            self.depth_after_get(q)  # queue depth events (``_events``)
         if h.options & MQOO_SAVE_ALL_CONTEXT:
             h.saved_context = {f: md.__dict__[f] for f in CONTEXT_IDENTITY + CONTEXT_ORIGIN}
         if in_uow:

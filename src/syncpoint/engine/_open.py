@@ -83,6 +83,7 @@ class OpenMixin(QueueManagerBase):
             check_inquire_only(options, "a process")
             d = self.definitions.get((PROCESS, name))
             if d is None:
+                self.unknown_object(conn, C.MQCA_PROCESS_NAME, name)  # LOCALEV's event (``_events``)
                 raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"process {name} does not exist")
             self._authorize_open(conn, od, "process", name, options)
             return self._new_handle(conn, C.MQOT_PROCESS, name, options, None, d, None)
@@ -102,6 +103,7 @@ class OpenMixin(QueueManagerBase):
         if d is None and self.shared is not None and self.refresh_shared(name):  # defined SHARED by another member
             d = self.definitions.get(("Q", name))
         if d is None:
+            self.unknown_object(conn, C.MQCA_Q_NAME, name)  # LOCALEV's event (``_events``)
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name} does not exist")
         self._authorize_open(conn, od, "queue", name, options)  # the name opened: an alias's, a model's (_authority)
         alias: Definition | None = None

@@ -152,6 +152,8 @@ class PublishMixin(QueueManagerBase):
         if options & ~TOPIC_OPEN_OPTS or not options & C.MQOO_OUTPUT:
             raise fail(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, "a topic can be opened for output (publishing) only")
         topic, d = self.resolve_topic(blank_strip(od.ObjectName), str(od.__dict__.get("ObjectString") or ""))
+        # pub authority on a topic object covering the topic string (IBM: any of them grants it; ``_authority``)
+        self.authorize(conn, "topic", [t.name for t in self.topic_chain(topic)], "pub")
         hobj = self._next_hobj
         self._next_hobj += 1
         h = Handle(hobj, conn, C.MQOT_TOPIC, topic, options, None, d, None)

@@ -153,10 +153,13 @@ class PutMixin(QueueManagerBase):
                 C.MQRC_PERSISTENT_NOT_ALLOWED, f"temporary dynamic queue {q.name} cannot hold persistent messages"
             )
         if first["PUT"] == MQQA_PUT_INHIBITED or qattrs["PUT"] == MQQA_PUT_INHIBITED:
+            self.inhibited(C.MQRC_PUT_INHIBITED, h.name, conn)  # INHIBTEV's event (``_events``)
             raise fail(C.MQRC_PUT_INHIBITED, f"puts are inhibited for queue {h.name}")
         if q.shared:
             self._shared_room(conn, q, opts & MQPMO_SYNCPOINT)  # MAXDEPTH counted across the group (``_shared``)
         elif q.depth >= qattrs["MAXDEPTH"]:
+            if self.qmgr.attrs.get("PERFMEV") == "ENABLED":
+                self.queue_full(q)  # a Queue Full performance event (``_events``); the put still fails
             raise fail(C.MQRC_Q_FULL, f"queue {q.name} is full (MAXDEPTH {qattrs['MAXDEPTH']})")
         if q.fifo:
             prio = qattrs["DEFPRTY"]  # seed 001, condition 14: FIFO assigns the queue's default priority
@@ -220,11 +223,18 @@ class PutMixin(QueueManagerBase):
         )
         if q.shared:  # a queue-sharing group's shared queue: the message goes to the group's store
             self._shared_put(conn, q, m, syncpoint)
+            q.counts.puts += 1
+            self.stat_puts += 1
             if stored["Report"] & MQRO_COA and remote is None:
                 self._confirm_on_arrival(m, self._uow(conn) if syncpoint else None)  # COA, as on a private queue
             return reason
         q.depth += 1
         q.last_put = now
+        c = q.counts
+        c.puts += 1
+        self.stat_puts += 1
+        if q.depth > c.hi_depth:
+            c.hi_depth = q.depth
         if syncpoint:
             uow = self._uow(conn)
             uow.puts.append(m)
@@ -233,6 +243,8 @@ class PutMixin(QueueManagerBase):
         else:
             uow = None
             self._make_visible(m)
+        if self.qmgr.attrs.get("PERFMEV") == "ENABLED":
+            self.depth_after_put(q)  # queue depth events (``_events``)
         if qattrs["TRIGGER"] == MQTC_ON:
             self.triggering.message_put(m, uow)  # seed 001, condition 1
         if stored["Report"] & MQRO_COA and remote is None:

@@ -85,10 +85,12 @@ from syncpoint.store import DECISION_KIND, SharedQueues, Snapshot
 from ._admin import AdminMixin
 from ._authority import AuthorityMixin
 from ._connections import ConnectionsMixin
+from ._events import EventsMixin
 from ._expiry import ExpiryMixin
 from ._get import GetMixin
 from ._indoubt import IndoubtMixin
 from ._inquire import InquireMixin
+from ._metrics import MetricsMixin
 from ._open import OpenMixin
 from ._put import PutMixin
 from ._remote import RemoteMixin
@@ -124,6 +126,8 @@ class QueueManager(
     IndoubtMixin,
     SubscribeMixin,
     AuthorityMixin,
+    MetricsMixin,
+    EventsMixin,
 ):
     """One queue manager's state. Not thread-safe by itself: callers serialise (see module doc)."""
 

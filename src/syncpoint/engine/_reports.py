@@ -296,6 +296,10 @@ class ReportsMixin(QueueManagerBase):
             return C.MQRC_NONE
         q.depth += 1
         q.last_put = now
+        c = q.counts
+        c.puts += 1
+        if q.depth > c.hi_depth:
+            c.hi_depth = q.depth
         if uow is None:
             self._make_visible(m)
             self._system_puts.append(SystemPut(kind, q.name, out, m.data))

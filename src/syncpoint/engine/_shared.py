@@ -231,6 +231,7 @@ class SharedMixin(SharedDefinitionsMixin):
         if h.cursor is not None and h.cursor.seq == sm.id:
             h.cursor = None
         q.note_get(now, sm.put_time)
+        self.stat_gets += 1
         if h.options & C.MQOO_SAVE_ALL_CONTEXT:
             h.saved_context = {f: md.__dict__[f] for f in CONTEXT_IDENTITY + CONTEXT_ORIGIN}
         if opts & C.MQGMO_MARK_SKIP_BACKOUT:

@@ -140,6 +140,8 @@ class SubscribeMixin(PublishMixin):
             raise fail(C.MQRC_HOBJ_ERROR, "a subscription with a provided destination needs its queue's Hobj")
         topic, tobj = self.resolve_topic(blank_strip(sd.ObjectName), object_string)
         chain = self.topic_chain(topic)
+        # sub authority on a topic object covering the topic string (IBM: any of them grants it; ``_authority``)
+        self.authorize(conn, "topic", [d.name for d in chain], "sub")
         if topic_attr(chain, "SUB") == C.MQTA_SUB_INHIBITED:
             raise fail(C.MQRC_SUB_INHIBITED, f"subscriptions are inhibited on topic {topic!r} (SUB(DISABLED))")
         if durable and topic_attr(chain, "DURSUB") == C.MQSUB_DURABLE_INHIBITED:

@@ -544,6 +544,9 @@ ADMIN_VERBS = frozenset(
         "group_change",
         "groups",
         "as_user",  # an administrative verb for another user (the command server, for a PCF request's user)
+        "queue_names",  # the metrics (issue 36): names, then counts and status by slices
+        "queue_metrics",
+        "qmgr_metrics",
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""

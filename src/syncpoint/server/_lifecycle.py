@@ -262,6 +262,7 @@ def run_server(
     busy_poll: bool = True,
     limits: Limits | None = None,
     configure: Callable[[Any], int] | None = None,
+    info_extra: dict[str, Any] | None = None,
 ) -> int:
     """Run the server of queue manager ``name`` in this process until endmqm; returns the exit code.
 
@@ -286,6 +287,7 @@ def run_server(
             limits,
             configure,
             starting,
+            info_extra or {},
         )
     finally:
         with contextlib.suppress(OSError):
@@ -306,6 +308,7 @@ def _run_server(
     limits: Limits | None,
     configure: Callable[[Any], int] | None,
     starting: Path,
+    info_extra: dict[str, Any],
 ) -> int:
     from syncpoint.host import QueueManagerHost
     from syncpoint.store import SQLiteStore, StoreError
@@ -406,6 +409,7 @@ def _run_server(
             "busy_poll": polls,
             "state": "running",
             "started": time.time(),
+            **info_extra,  # what the tools of the layer above report (the metrics' address)
         }
         _write_json(info_path, info)
         with contextlib.suppress(OSError):

@@ -27,6 +27,8 @@ The connection string may hold a password: it is kept in the object only and nev
 
 from __future__ import annotations
 
+import time
+
 from ._qsg_expiry import _Expiry
 from ._qsg_indoubt import _InDoubt, nid
 from ._qsg_member import channel, create_member, member_lock, remove_member
@@ -36,3 +38,11 @@ __all__ = ["PostgresSharedQueues", "channel", "create_member", "member_lock", "n
 
 class PostgresSharedQueues(_Expiry, _InDoubt):
     """A member's connection to its group's shared store (see the module doc and those of its layers)."""
+
+    def round_trip(self) -> float:
+        """Seconds one statement takes to PostgreSQL and back on a connection of the member's pool (the
+        metrics' ``syncpoint_group_round_trip_seconds``)."""
+        t0 = time.perf_counter()
+        with self._use(fast=True) as conn:
+            conn.execute("SELECT 1").fetchone()
+        return time.perf_counter() - t0

@@ -1,0 +1,202 @@
+"""Performance events on queue depth (issue 36, item 2): IBM's Queue Depth High, Queue Depth Low and Queue Full
+event messages on SYSTEM.ADMIN.PERFM.EVENT.
+
+Theory of operation
+-------------------
+IBM MQ ("Enabling queue depth events"; event reference "Queue Depth High", "Queue Depth Low", "Queue Full"):
+
+* the queue manager's PERFMEV(ENABLED) switches performance events on; each queue says which it wants:
+  QDPHIEV, QDPLOEV, QDPMAXEV (ENABLED / DISABLED; syncpoint keeps them as those words);
+* **Queue Depth High**: an MQPUT / MQPUT1 made the depth reach QDEPTHHI % of MAXDEPTH or more. It disables
+  itself and enables Queue Depth Low and Queue Full;
+* **Queue Depth Low**: a destructive MQGET made the depth fall to QDEPTHLO % of MAXDEPTH or less. It disables
+  itself and enables Queue Depth High and Queue Full;
+* **Queue Full**: an MQPUT / MQPUT1 was refused with MQRC_Q_FULL. It disables itself and enables Queue Depth
+  Low (the put still fails with MQRC_Q_FULL: the event is the queue manager's doing, not the application's);
+* each event message carries the queue's statistics since they were last reset (TimeSinceReset, HighQDepth,
+  MsgEnqCount, MsgDeqCount), and a performance event resets them.
+
+The event message is IBM's PCF event: MQMD Format MQEVENT, MsgType datagram, non-persistent; an MQCFH
+(Type MQCFT_EVENT, Version 2, Command MQCMD_PERFM_EVENT, CompCode MQCC_WARNING, Reason the event's reason code)
+then MQCFST QMgrName, MQCFST BaseQName and four MQCFIN. The queue manager puts it outside any unit of work
+(``_system_put_to``); when the event queue is missing, full or put-inhibited, the event is dropped and counted
+(``events_dropped``) and the MQI call that caused it goes on as if there were none, as IBM's.
+
+Cost: the MQI path tests one dictionary entry (the queue manager's PERFMEV) after a put or get; nothing more
+runs unless it is ENABLED. The attribute changes an event makes are written like an MQSET's.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from syncpoint.mqi import MQMD
+from syncpoint.mqi import constants as C
+
+from ._base import QueueManagerBase
+from ._effects import REPORT
+from ._state import Connection, LocalQueue
+
+PERFM_EVENT_QUEUE = "SYSTEM.ADMIN.PERFM.EVENT"
+QMGR_EVENT_QUEUE = "SYSTEM.ADMIN.QMGR.EVENT"
+MQCMD_Q_MGR_EVENT = 44
+MQFMT_EVENT = b"MQEVENT "
+MQCFT_EVENT = 7
+MQCFT_INTEGER = 3
+MQCFT_STRING = 4
+MQCFH_VERSION_2 = 2
+MQCFC_LAST = 1
+MQCMD_PERFM_EVENT = 45
+ENABLED, DISABLED = "ENABLED", "DISABLED"
+
+_CFH = struct.Struct("=9i")
+_CFIN = struct.Struct("=4i")
+_CFST = struct.Struct("=5i")
+
+
+def pcf_event(command: int, reason: int, parameters: list[tuple[int, str | int]]) -> bytes:
+    """An event message's PCF: MQCFH then one MQCFST (a string) or MQCFIN (an integer) per parameter, in the
+    order given (native byte order, as IBM's on the platform; strings in CCSID 1208, blank-padded to IBM's 48
+    characters of an object name, longer ones to a multiple of 4)."""
+    out = [_CFH.pack(MQCFT_EVENT, 36, MQCFH_VERSION_2, command, 1, MQCFC_LAST, C.MQCC_WARNING, reason, len(parameters))]
+    for parameter, value in parameters:
+        if isinstance(value, str):
+            raw = value.encode()
+            padded = raw.ljust(48) if len(raw) <= 48 else raw + b" " * (-len(raw) % 4)
+            out.append(_CFST.pack(MQCFT_STRING, 20 + len(padded), parameter, 1208, len(padded)) + padded)
+        else:
+            out.append(_CFIN.pack(MQCFT_INTEGER, 16, parameter, value))
+    return b"".join(out)
+
+
+class EventsMixin(QueueManagerBase):
+    """Queue depth events (see the module doc)."""
+
+    events_dropped = 0  # event messages the event queue did not take (missing, full, put-inhibited)
+    events_put = 0
+
+    # -- hooks the MQI path calls only when PERFMEV is ENABLED ----------------------------------------
+    def depth_after_put(self, q: LocalQueue) -> None:
+        attrs = q.attrs
+        c = q.counts
+        if q.depth > c.event_hi:
+            c.event_hi = q.depth
+        if attrs.get("QDPHIEV") == ENABLED and q.depth * 100 >= attrs.get("QDEPTHHI", 80) * attrs["MAXDEPTH"]:
+            self._depth_event(q, C.MQRC_Q_DEPTH_HIGH, {"QDPHIEV": DISABLED, "QDPLOEV": ENABLED, "QDPMAXEV": ENABLED})
+
+    def depth_after_get(self, q: LocalQueue) -> None:
+        attrs = q.attrs
+        if attrs.get("QDPLOEV") == ENABLED and q.depth * 100 <= attrs.get("QDEPTHLO", 20) * attrs["MAXDEPTH"]:
+            self._depth_event(q, C.MQRC_Q_DEPTH_LOW, {"QDPLOEV": DISABLED, "QDPHIEV": ENABLED, "QDPMAXEV": ENABLED})
+
+    def queue_full(self, q: LocalQueue) -> None:
+        if q.attrs.get("QDPMAXEV") == ENABLED:
+            self._depth_event(q, C.MQRC_Q_FULL, {"QDPMAXEV": DISABLED, "QDPLOEV": ENABLED})
+
+    # -- the event --------------------------------------------------------------------------------------
+    def _depth_event(self, q: LocalQueue, reason: int, changes: dict[str, Any]) -> None:
+        now = self.clock.time()
+        c = q.counts
+        data = pcf_event(
+            MQCMD_PERFM_EVENT,
+            reason,
+            [
+                (C.MQCA_Q_MGR_NAME, self.name),
+                (C.MQCA_BASE_Q_NAME, q.name),
+                (C.MQIA_TIME_SINCE_RESET, max(0, int(now - (c.event_reset or self.started)))),
+                (C.MQIA_HIGH_Q_DEPTH, max(c.event_hi, q.depth)),
+                (C.MQIA_MSG_ENQ_COUNT, c.puts - c.event_puts),
+                (C.MQIA_MSG_DEQ_COUNT, c.gets - c.event_gets),
+            ],
+        )
+        c.event_reset, c.event_hi, c.event_puts, c.event_gets = now, q.depth, c.puts, c.gets  # reset
+        self._apply_changes(q.definition, changes)
+        self._put_event(PERFM_EVENT_QUEUE, data)
+
+    def _put_event(self, queue: str, data: bytes) -> None:
+        """Put an event message outside any unit of work; when the event queue does not take it, drop and count
+        it (IBM: the event is lost; the call that caused it is not failed)."""
+        md = MQMD(Format=MQFMT_EVENT, MsgType=C.MQMT_DATAGRAM, Persistence=C.MQPER_NOT_PERSISTENT)
+        if self._system_put_to(queue, md, data, None, REPORT) == C.MQRC_NONE:
+            self.events_put += 1
+        else:
+            self.events_dropped += 1
+
+    # -- queue manager events (SYSTEM.ADMIN.QMGR.EVENT) ------------------------------------------------
+    def _qmgr_event_enabled(self, attribute: str) -> bool:
+        return bool(self.qmgr.attrs.get(attribute) == ENABLED)
+
+    def inhibited(self, reason: int, queue: str, conn: Connection) -> None:
+        """Put Inhibited (MQRC_PUT_INHIBITED) or Get Inhibited (MQRC_GET_INHIBITED): an MQPUT / MQPUT1 or MQGET
+        refused because the queue inhibits it, when the queue manager's INHIBTEV is ENABLED. Parameters as IBM's:
+        QMgrName, QName, ApplType, ApplName, and ConnName for a client."""
+        if not self._qmgr_event_enabled("INHIBTEV"):
+            return
+        parameters: list[tuple[int, str | int]] = [
+            (C.MQCA_Q_MGR_NAME, self.name),
+            (C.MQCA_BASE_Q_NAME, queue),
+            (C.MQIA_APPL_TYPE, conn.appl_type),
+            (C.MQCACF_APPL_NAME, conn.appl_name[:28]),
+        ]
+        if conn.conname:
+            parameters.append((C.MQCACH_CONNECTION_NAME, conn.conname))
+        self._put_event(QMGR_EVENT_QUEUE, pcf_event(MQCMD_Q_MGR_EVENT, reason, parameters))
+
+    def unknown_object(self, conn: Connection, parameter: int, name: str) -> None:
+        """Unknown Object Name (MQRC_UNKNOWN_OBJECT_NAME): an MQOPEN or MQPUT1 named a queue or process that does
+        not exist, when the queue manager's LOCALEV is ENABLED. Parameters as IBM's: QMgrName, ApplType,
+        ApplName, QName or ProcessName, and ConnName for a client."""
+        if not self._qmgr_event_enabled("LOCALEV"):
+            return
+        parameters: list[tuple[int, str | int]] = [
+            (C.MQCA_Q_MGR_NAME, self.name),
+            (C.MQIA_APPL_TYPE, conn.appl_type),
+            (C.MQCACF_APPL_NAME, conn.appl_name[:28]),
+            (parameter, name),
+        ]
+        if conn.conname:
+            parameters.append((C.MQCACH_CONNECTION_NAME, conn.conname))
+        self._put_event(QMGR_EVENT_QUEUE, pcf_event(MQCMD_Q_MGR_EVENT, C.MQRC_UNKNOWN_OBJECT_NAME, parameters))
+
+    def not_authorized(
+        self,
+        qualifier: int,
+        *,
+        user: str,
+        appl_type: int = C.MQAT_UNIX,
+        appl_name: str = "",
+        conname: str = "",
+        options: int | None = None,
+        queue: str | None = None,
+        command: int | None = None,
+    ) -> bool:
+        """The Not Authorized event (MQRC_NOT_AUTHORIZED, 2035) on SYSTEM.ADMIN.QMGR.EVENT when the queue
+        manager's AUTHOREV is ENABLED; True when an event was made. The authority checks call it where they
+        refuse (issue 36 leaves the check to the object authority manager). ``qualifier`` is IBM's
+        MQRQ_*_NOT_AUTHORIZED, and the parameters are IBM's for it: type 1 (MQCONN) QMgrName, ReasonQualifier,
+        UserIdentifier, ApplType, ApplName; type 2 (MQOPEN / MQPUT1) and 3 (MQCLOSE) add Options after the
+        qualifier and QName at the end; type 4 (a command) is QMgrName, ReasonQualifier, Command,
+        UserIdentifier. ConnName ends the list for a client connection."""
+        if not self._qmgr_event_enabled("AUTHOREV"):
+            return False
+        parameters: list[tuple[int, str | int]] = [
+            (C.MQCA_Q_MGR_NAME, self.name),
+            (C.MQIACF_REASON_QUALIFIER, qualifier),
+        ]
+        if qualifier == C.MQRQ_CMD_NOT_AUTHORIZED:
+            parameters += [(C.MQIACF_COMMAND, command or 0), (C.MQCACF_USER_IDENTIFIER, user)]
+        else:
+            if qualifier in (C.MQRQ_OPEN_NOT_AUTHORIZED, C.MQRQ_CLOSE_NOT_AUTHORIZED):
+                parameters.append((C.MQIACF_OPEN_OPTIONS, options or 0))
+            parameters += [
+                (C.MQCACF_USER_IDENTIFIER, user),
+                (C.MQIA_APPL_TYPE, appl_type),
+                (C.MQCACF_APPL_NAME, appl_name[:28]),
+            ]
+            if queue is not None and qualifier != C.MQRQ_CONN_NOT_AUTHORIZED:
+                parameters.append((C.MQCA_Q_NAME, queue))
+        if conname:
+            parameters.append((C.MQCACH_CONNECTION_NAME, conname))
+        self._put_event(QMGR_EVENT_QUEUE, pcf_event(MQCMD_Q_MGR_EVENT, C.MQRC_NOT_AUTHORIZED, parameters))
+        return True
