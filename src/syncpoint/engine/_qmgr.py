@@ -65,10 +65,12 @@ import struct
 from syncpoint.mqi import MQMD
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import CHANNEL, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL, QREMOTE, Definition
+from syncpoint.mqi.properties import unpack_props
 from syncpoint.store import DECISION_KIND, SharedQueues, Snapshot
 
 from ._admin import AdminMixin
 from ._connections import ConnectionsMixin
+from ._effects import MD2_LENGTH
 from ._expiry import ExpiryMixin
 from ._get import GetMixin
 from ._indoubt import IndoubtMixin
@@ -164,6 +166,8 @@ class QueueManager(
                 sm.put_time,
                 sm.backout_count,
             )
+            if len(sm.md) > MD2_LENGTH:
+                m.props = unpack_props(sm.md[MD2_LENGTH:])  # the properties kept after the MQMD
             q.make_available(m)
             q.depth += 1
             max_seq = max(max_seq, sm.seq)
