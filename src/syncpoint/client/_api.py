@@ -22,15 +22,16 @@ import contextlib
 import os
 import ssl
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, GetResult, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import build as build_props
 
 from ._message import Message
 from ._transport import Transport
-from .keywords import PURPOSE_OPTIONS, PUT_KEYWORDS, build_md, msg_id_bytes, put_keywords, wait_ms
+from .keywords import PURPOSE_OPTIONS, PUT_KEYWORDS, PYTHONIC_HMSG, build_md, msg_id_bytes, put_keywords, wait_ms
 
 if TYPE_CHECKING:  # the embedded transport's types; its modules load on first embedded use
     from syncpoint.engine import Clock
@@ -109,10 +110,12 @@ class Queue:
         format: str | bytes | None = None,
         msg_type: int | None = None,
         report: int | None = None,
+        properties: Mapping[str, Any] | None = None,
     ) -> MQMD:
         """Put one message; returns its MQMD as the queue manager completed it (MsgId, PutDate, …).
 
         ``expiry`` is in seconds (MQMD.Expiry counts tenths); ``format`` defaults to MQSTR for text.
+        ``properties``: name -> bool, int, float, str, bytes, None or ``(MQTYPE_*, value)`` (docs/programming-model.md).
         """
         if isinstance(data, str):
             data = data.encode("utf-8")
@@ -123,7 +126,8 @@ class Queue:
             pmo = MQPMO.with_fields(_PMO_SYNCPOINT if syncpoint else _PMO_NO_SYNCPOINT)
         elif pmo.Options & (C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT) == 0:
             pmo.Options |= C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
-        self.qm._raise_warning(self.qm.transport.put(self._h("put"), md, pmo, data))
+        props = build_props(properties) if properties else None
+        self.qm._raise_warning(self.qm.transport.put(self._h("put"), md, pmo, data, props))
         return md
 
     def put_many(
@@ -465,9 +469,11 @@ _MD_FIELDS = MQMD().__dict__
 _MD_PACKED = MQMD().pack()
 _PMO_SYNCPOINT = MQPMO(Options=C.MQPMO_SYNCPOINT).__dict__
 _PMO_NO_SYNCPOINT = MQPMO(Options=C.MQPMO_NO_SYNCPOINT).__dict__
-_GMO_SYNCPOINT = MQGMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_SYNCPOINT, WaitInterval=0).__dict__
+_GMO_SYNCPOINT = MQGMO(
+    Options=C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_SYNCPOINT, WaitInterval=0, MsgHandle=PYTHONIC_HMSG
+).__dict__
 _GMO_NO_SYNCPOINT = MQGMO(
-    Options=C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_NO_SYNCPOINT, WaitInterval=0
+    Options=C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_NO_SYNCPOINT, WaitInterval=0, MsgHandle=PYTHONIC_HMSG
 ).__dict__
 _GMO_SYNCPOINT_PACKED = MQGMO.with_fields(_GMO_SYNCPOINT).pack()
 _GMO_NO_SYNCPOINT_PACKED = MQGMO.with_fields(_GMO_NO_SYNCPOINT).pack()
@@ -494,9 +500,10 @@ class QueueManager:
 
     def put1(self, qname: str, data: bytes | str, **kw: Any) -> MQMD:
         """MQPUT1: open, put one message, close; the keywords are :meth:`Queue.put`'s."""
+        properties = kw.pop("properties", None)
         data, md, pmo = put_keywords(data, kw)
         od = MQOD(ObjectName=qname.encode())
-        self._raise_warning(self.transport.put1(od, md, pmo, data))
+        self._raise_warning(self.transport.put1(od, md, pmo, data, build_props(properties) if properties else None))
         return md
 
     # MemoryQueueManager passes these on to its connection the same way (a delegation, alike in shape)
@@ -585,7 +592,7 @@ class QueueManager:
         result = self.transport.get(hobj, md, gmo, buflen)
         if result.reason != C.MQRC_NONE:
             raise _get_warning(result, md)
-        return Message(result.data, md)
+        return Message(result.data, md, result.props)
 
     def _get_many(self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]]) -> tuple[list[Message], bool]:
         """Several gets on one handle, pipelined when the transport can. Returns the messages and whether the
@@ -616,7 +623,7 @@ class QueueManager:
                 if error is None:
                     error = MQMIError(r.comp, r.reason, message=Message(r.data, md), original_length=r.data_length)
                 continue
-            out.append(Message(r.data, md))
+            out.append(Message(r.data, md, r.props))
         if error is not None:
             error.messages = out  # type: ignore[attr-defined]
             raise error

@@ -18,6 +18,7 @@ from syncpoint.engine import Clock, GetResult, QueueManager, SystemClock
 from syncpoint.host import ADMIN_VERBS, QueueManagerHost
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import Props
 from syncpoint.store import SQLiteStore, Store, StoreError
 
 from ._local import missing_qmgr
@@ -53,11 +54,11 @@ class EmbeddedConnection:
     def close(self, hobj: int, options: int = C.MQCO_NONE) -> None:
         self.qm.call(self.qm.engine.close, self.conn, hobj, options)
 
-    def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> int:
-        return self.qm.call(self.qm.engine.put, self.conn, hobj, md, pmo, data)
+    def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes, props: Props | None = None) -> int:
+        return self.qm.call(self.qm.engine.put, self.conn, hobj, md, pmo, data, props)
 
-    def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> int:
-        return self.qm.call(self.qm.engine.put1, self.conn, od, md, pmo, data)
+    def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes, props: Props | None = None) -> int:
+        return self.qm.call(self.qm.engine.put1, self.conn, od, md, pmo, data, props)
 
     def get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> GetResult:
         return self.qm.get(self.conn, hobj, md, gmo, buflen)

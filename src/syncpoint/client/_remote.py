@@ -19,6 +19,7 @@ from typing import Any
 
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, GetResult, MQMIError
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import Props, received, to_wire
 from syncpoint.wire import (
     DEFAULT_MAX_FRAME,
     MAX_GETM,
@@ -199,9 +200,12 @@ class RemoteTransport:
     def close(self, hobj: int, options: int = C.MQCO_NONE) -> None:
         self._call("close", [hobj, options])
 
-    def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> int:
+    def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes, props: Props | None = None) -> int:
         _check_size(data)
-        reason, md_bytes, pmo_bytes = self._call("put", [hobj, md.pack(), pmo.pack(), bytes(data)])
+        args: list[Any] = [hobj, md.pack(), pmo.pack(), bytes(data)]
+        if props:
+            args.append(to_wire(props))  # the message's properties (docs/protocol.md)
+        reason, md_bytes, pmo_bytes = self._call("put", args)
         md.unpack_into(md_bytes)
         pmo.unpack_into(pmo_bytes)
         return int(reason)
@@ -263,18 +267,24 @@ class RemoteTransport:
             self.commit()
         return out
 
-    def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> int:
+    def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes, props: Props | None = None) -> int:
         _check_size(data)
-        reason, od_b, md_b, pmo_b = self._call("put1", [od.pack(), md.pack(), pmo.pack(), bytes(data)])
+        args: list[Any] = [od.pack(), md.pack(), pmo.pack(), bytes(data)]
+        if props:
+            args.append(to_wire(props))
+        reason, od_b, md_b, pmo_b = self._call("put1", args)
         od.unpack_into(od_b)
         md.unpack_into(md_b)
         pmo.unpack_into(pmo_b)
         return int(reason)
 
     def get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> GetResult:
-        data, length, comp, reason, md_b, gmo_b = self._call("get", [hobj, md.pack(), gmo.pack(), buflen])
+        answer = self._call("get", [hobj, md.pack(), gmo.pack(), buflen])
+        data, length, comp, reason, md_b, gmo_b = answer[:6]
         md.unpack_into(md_b)
         gmo.unpack_into(gmo_b)
+        if len(answer) > 6:  # the message's properties, for the caller's message handle
+            return GetResult(data, length, comp, reason, received(answer[6]))
         return GetResult(data, length, comp, reason)
 
     def get_many(self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]]) -> list[GetResult | MQMIError]:

@@ -418,6 +418,14 @@ def from_wire(items: Any) -> Props | None:
     return h.props or None
 
 
+def received(items: Any) -> Props | None:
+    """Properties a queue manager sent back with a message (its own, already checked, and those it read from an
+    MQRFH2, which follow the header's names): taken as they are."""
+    if type(items) is not list or len(items) % 3:
+        return None
+    return {items[i]: (items[i + 1], items[i + 2]) for i in range(0, len(items), 3)} or None
+
+
 def to_wire(props: Props | None) -> list[Any] | None:
     """The wire's form of properties (see :func:`from_wire`)."""
     if not props:

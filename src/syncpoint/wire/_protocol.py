@@ -50,9 +50,10 @@ VERBS: dict[str, int] = {
     "hello": 1,
     "open": 2,  # [MQOD bytes, Options] -> [Hobj, MQOD bytes]
     "close": 2,  # [Hobj, Options] -> None
-    "put": 4,  # [Hobj, MQMD, MQPMO, data] -> [warning reason, MQMD, MQPMO]
-    "put1": 4,  # [MQOD, MQMD, MQPMO, data] -> [warning reason, MQOD, MQMD, MQPMO]
-    "get": 4,  # [Hobj, MQMD, MQGMO, buffer length or None] -> [data, DataLength, CompCode, Reason, MQMD, MQGMO]
+    "put": 4,  # [Hobj, MQMD, MQPMO, data(, properties)] -> [warning reason, MQMD, MQPMO]
+    "put1": 4,  # [MQOD, MQMD, MQPMO, data(, properties)] -> [warning reason, MQOD, MQMD, MQPMO]
+    # [Hobj, MQMD, MQGMO, buffer length or None] -> [data, DataLength, CompCode, Reason, MQMD, MQGMO(, properties)]
+    "get": 4,
     "putm": 4,  # [Hobj, MQMD, MQPMO, [data, ...](, {commit})]: a put per data -> [[answer per put], MQPMO(, how)]
     "putv": 3,  # [Hobj, MQPMO, [[MQMD, data], ...]]: a put per item, each its own MQMD -> [[answer per put], MQPMO]
     "getm": 5,  # [Hobj, MQMD, MQGMO, buffer length, n(, {commit_first, gmo})]: n gets, no wait -> [[result], error]
@@ -71,7 +72,7 @@ VERBS: dict[str, int] = {
 }
 
 # verbs that take optional arguments after those (protocol version 2): how many
-OPTIONAL_ARGS: dict[str, int] = {"putm": 1, "getm": 1}
+OPTIONAL_ARGS: dict[str, int] = {"putm": 1, "getm": 1, "put": 1, "put1": 1}
 
 
 class ProtocolError(SyncpointError):
