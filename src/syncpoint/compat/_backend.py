@@ -35,6 +35,8 @@ from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError, Structure
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import char_attr_length
 
+from ._handles import HANDLES
+
 log = logging.getLogger("syncpoint.compat")
 
 OK = (C.MQCC_OK, C.MQRC_NONE)
@@ -55,8 +57,6 @@ MQCSP_AUTH_NONE = 0
 MQCSP_AUTH_USER_ID_AND_PWD = 1
 MQCSP_AUTH_ID_TOKEN = 2
 MQRC_SSL_INITIALIZATION_ERROR = 2393
-MQHM_NONE = 0
-MQHM_UNUSABLE_HMSG = -1
 
 
 def char_length(selector: int) -> int:
@@ -332,8 +332,7 @@ class Backend:
             c = self.conn(hconn)
             md = _unpack(MQMD, md_b, C.MQRC_MD_ERROR)
             pmo = _unpack(MQPMO, pmo_b, C.MQRC_PMO_ERROR)
-            _check_put_options(pmo)
-            reason = c.qm.transport.put(hobj, md, pmo, _payload(msg))
+            reason = c.qm.transport.put(hobj, md, pmo, _payload(msg), HANDLES.put_props(pmo))
             return _repack(md, md_b), _repack(pmo, pmo_b), _cc(reason), reason
 
         return self.guard(run, (bytes(md_b), bytes(pmo_b)))
@@ -344,10 +343,9 @@ class Backend:
             od = _unpack(MQOD, od_b, C.MQRC_OD_ERROR)
             md = _unpack(MQMD, md_b, C.MQRC_MD_ERROR)
             pmo = _unpack(MQPMO, pmo_b, C.MQRC_PMO_ERROR)
-            _check_put_options(pmo)
             if od.ObjectType == C.MQOT_TOPIC:
                 raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, "publish/subscribe is not supported")
-            reason = c.qm.transport.put1(od, md, pmo, _payload(msg))
+            reason = c.qm.transport.put1(od, md, pmo, _payload(msg), HANDLES.put_props(pmo))
             return _repack(md, md_b), _repack(pmo, pmo_b), _cc(reason), reason
 
         return self.guard(run, (bytes(md_b), bytes(pmo_b)))
@@ -361,9 +359,10 @@ class Backend:
                 raise MQMIError(C.MQCC_FAILED, C.MQRC_BUFFER_LENGTH_ERROR, "buffer length is negative")
             md = _unpack(MQMD, md_b, C.MQRC_MD_ERROR)
             gmo = _unpack(MQGMO, gmo_b, C.MQRC_GMO_ERROR)
-            if gmo.Version >= 4 and gmo.MsgHandle not in (MQHM_NONE, MQHM_UNUSABLE_HMSG):
-                raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, "message properties are not supported")
+            handle = HANDLES.get_handle(gmo)  # the message handle the properties go into (MQRC_HMSG_ERROR first)
             result = c.qm.transport.get(hobj, md, gmo, maxlen)
+            if handle is not None:
+                handle.replace(result.props)
             data = bytes(result.data[:maxlen])
             return data, _repack(md, md_b), _repack(gmo, gmo_b), result.data_length, result.comp, result.reason
 
@@ -416,11 +415,6 @@ def _payload(msg: Any) -> bytes:
     if isinstance(msg, str):
         return msg.encode("utf-8")
     return bytes(msg)
-
-
-def _check_put_options(pmo: MQPMO) -> None:
-    if pmo.Version >= 3 and (pmo.OriginalMsgHandle or pmo.NewMsgHandle):
-        raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, "message properties are not supported")
 
 
 BACKEND = Backend()

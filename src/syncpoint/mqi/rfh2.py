@@ -55,6 +55,7 @@ _DT = {
 }
 _TYPE_OF_DT = {v: k for k, v in _DT.items()} | {"int": C.MQTYPE_INT32, "string": C.MQTYPE_STRING}
 _NIL = "xsi:nil"
+_XSI_OPEN = '<rfh2 xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">'
 
 
 def _order(encoding: int) -> str:
@@ -118,7 +119,11 @@ def _folder(text: bytes, raw: bytes, out: Parsed) -> None:
     if not text:
         return
     try:
-        root = ET.fromstring(text.decode("utf-8"))
+        # folders use the xsi prefix without declaring it (IBM's parser accepts them): declare it around them
+        root = ET.fromstring(_XSI_OPEN + text.decode("utf-8") + "</rfh2>")
+        if len(root) != 1 or (root.text or "").strip() or (root[0].tail or "").strip():
+            raise ET.ParseError("a folder is one element")
+        root = root[0]
     except (ET.ParseError, UnicodeDecodeError) as e:
         raise MQMIError(
             C.MQCC_FAILED, C.MQRC_RFH_FORMAT_ERROR, f"an MQRFH2 folder is not well-formed XML: {e}"
