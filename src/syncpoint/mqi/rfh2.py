@@ -98,6 +98,8 @@ def parse(data: bytes, encoding: int) -> Parsed:
             C.MQRC_RFH_ERROR,
             f"MQRFH2 StrucLength {length} is not valid for {len(data)} bytes of data (at least 36, a multiple of 4)",
         )
+    if ccsid == 0 or (ccsid < 0 and ccsid != C.MQCCSI_INHERIT):
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_RFH_ERROR, f"MQRFH2 CodedCharSetId {ccsid} is not valid")
     out = Parsed(encoding=enc, ccsid=ccsid, format=fmt, flags=flags, length=length)
     at = FIXED
     while at < length:
