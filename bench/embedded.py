@@ -38,9 +38,9 @@ from typing import Any
 
 import syncpoint
 from syncpoint.client import create_queue_manager, pin_cpus
+from syncpoint.host import format_cpu_list
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.host import format_cpu_list
 
 try:  # the Python peer (pip install 'syncpoint[bench]')
     import persistqueue

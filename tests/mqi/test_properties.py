@@ -295,3 +295,17 @@ def test_a_folder_that_is_not_xml_is_rfh_format_error() -> None:
     folder = b"<usr><a>1</b></usr>"
     header = rfh2.build({}, [folder], C.MQENC_NATIVE, 1208, C.MQFMT_NONE, C.MQENC_NATIVE)
     assert reason_of(rfh2.parse, header, C.MQENC_NATIVE) == C.MQRC_RFH_FORMAT_ERROR
+
+
+def test_usr_names_the_folder_of_names_without_a_prefix() -> None:
+    h = MessageHandle()
+    h.set("Property_0", C.MQTYPE_STRING, "s")
+    h.set("jms.Dst", C.MQTYPE_STRING, "q")
+    h.set("usr.Property_1", C.MQTYPE_INT32, 1)
+    assert h.inquire("usr.%")[0] == "Property_0"  # as ibmmq's message_properties.py example reads them
+    h.advance("Property_0")
+    assert h.inquire("usr.%", options=C.MQIMPO_INQ_NEXT)[0] == "usr.Property_1"  # jms.Dst is not in usr
+    assert h.inquire("Property_1")[2] == 1 and h.inquire("usr.Property_0")[2] == "s"
+    h.set("Property_1", C.MQTYPE_INT32, 2)  # the same property: it keeps its place
+    assert list(h.props) == ["Property_0", "jms.Dst", "usr.Property_1"] and h.inquire("Property_1")[2] == 2
+    assert h.delete("usr.Property_0") == C.MQRC_NONE and list(h.props) == ["jms.Dst", "usr.Property_1"]

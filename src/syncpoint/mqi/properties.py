@@ -130,11 +130,28 @@ def check_name(name: str, *, wildcard: bool = False) -> None:
         raise _fail(C.MQRC_PROPERTY_NAME_ERROR, f"property name {name!r}: names starting Body or Root are reserved")
 
 
+_OTHER_FOLDERS = ("jms.", "mcd.", "mqext.")
+
+
+def canonical(name: str) -> str:
+    """A name as the ``usr`` folder holds it: ``usr.x`` and ``x`` are the same property."""
+    return name[4:] if name.startswith("usr.") else name
+
+
+def in_usr(name: str) -> bool:
+    """The property is in the ``usr`` folder (no other folder prefix, not a JMS name)."""
+    return not name.startswith(_OTHER_FOLDERS) and name not in SETTABLE_JMS
+
+
 def matches(pattern: str, name: str) -> bool:
-    """MQINQMP's name match: exact, or a trailing ``%`` matching any characters (``.`` included)."""
-    if pattern.endswith("%"):
-        return name.startswith(pattern[:-1])
-    return name == pattern
+    """MQINQMP's name match: exact, or a trailing ``%`` matching any characters (``.`` included); ``usr.`` names
+    the ``usr`` folder, where a name without a folder prefix lives (``usr.%`` matches ``color``)."""
+    if pattern.startswith("usr.") and not in_usr(name):
+        return False
+    p, n = canonical(pattern), canonical(name)
+    if p.endswith("%"):
+        return n.startswith(p[:-1])
+    return n == p
 
 
 # -- values --------------------------------------------------------------------------------------------
@@ -314,10 +331,18 @@ class MessageHandle:
         self.props = dict(props) if props else {}
         self.cursor = None
 
+    def find(self, name: str) -> str | None:
+        """The name under which the property ``name`` is kept (``usr.x`` and ``x`` are one), or None."""
+        if name in self.props:
+            return name
+        want = canonical(name)
+        return next((n for n in self.props if canonical(n) == want and in_usr(n)), None) if in_usr(name) else None
+
     def set(self, name: str, ptype: int, value: Any) -> None:
         """MQSETMP: a new property, or a new value for one of this name (it keeps its place)."""
         check_name(name)
         v = check_value(name, ptype, value)
+        name = self.find(name) or name
         if name not in self.props:
             for other in self.props:
                 if other.startswith(name + ".") or name.startswith(other + "."):
@@ -330,6 +355,7 @@ class MessageHandle:
     def delete(self, name: str) -> int:
         """MQDLTMP: MQRC_NONE, or MQRC_PROPERTY_NOT_AVAILABLE (a warning) when there is no such property."""
         check_name(name)
+        name = self.find(name) or name
         if self.props.pop(name, None) is None:
             return C.MQRC_PROPERTY_NOT_AVAILABLE
         if self.cursor == name:
