@@ -309,3 +309,10 @@ def test_usr_names_the_folder_of_names_without_a_prefix() -> None:
     h.set("Property_1", C.MQTYPE_INT32, 2)  # the same property: it keeps its place
     assert list(h.props) == ["Property_0", "jms.Dst", "usr.Property_1"] and h.inquire("Property_1")[2] == 2
     assert h.delete("usr.Property_0") == C.MQRC_NONE and list(h.props) == ["jms.Dst", "usr.Property_1"]
+
+
+def test_pythonic_and_wire_properties_keep_the_handles_rules() -> None:
+    assert reason_of(build, {"a.b": 1, "a.b.c": 2}) == C.MQRC_PROPERTY_NAME_ERROR
+    assert reason_of(from_wire, ["a.b", C.MQTYPE_INT32, 1, "a", C.MQTYPE_INT32, 2]) == C.MQRC_PROPERTY_NAME_ERROR
+    assert build({"x": 1, "usr.x": 2}) == {"x": (C.MQTYPE_INT64, 2)}  # one property: the usr folder's x
+    assert from_wire(["x", C.MQTYPE_INT32, 1, "usr.x", C.MQTYPE_INT32, 2]) == {"x": (C.MQTYPE_INT32, 2)}

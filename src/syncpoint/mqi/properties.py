@@ -34,6 +34,7 @@ store they are kept beside the packed MQMD (:func:`pack_props` / :func:`unpack_p
 from __future__ import annotations
 
 import math
+import re
 import struct
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -90,9 +91,8 @@ def type_name(t: int) -> str:
 
 
 # -- names ---------------------------------------------------------------------------------------------
-def _java_part(part: str) -> bool:
-    """One dot-separated part of a name: Java identifier characters, not starting with a digit."""
-    return part.replace("$", "_").isidentifier()
+# dot-separated parts of Java identifier characters, none empty, none starting with a digit
+_NAME = re.compile(r"(?:[^\W\d]|\$)[\w$]*(?:\.(?:[^\W\d]|\$)[\w$]*)*")
 
 
 def check_name(name: str, *, wildcard: bool = False) -> None:
@@ -111,15 +111,14 @@ def check_name(name: str, *, wildcard: bool = False) -> None:
                 return  # "%" alone: every property
     if "%" in stem:
         raise _fail(C.MQRC_PROPERTY_NAME_ERROR, f"property name {name!r}: '%' is allowed only last, in MQINQMP")
-    parts = stem.split(".")
-    if not all(parts) or not all(_java_part(p) for p in parts):
+    if _NAME.fullmatch(stem) is None:
         raise _fail(
             C.MQRC_PROPERTY_NAME_ERROR,
             f"property name {name!r} is not valid: use Java identifier characters and '.' (not first or last, no '..')",
         )
     if wildcard and stem != name:
         return
-    if name.upper() in SQL_KEYWORDS:
+    if len(name) <= 7 and name.upper() in SQL_KEYWORDS:
         raise _fail(C.MQRC_PROPERTY_NAME_ERROR, f"property name {name!r} is a keyword of the selector language")
     if name.startswith("JMS") and name not in SETTABLE_JMS:
         raise _fail(
@@ -155,45 +154,48 @@ def matches(pattern: str, name: str) -> bool:
 
 
 # -- values --------------------------------------------------------------------------------------------
+def _bad(name: str, ptype: int, value: Any, why: str = "") -> MQMIError:
+    return _fail(C.MQRC_PROPERTY_TYPE_ERROR, f"property {name!r}: {value!r} is not a value of {type_name(ptype)}{why}")
+
+
 def check_value(name: str, ptype: int, value: Any) -> Any:
     """The value MQSETMP stores for ``value`` given as ``ptype``; MQRC_PROPERTY_TYPE_ERROR (2473) for a type IBM
     does not define (MQTYPE_AS_SET included) or a value that is not of the type (an integer out of its range)."""
     if ptype not in TYPES:
         raise _fail(C.MQRC_PROPERTY_TYPE_ERROR, f"property {name!r}: {ptype} is not an MQTYPE_* data type")
-    bad = f"property {name!r}: {value!r} is not a value of {type_name(ptype)}"
     if ptype == C.MQTYPE_NULL:
         if value is not None:
-            raise _fail(C.MQRC_PROPERTY_TYPE_ERROR, bad)
+            raise _bad(name, ptype, value)
         return None
     if ptype == C.MQTYPE_BOOLEAN:
         if type(value) is bool:
             return value
         if type(value) is int:
             return value != 0
-        raise _fail(C.MQRC_PROPERTY_TYPE_ERROR, bad)
+        raise _bad(name, ptype, value)
     if ptype in INT_BITS:
         if type(value) is not int:
-            raise _fail(C.MQRC_PROPERTY_TYPE_ERROR, bad)
+            raise _bad(name, ptype, value)
         bits = INT_BITS[ptype]
         if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
-            raise _fail(C.MQRC_PROPERTY_TYPE_ERROR, bad + f" (out of range for {bits} bits)")
+            raise _bad(name, ptype, value, f" (out of range for {bits} bits)")
         return value
     if ptype in FLOATS:
         if type(value) not in (float, int):
-            raise _fail(C.MQRC_PROPERTY_TYPE_ERROR, bad)
+            raise _bad(name, ptype, value)
         v = float(value)
         if ptype == C.MQTYPE_FLOAT32:
             try:
                 v = _F32.unpack(_F32.pack(v))[0]
             except OverflowError:
-                raise _fail(C.MQRC_PROPERTY_TYPE_ERROR, bad + " (out of range for 32 bits)") from None
+                raise _bad(name, ptype, value, " (out of range for 32 bits)") from None
         return v
     if ptype == C.MQTYPE_STRING:
         if type(value) is not str:
-            raise _fail(C.MQRC_PROPERTY_TYPE_ERROR, bad)
+            raise _bad(name, ptype, value)
         return value
     if type(value) not in (bytes, bytearray, memoryview):
-        raise _fail(C.MQRC_PROPERTY_TYPE_ERROR, bad)
+        raise _bad(name, ptype, value)
     return bytes(value)
 
 
@@ -222,10 +224,58 @@ def infer(name: str, value: Any) -> tuple[int, Any]:
     )
 
 
+_BY_TYPE = {bool: C.MQTYPE_BOOLEAN, float: C.MQTYPE_FLOAT64, str: C.MQTYPE_STRING}
+_INT64 = (-(1 << 63), 1 << 63)
+
+
 def build(properties: Mapping[str, Any] | None) -> Props | None:
-    """Pythonic ``properties={...}`` checked and typed as MQSETMP would, each in turn; None for none."""
+    """Pythonic ``properties={...}`` checked and typed as MQSETMP would, each in turn; None for none.
+
+    The common case (names seen before, values of plain Python types, no ``usr.`` name) takes a short path:
+    the same checks, without a handle's bookkeeping (a put with 10 properties must cost less than two puts)."""
     if not properties:
         return None
+    props: Props = {}
+    dotted = False
+    for name, value in properties.items():
+        if name not in _GOOD_NAMES:
+            check_name(name)
+            if name.startswith("usr."):
+                return _build_slowly(properties)
+            _remember(name)
+        t = type(value)
+        ptype = _BY_TYPE.get(t)
+        if ptype is not None:
+            props[name] = (ptype, value)
+        elif t is int and _INT64[0] <= value < _INT64[1]:
+            props[name] = (C.MQTYPE_INT64, value)
+        else:
+            props[name] = infer(name, value)
+        if "." in name:
+            dotted = True
+    if dotted:
+        _check_groups(props)
+    return props
+
+
+_GOOD_NAMES: set[str] = set()  # names check_name accepted (none starting "usr."): a bounded memo
+
+
+def _remember(name: str) -> None:
+    if len(_GOOD_NAMES) >= 4096:
+        _GOOD_NAMES.clear()
+    _GOOD_NAMES.add(name)
+
+
+def _check_groups(props: Props) -> None:
+    """No name is both a value and a group of values (``a.b`` beside ``a.b.c``): MQRC_PROPERTY_NAME_ERROR."""
+    groups = {g for n in props for g in _prefixes(n)}
+    for n in props:
+        if n in groups:
+            raise _fail(C.MQRC_PROPERTY_NAME_ERROR, f"property {n!r} cannot be both a value and a group")
+
+
+def _build_slowly(properties: Mapping[str, Any]) -> Props | None:
     h = MessageHandle()
     for name, value in properties.items():
         ptype, v = infer(name, value)
@@ -243,8 +293,17 @@ def value_length(ptype: int, value: Any) -> int:
 
 
 def props_length(props: Props) -> int:
-    """What properties add to a message's length (counted against MAXMSGL): names and values."""
-    return sum(len(n.encode("utf-8")) + value_length(t, v) for n, (t, v) in props.items())
+    """What properties add to a message's length (counted against MAXMSGL): names and values (UTF-8)."""
+    total = 0
+    for name, (ptype, value) in props.items():
+        total += len(name) if name.isascii() else len(name.encode("utf-8"))
+        if ptype == C.MQTYPE_STRING:
+            total += len(value) if value.isascii() else len(value.encode("utf-8"))
+        elif ptype == C.MQTYPE_BYTE_STRING:
+            total += len(value)
+        else:
+            total += FIXED_LENGTH[ptype]
+    return total
 
 
 def _float_text(v: float) -> str:
@@ -316,41 +375,70 @@ def convert(name: str, ptype: int, value: Any, requested: int) -> tuple[int, Any
     raise no
 
 
+def _prefixes(name: str) -> list[str]:
+    """The groups a dotted name belongs to: "a.b.c" -> ["a", "a.b"]."""
+    out = []
+    at = name.find(".")
+    while at > 0:
+        out.append(name[:at])
+        at = name.find(".", at + 1)
+    return out
+
+
 # -- the message handle --------------------------------------------------------------------------------
 class MessageHandle:
     """MQCRTMH's message handle: the properties (:data:`Props`) and MQINQMP's property cursor."""
 
-    __slots__ = ("cursor", "props")
+    __slots__ = ("_groups", "cursor", "props")
 
     def __init__(self, props: Props | None = None) -> None:
         self.props: Props = dict(props) if props else {}
         self.cursor: str | None = None  # the name of the property MQINQMP returned last
+        self._groups: set[str] | None = None  # every "a", "a.b" that is a group of a name set ("a.b.c")
 
     def replace(self, props: Props | None) -> None:
         """MQGET into this handle: its properties become the message's; the cursor is reset."""
         self.props = dict(props) if props else {}
         self.cursor = None
+        self._groups = None
 
     def find(self, name: str) -> str | None:
         """The name under which the property ``name`` is kept (``usr.x`` and ``x`` are one), or None."""
-        if name in self.props:
+        props = self.props
+        if name in props:
             return name
-        want = canonical(name)
-        return next((n for n in self.props if canonical(n) == want and in_usr(n)), None) if in_usr(name) else None
+        if name.startswith("usr."):
+            other = name[4:]
+            return other if other in props and in_usr(other) else None
+        other = "usr." + name
+        return other if other in props and in_usr(name) else None
+
+    def _conflict(self, name: str) -> str | None:
+        """A name set that ``name`` would make both a value and a group (``a.b`` beside ``a.b.c``), or None."""
+        groups = self._groups
+        if groups is None:
+            groups = self._groups = {g for n in self.props for g in _prefixes(n)}
+        if name in groups:
+            return next(n for n in self.props if n.startswith(name + "."))
+        return next((g for g in _prefixes(name) if g in self.props), None)
 
     def set(self, name: str, ptype: int, value: Any) -> None:
         """MQSETMP: a new property, or a new value for one of this name (it keeps its place)."""
         check_name(name)
         v = check_value(name, ptype, value)
-        name = self.find(name) or name
-        if name not in self.props:
-            for other in self.props:
-                if other.startswith(name + ".") or name.startswith(other + "."):
+        props = self.props
+        if name not in props:
+            name = self.find(name) or name
+            if name not in props and ("." in name or self._groups):
+                other = self._conflict(name)
+                if other is not None:
                     raise _fail(
                         C.MQRC_PROPERTY_NAME_ERROR,
                         f"property {name!r}: {other!r} is set, and a name cannot be both a value and a group",
                     )
-        self.props[name] = (ptype, v)
+                if self._groups is not None:
+                    self._groups.update(_prefixes(name))
+        props[name] = (ptype, v)
 
     def delete(self, name: str) -> int:
         """MQDLTMP: MQRC_NONE, or MQRC_PROPERTY_NOT_AVAILABLE (a warning) when there is no such property."""
@@ -358,6 +446,7 @@ class MessageHandle:
         name = self.find(name) or name
         if self.props.pop(name, None) is None:
             return C.MQRC_PROPERTY_NOT_AVAILABLE
+        self._groups = None
         if self.cursor == name:
             self.cursor = None
         return C.MQRC_NONE
@@ -433,14 +522,33 @@ def from_wire(items: Any) -> Props | None:
         return None
     if type(items) is not list or len(items) % 3:
         raise _fail(C.MQRC_PROPERTY_TYPE_ERROR, "properties travel as a list of name, type, value")
-    h = MessageHandle()
+    props: Props = {}
+    dotted = False
     for i in range(0, len(items), 3):
         name, ptype = items[i], items[i + 1]
         if type(name) is not str:
             raise _fail(C.MQRC_PROPERTY_NAME_ERROR, "a property name must be a string")
         if type(ptype) is not int:
             raise _fail(C.MQRC_PROPERTY_TYPE_ERROR, f"property {name!r}: its type must be an MQTYPE_* value")
-        h.set(name, ptype, items[i + 2])
+        if name not in _GOOD_NAMES:
+            check_name(name)
+            if name.startswith("usr."):
+                return _from_wire_slowly(items)
+            _remember(name)
+        if name in props:
+            return _from_wire_slowly(items)
+        props[name] = (ptype, check_value(name, ptype, items[i + 2]))
+        if "." in name:
+            dotted = True
+    if dotted:
+        _check_groups(props)
+    return props or None
+
+
+def _from_wire_slowly(items: list[Any]) -> Props | None:
+    h = MessageHandle()
+    for i in range(0, len(items), 3):
+        h.set(items[i], items[i + 1], items[i + 2])
     return h.props or None
 
 
