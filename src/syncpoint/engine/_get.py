@@ -136,23 +136,33 @@ def deliver(q: LocalQueue, m: Message, md: MQMD, gmo: MQGMO, buflen: int | None,
     gmo.ResolvedQName = q.name48
     body = m.data
     fmt = d["Format"]
-    props = m.props
-    warning = 0
     if fmt == MQFMT_XMIT_Q_HEADER:
         body = xqh_decremented(m, now)
-    elif props is not None or fmt == MQFMT_RF_HEADER_2:
-        # the form its properties are delivered in: a handle, an MQRFH2, none (``_properties``)
-        body, props, warning = present(props, d, body, opts, gmo, q.attrs)
+    elif m.props is not None or fmt == MQFMT_RF_HEADER_2:
+        return _deliver_properties(q, m, d, gmo, buflen, opts)
     total = len(body)
     if gversion >= 3:
         gmo.ReturnedLength = total if buflen is None else min(total, buflen)
     if buflen is not None and total > buflen:
         if not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
-            return GetResult(body[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_FAILED, props)
-        return GetResult(body[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED, props)
-    if props is not None or warning:
-        return GetResult(body, total, _WARNING if warning else C.MQCC_OK, warning or C.MQRC_NONE, props)
+            return GetResult(body[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
+        return GetResult(body[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED)
     return GetResult(body, total)
+
+
+def _deliver_properties(
+    q: LocalQueue, m: Message, d: dict[str, Any], gmo: MQGMO, buflen: int | None, opts: int
+) -> GetResult:
+    """:func:`deliver`'s end for a message with properties or an MQRFH2: the form they are delivered in (a
+    handle, an MQRFH2, none: ``_properties``), then the buffer as for any message."""
+    body, props, warning = present(m.props, d, m.data, opts, gmo, q.attrs)
+    total = len(body)
+    if gmo.Version >= 3:
+        gmo.ReturnedLength = total if buflen is None else min(total, buflen)
+    if buflen is not None and total > buflen:
+        reason = C.MQRC_TRUNCATED_MSG_ACCEPTED if opts & C.MQGMO_ACCEPT_TRUNCATED_MSG else C.MQRC_TRUNCATED_MSG_FAILED
+        return GetResult(body[:buflen], total, _WARNING, reason, props)
+    return GetResult(body, total, _WARNING if warning else C.MQCC_OK, warning or C.MQRC_NONE, props)
 
 
 def _matches_nothing(md: MQMD, gmo: MQGMO) -> bool:
