@@ -27,6 +27,11 @@ with MQGMO_PROPERTIES_AS_Q_DEF, from the queue's PROPCTL:
 * V6COMPAT: the data as the putter built it; the handle's properties go into the getter's handle, or into an
   MQRFH2 of their own in front of the data.
 
+A message put to a queue at another queue manager carries its properties inside the transmission message, in
+an MQRFH2 in front of its data (:func:`travelling`), as IBM sends them to a partner that takes them there: the
+channel moves bytes, the receiving queue manager delivers a message of Format MQHRF2, and a getter there with a
+message handle reads them as properties again (PROPCTL, above).
+
 When an MQRFH2 is added in front, the MQMD's Format, Encoding and CodedCharSetId become the header's and the
 header's describe the data after it; when one is removed, the reverse. A header that cannot be read at get (put
 by a queue manager that did not check it) is delivered as it was, with MQCC_WARNING and MQRC_RFH_FORMAT_ERROR.
@@ -146,3 +151,12 @@ def _in_front(props: Props, others: list[bytes], md: dict[str, Any], body: bytes
     header = rfh2.build(props, others, md["Encoding"], md["CodedCharSetId"], md["Format"], md["Encoding"])
     md["Format"] = C.MQFMT_RF_HEADER_2
     return header + body
+
+
+def travelling(stored: dict[str, Any], data: bytes, props: Props) -> tuple[dict[str, Any], bytes]:
+    """A message for another queue manager: its properties in an MQRFH2 in front of its data, its descriptor's
+    Format MQHRF2 (the header describes the data after it)."""
+    header = rfh2.build(props, [], stored["Encoding"], stored["CodedCharSetId"], stored["Format"], stored["Encoding"])
+    out = dict(stored)
+    out["Format"] = C.MQFMT_RF_HEADER_2
+    return out, header + bytes(data)

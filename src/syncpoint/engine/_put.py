@@ -48,7 +48,7 @@ from syncpoint.mqi.properties import Props, props_length
 from ._base import QueueManagerBase
 from ._expiry import check_xqh_expiry
 from ._options import BOTH_PUT_SYNC, CONTEXT_PUT_OPTS, RARE_PUT_OPTS, check_put_options
-from ._properties import check_put_rfh2
+from ._properties import check_put_rfh2, travelling
 from ._state import PUT_PENDING, Connection, Handle, Message
 from ._util import fail
 from .remote import XQH_LENGTH
@@ -211,6 +211,9 @@ class PutMixin(QueueManagerBase):
         stored["Persistence"] = pers
         stored["BackoutCount"] = 0
         if remote is not None:
+            if props:  # they travel inside the transmission message (``_properties.travelling``)
+                stored, data = travelling(stored, data, props)
+                props = None
             stored, data = self._xmit_stored(stored, remote, data)  # MQXQH + the message (issue 23, item 2)
         seq = self._seq
         self._seq = seq + 1
