@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, GetResult, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import Props
 from syncpoint.mqi.properties import build as build_props
 
 from ._message import Message
@@ -552,13 +553,13 @@ class QueueManager:
         self.transport.close(hobj, options)
         self._handles.discard(hobj)
 
-    def mqput(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> None:
-        reason = self.transport.put(hobj, md, pmo, data)
+    def mqput(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes, props: Props | None = None) -> None:
+        reason = self.transport.put(hobj, md, pmo, data, props)
         if reason != C.MQRC_NONE:
             raise MQMIError(C.MQCC_WARNING, reason)
 
-    def mqput1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> None:
-        self._raise_warning(self.transport.put1(od, md, pmo, data))
+    def mqput1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes, props: Props | None = None) -> None:
+        self._raise_warning(self.transport.put1(od, md, pmo, data, props))
 
     def mqget(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None = None) -> bytes:
         result = self.transport.get(hobj, md, gmo, buflen)

@@ -41,12 +41,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from syncpoint.mqi import MQGMO, MQMIError, rfh2
+from syncpoint.mqi import MQDLH, MQGMO, MQMIError, rfh2
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.properties import Props
 
 from ._util import fail
 
+_DLH = MQDLH.size()  # an MQDLH's length (172)
 PROPS_GET_OPTS = (
     C.MQGMO_NO_PROPERTIES
     | C.MQGMO_PROPERTIES_IN_HANDLE
@@ -147,7 +148,14 @@ def _strip(parsed: rfh2.Parsed, md: dict[str, Any], body: bytes, keep_others: bo
 
 
 def _in_front(props: Props, others: list[bytes], md: dict[str, Any], body: bytes) -> bytes:
-    """An MQRFH2 of ``props`` in front of ``body``; the MQMD now describes the header."""
+    """An MQRFH2 of ``props`` in front of ``body``; the MQMD now describes the header. A dead letter keeps its
+    MQDLH first: the MQRFH2 follows it, and the MQDLH's Format, Encoding and CCSID describe the header (the
+    headers chained as IBM chains them), so a handler that removes the MQDLH forwards the properties too."""
+    if md["Format"] == C.MQFMT_DEAD_LETTER_HEADER and len(body) >= _DLH and body[:4] == b"DLH ":
+        dlh = MQDLH.unpack(body[:_DLH])
+        header = rfh2.build(props, others, dlh.Encoding, dlh.CodedCharSetId, dlh.Format, dlh.Encoding)
+        dlh.Format = C.MQFMT_RF_HEADER_2
+        return dlh.pack() + header + body[_DLH:]
     header = rfh2.build(props, others, md["Encoding"], md["CodedCharSetId"], md["Format"], md["Encoding"])
     md["Format"] = C.MQFMT_RF_HEADER_2
     return header + body
