@@ -205,3 +205,13 @@ def test_a_persistent_messages_properties_survive_a_restart(tmp_path: Path) -> N
     assert m.properties == {k: (v[1] if type(v) is tuple else v) for k, v in EVERY_TYPE.items()}
     assert q.get().properties == {}
     qm.disconnect()
+
+
+def test_get_many_and_browses_return_properties(qm: QueueManager) -> None:
+    q = qm.open("Q1")
+    q.put_many([b"a", b"b"])
+    q.put(b"c", properties={"color": "red"})
+    assert [m.properties for m in q.browse_all()] == [{}, {}, {"color": "red"}]
+    assert q.browse(first=True).properties == {}
+    got = q.get_many(10)  # over the network: one getm request
+    assert [(m.data, m.properties) for m in got] == [(b"a", {}), (b"b", {}), (b"c", {"color": "red"})]

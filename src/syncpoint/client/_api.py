@@ -264,7 +264,7 @@ class Queue:
             md.MsgId = msg_id_bytes(msg_id)
         if correl_id is not None:
             md.CorrelId = msg_id_bytes(correl_id)
-        gmo = MQGMO(Version=C.MQGMO_VERSION_3)  # version 3 returns the MsgToken get_under_cursor may use
+        gmo = MQGMO(MsgHandle=PYTHONIC_HMSG)  # version 4: the MsgToken get_under_cursor may use, and properties
         w, interval = wait_ms(wait)
         where = (
             C.MQGMO_BROWSE_MSG_UNDER_CURSOR
@@ -288,7 +288,7 @@ class Queue:
             items = []
             for i in range(n):
                 where = C.MQGMO_BROWSE_FIRST if first and i == 0 else C.MQGMO_BROWSE_NEXT
-                gmo = MQGMO(Version=C.MQGMO_VERSION_3, Options=C.MQGMO_NO_WAIT | where | C.MQGMO_FAIL_IF_QUIESCING)
+                gmo = MQGMO(Options=C.MQGMO_NO_WAIT | where | C.MQGMO_FAIL_IF_QUIESCING, MsgHandle=PYTHONIC_HMSG)
                 items.append((MQMD(), gmo, None))
             first = False
             got, dry = self.qm._get_many(h, items)
@@ -324,12 +324,12 @@ class Queue:
         answers, failure = getm(self._h("get"), _MD_PACKED, gmo_b, max_length, max_messages, commit_first)
         out: list[Message] = []
         error: MQMIError | None = None
-        for data, length, comp, reason, md_b in answers:
+        for data, length, comp, reason, md_b, props in answers:
             if reason != C.MQRC_NONE:  # a warning (too long for max_length): no message; raised after the batch
                 if error is None:
                     error = MQMIError(comp, reason, message=Message._packed(data, md_b), original_length=length)
                 continue
-            out.append(Message._packed(data, md_b))
+            out.append(Message._packed(data, md_b, props))
         if error is None and failure is not None and failure.reason != C.MQRC_NO_MSG_AVAILABLE:
             error = failure
         if error is not None:

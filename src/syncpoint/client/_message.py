@@ -25,14 +25,14 @@ class Message:
         self.typed_properties = props
 
     @classmethod
-    def _packed(cls, data: bytes, raw: bytes) -> Message:
+    def _packed(cls, data: bytes, raw: bytes, props: dict[str, tuple[int, Any]] | None = None) -> Message:
         """A message whose MQMD arrived packed: it is unpacked when first asked for (a batch of gets whose
         program reads only the data never pays for it)."""
         m = cls.__new__(cls)
         m.data = data
         m._md = None
         m._raw = raw
-        m.typed_properties = None
+        m.typed_properties = props
         return m
 
     @property

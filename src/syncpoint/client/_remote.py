@@ -298,10 +298,10 @@ class RemoteTransport:
                 n = min(len(items) - len(out), MAX_GETM)
                 results, error = self._call("getm", [hobj, md_b0, gmo_b0, buflen0, n])
                 for (md, gmo, _), r in zip(items[len(out) :], results, strict=False):
-                    data, length, comp, reason, md_b, gmo_b = r
+                    data, length, comp, reason, md_b, gmo_b = r[:6]
                     md.unpack_into(md_b)
                     gmo.unpack_into(gmo_b)
-                    out.append(GetResult(data, length, comp, reason))
+                    out.append(GetResult(data, length, comp, reason, received(r[6]) if len(r) > 6 else None))
                 if error is not None:
                     out.append(MQMIError(error[0], error[1], error[2]))
                     return out
@@ -315,29 +315,30 @@ class RemoteTransport:
             if isinstance(r, MQMIError):
                 out.append(r)
                 continue
-            data, length, comp, reason, md_b, gmo_b = r
+            data, length, comp, reason, md_b, gmo_b = r[:6]
             md.unpack_into(md_b)
             gmo.unpack_into(gmo_b)
-            out.append(GetResult(data, length, comp, reason))
+            out.append(GetResult(data, length, comp, reason, received(r[6]) if len(r) > 6 else None))
         return out
 
     def getm(
         self, hobj: int, md: bytes, gmo: bytes, buflen: int | None, n: int, commit_first: bool = False
-    ) -> tuple[list[tuple[bytes, int, int, int, bytes]], MQMIError | None]:
+    ) -> tuple[list[tuple[bytes, int, int, int, bytes, Props | None]], MQMIError | None]:
         """Up to ``n`` MQGETs without waiting in one ``getm`` request, from packed structures, for callers that
-        need no MQGMO back and can keep each MQMD packed: ``([(data, DataLength, CompCode, Reason, MQMD bytes),
-        ...], the failure that ended the batch or None)``. ``commit_first``: MQCMIT first (raised if it fails)."""
+        need no MQGMO back and can keep each MQMD packed: ``([(data, DataLength, CompCode, Reason, MQMD bytes,
+        properties or None), ...], the failure that ended the batch or None)``. ``commit_first``: MQCMIT first
+        (raised if it fails)."""
         if commit_first and self.protocol_version < 2:
             self.commit()
             commit_first = False
-        out: list[tuple[bytes, int, int, int, bytes]] = []
+        out: list[tuple[bytes, int, int, int, bytes, Props | None]] = []
         while len(out) < n:  # a reply stops where the next message might not fit in a frame: ask for the rest
             args: list[Any] = [hobj, md, gmo, buflen, min(n - len(out), MAX_GETM)]
             if self.protocol_version >= 2:
                 args.append({"commit_first": True, "gmo": False} if commit_first else {"gmo": False})
             commit_first = False
             answers, error = self._call("getm", args)
-            out += [(a[0], a[1], a[2], a[3], a[4]) for a in answers]
+            out += [(a[0], a[1], a[2], a[3], a[4], received(a[6]) if len(a) > 6 else None) for a in answers]
             if error is not None:
                 return out, MQMIError(error[0], error[1], error[2])
             if not answers:

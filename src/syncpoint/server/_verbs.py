@@ -19,7 +19,7 @@ from syncpoint.engine import Connection, GetResult
 from syncpoint.host import ADMIN_VERBS, QueueManagerHost
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.properties import from_wire
+from syncpoint.mqi.properties import from_wire, to_wire
 from syncpoint.store import Pending
 from syncpoint.wire import DEFAULT_MAX_FRAME, MAX_GETM, ProtocolError
 
@@ -390,6 +390,10 @@ def _getm(
                 gmo_b = gmo.pack()
                 answer.append(gmo_b)
                 room -= len(gmo_b)
+            if result.props is not None:  # for the caller's message handle: after the MQGMO (nil without one)
+                if not with_gmo:
+                    answer.append(None)
+                answer.append(to_wire(result.props))
             out.append(answer)
         return None
 
