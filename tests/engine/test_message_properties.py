@@ -139,15 +139,15 @@ def test_compat_without_a_handle_delivers_folder_properties_in_an_mqrfh2_and_dro
 @pytest.mark.parametrize(
     ("propctl", "with_handle", "expected_props", "expect_header"),
     [
-        ("NONE", True, {}, False),
-        ("ALL", True, {"color": "red"}, False),
-        ("ALL", False, {}, True),
-        ("FORCE", True, {}, True),
-        ("V6COMPAT", True, {"color": "red"}, False),
+        (C.MQPROP_NONE, True, {}, False),
+        (C.MQPROP_ALL, True, {"color": "red"}, False),
+        (C.MQPROP_ALL, False, {}, True),
+        (C.MQPROP_FORCE_MQRFH2, True, {}, True),
+        (C.MQPROP_V6COMPAT, True, {"color": "red"}, False),
     ],
 )
 def test_propctl_decides_the_form_of_a_get_as_q_def(
-    qm: QueueManager, propctl: str, with_handle: bool, expected_props: dict[str, str], expect_header: bool
+    qm: QueueManager, propctl: int, with_handle: bool, expected_props: dict[str, str], expect_header: bool
 ) -> None:
     qm.admin("define", "QLOCAL", "PQ", {"PROPCTL": propctl})
     qm.open("PQ").put(b"data", properties={"color": "red"})
@@ -215,3 +215,11 @@ def test_get_many_and_browses_return_properties(qm: QueueManager) -> None:
     assert q.browse(first=True).properties == {}
     got = q.get_many(10)  # over the network: one getm request
     assert [(m.data, m.properties) for m in got] == [(b"a", {}), (b"b", {}), (b"c", {"color": "red"})]
+
+
+def test_propctl_is_a_queue_attribute_mqinq_answers_and_a_bad_value_is_refused(qm: QueueManager) -> None:
+    qm.admin("define", "QLOCAL", "PQ", {"PROPCTL": C.MQPROP_FORCE_MQRFH2})
+    h = qm.mqopen(MQOD(ObjectName=b"PQ"), C.MQOO_INQUIRE)
+    assert qm.mqinq(h, [C.MQIA_PROPERTY_CONTROL])[0] == [C.MQPROP_FORCE_MQRFH2]
+    qm.mqclose(h)
+    assert reason_of(qm.admin, "define", "QLOCAL", "BADPQ", {"PROPCTL": 99}) != 0

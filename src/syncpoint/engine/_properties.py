@@ -61,7 +61,19 @@ _MODE_OF_OPTION = {
     C.MQGMO_PROPERTIES_FORCE_MQRFH2: _FORCE,
     C.MQGMO_PROPERTIES_COMPATIBILITY: _COMPAT,
 }
-PROPCTL_VALUES = {"COMPAT": _COMPAT, "NONE": _NONE, "ALL": _ALL, "FORCE": _FORCE, "V6COMPAT": _V6}
+PROPCTL_VALUES: dict[object, str] = {
+    C.MQPROP_COMPATIBILITY: _COMPAT,
+    C.MQPROP_NONE: _NONE,
+    C.MQPROP_ALL: _ALL,
+    C.MQPROP_FORCE_MQRFH2: _FORCE,
+    C.MQPROP_V6COMPAT: _V6,
+    # a definition kept before PROPCTL was an attribute of its own holds the MQSC word
+    "COMPAT": _COMPAT,
+    "NONE": _NONE,
+    "ALL": _ALL,
+    "FORCE": _FORCE,
+    "V6COMPAT": _V6,
+}
 _COMPAT_PREFIXES = ("mcd.", "jms.", "usr.", "mqext.", "JMS")
 
 
@@ -89,7 +101,7 @@ def _mode(opts: int, qattrs: dict[str, Any]) -> str:
     chosen = opts & PROPS_GET_OPTS
     if chosen:
         return _MODE_OF_OPTION[chosen]
-    return PROPCTL_VALUES.get(str(qattrs.get("PROPCTL", "COMPAT")).upper(), _COMPAT)
+    return PROPCTL_VALUES.get(qattrs.get("PROPCTL", C.MQPROP_COMPATIBILITY), _COMPAT)
 
 
 def present(

@@ -85,6 +85,13 @@ def _flag(on: str, off: str, sel: int, default: int, owners: frozenset[str], **k
 
 
 _ENABLED = {"ENABLED": 0, "DISABLED": 1}
+_PROPCTL = {
+    "COMPAT": C.MQPROP_COMPATIBILITY,
+    "NONE": C.MQPROP_NONE,
+    "ALL": C.MQPROP_ALL,
+    "FORCE": C.MQPROP_FORCE_MQRFH2,
+    "V6COMPAT": C.MQPROP_V6COMPAT,
+}
 
 # IBM's attributes, one entry each (reference/mqsc.md): a table, so entries of the same kind (_enum, _flag) have
 # the same shape with their own values
@@ -143,6 +150,8 @@ ATTRIBUTES: dict[str, Attribute] = {
             },
         ),
         _enum("GET", C.MQIA_INHIBIT_GET, C.MQQA_GET_ALLOWED, _LMA, _ENABLED, settable=True),
+        # how a get receives message properties (engine/_properties.py)
+        _enum("PROPCTL", C.MQIA_PROPERTY_CONTROL, C.MQPROP_COMPATIBILITY, _LMA, _PROPCTL),
         _enum("PUT", C.MQIA_INHIBIT_PUT, C.MQQA_PUT_ALLOWED, _LMAR, _ENABLED, settable=True),
         _enum("USAGE", C.MQIA_USAGE, C.MQUS_NORMAL, _LM, {"NORMAL": C.MQUS_NORMAL, "XMITQ": C.MQUS_TRANSMISSION}),
         _flag("SHARE", "NOSHARE", C.MQIA_SHAREABILITY, C.MQQA_SHAREABLE, _LM),
@@ -258,7 +267,7 @@ _KEPT_QUEUE = {
     "QDPLOEV=DISABLED QDPMAXEV=ENABLED QSVCIEV=NONE QSVCINT:999999999 STATQ=QMGR",
     _L: "CLWLUSEQ=QMGR MAXFSIZE=DEFAULT",
     _LA: "CLUSNL='' CLUSTER='' CLWLPRTY:0 CLWLRANK:0 SCOPE=QMGR",
-    _LMA: "CAPEXPRY=NOLIMIT CUSTOM='' DEFBIND=OPEN DEFPRESP=SYNC DEFREADA=NO PROPCTL=COMPAT STREAMQ='' STRMQOS=BESTEF",
+    _LMA: "CAPEXPRY=NOLIMIT CUSTOM='' DEFBIND=OPEN DEFPRESP=SYNC DEFREADA=NO STREAMQ='' STRMQOS=BESTEF",
 }
 _KEPT_QMGR = (
     "ACCTCONO=DISABLED ACCTINT:1800 ACCTMQI=OFF QMACCTQ=OFF ACTIVREC=MSG ACTVCONO=DISABLED ACTVTRC=OFF "
