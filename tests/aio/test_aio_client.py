@@ -243,3 +243,21 @@ def test_async_for_ends_when_the_queue_manager_ends(tmp_path: Path) -> None:
         arun(main)
     finally:
         srv.kill()
+
+
+def test_message_properties_travel_both_ways_and_a_forbidden_name_puts_nothing(server: Server) -> None:
+    async def main() -> None:
+        async with await syncpoint.aio.connect("QMA", home=server.home) as qm:
+            q = await fresh_queue(qm, "AIO.PROPS")
+            await q.put(b"x", properties={"color": "red", "n": (C.MQTYPE_INT16, -2), "raw": b"\x00"})
+            await qm.put1("AIO.PROPS", b"y", properties={"ok": True})
+            with pytest.raises(MQMIError) as e:
+                await q.put(b"z", properties={"NOT": 1})
+            assert e.value.reason == C.MQRC_PROPERTY_NAME_ERROR
+            first, second = await q.get(), await q.get()
+            assert first.properties == {"color": "red", "n": -2, "raw": b"\x00"}
+            assert first.typed_properties is not None and first.typed_properties["n"] == (C.MQTYPE_INT16, -2)
+            assert second.properties == {"ok": True}
+            assert await q.get_or_none() is None  # the refused put put nothing
+
+    arun(main)
