@@ -146,9 +146,10 @@ def test_headers_in_message_data_unpack_or_raise_value_error(raw: bytes) -> None
 _PROPS = {"color": (C.MQTYPE_STRING, "red"), "n": (C.MQTYPE_INT32, 5), "z": (C.MQTYPE_NULL, None)}
 _VALID_RFH2 = rfh2.build(_PROPS, [b"<psc><Command>x</Command></psc>"], 546, 1208, C.MQFMT_STRING, 546) + b"body"
 _RFH_REASONS = (C.MQRC_RFH_ERROR, C.MQRC_RFH_FORMAT_ERROR)
+PROPS_FUZZ = settings(max_examples=100, deadline=None)
 
 
-@FUZZ
+@PROPS_FUZZ
 @given(st.data())
 def test_an_mqrfh2_with_any_field_changed_parses_or_raises_ibms_reason(data: st.DataObject) -> None:
     raw = _mutated(data, _VALID_RFH2)
@@ -180,7 +181,7 @@ _WIRE_VALUE = st.one_of(
 )
 
 
-@FUZZ
+@PROPS_FUZZ
 @given(st.lists(st.one_of(st.text(max_size=12), st.integers(-5, 2000), _WIRE_VALUE), max_size=12))
 def test_properties_from_the_wire_are_taken_or_refused_with_ibms_reason(items: list[object]) -> None:
     try:
