@@ -260,4 +260,20 @@ def test_a_queue_opened_with_a_selector_gets_only_the_messages_it_chooses(server
                 await qm.open("AIO.SEL", C.MQOO_INPUT_SHARED, selector="JMSPriority >=")
             assert e.value.reason == C.MQRC_SELECTOR_SYNTAX_ERROR
 
+
+def test_message_properties_travel_both_ways_and_a_forbidden_name_puts_nothing(server: Server) -> None:
+    async def main() -> None:
+        async with await syncpoint.aio.connect("QMA", home=server.home) as qm:
+            q = await fresh_queue(qm, "AIO.PROPS")
+            await q.put(b"x", properties={"color": "red", "n": (C.MQTYPE_INT16, -2), "raw": b"\x00"})
+            await qm.put1("AIO.PROPS", b"y", properties={"ok": True})
+            with pytest.raises(MQMIError) as e:
+                await q.put(b"z", properties={"NOT": 1})
+            assert e.value.reason == C.MQRC_PROPERTY_NAME_ERROR
+            first, second = await q.get(), await q.get()
+            assert first.properties == {"color": "red", "n": -2, "raw": b"\x00"}
+            assert first.typed_properties is not None and first.typed_properties["n"] == (C.MQTYPE_INT16, -2)
+            assert second.properties == {"ok": True}
+            assert await q.get_or_none() is None  # the refused put put nothing
+
     arun(main)

@@ -45,9 +45,10 @@ REQUIRED_FILES = (
     "test_rfh2.py",
     "test_api_transition_pep8.py",
     "test_h2py.py",
+    "test_message_property.py",
 )
 CONNECTION_FILES = ("test_queue_manager.py", "test_mq80.py")
-OTHER_FILES = ("test_pcf.py", "test_message_property.py", "test_pubsub.py", "test_tls.py")
+OTHER_FILES = ("test_pcf.py", "test_pubsub.py", "test_tls.py")
 
 
 def install_libraries(target: Path) -> None:

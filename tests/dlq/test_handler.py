@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 from dlq_helpers import DLQ, Reports, depth, put_dead_letter
 
-from syncpoint.client import QueueManager
+from syncpoint.client import QueueManager, dead_letter
 from syncpoint.dlq import DeadLetterHandler, parse_rules
 from syncpoint.engine import FakeClock
 from syncpoint.mqi import MQDLH, MQMIError
@@ -399,3 +399,16 @@ def test_the_handler_starts_with_amq8708i_and_ends_with_amq8709i(qm: QueueManage
     assert reports[0] == f"AMQ8708I: Dead-letter queue handler started to process INPUTQ({DLQ})."
     assert reports[-1] == "AMQ8709I: Dead-letter queue handler ending."
     assert "1 discarded" in reports[-2]
+
+
+def test_retry_keeps_the_properties_of_a_dead_letter(qm: QueueManager, handler_for: Make) -> None:
+    """Properties stay with a dead letter (an MQRFH2 after its MQDLH, the headers chained) and the handler's
+    RETRY with MQPMO_PASS_ALL_CONTEXT forwards them: the getter at the destination reads them as properties."""
+    qm.open("FWD.A").put(b"order", properties={"usr.color": "red", "jms.Dst": "queue:///APP.Q"})
+    got = qm.open("FWD.A").get()
+    dead_letter(qm, got.md, got.data, C.MQRC_Q_FULL, dest_q="APP.Q", properties=got.typed_properties)
+    qm.commit()
+    stats = handler_for("WAIT(NO)\nREASON(MQRC_Q_FULL) ACTION(RETRY)\n").run()
+    assert stats.retried == 1
+    m = qm.open("APP.Q").get()
+    assert m.data == b"order" and m.properties == {"color": "red", "jms.Dst": "queue:///APP.Q"}

@@ -25,6 +25,7 @@ SHARED_MODULES = {
     "test_expiry",  # seed 002 on a get, a browse, and their reports
     "test_hot_path_rules",
     "test_msgdlvsq_change",
+    "test_message_properties",  # properties kept in the group's store (issue 34)
 }
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 

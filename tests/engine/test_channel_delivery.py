@@ -16,7 +16,7 @@ from remote_helpers import DLQ, depth, get, new_qm, put, reason_of, settle
 
 from syncpoint.engine import Connection, FakeClock, QueueManager
 from syncpoint.engine.remote import build_xmit_message, parse_xmit_message
-from syncpoint.mqi import MQDLH, MQGMO, MQMD, MQOD, MQXQH, MQMIError
+from syncpoint.mqi import MQDLH, MQGMO, MQMD, MQOD, MQPMO, MQXQH, MQMIError
 from syncpoint.mqi import constants as C
 
 CHANNEL = "QM1.TO.QM2"
@@ -271,3 +271,23 @@ def test_xmit_error_without_a_dlq_raises_and_leaves_the_message(clock: FakeClock
     qm.backout(conn)
     settle(qm)
     assert depth(qm, "QM2") == 1
+
+
+def test_properties_travel_inside_the_transmission_message_and_arrive_as_properties(
+    qm1: QueueManager, qm2: QueueManager
+) -> None:
+    """reference/properties-pubsub.md: "A message put with an MQRFH2 and read with a handle yields properties":
+    the properties of a message for another queue manager travel in an MQRFH2 inside its MQXQH message."""
+    conn = qm1.connect("app")
+    md = MQMD(Format=C.MQFMT_STRING)
+    props = {"color": (C.MQTYPE_STRING, "red"), "n": (C.MQTYPE_INT32, 7)}
+    qm1.put1(conn, MQOD(ObjectName=b"TO.QM2"), md, MQPMO(Options=C.MQPMO_NO_SYNCPOINT), b"hello", props)
+    settle(qm1)
+    assert md.Format == C.MQFMT_STRING  # the application's MQMD is its own
+    transfer(qm1, qm2)
+    c2 = qm2.connect("getter")
+    h = qm2.open(c2, MQOD(ObjectName=b"APP.IN"), C.MQOO_INPUT_SHARED)
+    got_md = MQMD()
+    got = qm2.get(c2, h, got_md, MQGMO(Options=C.MQGMO_NO_SYNCPOINT, MsgHandle=1))
+    assert got.data == b"hello" and got_md.Format == C.MQFMT_STRING
+    assert got.props == props

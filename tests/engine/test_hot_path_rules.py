@@ -189,7 +189,7 @@ def test_persistent_message_mqmd_survives_restart_field_for_field(tmp_path: Path
     qm.admin("define", "QLOCAL", "Q1")
     h = _open(qm)
     sent = []
-    for i, fmt in enumerate([b"MQSTR   ", "MQHRF2", bytearray(b"X")]):
+    for i, fmt in enumerate([b"MQSTR   ", "MQCICS", bytearray(b"X")]):
         md = MQMD(
             Format=fmt,
             ReplyToQ=f"R{i}",

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 import syncpoint
 from syncpoint.client import EmbeddedQueueManager, QueueManager, memory_queue_manager
 from syncpoint.dlq import RulesTableError, parse_rules, read_dlh
-from syncpoint.mqi import MQDLH, MQMD, MQXQH
+from syncpoint.mqi import MQDLH, MQMD, MQXQH, MQMIError, rfh2
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import from_wire
 from syncpoint.mqsc import MqscProcessor, MqscSyntaxError, parse_command, read_commands
 from syncpoint.pcf import (
     MQCFBF,
@@ -184,3 +185,53 @@ def test_headers_in_message_data_unpack_or_raise_value_error(raw: bytes) -> None
             pass
     dlh = read_dlh(raw)
     assert dlh is None or isinstance(dlh, MQDLH)
+
+
+# -- message properties: the MQRFH2 and the properties the wire carries (issue 34, "Bad input") ------------------
+_PROPS = {"color": (C.MQTYPE_STRING, "red"), "n": (C.MQTYPE_INT32, 5), "z": (C.MQTYPE_NULL, None)}
+_VALID_RFH2 = rfh2.build(_PROPS, [b"<psc><Command>x</Command></psc>"], 546, 1208, C.MQFMT_STRING, 546) + b"body"
+_RFH_REASONS = (C.MQRC_RFH_ERROR, C.MQRC_RFH_FORMAT_ERROR)
+PROPS_FUZZ = settings(max_examples=100, deadline=None)
+
+
+@PROPS_FUZZ
+@given(st.data())
+def test_an_mqrfh2_with_any_field_changed_parses_or_raises_ibms_reason(data: st.DataObject) -> None:
+    raw = _mutated(data, _VALID_RFH2)
+    try:
+        parsed = rfh2.parse(raw, 546)
+    except MQMIError as e:
+        assert e.reason in _RFH_REASONS
+        return
+    assert 36 <= parsed.length <= len(raw)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_mqput_of_any_mutated_mqrfh2_puts_it_or_changes_nothing(qm: QueueManager, data: st.DataObject) -> None:
+    raw = _mutated(data, _VALID_RFH2)
+    q = qm.open("SYSTEM.DEFAULT.LOCAL.QUEUE")
+    try:
+        q.put(raw, format=C.MQFMT_RF_HEADER_2)
+    except MQMIError as e:
+        assert e.reason in _RFH_REASONS
+        assert q.get_or_none() is None  # nothing was put
+    else:
+        q.get()  # it is delivered: with a message handle the property folders become properties
+    _canary_intact(qm)
+
+
+_WIRE_VALUE = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(), st.text(max_size=8), st.binary(max_size=8)
+)
+
+
+@PROPS_FUZZ
+@given(st.lists(st.one_of(st.text(max_size=12), st.integers(-5, 2000), _WIRE_VALUE), max_size=12))
+def test_properties_from_the_wire_are_taken_or_refused_with_ibms_reason(items: list[object]) -> None:
+    try:
+        props = from_wire(items)
+    except MQMIError as e:
+        assert e.reason in (C.MQRC_PROPERTY_NAME_ERROR, C.MQRC_PROPERTY_TYPE_ERROR, C.MQRC_PROPERTY_NAME_LENGTH_ERR)
+        return
+    assert props is None or all(isinstance(n, str) for n in props)

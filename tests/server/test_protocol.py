@@ -115,7 +115,7 @@ def test_unknown_verb_and_wrong_argument_count_are_bad_requests_the_session_surv
         encode_request(2, "frobnicate", []) + encode_request(3, "put", [1]) + encode_request(4, "commit", [])
     )
     assert isinstance(events[0], Bad) and "unknown verb" in events[0].detail
-    assert isinstance(events[1], Bad) and "4 arguments" in events[1].detail
+    assert isinstance(events[1], Bad) and "4 to 5 arguments" in events[1].detail  # the fifth: properties
     assert isinstance(events[2], Call) and events[2].verb == "commit"
 
 

@@ -25,9 +25,11 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from syncpoint.client import Message, local_server, missing_qmgr, parse_conname
-from syncpoint.client.keywords import PURPOSE_OPTIONS, msg_id_bytes, put_keywords, wait_ms
+from syncpoint.client.keywords import PURPOSE_OPTIONS, PYTHONIC_HMSG, msg_id_bytes, put_keywords, wait_ms
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import build as build_props
+from syncpoint.mqi.properties import received, to_wire
 
 from . import _pubsub
 from ._connection import AsyncConnection
@@ -78,11 +80,15 @@ class Queue:
     async def put(self, data: bytes | str, **kw: Any) -> MQMD:
         """Put one message; returns its MQMD as the queue manager completed it. The keywords are those of
         ``syncpoint.connect``'s ``Queue.put``: ``syncpoint``, ``priority``, ``persistent``, ``expiry`` (seconds),
-        ``msg_id``, ``correl_id``, ``reply_to``, ``format``, ``msg_type``, ``report``, ``md``, ``pmo``; text is
-        put with Format MQSTR."""
+        ``msg_id``, ``correl_id``, ``reply_to``, ``format``, ``msg_type``, ``report``, ``md``, ``pmo``,
+        ``properties``; text is put with Format MQSTR."""
+        props = to_wire(build_props(kw.pop("properties", None)))
         data, md, pmo = put_keywords(data, kw)
         h = await self._h("put")
-        reason, md_b, pmo_b = await self.qm.transport.call("put", [h, md.pack(), pmo.pack(), data])
+        args: list[Any] = [h, md.pack(), pmo.pack(), data]
+        if props:
+            args.append(props)
+        reason, md_b, pmo_b = await self.qm.transport.call("put", args)
         md.unpack_into(md_b)
         pmo.unpack_into(pmo_b)
         _raise_warning(reason)
@@ -110,7 +116,7 @@ class Queue:
         if correl_id is not None:
             md.CorrelId = msg_id_bytes(correl_id)
         w, interval = wait_ms(wait)
-        gmo = MQGMO(Options=w | C.MQGMO_FAIL_IF_QUIESCING, WaitInterval=interval)
+        gmo = MQGMO(Options=w | C.MQGMO_FAIL_IF_QUIESCING, WaitInterval=interval, MsgHandle=PYTHONIC_HMSG)
         gmo.Options |= C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT
         if mark_skip_backout:
             gmo.Options |= C.MQGMO_MARK_SKIP_BACKOUT
@@ -188,9 +194,12 @@ class QueueManager:
 
     async def put1(self, qname: str, data: bytes | str, **kw: Any) -> MQMD:
         """MQPUT1: open, put one message, close. The keywords are ``Queue.put``'s."""
+        props = to_wire(build_props(kw.pop("properties", None)))
         data, md, pmo = put_keywords(data, kw)
         od = MQOD(ObjectName=qname.encode())
-        args = [od.pack(), md.pack(), pmo.pack(), data]
+        args: list[Any] = [od.pack(), md.pack(), pmo.pack(), data]
+        if props:
+            args.append(props)
         reason, od_b, md_b, pmo_b = await self.transport.call("put1", args)
         od.unpack_into(od_b)
         md.unpack_into(md_b)
@@ -250,14 +259,13 @@ class QueueManager:
         return int(hobj), blank_strip(od.ObjectName)
 
     async def _get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> Message:
-        data, length, comp, reason, md_b, gmo_b = await self.transport.call(
-            "get", [hobj, md.pack(), gmo.pack(), buflen]
-        )
+        answer = await self.transport.call("get", [hobj, md.pack(), gmo.pack(), buflen])
+        data, length, comp, reason, md_b, gmo_b = answer[:6]
         md.unpack_into(md_b)
         gmo.unpack_into(gmo_b)
         if reason != C.MQRC_NONE:
             raise MQMIError(comp, reason, message=Message(data, md), original_length=length)
-        return Message(data, md)
+        return Message(data, md, received(answer[6]) if len(answer) > 6 else None)
 
 
 def _raise_warning(reason: int) -> None:

@@ -19,16 +19,18 @@ Implements: reference/structures.md (the MQMD, MQGMO, MQPMO, MQOD it fills), ref
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, GetResult, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import Props
+from syncpoint.mqi.properties import build as build_props
 
 from . import _pubsub
 from ._message import Message
 from ._transport import Transport
-from .keywords import PURPOSE_OPTIONS, PUT_KEYWORDS, build_md, msg_id_bytes, put_keywords, wait_ms
+from .keywords import PURPOSE_OPTIONS, PUT_KEYWORDS, PYTHONIC_HMSG, build_md, msg_id_bytes, put_keywords, wait_ms
 
 if TYPE_CHECKING:  # the embedded transport's types; its modules load on first embedded use
     pass
@@ -106,10 +108,12 @@ class Queue:
         format: str | bytes | None = None,
         msg_type: int | None = None,
         report: int | None = None,
+        properties: Mapping[str, Any] | None = None,
     ) -> MQMD:
         """Put one message; returns its MQMD as the queue manager completed it (MsgId, PutDate, …).
 
         ``expiry`` is in seconds (MQMD.Expiry counts tenths); ``format`` defaults to MQSTR for text.
+        ``properties``: name -> bool, int, float, str, bytes, None or ``(MQTYPE_*, value)`` (docs/programming-model.md).
         """
         if isinstance(data, str):
             data = data.encode("utf-8")
@@ -120,7 +124,8 @@ class Queue:
             pmo = MQPMO.with_fields(_PMO_SYNCPOINT if syncpoint else _PMO_NO_SYNCPOINT)
         elif pmo.Options & (C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT) == 0:
             pmo.Options |= C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
-        self.qm._raise_warning(self.qm.transport.put(self._h("put"), md, pmo, data))
+        props = build_props(properties) if properties else None
+        self.qm._raise_warning(self.qm.transport.put(self._h("put"), md, pmo, data, props))
         return md
 
     def put_many(
@@ -256,7 +261,7 @@ class Queue:
             md.MsgId = msg_id_bytes(msg_id)
         if correl_id is not None:
             md.CorrelId = msg_id_bytes(correl_id)
-        gmo = MQGMO(Version=C.MQGMO_VERSION_3)  # version 3 returns the MsgToken get_under_cursor may use
+        gmo = MQGMO(MsgHandle=PYTHONIC_HMSG)  # version 4: the MsgToken get_under_cursor may use, and properties
         w, interval = wait_ms(wait)
         where = (
             C.MQGMO_BROWSE_MSG_UNDER_CURSOR
@@ -280,7 +285,7 @@ class Queue:
             items = []
             for i in range(n):
                 where = C.MQGMO_BROWSE_FIRST if first and i == 0 else C.MQGMO_BROWSE_NEXT
-                gmo = MQGMO(Version=C.MQGMO_VERSION_3, Options=C.MQGMO_NO_WAIT | where | C.MQGMO_FAIL_IF_QUIESCING)
+                gmo = MQGMO(Options=C.MQGMO_NO_WAIT | where | C.MQGMO_FAIL_IF_QUIESCING, MsgHandle=PYTHONIC_HMSG)
                 items.append((MQMD(), gmo, None))
             first = False
             got, dry = self.qm._get_many(h, items)
@@ -316,12 +321,12 @@ class Queue:
         answers, failure = getm(self._h("get"), _MD_PACKED, gmo_b, max_length, max_messages, commit_first)
         out: list[Message] = []
         error: MQMIError | None = None
-        for data, length, comp, reason, md_b in answers:
+        for data, length, comp, reason, md_b, props in answers:
             if reason != C.MQRC_NONE:  # a warning (too long for max_length): no message; raised after the batch
                 if error is None:
                     error = MQMIError(comp, reason, message=Message._packed(data, md_b), original_length=length)
                 continue
-            out.append(Message._packed(data, md_b))
+            out.append(Message._packed(data, md_b, props))
         if error is None and failure is not None and failure.reason != C.MQRC_NO_MSG_AVAILABLE:
             error = failure
         if error is not None:
@@ -462,9 +467,11 @@ _MD_FIELDS = MQMD().__dict__
 _MD_PACKED = MQMD().pack()
 _PMO_SYNCPOINT = MQPMO(Options=C.MQPMO_SYNCPOINT).__dict__
 _PMO_NO_SYNCPOINT = MQPMO(Options=C.MQPMO_NO_SYNCPOINT).__dict__
-_GMO_SYNCPOINT = MQGMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_SYNCPOINT, WaitInterval=0).__dict__
+_GMO_SYNCPOINT = MQGMO(
+    Options=C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_SYNCPOINT, WaitInterval=0, MsgHandle=PYTHONIC_HMSG
+).__dict__
 _GMO_NO_SYNCPOINT = MQGMO(
-    Options=C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_NO_SYNCPOINT, WaitInterval=0
+    Options=C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_NO_SYNCPOINT, WaitInterval=0, MsgHandle=PYTHONIC_HMSG
 ).__dict__
 _GMO_SYNCPOINT_PACKED = MQGMO.with_fields(_GMO_SYNCPOINT).pack()
 _GMO_NO_SYNCPOINT_PACKED = MQGMO.with_fields(_GMO_NO_SYNCPOINT).pack()
@@ -492,9 +499,10 @@ class QueueManager:
 
     def put1(self, qname: str, data: bytes | str, **kw: Any) -> MQMD:
         """MQPUT1: open, put one message, close; the keywords are :meth:`Queue.put`'s."""
+        properties = kw.pop("properties", None)
         data, md, pmo = put_keywords(data, kw)
         od = MQOD(ObjectName=qname.encode())
-        self._raise_warning(self.transport.put1(od, md, pmo, data))
+        self._raise_warning(self.transport.put1(od, md, pmo, data, build_props(properties) if properties else None))
         return md
 
     def publish(self, topic: str, data: bytes | str, **kw: Any) -> MQMD:
@@ -552,13 +560,13 @@ class QueueManager:
         self.transport.close(hobj, options)
         self._handles.discard(hobj)
 
-    def mqput(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> None:
-        reason = self.transport.put(hobj, md, pmo, data)
+    def mqput(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes, props: Props | None = None) -> None:
+        reason = self.transport.put(hobj, md, pmo, data, props)
         if reason != C.MQRC_NONE:
             raise MQMIError(C.MQCC_WARNING, reason)
 
-    def mqput1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> None:
-        self._raise_warning(self.transport.put1(od, md, pmo, data))
+    def mqput1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes, props: Props | None = None) -> None:
+        self._raise_warning(self.transport.put1(od, md, pmo, data, props))
 
     def mqget(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None = None) -> bytes:
         result = self.transport.get(hobj, md, gmo, buflen)
@@ -592,7 +600,7 @@ class QueueManager:
         result = self.transport.get(hobj, md, gmo, buflen)
         if result.reason != C.MQRC_NONE:
             raise _get_warning(result, md)
-        return Message(result.data, md)
+        return Message(result.data, md, result.props)
 
     def _get_many(self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]]) -> tuple[list[Message], bool]:
         """Several gets on one handle, pipelined when the transport can. Returns the messages and whether the
@@ -623,7 +631,7 @@ class QueueManager:
                 if error is None:
                     error = MQMIError(r.comp, r.reason, message=Message(r.data, md), original_length=r.data_length)
                 continue
-            out.append(Message(r.data, md))
+            out.append(Message(r.data, md, r.props))
         if error is not None:
             error.messages = out  # type: ignore[attr-defined]
             raise error

@@ -29,6 +29,7 @@ import time
 from syncpoint.mqi import MQDLH, MQMD, MQOD, MQPMO, MQMIError, blank_strip, dead_letter_message
 from syncpoint.mqi import constants as C
 from syncpoint.mqi import dead_letter_header as _mqi_dead_letter_header
+from syncpoint.mqi.properties import Props
 
 from ._api import QueueManager
 
@@ -90,6 +91,7 @@ def dead_letter(
     put_appl_name: str | None = None,
     put_appl_type: int = C.MQAT_UNIX,
     now: float | None = None,
+    properties: Props | None = None,
 ) -> MQMD:
     """Put the message (``md`` + ``data``) on the queue manager's dead-letter queue with an MQDLH.
 
@@ -97,7 +99,8 @@ def dead_letter(
     queue it was got from, for a message an application cannot process). In the caller's unit of work unless
     ``syncpoint=False``. Returns the descriptor as put. Raises MQMIError MQRC_UNKNOWN_OBJECT_NAME when the
     queue manager has no DEADQ, or the put's own reason when the dead-letter queue refuses the message — and
-    then nothing was put.
+    then nothing was put. ``properties`` (a got message's ``typed_properties``) stay with the dead letter: a getter
+    without a message handle finds them in an MQRFH2 after the MQDLH.
     """
     if not isinstance(reason, int) or isinstance(reason, bool):
         raise TypeError(f"reason must be an MQRC_* or MQFB_* number, not {reason!r}")
@@ -130,7 +133,7 @@ def dead_letter(
     )
     od = MQOD(ObjectName=dlq.encode())
     try:
-        qm.mqput1(od, out, pmo, body)
+        qm.mqput1(od, out, pmo, body, properties)
     except MQMIError as e:
         if e.comp != C.MQCC_WARNING:
             raise

@@ -17,6 +17,7 @@ from syncpoint.engine import Clock, GetResult, QueueManager, SystemClock
 from syncpoint.host import ADMIN_VERBS, QueueManagerHost, os_user
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO, MQMIError
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import Props
 from syncpoint.store import SQLiteStore, Store, StoreError
 
 from ._local import missing_qmgr
@@ -52,8 +53,8 @@ class EmbeddedConnection:
     def close(self, hobj: int, options: int = C.MQCO_NONE) -> None:
         self.qm.call(self.qm.engine.close, self.conn, hobj, options)
 
-    def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> int:
-        return self.qm.call(self.qm.engine.put, self.conn, hobj, md, pmo, data)
+    def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes, props: Props | None = None) -> int:
+        return self.qm.call(self.qm.engine.put, self.conn, hobj, md, pmo, data, props)
 
     def sub(self, sd: MQSD, hobj: int, strings: dict[str, str]) -> tuple[int, int]:
         h, hsub = self.qm.call(self.qm.engine.subscribe, self.conn, sd, hobj or None, strings)
@@ -62,8 +63,8 @@ class EmbeddedConnection:
     def subrq(self, hsub: int, action: int, sro: MQSRO) -> None:
         self.qm.call(self.qm.engine.subrq, self.conn, hsub, action, sro)
 
-    def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> int:
-        return self.qm.call(self.qm.engine.put1, self.conn, od, md, pmo, data)
+    def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes, props: Props | None = None) -> int:
+        return self.qm.call(self.qm.engine.put1, self.conn, od, md, pmo, data, props)
 
     def get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> GetResult:
         return self.qm.get(self.conn, hobj, md, gmo, buflen)

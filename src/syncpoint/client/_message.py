@@ -6,6 +6,7 @@ Implements: reference/structures.md (the MQMD fields it names).
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from syncpoint.mqi import MQMD, blank_strip
 from syncpoint.mqi import constants as C
@@ -14,22 +15,32 @@ from syncpoint.mqi import constants as C
 class Message:
     """A message as got or browsed: its data and its message descriptor."""
 
-    __slots__ = ("_md", "_raw", "data")
+    __slots__ = ("_md", "_raw", "data", "typed_properties")
 
-    def __init__(self, data: bytes, md: MQMD) -> None:
+    def __init__(self, data: bytes, md: MQMD, props: dict[str, tuple[int, Any]] | None = None) -> None:
         self.data = data
         self._md: MQMD | None = md
         self._raw: bytes | None = None
+        # the message's properties with their MQTYPE_* types: name -> (type, value) (mqi.properties.Props)
+        self.typed_properties = props
 
     @classmethod
-    def _packed(cls, data: bytes, raw: bytes) -> Message:
+    def _packed(cls, data: bytes, raw: bytes, props: dict[str, tuple[int, Any]] | None = None) -> Message:
         """A message whose MQMD arrived packed: it is unpacked when first asked for (a batch of gets whose
         program reads only the data never pays for it)."""
         m = cls.__new__(cls)
         m.data = data
         m._md = None
         m._raw = raw
+        m.typed_properties = props
         return m
+
+    @property
+    def properties(self) -> dict[str, Any]:
+        """The message's properties, name -> value (``typed_properties`` has their MQTYPE_* types too); empty
+        when it has none. Got with a message handle: PROPCTL decides which (docs/programming-model.md)."""
+        props = self.typed_properties
+        return {} if props is None else {name: value for name, (_, value) in props.items()}
 
     @property
     def md(self) -> MQMD:

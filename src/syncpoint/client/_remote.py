@@ -19,6 +19,7 @@ from typing import Any
 
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO, GetResult, MQMIError
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import Props, received, to_wire
 from syncpoint.wire import (
     DEFAULT_MAX_FRAME,
     MAX_GETM,
@@ -217,9 +218,12 @@ class RemoteTransport:
     def subrq(self, hsub: int, action: int, sro: MQSRO) -> None:
         sro.unpack_into(self._call("subrq", [hsub, action, sro.pack()]))
 
-    def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> int:
+    def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes, props: Props | None = None) -> int:
         _check_size(data)
-        reason, md_bytes, pmo_bytes = self._call("put", [hobj, md.pack(), pmo.pack(), bytes(data)])
+        args: list[Any] = [hobj, md.pack(), pmo.pack(), bytes(data)]
+        if props:
+            args.append(to_wire(props))  # the message's properties (docs/protocol.md)
+        reason, md_bytes, pmo_bytes = self._call("put", args)
         md.unpack_into(md_bytes)
         pmo.unpack_into(pmo_bytes)
         return int(reason)
@@ -281,12 +285,15 @@ class RemoteTransport:
             self.commit()
         return out
 
-    def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> int:
+    def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes, props: Props | None = None) -> int:
         _check_size(data)
         s = od.__dict__.get("ObjectString")
-        reason, od_b, md_b, pmo_b, *res = self._call(
-            "put1", [od.pack(), md.pack(), pmo.pack(), bytes(data)] + ([s] if s else [])
-        )
+        args: list[Any] = [od.pack(), md.pack(), pmo.pack(), bytes(data)]
+        if props or s:
+            args.append(to_wire(props) if props else None)  # the properties (nil for none), then the ObjectString
+        if s:
+            args.append(s)
+        reason, od_b, md_b, pmo_b, *res = self._call("put1", args)
         if res:
             od.ResObjectString = res[0]
         od.unpack_into(od_b)
@@ -295,9 +302,12 @@ class RemoteTransport:
         return int(reason)
 
     def get(self, hobj: int, md: MQMD, gmo: MQGMO, buflen: int | None) -> GetResult:
-        data, length, comp, reason, md_b, gmo_b = self._call("get", [hobj, md.pack(), gmo.pack(), buflen])
+        answer = self._call("get", [hobj, md.pack(), gmo.pack(), buflen])
+        data, length, comp, reason, md_b, gmo_b = answer[:6]
         md.unpack_into(md_b)
         gmo.unpack_into(gmo_b)
+        if len(answer) > 6:  # the message's properties, for the caller's message handle
+            return GetResult(data, length, comp, reason, received(answer[6]))
         return GetResult(data, length, comp, reason)
 
     def get_many(self, hobj: int, items: Sequence[tuple[MQMD, MQGMO, int | None]]) -> list[GetResult | MQMIError]:
@@ -311,10 +321,10 @@ class RemoteTransport:
                 n = min(len(items) - len(out), MAX_GETM)
                 results, error = self._call("getm", [hobj, md_b0, gmo_b0, buflen0, n])
                 for (md, gmo, _), r in zip(items[len(out) :], results, strict=False):
-                    data, length, comp, reason, md_b, gmo_b = r
+                    data, length, comp, reason, md_b, gmo_b = r[:6]
                     md.unpack_into(md_b)
                     gmo.unpack_into(gmo_b)
-                    out.append(GetResult(data, length, comp, reason))
+                    out.append(GetResult(data, length, comp, reason, received(r[6]) if len(r) > 6 else None))
                 if error is not None:
                     out.append(MQMIError(error[0], error[1], error[2]))
                     return out
@@ -328,29 +338,30 @@ class RemoteTransport:
             if isinstance(r, MQMIError):
                 out.append(r)
                 continue
-            data, length, comp, reason, md_b, gmo_b = r
+            data, length, comp, reason, md_b, gmo_b = r[:6]
             md.unpack_into(md_b)
             gmo.unpack_into(gmo_b)
-            out.append(GetResult(data, length, comp, reason))
+            out.append(GetResult(data, length, comp, reason, received(r[6]) if len(r) > 6 else None))
         return out
 
     def getm(
         self, hobj: int, md: bytes, gmo: bytes, buflen: int | None, n: int, commit_first: bool = False
-    ) -> tuple[list[tuple[bytes, int, int, int, bytes]], MQMIError | None]:
+    ) -> tuple[list[tuple[bytes, int, int, int, bytes, Props | None]], MQMIError | None]:
         """Up to ``n`` MQGETs without waiting in one ``getm`` request, from packed structures, for callers that
-        need no MQGMO back and can keep each MQMD packed: ``([(data, DataLength, CompCode, Reason, MQMD bytes),
-        ...], the failure that ended the batch or None)``. ``commit_first``: MQCMIT first (raised if it fails)."""
+        need no MQGMO back and can keep each MQMD packed: ``([(data, DataLength, CompCode, Reason, MQMD bytes,
+        properties or None), ...], the failure that ended the batch or None)``. ``commit_first``: MQCMIT first
+        (raised if it fails)."""
         if commit_first and self.protocol_version < 2:
             self.commit()
             commit_first = False
-        out: list[tuple[bytes, int, int, int, bytes]] = []
+        out: list[tuple[bytes, int, int, int, bytes, Props | None]] = []
         while len(out) < n:  # a reply stops where the next message might not fit in a frame: ask for the rest
             args: list[Any] = [hobj, md, gmo, buflen, min(n - len(out), MAX_GETM)]
             if self.protocol_version >= 2:
                 args.append({"commit_first": True, "gmo": False} if commit_first else {"gmo": False})
             commit_first = False
             answers, error = self._call("getm", args)
-            out += [(a[0], a[1], a[2], a[3], a[4]) for a in answers]
+            out += [(a[0], a[1], a[2], a[3], a[4], received(a[6]) if len(a) > 6 else None) for a in answers]
             if error is not None:
                 return out, MQMIError(error[0], error[1], error[2])
             if not answers:

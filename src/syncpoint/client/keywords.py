@@ -98,6 +98,11 @@ PURPOSE_OPTIONS = {
 }
 
 
+# the Pythonic gets name a message handle (MQGMO MsgHandle): a message's properties come back as
+# ``Message.properties`` (PROPCTL's rules with a handle), not in an MQRFH2 in front of the data
+PYTHONIC_HMSG = 1
+
+
 def put_keywords(data: bytes | str, kw: dict[str, Any]) -> tuple[bytes, MQMD, MQPMO]:
     """A put's data, MQMD and MQPMO from the Pythonic keywords: ``syncpoint`` and ``pmo`` (the MQPMO, given the
     syncpoint option unless it has one), ``md`` and :data:`PUT_KEYWORDS` (anything else is a TypeError). Text is

@@ -37,6 +37,7 @@ from syncpoint.mqi.objects import char_attr_length
 from syncpoint.mqi.selector import MQ_SELECTOR_LENGTH
 
 from ._charv import SD_STRINGS, read_charv, read_charv_field, write_charv
+from ._handles import HANDLES
 
 log = logging.getLogger("syncpoint.compat")
 
@@ -59,8 +60,6 @@ MQCSP_AUTH_NONE = 0
 MQCSP_AUTH_USER_ID_AND_PWD = 1
 MQCSP_AUTH_ID_TOKEN = 2
 MQRC_SSL_INITIALIZATION_ERROR = 2393
-MQHM_NONE = 0
-MQHM_UNUSABLE_HMSG = -1
 
 
 def char_length(selector: int) -> int:
@@ -368,8 +367,7 @@ class Backend:
             c = self.conn(hconn)
             md = _unpack(MQMD, md_b, C.MQRC_MD_ERROR)
             pmo = _unpack(MQPMO, pmo_b, C.MQRC_PMO_ERROR)
-            _check_put_options(pmo)
-            reason = c.qm.transport.put(hobj, md, pmo, _payload(msg))
+            reason = c.qm.transport.put(hobj, md, pmo, _payload(msg), HANDLES.put_props(pmo))
             return _repack(md, md_b), _repack(pmo, pmo_b), _cc(reason), reason
 
         return self.guard(run, (bytes(md_b), bytes(pmo_b)))
@@ -385,7 +383,7 @@ class Backend:
                 od.ObjectString = read_charv_field(od, bytes(od_b), "ObjectString", C.MQRC_OBJECT_STRING_ERROR)
             if _selection_string(od, od_b):  # MQPUT1 opens for output: no selection (IBM's SelectionString rule)
                 raise MQMIError(C.MQCC_FAILED, C.MQRC_SELECTOR_INVALID_FOR_TYPE, "MQPUT1 takes no selection string")
-            reason = c.qm.transport.put1(od, md, pmo, _payload(msg))
+            reason = c.qm.transport.put1(od, md, pmo, _payload(msg), HANDLES.put_props(pmo))
             return _repack(md, md_b), _repack(pmo, pmo_b), _cc(reason), reason
 
         return self.guard(run, (bytes(md_b), bytes(pmo_b)))
@@ -399,9 +397,10 @@ class Backend:
                 raise MQMIError(C.MQCC_FAILED, C.MQRC_BUFFER_LENGTH_ERROR, "buffer length is negative")
             md = _unpack(MQMD, md_b, C.MQRC_MD_ERROR)
             gmo = _unpack(MQGMO, gmo_b, C.MQRC_GMO_ERROR)
-            if gmo.Version >= 4 and gmo.MsgHandle not in (MQHM_NONE, MQHM_UNUSABLE_HMSG):
-                raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, "message properties are not supported")
+            handle = HANDLES.get_handle(gmo)  # the message handle the properties go into (MQRC_HMSG_ERROR first)
             result = c.qm.transport.get(hobj, md, gmo, maxlen)
+            if handle is not None:
+                handle.replace(result.props)
             data = bytes(result.data[:maxlen])
             return data, _repack(md, md_b), _repack(gmo, gmo_b), result.data_length, result.comp, result.reason
 
@@ -454,11 +453,6 @@ def _payload(msg: Any) -> bytes:
     if isinstance(msg, str):
         return msg.encode("utf-8")
     return bytes(msg)
-
-
-def _check_put_options(pmo: MQPMO) -> None:
-    if pmo.Version >= 3 and (pmo.OriginalMsgHandle or pmo.NewMsgHandle):
-        raise MQMIError(C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, "message properties are not supported")
 
 
 BACKEND = Backend()

@@ -3,8 +3,9 @@
 Same functions, argument orders and return tuples as the extension (structures as bytes in and out, the
 completion code and reason last in every tuple), backed by :mod:`syncpoint.compat._backend`.
 ``syncpoint compat install ibmmq`` installs ibmmq's Python files with a ``ibmmq/ibmmqc.py`` that re-exports
-this module under the installed version. Publish/subscribe, message properties and asynchronous consume are
-not offered by syncpoint: those calls return MQCC_FAILED with MQRC_FUNCTION_NOT_SUPPORTED (2298).
+this module under the installed version. Message handles and properties are kept in this process
+(``_handles``), as IBM's client library keeps them. Publish/subscribe and asynchronous consume are not offered
+by syncpoint: those calls return MQCC_FAILED with MQRC_FUNCTION_NOT_SUPPORTED (2298).
 
 Implements: reference/ibmmq-compat.md.
 """
@@ -17,7 +18,8 @@ from typing import Any
 from syncpoint.mqi import MQMIError, SyncpointError
 from syncpoint.mqi import constants as C
 
-from ._backend import BACKEND, char_length
+from ._backend import BACKEND, OK, char_length
+from ._handles import HANDLES, options_of
 
 __version__ = "2.1.2"  # replaced by the installed ibmmq version in the generated ibmmq/ibmmqc.py
 __cmdlevel__ = C.MQCMDL_CURRENT_LEVEL
@@ -205,23 +207,54 @@ def MQCTL(hconn: int, operation: int, ctlo: bytes) -> tuple[int, int]:
 
 
 def MQCRTMH(hconn: int, cmho: bytes) -> tuple[int, int, int]:
-    return MQHM_UNUSABLE, *_NOT_SUPPORTED
+    """MQCRTMH: a message handle of this process (``_handles``); the connection must be one, or unassociated."""
+
+    def run() -> tuple[int, int, int]:
+        if hconn not in (C.MQHC_UNASSOCIATED_HCONN, 0):
+            BACKEND.conn(hconn)
+        return HANDLES.crtmh(cmho), *OK
+
+    return BACKEND.guard(run, (MQHM_UNUSABLE,))
 
 
 def MQDLTMH(hconn: int, hmsg: int, dmho: bytes) -> tuple[int, int]:
-    return C.MQCC_FAILED, C.MQRC_HMSG_ERROR
+    def run() -> tuple[int, int]:
+        HANDLES.dltmh(hmsg, dmho)
+        return OK
+
+    return BACKEND.guard(run, ())
 
 
-def MQSETMP(hconn: int, hmsg: int, *args: Any) -> tuple[int, int]:
-    return C.MQCC_FAILED, C.MQRC_HMSG_ERROR
+def MQSETMP(
+    hconn: int, hmsg: int, smpo: bytes, name: bytes, pd: bytes, ptype: int, value: Any, value_length: int
+) -> tuple[int, int]:
+    """MQSETMP(conn_handle, msg_handle, smpo, name, pd, type, value, value_length), as the extension takes it."""
+
+    def run() -> tuple[int, int]:
+        HANDLES.setmp(hmsg, smpo, name, ptype, value, value_length)
+        return OK
+
+    return BACKEND.guard(run, ())
 
 
-def MQINQMP(hconn: int, hmsg: int, *args: Any) -> tuple[None, int, str, int, int]:
-    return None, 0, "", C.MQCC_FAILED, C.MQRC_HMSG_ERROR
+def MQINQMP(
+    hconn: int, hmsg: int, impo: bytes, name: bytes, pd: bytes, ptype: int, value_length: int
+) -> tuple[Any, int, str | None, int, int]:
+    """MQINQMP: (value, DataLength, the name found for a wildcard name or None, CompCode, Reason)."""
+    return BACKEND.guard(
+        lambda: HANDLES.inqmp(hmsg, options_of(impo, b"IMPO", C.MQRC_IMPO_ERROR), name, ptype, value_length),
+        (None, 0, None),
+    )
 
 
-def MQDLTMP(hconn: int, hmsg: int, *args: Any) -> tuple[int, int]:
-    return C.MQCC_FAILED, C.MQRC_HMSG_ERROR
+def MQDLTMP(hconn: int, hmsg: int, dmpo: bytes, name: bytes) -> tuple[int, int]:
+    """MQDLTMP: a property that is not there is MQCC_WARNING with MQRC_PROPERTY_NOT_AVAILABLE."""
+
+    def run() -> tuple[int, int]:
+        reason = HANDLES.dltmp(hmsg, dmpo, name)
+        return (C.MQCC_WARNING if reason else C.MQCC_OK), reason
+
+    return BACKEND.guard(run, ())
 
 
 MQHM_UNUSABLE = -1

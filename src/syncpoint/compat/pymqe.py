@@ -15,6 +15,7 @@ from syncpoint.mqi import constants as C
 
 from . import ibmmqc as _x
 from ._backend import BACKEND
+from ._handles import HANDLES
 
 __version__ = "1.12.13"  # replaced by the installed pymqi version in the generated pymqi/pymqe.py
 __mqlevels__ = ("5.0", "5.1", "5.2", "5.3", "6.0", "7.0", "7.1", "7.5", "8.0.0", "8.0.1")
@@ -77,16 +78,20 @@ def MQSET(hconn: int, hobj: int, selector: int, value: int | bytes) -> tuple[int
     return BACKEND.guard(run, ())
 
 
-def MQCRTMH(hconn: int, cmho: bytes) -> tuple[int, int, int]:
-    return -1, C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED
+MQCRTMH = _x.MQCRTMH
+MQSETMP = _x.MQSETMP
 
 
-def MQSETMP(hconn: int, hmsg: int, *args: Any) -> tuple[int, int]:
-    return C.MQCC_FAILED, C.MQRC_HMSG_ERROR
+def MQINQMP(
+    hconn: int, hmsg: int, impo_options: int, name: bytes, pd_options: int, ptype: int, value_length: int
+) -> tuple[Any, int, int, int]:
+    """pymqe's MQINQMP: the MQIMPO and MQPD as their Options, and (value, DataLength, CompCode, Reason)."""
+    return BACKEND.guard(lambda: _without_name(HANDLES.inqmp(hmsg, impo_options, name, ptype, value_length)), (None, 0))
 
 
-def MQINQMP(hconn: int, hmsg: int, *args: Any) -> tuple[None, int, int, int]:
-    return None, 0, C.MQCC_FAILED, C.MQRC_HMSG_ERROR
+def _without_name(answer: tuple[Any, int, str | None, int, int]) -> tuple[Any, int, int, int]:
+    value, length, _, comp, reason = answer
+    return value, length, comp, reason
 
 
 __all__ = [

@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from syncpoint.mqi import MQMD
+from syncpoint.mqi.properties import pack_props
 from syncpoint.store import Batch, StoredMessage
 
 from ._state import DURABLE_PENDING, GONE, Message
@@ -70,6 +71,7 @@ DEAD_LETTER: SystemPutKind = "dead-letter"  # a message its destination refused,
 INBOUND: SystemPutKind = "inbound"  # a message a receiving channel delivered (``_remote.deliver_inbound``)
 PUBLICATION: SystemPutKind = "publication"  # a subscription's copy of a publication (``_pubsub``)
 
+MD2_LENGTH = MQMD.size(2)  # a stored message's MQMD; its properties, if any, follow it (``pack_props``)
 _MD2_PACK = MQMD._struct_by_len[MQMD.size(2)].pack  # a version-2 MQMD's layout
 _MD2_VALUES = MQMD._getter_by_len[MQMD.size(2)]  # its fields' values in order
 
@@ -109,6 +111,8 @@ def stored_message(m: Message) -> StoredMessage:
         md = MQMD.__new__(MQMD)
         md.__dict__.update(fields)
         raw = md.pack()
+    if m.props is not None:
+        raw += pack_props(m.props)  # the properties ride after the MQMD: every store keeps them unchanged
     return StoredMessage(m.seq, m.queue.name, m.priority, raw, m.data, m.backout, m.put_time)
 
 

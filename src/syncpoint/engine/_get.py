@@ -29,6 +29,7 @@ from syncpoint.mqi import MQGMO, MQMD, GetResult, MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.constants import (  # the ones MQGET tests on every call, without the C. lookup
     MQEI_UNLIMITED,
+    MQFMT_RF_HEADER_2,
     MQFMT_XMIT_Q_HEADER,
     MQGMO_SYNCPOINT,
     MQGMO_SYNCPOINT_IF_PERSISTENT,
@@ -41,6 +42,7 @@ from syncpoint.mqi.constants import (  # the ones MQGET tests on every call, wit
 from ._base import QueueManagerBase
 from ._expiry import xqh_decremented
 from ._options import RARE_GET_OPTS, SYNC_GET_OPTS, check_get_options
+from ._properties import PROPS_GET_OPTS, check_props_get_options, present
 from ._put import CONTEXT_IDENTITY, CONTEXT_ORIGIN
 from ._select import candidates, chooses
 from ._skip_backout import second_mark_not_allowed
@@ -64,6 +66,7 @@ _WALK_OPTS = (
     | C.MQGMO_NO_PROPERTIES
     | C.MQGMO_PROPERTIES_COMPATIBILITY
     | C.MQGMO_PROPERTIES_FORCE_MQRFH2
+    | C.MQGMO_PROPERTIES_IN_HANDLE
 )
 
 Seen = tuple[int, int, bytes, int, int, int]
@@ -133,8 +136,11 @@ def deliver(q: LocalQueue, m: Message, md: MQMD, gmo: MQGMO, buflen: int | None,
         gmo.Segmentation = b" "
     gmo.ResolvedQName = q.name48
     body = m.data
-    if m.md["Format"] == MQFMT_XMIT_Q_HEADER:
+    fmt = d["Format"]
+    if fmt == MQFMT_XMIT_Q_HEADER:
         body = xqh_decremented(m, now)
+    elif m.props is not None or fmt == MQFMT_RF_HEADER_2:
+        return _deliver_properties(q, m, d, gmo, buflen, opts)
     total = len(body)
     if gversion >= 3:
         gmo.ReturnedLength = total if buflen is None else min(total, buflen)
@@ -143,6 +149,21 @@ def deliver(q: LocalQueue, m: Message, md: MQMD, gmo: MQGMO, buflen: int | None,
             return GetResult(body[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
         return GetResult(body[:buflen], total, _WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED)
     return GetResult(body, total)
+
+
+def _deliver_properties(
+    q: LocalQueue, m: Message, d: dict[str, Any], gmo: MQGMO, buflen: int | None, opts: int
+) -> GetResult:
+    """:func:`deliver`'s end for a message with properties or an MQRFH2: the form they are delivered in (a
+    handle, an MQRFH2, none: ``_properties``), then the buffer as for any message."""
+    body, props, warning = present(m.props, d, m.data, opts, gmo, q.attrs)
+    total = len(body)
+    if gmo.Version >= 3:
+        gmo.ReturnedLength = total if buflen is None else min(total, buflen)
+    if buflen is not None and total > buflen:
+        reason = C.MQRC_TRUNCATED_MSG_ACCEPTED if opts & C.MQGMO_ACCEPT_TRUNCATED_MSG else C.MQRC_TRUNCATED_MSG_FAILED
+        return GetResult(body[:buflen], total, _WARNING, reason, props)
+    return GetResult(body, total, _WARNING if warning else C.MQCC_OK, warning or C.MQRC_NONE, props)
 
 
 def _matches_nothing(md: MQMD, gmo: MQGMO) -> bool:
@@ -198,6 +219,8 @@ class GetMixin(QueueManagerBase):
             if sync & (sync - 1):
                 raise fail(C.MQRC_OPTIONS_ERROR, "only one of MQGMO_SYNCPOINT, _NO_SYNCPOINT, _SYNCPOINT_IF_PERSISTENT")
             browse = cursor_opts = 0
+        if opts & PROPS_GET_OPTS:
+            check_props_get_options(opts, gmo)
         if opts & MQGMO_WAIT and gmo.WaitInterval < C.MQWI_UNLIMITED:
             raise fail(C.MQRC_WAIT_INTERVAL_ERROR, f"WaitInterval {gmo.WaitInterval} is not valid")
         if buflen is not None and buflen < 0:

@@ -45,6 +45,7 @@ KNOWN_GET_OPTS = (
     | C.MQGMO_NO_PROPERTIES
     | C.MQGMO_PROPERTIES_COMPATIBILITY
     | C.MQGMO_PROPERTIES_FORCE_MQRFH2
+    | C.MQGMO_PROPERTIES_IN_HANDLE
 )
 UNSUPPORTED_GET_OPTS = (
     C.MQGMO_SET_SIGNAL
@@ -57,7 +58,6 @@ UNSUPPORTED_GET_OPTS = (
     | C.MQGMO_UNMARK_BROWSE_CO_OP
     | C.MQGMO_UNMARK_BROWSE_HANDLE
     | C.MQGMO_UNMARKED_BROWSE_MSG
-    | C.MQGMO_PROPERTIES_IN_HANDLE
 )
 # the get options whose checks need no browse, cursor, lock or mark logic: MQGET's fast path
 PLAIN_GET_OPTS = (
@@ -69,6 +69,7 @@ PLAIN_GET_OPTS = (
     | C.MQGMO_NO_PROPERTIES
     | C.MQGMO_PROPERTIES_COMPATIBILITY
     | C.MQGMO_PROPERTIES_FORCE_MQRFH2
+    | C.MQGMO_PROPERTIES_IN_HANDLE
 )
 RARE_GET_OPTS = ~PLAIN_GET_OPTS  # any of these sends MQGET through check_get_options
 KNOWN_PUT_OPTS = (
@@ -181,7 +182,7 @@ def check_get_options(opts: int, sync: int) -> tuple[int, int]:
         raise fail(
             C.MQRC_OPTIONS_ERROR,
             f"get options {opts & UNSUPPORTED_GET_OPTS:#x} (signals, logical order, groups, segments, "
-            "cooperative browse, message handles) are not supported by syncpoint",
+            "cooperative browse) are not supported by syncpoint",
         )
     if opts & ~(KNOWN_GET_OPTS | UNSUPPORTED_GET_OPTS):
         raise fail(C.MQRC_OPTIONS_ERROR, f"unknown get options {opts & ~KNOWN_GET_OPTS:#x}")

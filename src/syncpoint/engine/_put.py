@@ -28,6 +28,7 @@ from syncpoint.mqi import constants as C
 from syncpoint.mqi.constants import (  # the ones MQPUT tests on every call, without the C. lookup
     MQCCSI_Q_MGR,
     MQEI_UNLIMITED,
+    MQFMT_RF_HEADER_2,
     MQFMT_XMIT_Q_HEADER,
     MQMT_REQUEST,
     MQPER_NOT_PERSISTENT,
@@ -42,10 +43,12 @@ from syncpoint.mqi.constants import (  # the ones MQPUT tests on every call, wit
     MQRO_COA,
     MQTC_ON,
 )
+from syncpoint.mqi.properties import Props, props_length
 
 from ._base import QueueManagerBase
 from ._expiry import check_xqh_expiry
 from ._options import BOTH_PUT_SYNC, CONTEXT_PUT_OPTS, RARE_PUT_OPTS, check_put_options
+from ._properties import check_put_rfh2, travelling
 from ._state import PUT_PENDING, Connection, Handle, Message
 from ._util import fail
 from .remote import XQH_LENGTH
@@ -69,14 +72,17 @@ CONTEXT_ORIGIN = ("PutApplType", "PutApplName", "PutDate", "PutTime", "ApplOrigi
 class PutMixin(QueueManagerBase):
     """MQPUT, MQPUT1."""
 
-    def put(self, conn: Connection, hobj: Handle | int, md: MQMD, pmo: MQPMO, data: bytes) -> int:
-        """MQPUT. Returns MQRC_NONE or a warning reason; raises MQMIError on failure."""
+    def put(
+        self, conn: Connection, hobj: Handle | int, md: MQMD, pmo: MQPMO, data: bytes, props: Props | None = None
+    ) -> int:
+        """MQPUT. Returns MQRC_NONE or a warning reason; raises MQMIError on failure. ``props``: the message's
+        properties (those of the MQPMO's OriginalMsgHandle, checked by ``mqi.properties``), None for none."""
         h = self._handle(conn, hobj)
         if not h.options & C.MQOO_OUTPUT:
             raise fail(C.MQRC_NOT_OPEN_FOR_OUTPUT, f"queue {h.name} is not open for output")
-        return self._put(conn, h, md, pmo, data)
+        return self._put(conn, h, md, pmo, data, props)
 
-    def put1(self, conn: Connection, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> int:
+    def put1(self, conn: Connection, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes, props: Props | None = None) -> int:
         """MQPUT1: open for output, put, close — as one call that fails as a whole."""
         self._check_conn(conn)
         opts = C.MQOO_OUTPUT
@@ -91,11 +97,11 @@ class PutMixin(QueueManagerBase):
             opts |= C.MQOO_PASS_IDENTITY_CONTEXT
         h = self.open(conn, od, opts)
         try:
-            return self._put(conn, h, md, pmo, data)
+            return self._put(conn, h, md, pmo, data, props)
         finally:
             self._close(h, C.MQCO_NONE, implicit=True)
 
-    def _put(self, conn: Connection, h: Handle, md: MQMD, pmo: MQPMO, data: bytes) -> int:
+    def _put(self, conn: Connection, h: Handle, md: MQMD, pmo: MQPMO, data: bytes, props: Props | None = None) -> int:
         q = h.queue
         if q is None:
             return self._publish(conn, h, md, pmo, data)  # a topic handle (``_pubsub``)
@@ -112,6 +118,8 @@ class PutMixin(QueueManagerBase):
             raise fail(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is ending")
         # the message itself
         length = len(data)
+        if props is not None:
+            length += props_length(props)  # properties count in the message's length, as IBM counts them
         if length > self.qmgr.attrs["QMMAXMSGL"]:
             raise fail(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"{length} bytes exceed the queue manager's MAXMSGL")
         qattrs = q.attrs
@@ -138,8 +146,11 @@ class PutMixin(QueueManagerBase):
         expiry = md.Expiry
         if expiry == 0 or expiry < MQEI_UNLIMITED:
             raise fail(C.MQRC_EXPIRY_ERROR, f"Expiry {expiry} is not valid: use a positive value or MQEI_UNLIMITED")
-        if md.Format == MQFMT_XMIT_Q_HEADER:
+        fmt = md.Format
+        if fmt == MQFMT_XMIT_Q_HEADER:
             check_xqh_expiry(expiry, data)
+        elif fmt == MQFMT_RF_HEADER_2:
+            check_put_rfh2(md.Encoding, data)  # MQRC_RFH_ERROR for a header whose lengths lie
         mt = md.MsgType
         if mt not in _PLAIN_MSG_TYPES and not (
             C.MQMT_APPL_FIRST <= mt <= C.MQMT_APPL_LAST or 1 <= mt <= C.MQMT_SYSTEM_LAST
@@ -204,6 +215,9 @@ class PutMixin(QueueManagerBase):
         stored["Persistence"] = pers
         stored["BackoutCount"] = 0
         if remote is not None:
+            if props:  # they travel inside the transmission message (``_properties.travelling``)
+                stored, data = travelling(stored, data, props)
+                props = None
             stored, data = self._xmit_stored(stored, remote, data)  # MQXQH + the message (issue 23, item 2)
         seq = self._seq
         self._seq = seq + 1
@@ -221,6 +235,8 @@ class PutMixin(QueueManagerBase):
             expiry,
             now,
         )
+        if props:
+            m.props = props
         if q.shared:  # a queue-sharing group's shared queue: the message goes to the group's store
             self._shared_put(conn, q, m, syncpoint)
             q.counts.puts += 1

@@ -80,11 +80,13 @@ from syncpoint.mqi.objects import (
     QREMOTE,
     Definition,
 )
+from syncpoint.mqi.properties import unpack_props
 from syncpoint.store import DECISION_KIND, SharedQueues, Snapshot
 
 from ._admin import AdminMixin
 from ._authority import AuthorityMixin
 from ._connections import ConnectionsMixin
+from ._effects import MD2_LENGTH
 from ._events import EventsMixin
 from ._expiry import ExpiryMixin
 from ._get import GetMixin
@@ -192,6 +194,8 @@ class QueueManager(
                 sm.put_time,
                 sm.backout_count,
             )
+            if len(sm.md) > MD2_LENGTH:
+                m.props = unpack_props(sm.md[MD2_LENGTH:])  # the properties kept after the MQMD
             q.make_available(m)
             q.depth += 1
             max_seq = max(max_seq, sm.seq)

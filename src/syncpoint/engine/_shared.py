@@ -29,6 +29,7 @@ from typing import cast
 
 from syncpoint.mqi import MQGMO, MQMD, GetResult
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import unpack_props
 from syncpoint.store import (
     DECISION_KIND,
     SharedMatch,
@@ -39,7 +40,7 @@ from syncpoint.store import (
     expired_at,
 )
 
-from ._effects import stored_message
+from ._effects import MD2_LENGTH, stored_message
 from ._get import deliver, match_criteria
 from ._put import CONTEXT_IDENTITY, CONTEXT_ORIGIN
 from ._shared_defs import (
@@ -105,6 +106,8 @@ def shared_message(q: LocalQueue, sm: SharedMessage) -> Message:
         sm.put_time,
         sm.backout,
     )
+    if len(sm.md) > MD2_LENGTH:
+        m.props = unpack_props(sm.md[MD2_LENGTH:])  # the properties kept after the MQMD
     m.state = GONE
     return m
 

@@ -110,6 +110,7 @@ class Message:
         self.expiry = expiry
         self.put_time = put_time
         self.backout = backout
+        self.props: dict[str, tuple[int, object]] | None = None  # message properties (mqi.properties.Props)
         self.state = AVAILABLE
         self.locked_by: Handle | None = None
         self.reserved_by: Connection | None = None  # the connection holding a reservation (MsgToken) on it

@@ -15,3 +15,5 @@ class GetResult:
     data_length: int
     comp: int = C.MQCC_OK
     reason: int = C.MQRC_NONE
+    # the message's properties for the caller's message handle (mqi.properties.Props), None for none
+    props: dict[str, tuple[int, object]] | None = None

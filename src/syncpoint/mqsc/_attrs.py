@@ -152,7 +152,6 @@ _QUEUE_IGNORED = frozenset(
         "MAXFSIZE",
         "MONQ",
         "NPMCLASS",
-        "PROPCTL",
         "QDPHIEV",
         "QDPLOEV",
         "QDPMAXEV",

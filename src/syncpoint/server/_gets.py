@@ -22,8 +22,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from syncpoint.engine import Connection
-from syncpoint.mqi import MQGMO, MQMD, MQMIError
+from syncpoint.mqi import MQGMO, MQMD, GetResult, MQMIError
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import to_wire
 from syncpoint.store import Pending
 from syncpoint.wire import ProtocolError
 
@@ -187,9 +188,7 @@ class Gets:
             if w is not None:
                 self.server.unpark(w)
                 self.waiter = None
-            self._reply_when_durable(
-                rid, [result.data, result.data_length, result.comp, result.reason, md.pack(), gmo.pack()], pending
-            )
+            self._reply_when_durable(rid, get_answer(result, md, gmo), pending)
 
         self._current_rid = rid
         self._to_worker(lambda: qm.run(qm.engine.get, conn, hobj, md, gmo, buflen), done)
@@ -266,9 +265,7 @@ class Gets:
                 return False
             self.reply_error(rid, e)
             return True
-        self._reply_when_durable(
-            rid, [result.data, result.data_length, result.comp, result.reason, md.pack(), gmo.pack()], pending
-        )
+        self._reply_when_durable(rid, get_answer(result, md, gmo), pending)
         return True
 
     def retry_get(self, w: ParkedGet) -> None:
@@ -306,3 +303,12 @@ class Gets:
             return
         server.unpark(w)
         self.unblock()
+
+
+def get_answer(result: GetResult, md: MQMD, gmo: MQGMO) -> list[Any]:
+    """A get's reply: [data, DataLength, CompCode, Reason, MQMD, MQGMO], and the message's properties for the
+    caller's message handle when there are any (docs/protocol.md)."""
+    answer = [result.data, result.data_length, result.comp, result.reason, md.pack(), gmo.pack()]
+    if result.props is not None:
+        answer.append(to_wire(result.props))
+    return answer

@@ -19,6 +19,7 @@ from syncpoint.engine import Connection, GetResult
 from syncpoint.host import ADMIN_VERBS, QueueManagerHost
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import from_wire, to_wire
 from syncpoint.store import Pending
 from syncpoint.wire import DEFAULT_MAX_FRAME, MAX_GETM, ProtocolError
 
@@ -98,15 +99,17 @@ def _put(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, 
     hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
     md, pmo = struct(MQMD, args[1]), struct(MQPMO, args[2])
     data = _data(args[3])
-    reason, pending = qm.run(qm.engine.put, conn, hobj, md, pmo, data)
+    props = from_wire(args[4]) if len(args) > 4 else None  # the message's properties (docs/protocol.md)
+    reason, pending = qm.run(qm.engine.put, conn, hobj, md, pmo, data, props)
     return [reason, md.pack(), pmo.pack()], pending
 
 
 def _put1(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any, Pending | None]:
     od, md, pmo = struct(MQOD, args[0]), struct(MQMD, args[1]), struct(MQPMO, args[2])
     data = _data(args[3])
-    _pubsub.object_string(od, args, 4)  # a topic's ObjectString
-    reason, pending = qm.run(qm.engine.put1, conn, od, md, pmo, data)
+    props = from_wire(args[4]) if len(args) > 4 and args[4] is not None else None
+    _pubsub.object_string(od, args, 5)  # a topic's ObjectString
+    reason, pending = qm.run(qm.engine.put1, conn, od, md, pmo, data, props)
     return [reason, od.pack(), md.pack(), pmo.pack(), *_pubsub.res_object_string(od)], pending
 
 
@@ -393,6 +396,10 @@ def _getm(
                 gmo_b = gmo.pack()
                 answer.append(gmo_b)
                 room -= len(gmo_b)
+            if result.props is not None:  # for the caller's message handle: after the MQGMO (nil without one)
+                if not with_gmo:
+                    answer.append(None)
+                answer.append(to_wire(result.props))
             out.append(answer)
         return None
 

@@ -50,9 +50,10 @@ VERBS: dict[str, int] = {
     "hello": 1,
     "open": 2,  # [MQOD bytes, Options(, SelectionString)] -> [Hobj, MQOD bytes]
     "close": 2,  # [Hobj, Options] -> None
-    "put": 4,  # [Hobj, MQMD, MQPMO, data] -> [warning reason, MQMD, MQPMO]
-    "put1": 4,  # [MQOD, MQMD, MQPMO, data] -> [warning reason, MQOD, MQMD, MQPMO]
-    "get": 4,  # [Hobj, MQMD, MQGMO, buffer length or None] -> [data, DataLength, CompCode, Reason, MQMD, MQGMO]
+    "put": 4,  # [Hobj, MQMD, MQPMO, data(, properties)] -> [warning reason, MQMD, MQPMO]
+    "put1": 4,  # [MQOD, MQMD, MQPMO, data(, properties)] -> [warning reason, MQOD, MQMD, MQPMO]
+    # [Hobj, MQMD, MQGMO, buffer length or None] -> [data, DataLength, CompCode, Reason, MQMD, MQGMO(, properties)]
+    "get": 4,
     "putm": 4,  # [Hobj, MQMD, MQPMO, [data, ...](, {commit})]: a put per data -> [[answer per put], MQPMO(, how)]
     "putv": 3,  # [Hobj, MQPMO, [[MQMD, data], ...]]: a put per item, each its own MQMD -> [[answer per put], MQPMO]
     "getm": 5,  # [Hobj, MQMD, MQGMO, buffer length, n(, {commit_first, gmo})]: n gets, no wait -> [[result], error]
@@ -74,8 +75,9 @@ VERBS: dict[str, int] = {
 
 # verbs that take optional arguments after those (protocol version 2): how many
 # open: the MQOD's SelectionString, then a topic's ObjectString ("" for none: a topic open without a selection);
-# put1 of a topic: its ObjectString; a topic's open and put1 are answered with one more element, the ResObjectString
-OPTIONAL_ARGS: dict[str, int] = {"putm": 1, "getm": 1, "open": 2, "put1": 1}
+# put: the message's properties; put1: the properties (nil for none), then a topic's ObjectString; a topic's open
+# and put1 are answered with one more element, the ResObjectString
+OPTIONAL_ARGS: dict[str, int] = {"putm": 1, "getm": 1, "open": 2, "put": 1, "put1": 2}
 
 
 class ProtocolError(SyncpointError):
