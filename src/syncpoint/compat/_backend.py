@@ -378,7 +378,6 @@ class Backend:
             od = _unpack(MQOD, od_b, C.MQRC_OD_ERROR)
             md = _unpack(MQMD, md_b, C.MQRC_MD_ERROR)
             pmo = _unpack(MQPMO, pmo_b, C.MQRC_PMO_ERROR)
-            _check_put_options(pmo)
             if od.ObjectType == C.MQOT_TOPIC:  # its ObjectString is an MQCHARV (``_pubsub``)
                 od.ObjectString = read_charv_field(od, bytes(od_b), "ObjectString", C.MQRC_OBJECT_STRING_ERROR)
             if _selection_string(od, od_b):  # MQPUT1 opens for output: no selection (IBM's SelectionString rule)
