@@ -115,3 +115,12 @@ def test_durable_subscription_and_retained_publication_survive_restart_on_sqlite
     late = qm.subscribe("orders/last", wait=None)
     assert [m.text for m in late] == ["retained"]  # the retained publication, after the restart
     qm.disconnect()
+
+
+def test_a_publications_properties_reach_every_subscriber(door: QueueManager) -> None:
+    # properties-pubsub.md: properties travel with the message, through every door
+    first, second = door.subscribe("props/t", wait=0), door.subscribe("props/t", wait=0)
+    door.publish("props/t", b"apple", properties={"colour": "red", "weight": 120})
+    for sub in (first, second):
+        got = sub.get(wait=0)
+        assert got.data == b"apple" and got.properties == {"colour": "red", "weight": 120}

@@ -486,6 +486,19 @@ def test_a_subscriptions_selection_string_selects_the_publications_it_receives(w
     assert w.depth(all_q.name) == 2  # a subscription without one takes everything
 
 
+def test_a_subscriptions_selector_sees_the_publications_properties(w: World) -> None:
+    conn = w.connect()
+    q, _ = w.qm.subscribe(conn, MQSD(Options=C.MQSO_CREATE | C.MQSO_MANAGED), None,
+                          {"ObjectString": "sel/p", "SelectionString": "colour = 'red'"})  # fmt: skip
+    w.settle()
+    h, _ = w.open_topic(conn, "sel/p")
+    for colour in ("blue", "red"):
+        w.qm.put(conn, h, MQMD(), MQPMO(), colour.encode(), {"colour": (C.MQTYPE_STRING, colour)})
+    w.qm.close(conn, h)
+    w.settle()
+    assert q is not None and w.get(conn, q)[1] == b"red" and w.depth(q.name) == 0
+
+
 def test_a_selection_string_that_does_not_parse_is_mqrc_selector_syntax_error_and_makes_nothing(w: World) -> None:
     conn = w.connect()
     queues = set(w.qm.queues)

@@ -30,13 +30,17 @@ Queue = Any
 def publish(qm: QueueManager, topic: str, data: bytes | str, *, retain: bool = False, topic_object: str = "",
             **kw: Any) -> MQMD:  # fmt: skip
     """Publish ``data`` on ``topic`` (under topic object ``topic_object`` when given); the keywords are
-    :meth:`Queue.put`'s. Returns the MQMD as the queue manager completed it."""
+    :meth:`Queue.put`'s (``properties`` included: every subscriber's copy carries them). Returns the MQMD as the
+    queue manager completed it."""
+    from syncpoint.mqi.properties import build as build_props
+
+    properties = kw.pop("properties", None)
     data, md, pmo = put_keywords(data, kw)
     if retain:
         pmo.Options |= C.MQPMO_RETAIN
     od = MQOD(ObjectType=C.MQOT_TOPIC, ObjectName=topic_object.encode())
     od.ObjectString = topic
-    qm._raise_warning(qm.transport.put1(od, md, pmo, data))
+    qm._raise_warning(qm.transport.put1(od, md, pmo, data, build_props(properties) if properties else None))
     return md
 
 

@@ -174,7 +174,9 @@ class QueueManagerBase(EffectsRecorder):
 
         def delete_topic(self, name: str) -> None: ...  # _pubsub
 
-        def _publish(self, conn: Connection, h: Handle, md: MQMD, pmo: MQPMO, data: bytes) -> int: ...  # _pubsub
+        def _publish(  # _pubsub
+            self, conn: Connection, h: Handle, md: MQMD, pmo: MQPMO, data: bytes, props: Any = None
+        ) -> int: ...
 
         def _end_retained(self, conn: Connection, commit: bool) -> None: ...  # _pubsub
 

@@ -164,7 +164,9 @@ class PublishMixin(QueueManagerBase):
         return h
 
     # -- publishing -----------------------------------------------------------------------------------
-    def _publish(self, conn: Connection, h: Handle, md: MQMD, pmo: MQPMO, data: bytes) -> int:
+    def _publish(self, conn: Connection, h: Handle, md: MQMD, pmo: MQPMO, data: bytes, props: Any = None) -> int:
+        """MQPUT / MQPUT1 on a topic: a copy for every subscription that matches (and selects it), each with the
+        publication's properties."""
         if h in self._sub_handles:
             raise fail(C.MQRC_NOT_OPEN_FOR_OUTPUT, "a subscription handle cannot be published on")
         if md.StrucId != b"MD  " or md.Version not in (1, 2):
@@ -206,7 +208,7 @@ class PublishMixin(QueueManagerBase):
             if not s.on_request
             and not (s.expiry != C.MQEI_UNLIMITED and s.expired(now))
             and not (opts & C.MQPMO_NOT_OWN_SUBS and s.handle is not None and s.handle.conn is conn)
-            and self._selection_selects(s, md, data)
+            and self._selection_selects(s, md, data, props)
         ]
         uow = conn.uow
         if syncpoint and uow is not None and len(uow) + len(subs) > self.qmgr.attrs["MAXUMSGS"]:
@@ -254,7 +256,7 @@ class PublishMixin(QueueManagerBase):
         data = bytes(data)
         for s, t, why in plan:
             if not why:
-                why = self._deliver_copy(s, t, base, prio, data, held, now)
+                why = self._deliver_copy(s, t, base, prio, data, held, now, props)
                 if not why:
                     s.last_msg = now
                     s.msg_count += 1
@@ -271,7 +273,15 @@ class PublishMixin(QueueManagerBase):
         return reason
 
     def _deliver_copy(
-        self, s: Subscription, t: Any, base: dict[str, Any], prio: int, data: bytes, held: Any, now: float
+        self,
+        s: Subscription,
+        t: Any,
+        base: dict[str, Any],
+        prio: int,
+        data: bytes,
+        held: Any,
+        now: float,
+        props: Any = None,
     ) -> int:
         """One subscription's copy of a publication onto its (checked) destination: the publisher's normalised
         MQMD with its own MsgId and the subscription's CorrelId, put as the queue manager's own put is
@@ -297,6 +307,7 @@ class PublishMixin(QueueManagerBase):
         self._seq = seq + 1
         m = Message(seq, q, priority, pers == C.MQPER_PERSISTENT, stored, data, msgid, s.correl_id,
                     stored["GroupId"], stored["MsgSeqNumber"], stored["Expiry"], now)  # fmt: skip
+        m.props = props  # the publication's properties, shared by its copies (never changed in place)
         q.depth += 1
         q.last_put = now
         if held is None:

@@ -110,12 +110,13 @@ class Message:
         self.expiry = expiry
         self.put_time = put_time
         self.backout = backout
-        self.props: dict[str, tuple[int, object]] | None = None  # message properties (mqi.properties.Props)
+        self.props: dict[str, tuple[int, object]] | None = (
+            None  # properties: name -> (MQTYPE_*, value) (mqi.properties)
+        )
         self.state = AVAILABLE
         self.locked_by: Handle | None = None
         self.reserved_by: Connection | None = None  # the connection holding a reservation (MsgToken) on it
         self.key = queue.key_for(priority, seq)
-        self.props: dict[str, tuple[int, object]] | None = None  # message properties: name -> (MQTYPE_*, value)
 
     def remaining_expiry(self, now: float) -> int:
         """Tenths of a second left (MQEI_UNLIMITED for none); 0 or less means expired."""
