@@ -23,12 +23,19 @@ Queue = Any
 
 async def publish(qm: QueueManager, topic: str, data: bytes | str, *, retain: bool = False, topic_object: str = "",
                   **kw: Any) -> MQMD:  # fmt: skip
-    """Publish ``data`` on ``topic``; the keywords are ``Queue.put``'s, with ``retain`` and ``topic_object``."""
+    """Publish ``data`` on ``topic``; the keywords are ``Queue.put``'s (``properties`` included), with ``retain``
+    and ``topic_object``."""
+    from syncpoint.mqi.properties import build as build_props
+    from syncpoint.mqi.properties import to_wire
+
+    props = to_wire(build_props(kw.pop("properties", None)))
     data, md, pmo = put_keywords(data, kw)
     if retain:
         pmo.Options |= C.MQPMO_RETAIN
     od = MQOD(ObjectType=C.MQOT_TOPIC, ObjectName=topic_object.encode())
-    reason, _, md_b, _, *_ = await qm.transport.call("put1", [od.pack(), md.pack(), pmo.pack(), data, topic])
+    # put1: the properties (nil for none), then the topic's ObjectString (docs/protocol.md)
+    args = [od.pack(), md.pack(), pmo.pack(), data, props or None, topic]
+    reason, _, md_b, _, *_ = await qm.transport.call("put1", args)
     md.unpack_into(md_b)
     if reason != C.MQRC_NONE:
         raise MQMIError(C.MQCC_WARNING, reason)

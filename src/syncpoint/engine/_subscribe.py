@@ -159,6 +159,7 @@ class SubscribeMixin(PublishMixin):
         if managed:
             assert model is not None
             qd = self._create_dynamic(model, _MANAGED_PREFIX[durable])
+            self._dynamic_authority(conn, qd, True)  # the subscriber may use its managed queue (``_authority``)
             dest, dest_qmgr = qd.name, self.name
         else:
             assert dest_h is not None and dest_h.queue is not None
