@@ -366,6 +366,7 @@ _TOOL_MODULES = (
     "_dmpmqcfg",
     "_trigger",
     "_dlq",
+    "_dlqmsg",
     "_pcf",
     "_compat",
     "_flow",

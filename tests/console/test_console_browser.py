@@ -1,0 +1,260 @@
+"""The web console in a real browser, as a person uses it: Debian's headless Chromium driven by Selenium, against a
+real queue manager server (``strmqm`` with ``rest = true``) — one server and one browser for the module.
+
+Each test takes a screenshot of the page it used; with ``SYNCPOINT_CONSOLE_SCREENSHOTS=1`` they are written to
+``docs/images/`` (where docs/console.md shows them), otherwise to the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from tests.servers import servers_of, start_server, syncpoint_run
+from tests.waiting import wait_for_file
+
+import syncpoint
+from syncpoint.dlq import dead_letter
+from syncpoint.mqi import MQMD
+from syncpoint.mqi import constants as C
+
+selenium = pytest.importorskip("selenium")
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+pytestmark = pytest.mark.xdist_group("console_browser")
+
+QM = "QM1"
+USER, PASSWORD = "app", "s3cret"
+DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+
+if not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)):
+    pytest.skip(
+        "Debian's chromium and chromium-driver are not installed (.ci/run installs them)", allow_module_level=True
+    )
+
+
+@dataclass
+class Console:
+    home: Path
+    url: str  # http://127.0.0.1:port/ibmmq/console/
+    shots: Path
+
+    def qm(self) -> syncpoint.QueueManager:
+        return syncpoint.connect(QM, home=self.home, user=USER, password=PASSWORD)
+
+
+@pytest.fixture(scope="module")
+def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Console]:
+    home = tmp_path_factory.mktemp("console")
+    with servers_of(home):
+        for args, stdin in (
+            (("crtmqm", QM), None),
+            (("passwd", QM, USER), PASSWORD + "\n"),
+            (("setmqini", QM, "rest=true", "rest-port=0"), None),
+        ):
+            done = syncpoint_run(home, *args, input=stdin)
+            assert done.returncode == 0, done.stdout + done.stderr
+        start_server(home, QM)
+        rest_json = home / "qmgrs" / QM / "rest.json"
+        wait_for_file(rest_json)
+        root = json.loads(rest_json.read_text())["url"].removesuffix("/ibmmq/rest/v3")
+        shots = IMAGES if os.environ.get("SYNCPOINT_CONSOLE_SCREENSHOTS") else home / "shots"
+        shots.mkdir(parents=True, exist_ok=True)
+        c = Console(home, root + "/ibmmq/console/", shots)
+        with c.qm() as qm:
+            if not qm.admin("lookup", "QLOCAL", DLQ):
+                qm.admin("define", "QLOCAL", DLQ, {"MAXDEPTH": 100_000})
+            qm.admin("alter_qmgr", {"DEADQ": DLQ})
+            qm.admin("define", "QLOCAL", "APP.ORDERS", {"DESCR": "Orders from the shop"})
+            qm.admin("define", "QLOCAL", "APP.XSS", {"DESCR": "<script>document.title='pwned'</script>"})
+        yield c
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[WebDriver]:
+    profile = tempfile.mkdtemp(prefix="console-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--window-size=1280,900",
+    ):  # fmt: skip
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def wait(driver: WebDriver, cond: object, what: str, timeout: float = 30) -> object:
+    return WebDriverWait(driver, timeout).until(cond, message=what)  # type: ignore[arg-type]
+
+
+def text_of(driver: WebDriver, element_id: str) -> str:
+    return str(driver.find_element(By.ID, element_id).text)
+
+
+def log_in(driver: WebDriver, console: Console, password: str = PASSWORD) -> None:
+    driver.get(console.url)
+    driver.find_element(By.ID, "user").clear()
+    driver.find_element(By.ID, "user").send_keys(USER)
+    driver.find_element(By.ID, "password").clear()
+    driver.find_element(By.ID, "password").send_keys(password)
+    driver.find_element(By.ID, "login-button").click()
+
+
+def tab(driver: WebDriver, name: str) -> None:
+    driver.find_element(By.CSS_SELECTOR, f"nav button[data-tab='{name}']").click()
+
+
+def queue_row(driver: WebDriver, name: str) -> list[str]:
+    for tr in driver.find_elements(By.CSS_SELECTOR, "#queue-table tbody tr"):
+        cells = [td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+        if cells and cells[0] == name:
+            return cells
+    return []
+
+
+def test_a_wrong_password_is_refused_and_shows_no_queue(browser: WebDriver, console: Console) -> None:
+    log_in(browser, console, password="not-the-password")
+    wait(browser, lambda d: "Refused" in text_of(d, "login-error"), "the refusal")  # after the throttle's delay
+    assert "wrong user or password" in text_of(browser, "login-error")
+    assert not browser.find_element(By.ID, "queues").is_displayed()
+    browser.save_screenshot(str(console.shots / "console-login-refused.png"))
+
+
+def test_a_queues_depth_changes_on_the_page_after_a_put(browser: WebDriver, console: Console) -> None:
+    log_in(browser, console)
+    wait(browser, lambda d: queue_row(d, "APP.ORDERS"), "the queue list")
+    assert queue_row(browser, "APP.ORDERS")[1] == "0"
+    with console.qm() as qm, qm.open("APP.ORDERS", C.MQOO_OUTPUT) as q:
+        for i in range(3):
+            q.put(json.dumps({"order": i, "item": "widget"}).encode(), md=MQMD(Format=C.MQFMT_STRING))
+    wait(browser, lambda d: queue_row(d, "APP.ORDERS")[1] == "3", "the depth to become 3 (live update)")
+    browser.save_screenshot(str(console.shots / "console-queues.png"))
+
+
+def test_a_queue_description_with_script_is_shown_as_text_never_run(browser: WebDriver, console: Console) -> None:
+    log_in(browser, console)
+    wait(browser, lambda d: queue_row(d, "APP.XSS"), "the queue list")
+    assert queue_row(browser, "APP.XSS")[6] == "<script>document.title='pwned'</script>"
+    assert browser.title == "syncpoint console"  # the script did not run
+    assert not browser.find_elements(By.CSS_SELECTOR, "#queue-table script")
+
+
+def test_browsing_a_message_shows_its_mqmd_and_whole_body_as_text_json_and_hex(
+    browser: WebDriver, console: Console
+) -> None:
+    payload = '{"order": 42, "note": "<script>document.title=\'pwned\'</script>", "pad": "' + "z" * 2000 + '"}'
+    with console.qm() as qm:
+        qm.admin("define", "QLOCAL", "APP.BROWSE", {})
+        with qm.open("APP.BROWSE", C.MQOO_OUTPUT) as q:
+            q.put(payload.encode(), md=MQMD(Format=C.MQFMT_STRING))
+    log_in(browser, console)
+    wait(browser, lambda d: queue_row(d, "APP.BROWSE"), "the queue list")
+    for tr in browser.find_elements(By.CSS_SELECTOR, "#queue-table tbody tr"):
+        if tr.find_element(By.TAG_NAME, "td").text == "APP.BROWSE":
+            tr.click()
+            break
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#message-table tbody tr"), "the message list")
+    browser.find_element(By.CSS_SELECTOR, "#message-table tbody tr").click()
+    wait(browser, lambda d: d.find_element(By.ID, "message-detail").is_displayed(), "the message")
+    assert text_of(browser, "detail-body") == payload  # the whole body (IBM's console stops at 1 KB), as text
+    md_rows = {
+        tr.find_elements(By.TAG_NAME, "td")[0].text: tr.find_elements(By.TAG_NAME, "td")[1].text
+        for tr in browser.find_elements(By.CSS_SELECTOR, "#detail-md tbody tr")
+    }
+    assert md_rows["Format"] == "MQSTR" and md_rows["PutApplName"]
+    browser.find_element(By.CSS_SELECTOR, "[data-view='json']").click()
+    assert json.loads(text_of(browser, "detail-body"))["order"] == 42
+    browser.find_element(By.CSS_SELECTOR, "[data-view='hex']").click()
+    assert text_of(browser, "detail-body").startswith("00000000  7b 22 6f 72")  # {"or
+    browser.find_element(By.CSS_SELECTOR, "[data-view='text']").click()
+    assert browser.title == "syncpoint console"  # the body's script was shown, not run
+    browser.save_screenshot(str(console.shots / "console-message.png"))
+
+
+def test_an_mqsc_command_runs_and_its_answer_is_shown(browser: WebDriver, console: Console) -> None:
+    log_in(browser, console)
+    wait(browser, lambda d: d.find_element(By.ID, "tabs").is_displayed(), "the console")
+    tab(browser, "mqsc")
+    box = browser.find_element(By.ID, "mqsc-command")
+    box.clear()
+    box.send_keys("DEFINE QLOCAL(APP.FROM.MQSC) DESCR('made in the console')")
+    browser.find_element(By.ID, "mqsc-run").click()
+    wait(browser, lambda d: "AMQ8006I" in text_of(d, "mqsc-answer"), "AMQ8006I: queue created")
+    box.clear()
+    box.send_keys("DISPLAY QLOCAL(APP.FROM.MQSC) DESCR")
+    browser.find_element(By.ID, "mqsc-run").click()
+    wait(browser, lambda d: "made in the console" in text_of(d, "mqsc-answer"), "the DISPLAY's answer")
+    assert "AMQ8409I" in text_of(browser, "mqsc-answer")
+    browser.save_screenshot(str(console.shots / "console-mqsc.png"))
+
+
+def test_three_dead_letters_retried_from_the_workbench_arrive_on_their_queue(
+    browser: WebDriver, console: Console
+) -> None:
+    with console.qm() as qm:
+        qm.admin("define", "QLOCAL", "APP.RETRY", {})
+        qm.admin("define", "QLOCAL", "APP.DELETED", {})
+        ids = []
+        for i in range(3):
+            md = dead_letter(qm, MQMD(Format=C.MQFMT_STRING), f"retry me {i}".encode(), C.MQRC_Q_FULL,
+                             dest_q="APP.RETRY", syncpoint=False)  # fmt: skip
+            ids.append(bytes(md.MsgId).hex())
+        orphan = dead_letter(qm, MQMD(Format=C.MQFMT_STRING), b"nowhere to go", C.MQRC_PUT_INHIBITED,
+                             dest_q="APP.DELETED", syncpoint=False)  # fmt: skip
+        qm.admin("delete", "QLOCAL", "APP.DELETED")
+    log_in(browser, console)
+    wait(browser, lambda d: d.find_element(By.ID, "tabs").is_displayed(), "the console")
+    tab(browser, "dlq")
+    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#dlq-table input.pick")) >= 4, "the dead letters")
+    assert "MQRC_Q_FULL: 3" in text_of(browser, "dlq-reasons")
+    assert browser.find_elements(By.CSS_SELECTOR, "#dlq-chart rect.bar")  # the arrivals chart is drawn
+    browser.save_screenshot(str(console.shots / "console-dlq.png"))
+    for msg_id in [*ids, bytes(orphan.MsgId).hex()]:
+        browser.find_element(By.CSS_SELECTOR, f"#dlq-table input[data-msgid='{msg_id}']").click()
+    browser.find_element(By.ID, "dlq-rules").click()
+    wait(browser, lambda d: "ACTION(RETRY)" in text_of(d, "dlq-rules-text"), "the rules table")
+    assert "DESTQ('APP.RETRY') REASON(2053)" in text_of(browser, "dlq-rules-text")
+    browser.find_element(By.ID, "dlq-retry").click()
+    wait(browser, lambda d: "retry: 3 done" in text_of(d, "dlq-result"), "the retry's outcome")
+    result = text_of(browser, "dlq-result")
+    assert f"{bytes(orphan.MsgId).hex()} stays on the dead-letter queue: 2085 MQRC_UNKNOWN_OBJECT_NAME" in result
+    browser.save_screenshot(str(console.shots / "console-dlq-retried.png"))
+    with console.qm() as qm:
+        with qm.open("APP.RETRY", C.MQOO_BROWSE) as q:
+            arrived = [m.data for m in q.browse_all()]
+        with qm.open(DLQ, C.MQOO_BROWSE) as q:
+            left = [m.data[C.MQDLH_LENGTH_1 :] for m in q.browse_all()]
+    assert arrived == [b"retry me 0", b"retry me 1", b"retry me 2"]  # MQDLH removed, in order
+    assert left == [b"nowhere to go"]
+
+
+def test_the_queue_manager_page_shows_its_dead_letter_queue_and_channels(browser: WebDriver, console: Console) -> None:
+    from syncpoint.mqsc import MqscProcessor
+
+    with console.qm() as qm:
+        answer = MqscProcessor(qm, echo=False).execute("DEFINE CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR) TRPTYPE(TCP)")
+        assert answer.ok, answer.lines
+    log_in(browser, console)
+    wait(browser, lambda d: d.find_element(By.ID, "tabs").is_displayed(), "the console")
+    tab(browser, "qmgr")
+    wait(browser, lambda d: "QM1.TO.QM2" in text_of(d, "channels"), "the channel list")
+    assert text_of(browser, "qmgr-dlq") == DLQ
+    browser.save_screenshot(str(console.shots / "console-qmgr.png"))
