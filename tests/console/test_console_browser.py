@@ -16,6 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import WebDriverWait
 from tests.servers import servers_of, start_server, syncpoint_run
 from tests.waiting import wait_for_file
 
@@ -24,13 +29,6 @@ from syncpoint.dlq import dead_letter
 from syncpoint.mqi import MQMD
 from syncpoint.mqi import constants as C
 
-selenium = pytest.importorskip("selenium")
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-
 pytestmark = pytest.mark.xdist_group("console_browser")
 
 QM = "QM1"
@@ -38,11 +36,6 @@ USER, PASSWORD = "app", "s3cret"
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
-
-if not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)):
-    pytest.skip(
-        "Debian's chromium and chromium-driver are not installed (.ci/run installs them)", allow_module_level=True
-    )
 
 
 @dataclass
@@ -84,6 +77,8 @@ def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Console]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[WebDriver]:
+    if not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)):
+        pytest.fail("Debian's chromium and chromium-driver are not installed: apt-get install chromium chromium-driver")
     profile = tempfile.mkdtemp(prefix="console-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
@@ -258,3 +253,65 @@ def test_the_queue_manager_page_shows_its_dead_letter_queue_and_channels(browser
     wait(browser, lambda d: "QM1.TO.QM2" in text_of(d, "channels"), "the channel list")
     assert text_of(browser, "qmgr-dlq") == DLQ
     browser.save_screenshot(str(console.shots / "console-qmgr.png"))
+
+
+def test_the_console_api_refuses_bad_input_and_changes_nothing(console: Console) -> None:
+    import httpx
+
+    api = console.url + "api"
+    good, csrf = (USER, PASSWORD), {"ibm-mq-rest-csrf-token": "x"}
+    with httpx.Client(timeout=60) as c:
+        anonymous = c.get(f"{api}/queues")
+        assert anonymous.status_code == 401 and "www-authenticate" not in anonymous.headers  # the page's refusal
+        assert c.get(f"{api}/queues", auth=(USER, "wrong")).status_code == 401
+        assert c.post(f"{api}/mqsc", auth=good, json={"command": "DISPLAY QMGR"}).status_code == 403  # no CSRF
+        other_site = c.post(
+            f"{api}/mqsc",
+            auth=good,
+            json={"command": "DELETE QLOCAL(APP.ORDERS)"},
+            headers={**csrf, "Origin": "http://evil.example"},
+        )
+        assert other_site.status_code == 403
+        malformed = c.post(f"{api}/mqsc", auth=good, content=b"{not json", headers=csrf)
+        assert malformed.status_code == 400 and "not JSON" in malformed.json()["error"]
+        unknown = c.get(f"{api}/messages", params={"queue": "NO.SUCH.QUEUE"}, auth=good)
+        assert unknown.status_code == 404 and unknown.json()["reason"] == C.MQRC_UNKNOWN_OBJECT_NAME
+        assert c.get(f"{api}/message", params={"queue": "APP.ORDERS", "msgId": "zz"}, auth=good).status_code == 400
+        assert c.get(f"{api}/queues", params={"offset": "x"}, auth=good).status_code == 400
+        for body in (
+            {"action": "explode", "msgIds": ["00" * 24]},
+            {"action": "move", "msgIds": ["00" * 24]},  # move needs a target
+            {"action": "retry", "msgIds": []},
+            {"action": "retry", "msgIds": ["00" * 23]},
+        ):
+            assert c.post(f"{api}/dlq/action", auth=good, json=body, headers=csrf).status_code == 400, body
+        page = c.get(console.url)
+        assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
+    with console.qm() as qm:
+        assert qm.admin("lookup", "QLOCAL", "APP.ORDERS") is not None  # the cross-site DELETE did nothing
+
+
+def test_dlqmsg_retries_discards_or_keeps_one_dead_letter_by_its_msgid(console: Console) -> None:
+    with console.qm() as qm:
+        qm.admin("define", "QLOCAL", "APP.CLI", {})
+        qm.admin("define", "QLOCAL", "APP.CLI.GONE", {})
+        put = [
+            dead_letter(qm, MQMD(Format=C.MQFMT_STRING), body, C.MQRC_Q_FULL, dest_q=dest, syncpoint=False)
+            for body, dest in ((b"cli 1", "APP.CLI"), (b"cli 2", "APP.CLI"), (b"cli 3", "APP.CLI.GONE"))
+        ]
+        qm.admin("delete", "QLOCAL", "APP.CLI.GONE")
+    one, two, orphan = (bytes(md.MsgId).hex() for md in put)
+    done = syncpoint_run(console.home, "dlqmsg", "retry", one, "-m", QM)
+    assert done.returncode == 0 and f"Message {one} retried to APP.CLI on {QM}." in done.stdout, done.stdout
+    kept = syncpoint_run(console.home, "dlqmsg", "retry", orphan, "-m", QM)
+    assert kept.returncode == 20
+    assert "reason 2085 (MQRC_UNKNOWN_OBJECT_NAME); it stays on SYSTEM.DEAD.LETTER.QUEUE" in kept.stdout
+    assert syncpoint_run(console.home, "dlqmsg", "discard", two, "-m", QM).returncode == 0
+    bad = syncpoint_run(console.home, "dlqmsg", "retry", "12345", "-m", QM)
+    assert bad.returncode == 20 and "48 hexadecimal digits" in bad.stdout
+    with console.qm() as qm:
+        with qm.open("APP.CLI", C.MQOO_BROWSE) as q:
+            assert [m.data for m in q.browse_all()] == [b"cli 1"]
+        with qm.open(DLQ, C.MQOO_BROWSE) as q:
+            ids = {bytes(m.md.MsgId).hex() for m in q.browse_all()}
+    assert orphan in ids and one not in ids and two not in ids
