@@ -9,7 +9,20 @@ CDN, no build step).
 Implements: issue 37, items 3 and 4.
 """
 
+from ._data import MAX_PAGE, message_page, queue_page
 from ._web import PATH, console_routes
 from ._workbench import ACTIONS, Outcome, act, dead_letters, rule_for, rules_table
 
-__all__ = ["ACTIONS", "PATH", "Outcome", "act", "console_routes", "dead_letters", "rule_for", "rules_table"]
+__all__ = [
+    "ACTIONS",
+    "MAX_PAGE",
+    "PATH",
+    "Outcome",
+    "act",
+    "console_routes",
+    "dead_letters",
+    "message_page",
+    "queue_page",
+    "rule_for",
+    "rules_table",
+]

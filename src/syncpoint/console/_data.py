@@ -1,12 +1,13 @@
-"""What the console's pages show, read over one ``syncpoint.client`` connection: plain functions that answer JSON-ready
-dictionaries, so that the web layer (``_web``) only routes and guards.
+"""What the console's pages show, read over one ``syncpoint.client`` connection: plain functions that answer
+JSON-ready dictionaries, so that the web layer (``_web``) only routes and guards.
 
-Theory of operation: every list is a page (``offset``, ``limit``, at most :data:`MAX_PAGE` items) and says how many
-there are in all, so a page never costs more than the items it shows: the queue list reads the status of only the
-queues on its page (10,000 queues cost one name listing, then 50 status reads); a queue's messages are browsed from
-the first one up to the end of the page (a queue of a million messages is never read whole). A message's body is
-sent whole, base64-encoded; the page shows it as text, JSON or hex. MQDLH and MQXQH at the start of a body are
-decoded here, with the vocabulary's structures.
+Theory of operation: every list is a page (``offset``, ``limit``, at most :data:`MAX_PAGE` items) and says how
+many there are in all, so a page never costs more than the items it shows: the queue list reads the status of
+only the queues on its page (10,000 queues cost one name listing, then 50 status reads); a queue's messages are
+browsed for the page only — the messages before it are skipped by the queue manager's index browse, without their
+data, and a queue of a million messages is never read whole. A message's body is sent whole, base64-encoded; the
+page shows it as text, JSON or hex. MQDLH and MQXQH at the start of a body are decoded here, with the vocabulary's
+structures.
 """
 
 from __future__ import annotations
@@ -16,15 +17,16 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from syncpoint.client import dead_letter_queue
-from syncpoint.mqi import MQDLH, MQMD, MQXQH, MQMIError, blank_strip, matches_generic, reason_name
+from syncpoint.mqi import MQDLH, MQGMO, MQMD, MQXQH, MQMIError, blank_strip, matches_generic, reason_name
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import QLOCAL
 
 if TYPE_CHECKING:
-    from syncpoint.client import Message, QueueManager
+    from syncpoint.client import Message, Queue, QueueManager
 
 MAX_PAGE = 500  # the most items one request answers (queues or messages)
 BROWSE = C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING
+SKIP_CHUNK = 10_000  # messages skipped per index browse
 
 
 def page_bounds(offset: int, limit: int) -> tuple[int, int]:
@@ -130,16 +132,58 @@ def message_page(qm: QueueManager, queue: str, offset: int, limit: int) -> dict[
     offset, limit = page_bounds(offset, limit)
     depth = qm.admin("queue_status", queue)["CURDEPTH"] if qm.admin("lookup", QLOCAL, queue) is not None else None
     q = qm.open(queue, BROWSE)
-    items = []
     try:
-        for index, m in enumerate(q.browse_all(read_ahead=min(64, offset + limit))):
-            if index >= offset + limit:
-                break
-            if index >= offset:
-                items.append(_summary(index, m))
+        items = [_summary(offset + i, m) for i, m in enumerate(browse_page(qm, q, offset, limit))]
     finally:
         q.close()
     return {"queue": queue, "depth": depth, "offset": offset, "limit": limit, "messages": items}
+
+
+def _skip(qm: QueueManager, q: Queue, count: int) -> bool:
+    """Move the browse cursor over the first ``count`` messages without reading their data (the queue manager's
+    index browse, as the Spark source scans: one answer per 10,000 messages); False when the queue has fewer, or
+    the transport cannot (a server speaking an older protocol)."""
+    browse_index = getattr(qm.transport, "browse_index", None)
+    first = True
+    while count > 0:
+        if browse_index is None:
+            return False
+        n = min(count, SKIP_CHUNK)
+        gmo = MQGMO(Version=C.MQGMO_VERSION_3, MatchOptions=C.MQMO_NONE)
+        gmo.Options = (C.MQGMO_BROWSE_FIRST if first else C.MQGMO_BROWSE_NEXT) | C.MQGMO_NO_WAIT
+        gmo.Options |= C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_ACCEPT_TRUNCATED_MSG
+        got = browse_index(q.handle, MQMD(), gmo, n)
+        if got is None:
+            return False
+        seen, error = got
+        if error is not None and error.reason != C.MQRC_NO_MSG_AVAILABLE:
+            raise error
+        if len(seen) < n:
+            return False
+        count -= n
+        first = False
+    return True
+
+
+def browse_page(qm: QueueManager, q: Queue, offset: int, limit: int) -> list[Message]:
+    """Messages ``offset`` to ``offset + limit`` of queue ``q`` (opened to browse), in delivery order, left in
+    place. The messages before the page are skipped without their data where the transport can."""
+    out: list[Message] = []
+    if offset and not _skip(qm, q, offset):
+        for index, m in enumerate(q.browse_all(read_ahead=64)):  # the fallback: browse with data up to the page
+            if index >= offset + limit:
+                break
+            if index >= offset:
+                out.append(m)
+        return out
+    for i in range(limit):
+        try:
+            out.append(q.browse(first=offset == 0 and i == 0))
+        except MQMIError as e:
+            if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                break
+            raise
+    return out
 
 
 def find_message(qm: QueueManager, queue: str, msg_id: bytes) -> Message | None:

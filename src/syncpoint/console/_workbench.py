@@ -25,7 +25,7 @@ from syncpoint.dlq import DeadLetterHandler, parse_rules, read_dlh
 from syncpoint.mqi import MQMIError, blank_strip, reason_name
 from syncpoint.mqi import constants as C
 
-from ._data import BROWSE, page_bounds
+from ._data import BROWSE, browse_page, page_bounds
 
 if TYPE_CHECKING:
     from syncpoint.client import QueueManager
@@ -109,11 +109,7 @@ def dead_letters(qm: QueueManager, dlq: str, offset: int, limit: int, now: float
     q = qm.open(dlq, BROWSE)
     items: list[dict[str, Any]] = []
     try:
-        for index, m in enumerate(q.browse_all(read_ahead=min(64, offset + limit))):
-            if index >= offset + limit:
-                break
-            if index < offset:
-                continue
+        for index, m in enumerate(browse_page(qm, q, offset, limit), start=offset):
             dlh = read_dlh(m.data)
             date, tod = blank_strip(m.md.PutDate), blank_strip(m.md.PutTime)
             entry: dict[str, Any] = {
