@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -97,7 +98,15 @@ def browser() -> Iterator[WebDriver]:
 
 
 def wait(driver: WebDriver, cond: object, what: str, timeout: float = 30) -> object:
-    return WebDriverWait(driver, timeout).until(cond, message=what)  # type: ignore[arg-type]
+    """Wait for ``cond``; the live pages redraw their tables every two seconds, so an element read while it is
+    replaced is read again."""
+    waiting = WebDriverWait(driver, timeout, ignored_exceptions=(StaleElementReferenceException,))
+    return waiting.until(cond, message=what)  # type: ignore[arg-type]
+
+
+def click(driver: WebDriver, css: str) -> None:
+    """Click the element, again if the page redrew it under the click."""
+    wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, css).click() or True, f"a click on {css}")
 
 
 def text_of(driver: WebDriver, element_id: str) -> str:
@@ -125,6 +134,19 @@ def queue_row(driver: WebDriver, name: str) -> list[str]:
     return []
 
 
+def open_queue(driver: WebDriver, name: str) -> None:
+    """Click the queue's row (the list is redrawn every two seconds: a row may go stale under the click)."""
+
+    def click_row(d: WebDriver) -> bool:
+        for tr in d.find_elements(By.CSS_SELECTOR, "#queue-table tbody tr"):
+            if tr.find_element(By.TAG_NAME, "td").text == name:
+                tr.click()
+                return True
+        return False
+
+    wait(driver, click_row, f"{name} to open")
+
+
 def test_a_wrong_password_is_refused_and_shows_no_queue(browser: WebDriver, console: Console) -> None:
     log_in(browser, console, password="not-the-password")
     wait(browser, lambda d: "Refused" in text_of(d, "login-error"), "the refusal")  # after the throttle's delay
@@ -135,8 +157,7 @@ def test_a_wrong_password_is_refused_and_shows_no_queue(browser: WebDriver, cons
 
 def test_a_queues_depth_changes_on_the_page_after_a_put(browser: WebDriver, console: Console) -> None:
     log_in(browser, console)
-    wait(browser, lambda d: queue_row(d, "APP.ORDERS"), "the queue list")
-    assert queue_row(browser, "APP.ORDERS")[1] == "0"
+    wait(browser, lambda d: queue_row(d, "APP.ORDERS")[1:2] == ["0"], "the queue list: APP.ORDERS empty")
     with console.qm() as qm, qm.open("APP.ORDERS", C.MQOO_OUTPUT) as q:
         for i in range(3):
             q.put(json.dumps({"order": i, "item": "widget"}).encode(), md=MQMD(Format=C.MQFMT_STRING))
@@ -146,8 +167,8 @@ def test_a_queues_depth_changes_on_the_page_after_a_put(browser: WebDriver, cons
 
 def test_a_queue_description_with_script_is_shown_as_text_never_run(browser: WebDriver, console: Console) -> None:
     log_in(browser, console)
-    wait(browser, lambda d: queue_row(d, "APP.XSS"), "the queue list")
-    assert queue_row(browser, "APP.XSS")[6] == "<script>document.title='pwned'</script>"
+    shown = "<script>document.title='pwned'</script>"
+    wait(browser, lambda d: queue_row(d, "APP.XSS")[6:7] == [shown], "the description shown as text")
     assert browser.title == "syncpoint console"  # the script did not run
     assert not browser.find_elements(By.CSS_SELECTOR, "#queue-table script")
 
@@ -162,12 +183,9 @@ def test_browsing_a_message_shows_its_mqmd_and_whole_body_as_text_json_and_hex(
             q.put(payload.encode(), md=MQMD(Format=C.MQFMT_STRING))
     log_in(browser, console)
     wait(browser, lambda d: queue_row(d, "APP.BROWSE"), "the queue list")
-    for tr in browser.find_elements(By.CSS_SELECTOR, "#queue-table tbody tr"):
-        if tr.find_element(By.TAG_NAME, "td").text == "APP.BROWSE":
-            tr.click()
-            break
+    open_queue(browser, "APP.BROWSE")
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#message-table tbody tr"), "the message list")
-    browser.find_element(By.CSS_SELECTOR, "#message-table tbody tr").click()
+    click(browser, "#message-table tbody tr")
     wait(browser, lambda d: d.find_element(By.ID, "message-detail").is_displayed(), "the message")
     assert text_of(browser, "detail-body") == payload  # the whole body (IBM's console stops at 1 KB), as text
     md_rows = {
@@ -223,7 +241,7 @@ def test_three_dead_letters_retried_from_the_workbench_arrive_on_their_queue(
     assert browser.find_elements(By.CSS_SELECTOR, "#dlq-chart rect.bar")  # the arrivals chart is drawn
     browser.save_screenshot(str(console.shots / "console-dlq.png"))
     for msg_id in [*ids, bytes(orphan.MsgId).hex()]:
-        browser.find_element(By.CSS_SELECTOR, f"#dlq-table input[data-msgid='{msg_id}']").click()
+        click(browser, f"#dlq-table input[data-msgid='{msg_id}']")
     browser.find_element(By.ID, "dlq-rules").click()
     wait(browser, lambda d: "ACTION(RETRY)" in text_of(d, "dlq-rules-text"), "the rules table")
     assert "DESTQ('APP.RETRY') REASON(2053)" in text_of(browser, "dlq-rules-text")
@@ -239,6 +257,20 @@ def test_three_dead_letters_retried_from_the_workbench_arrive_on_their_queue(
             left = [m.data[C.MQDLH_LENGTH_1 :] for m in q.browse_all()]
     assert arrived == [b"retry me 0", b"retry me 1", b"retry me 2"]  # MQDLH removed, in order
     assert left == [b"nowhere to go"]
+    # the one left, browsed: its MQDLH decoded field by field
+    tab(browser, "queues")
+    wait(browser, lambda d: queue_row(d, DLQ), "the queue list")
+    open_queue(browser, DLQ)
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#message-table tbody tr"), "the message list")
+    click(browser, "#message-table tbody tr")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "table.header-MQDLH"), "the decoded MQDLH")
+    dlh = {
+        tr.find_elements(By.TAG_NAME, "td")[0].text: tr.find_elements(By.TAG_NAME, "td")[1].text
+        for tr in browser.find_elements(By.CSS_SELECTOR, "table.header-MQDLH tr")
+    }
+    assert dlh["Reason"] == str(C.MQRC_PUT_INHIBITED) and dlh["ReasonName"] == "MQRC_PUT_INHIBITED"
+    assert dlh["DestQName"] == "APP.DELETED" and dlh["Format"] == "MQSTR"
+    browser.save_screenshot(str(console.shots / "console-mqdlh.png"))
 
 
 def test_the_queue_manager_page_shows_its_dead_letter_queue_and_channels(browser: WebDriver, console: Console) -> None:
