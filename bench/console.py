@@ -7,8 +7,8 @@
 An in-memory queue manager (the console's functions run over a ``syncpoint.client`` connection, as in the server
 process) is filled with ``--queues`` local queues and one queue of ``--messages`` 100-byte non-persistent
 messages, a tenth of which are also on the dead-letter queue; then each page the console polls is timed (median
-of 5): the first and the last page of the queue list, the first page of the big queue's messages and a page 10,000
-messages in, the dead-letter workbench's first page. This is not a test: it lives outside ``tests/``.
+of 5): the first and the last page of the queue list, the first page of the big queue's messages, a page 10,000
+messages in and one half-way, the dead-letter workbench's first page. This is not a test: it lives outside ``tests/``.
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ def main() -> None:
         ("queue list, filtered APP.Q099*", lambda: queue_page(qm, "APP.Q099*", 0, 50)),
         (f"messages of BIG.Q ({args.messages}), first page", lambda: message_page(qm, "BIG.Q", 0, 50)),
         ("messages of BIG.Q, page at 10,000", lambda: message_page(qm, "BIG.Q", 10_000, 50)),
+        (f"messages of BIG.Q, page at {args.messages // 2}", lambda: message_page(qm, "BIG.Q", args.messages // 2, 50)),
         ("dead-letter workbench, first 200", lambda: dead_letters(qm, DLQ, 0, 200)),
     ]
     print(f"{'page':<48} {'median':>10}")

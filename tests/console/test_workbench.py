@@ -152,3 +152,13 @@ def test_message_detail_has_the_whole_body_and_decodes_mqdlh_then_mqxqh(app_q: Q
     assert len(raw) == C.MQDLH_LENGTH_1 + len(body) and MQDLH.unpack(raw[: C.MQDLH_LENGTH_1]).Reason == C.MQRC_Q_FULL
     assert detail["md"]["MsgId"] == msg_id.hex()
     assert _data.message_detail(qm, DLQ, b"\x02" * 24) is None
+
+
+def test_a_message_without_mqdlh_is_left_on_the_dlq_with_mqrc_format_error(app_q: QueueManager) -> None:
+    # reference/dlq-handler.md: the handler acts only on messages that begin with an MQDLH; others are left
+    qm = app_q
+    with qm.open(DLQ, C.MQOO_OUTPUT) as q:
+        md = q.put(b"no header here")
+    (outcome,) = act(qm, DLQ, "discard", [bytes(md.MsgId)])
+    assert not outcome.done and outcome.reason == C.MQRC_FORMAT_ERROR
+    assert bodies(qm, DLQ) == [b"no header here"]

@@ -261,9 +261,10 @@ class DeadLetterHandler:
     def act_on(self, msg_id: bytes, correl_id: bytes | None = None) -> tuple[int, tuple[str, str] | None]:
         """Apply the table's first matching rule to the one message with ``msg_id`` (runmqdlq itself acts only on
         whole queues): the same unit of work as :meth:`_apply`. Returns (reason, destination): MQRC_NONE when the
-        action was done; MQRC_NO_MSG_AVAILABLE when no such message is on the queue; MQRC_FORMAT_ERROR when it
-        does not begin with an MQDLH; the failed put's reason when the message stays on the queue (the unit of
-        work backed out (a RETRY whose original queue is gone: MQRC_UNKNOWN_OBJECT_NAME)."""
+        action was done, or when the rule is IGNORE (destination None: nothing done); MQRC_NO_MSG_AVAILABLE when
+        no such message is on the queue; MQRC_FORMAT_ERROR when it does not begin with an MQDLH (the rules cannot
+        be matched: it is left, as runmqdlq leaves it); the failed put's reason when the message stays on the
+        queue, its unit of work backed out — a RETRY whose original queue is gone: MQRC_UNKNOWN_OBJECT_NAME."""
         try:
             msg = self.queue.browse(first=True, lock=True, msg_id=msg_id, correl_id=correl_id)
         except MQMIError as e:
