@@ -103,7 +103,7 @@ def _age_seconds(date: str, tod: str, now: float) -> int | None:
 
 def dead_letters(qm: QueueManager, dlq: str, offset: int, limit: int, now: float | None = None) -> dict[str, Any]:
     """A page of the dead-letter queue: each message's reason, original queue and queue manager, and age, plus
-    the counts by reason and by original queue over the page."""
+    the counts by reason and by original queue over the page, and the queue's depth."""
     offset, limit = page_bounds(offset, limit)
     now = time.time() if now is None else now
     q = qm.open(dlq, BROWSE)
@@ -141,6 +141,7 @@ def dead_letters(qm: QueueManager, dlq: str, offset: int, limit: int, now: float
     by_queue = Counter(str(i["destQ"]) for i in items if i["destQ"])
     return {
         "queue": dlq,
+        "depth": qm.admin("queue_status", dlq)["CURDEPTH"],
         "offset": offset,
         "limit": limit,
         "messages": items,

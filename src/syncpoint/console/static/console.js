@@ -4,7 +4,8 @@
 
 const API = "/ibmmq/console/api";
 const PAGE = 50;
-const state = { auth: null, tab: "queues", qOffset: 0, browseQueue: "", bOffset: 0, detail: null,
+const DLQ_PAGE = 200;
+const state = { auth: null, tab: "queues", qOffset: 0, browseQueue: "", bOffset: 0, dOffset: 0, detail: null,
   view: "text", dlq: [], timer: null };
 
 function $(id) { return document.getElementById(id); }
@@ -245,10 +246,11 @@ function counts(list, id) {
 }
 
 async function loadDlq() {
-  const page = await call("/dlq?offset=0&limit=200");
+  const page = await call(`/dlq?offset=${state.dOffset}&limit=${DLQ_PAGE}`);
   const chosen = new Set(selected().map(m => m.msgId));
   state.dlq = page.messages;
   $("dlq-name").textContent = page.queue;
+  $("dlq-range").textContent = `${page.messages.length ? page.offset + 1 : 0}–${page.offset + page.messages.length} of ${page.depth}`;
   counts(page.byReason, "dlq-reasons");
   counts(page.byQueue, "dlq-queues");
   drawChart(page.messages);
@@ -313,6 +315,8 @@ document.addEventListener("DOMContentLoaded", () => {
   $("dlq-discard").addEventListener("click", () => dlqAction("discard"));
   $("dlq-move").addEventListener("click", () => dlqAction("move"));
   $("dlq-rules").addEventListener("click", dlqRules);
+  $("dlq-prev").addEventListener("click", () => { state.dOffset = Math.max(0, state.dOffset - DLQ_PAGE); loadDlq(); });
+  $("dlq-next").addEventListener("click", () => { state.dOffset += DLQ_PAGE; loadDlq(); });
   $("dlq-all").addEventListener("change", e => {
     document.querySelectorAll("#dlq-table input.pick").forEach(b => { b.checked = e.target.checked; });
   });
