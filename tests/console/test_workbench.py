@@ -162,3 +162,19 @@ def test_a_message_without_mqdlh_is_left_on_the_dlq_with_mqrc_format_error(app_q
     (outcome,) = act(qm, DLQ, "discard", [bytes(md.MsgId)])
     assert not outcome.done and outcome.reason == C.MQRC_FORMAT_ERROR
     assert bodies(qm, DLQ) == [b"no header here"]
+
+
+def test_qmgr_overview_names_the_dead_letter_queue_and_lists_channels_with_status(qm: QueueManager) -> None:
+    from syncpoint.mqsc import MqscProcessor
+
+    assert MqscProcessor(qm, echo=False).execute("DEFINE CHANNEL(TO.QM2) CHLTYPE(RCVR) TRPTYPE(TCP)").ok
+    overview = _data.qmgr_overview(qm)
+    assert overview["deadLetterQueue"] == DLQ and overview["queueSharingGroup"] == ""
+    assert {"name": "TO.QM2", "type": "RCVR", "status": "INACTIVE"} in overview["channels"]
+
+
+def test_mqsc_answers_its_lines_and_says_when_a_command_failed(qm: QueueManager) -> None:
+    ok = _data.run_mqsc(qm, "DEFINE QLOCAL(MQSC.Q)")
+    assert ok["ok"] and any("AMQ8006I" in line for line in ok["lines"])
+    failed = _data.run_mqsc(qm, "DELETE QLOCAL(NO.SUCH.Q)")
+    assert not failed["ok"] and failed["lines"]

@@ -59,7 +59,8 @@ def structure_json(s: Any) -> dict[str, Any]:
 
 
 def qmgr_overview(qm: QueueManager) -> dict[str, Any]:
-    """The queue manager: its name, dead-letter queue and channels (with their status where one is running)."""
+    """The queue manager: its name, dead-letter queue, queue-sharing group ('' outside one) and channels (with
+    their status where one is running)."""
     from syncpoint.mqsc import MqscProcessor
 
     processor = MqscProcessor(qm, echo=False)
@@ -78,6 +79,7 @@ def qmgr_overview(qm: QueueManager) -> dict[str, Any]:
     return {
         "name": qm.name,
         "deadLetterQueue": dead_letter_queue(qm),
+        "queueSharingGroup": qm.admin("qsg_name") or "",
         "channels": sorted(channels.values(), key=lambda c: c["name"]),
         "time": time.time(),
     }

@@ -89,6 +89,7 @@ async function loadQmgr() {
   const qm = await call("/qmgr");
   $("qmgr-title").textContent = qm.name;
   $("qmgr-dlq").textContent = qm.deadLetterQueue || "(none)";
+  $("qmgr-qsg").textContent = qm.queueSharingGroup || "(none)";
   const body = $("channels").tBodies[0];
   body.replaceChildren(...qm.channels.map(c => row([c.name, c.type, c.status])));
 }
