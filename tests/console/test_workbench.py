@@ -178,3 +178,19 @@ def test_mqsc_answers_its_lines_and_says_when_a_command_failed(qm: QueueManager)
     assert ok["ok"] and any("AMQ8006I" in line for line in ok["lines"])
     failed = _data.run_mqsc(qm, "DELETE QLOCAL(NO.SUCH.Q)")
     assert not failed["ok"] and failed["lines"]
+
+
+def test_a_body_that_is_not_utf8_is_listed_with_replacement_characters_and_sent_whole(qm: QueueManager) -> None:
+    raw = b"\xff\xfe caf\xe9 \x00\x01"
+    with qm.open("Q1", C.MQOO_OUTPUT) as q:
+        md = q.put(raw)
+    (summary,) = _data.message_page(qm, "Q1", 0, 10)["messages"]
+    assert summary["preview"] == raw.decode("utf-8", "replace")
+    detail = _data.message_detail(qm, "Q1", bytes(md.MsgId))
+    assert detail is not None and base64.b64decode(detail["body"]) == raw  # the hex view shows every byte
+
+
+def test_the_rules_table_for_move_and_discard_names_the_action() -> None:
+    selected = [{"destQ": "APP.Q", "reason": 2053}]
+    assert "ACTION(FWD) FWDQ('HOLD.Q') HEADER(YES)" in rules_table(DLQ, "move", selected, "HOLD.Q")
+    assert "DESTQ('APP.Q') REASON(2053) ACTION(DISCARD)" in rules_table(DLQ, "discard", selected)

@@ -294,7 +294,8 @@ async function dlqAction(action) {
 async function dlqRules() {
   const out = $("dlq-rules-text");
   try {
-    const answer = await call("/dlq/rules", { queue: $("dlq-name").textContent, action: "retry", selected: selected() });
+    const answer = await call("/dlq/rules", { queue: $("dlq-name").textContent, action: $("dlq-rules-action").value,
+      toQueue: $("dlq-move-to").value, selected: selected() });
     out.textContent = answer.rules;
   } catch (e) {
     out.textContent = e.message;
