@@ -1,5 +1,6 @@
 """The web console in a real browser, as a person uses it: Debian's headless Chromium driven by Selenium, against a
-real queue manager server (``strmqm`` with ``rest = true``) — one server and one browser for the module.
+real queue manager server (``strmqm`` with ``rest = true``) — one server and one browser for the module (per
+worker, should xdist spread its tests).
 
 Each test takes a screenshot of the page it used; with ``SYNCPOINT_CONSOLE_SCREENSHOTS=1`` they are written to
 ``docs/images/`` (where docs/console.md shows them), otherwise to the test's temporary folder.
@@ -49,7 +50,9 @@ class Console:
         return syncpoint.connect(QM, home=self.home, user=USER, password=PASSWORD)
 
 
-@pytest.fixture(scope="module")
+# session scope (per worker), as tests/rest/test_rest_server.py's server: xdist may run other modules' tests between
+# this module's, which would end and start again a module-scoped server and browser.
+@pytest.fixture(scope="session")
 def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Console]:
     home = tmp_path_factory.mktemp("console")
     with servers_of(home):
@@ -76,7 +79,7 @@ def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Console]:
         yield c
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[WebDriver]:
     if not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)):
         pytest.fail("Debian's chromium and chromium-driver are not installed: apt-get install chromium chromium-driver")
