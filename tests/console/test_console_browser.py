@@ -100,6 +100,13 @@ def browser() -> Iterator[WebDriver]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
+@pytest.fixture(autouse=True)
+def _leave_the_page(browser: WebDriver) -> Iterator[None]:
+    """After each test the browser leaves the console, whose pages poll every two seconds (the browser lives on)."""
+    yield
+    browser.get("about:blank")
+
+
 def wait(driver: WebDriver, cond: object, what: str, timeout: float = 30) -> object:
     """Wait for ``cond``; the live pages redraw their tables every two seconds, so an element read while it is
     replaced is read again."""
