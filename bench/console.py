@@ -5,10 +5,10 @@
     .venv/bin/python bench/console.py --queues 2000 --messages 100000
 
 An in-memory queue manager (the console's functions run over a ``syncpoint.client`` connection, as in the server
-process) is filled with ``--queues`` local queues and one queue of ``--messages`` 100-byte non-persistent
-messages, a tenth of which are also on the dead-letter queue; then each page the console polls is timed (median
-of 5): the first and the last page of the queue list, the first page of the big queue's messages, a page 10,000
-messages in and one half-way, the dead-letter workbench's first page. This is not a test: it lives outside ``tests/``.
+process) is filled with ``--queues`` local queues, one queue of ``--messages`` 100-byte non-persistent messages and
+a tenth as many dead letters (at most 10,000); then each page the console polls is timed (median of 5): the first
+and the last page of the queue list, the first page of the big queue's messages, a page 10,000 messages in and one
+half-way, the dead-letter workbench's first page. This is not a test: it lives outside ``tests/``.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def main() -> None:
     with qm.open("BIG.Q", C.MQOO_OUTPUT) as q:
         for start in range(0, args.messages, 10_000):
             q.put_many([body] * min(10_000, args.messages - start))
-    for _ in range(args.messages // 10 if args.messages <= 100_000 else 10_000):
+    for _ in range(min(args.messages // 10, 10_000)):
         dead_letter(qm, MQMD(Format=C.MQFMT_STRING), body, C.MQRC_Q_FULL, dest_q="BIG.Q", syncpoint=False)
     print(f"{args.messages} messages put in {time.perf_counter() - t:.1f} s")
     last = max(0, args.queues - 50)

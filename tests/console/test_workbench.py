@@ -194,3 +194,11 @@ def test_the_rules_table_for_move_and_discard_names_the_action() -> None:
     selected = [{"destQ": "APP.Q", "reason": 2053}]
     assert "ACTION(FWD) FWDQ('HOLD.Q') HEADER(YES)" in rules_table(DLQ, "move", selected, "HOLD.Q")
     assert "DESTQ('APP.Q') REASON(2053) ACTION(DISCARD)" in rules_table(DLQ, "discard", selected)
+
+
+def test_a_page_past_the_end_of_a_queue_is_empty(qm: QueueManager) -> None:
+    with qm.open("Q1", C.MQOO_OUTPUT) as q:
+        q.put_many([b"m"] * 20)
+    assert _data.message_page(qm, "Q1", 20, 5)["messages"] == []
+    assert _data.message_page(qm, "Q1", 500, 5)["messages"] == []
+    assert [m["index"] for m in _data.message_page(qm, "Q1", 18, 5)["messages"]] == [18, 19]

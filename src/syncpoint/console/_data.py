@@ -141,22 +141,22 @@ def message_page(qm: QueueManager, queue: str, offset: int, limit: int) -> dict[
     return {"queue": queue, "depth": depth, "offset": offset, "limit": limit, "messages": items}
 
 
-def _skip(qm: QueueManager, q: Queue, count: int) -> bool:
+def _skip(qm: QueueManager, q: Queue, count: int) -> bool | None:
     """Move the browse cursor over the first ``count`` messages without reading their data (the queue manager's
-    index browse, as the Spark source scans: one answer per 10,000 messages); False when the queue has fewer, or
-    the transport cannot (a server speaking an older protocol)."""
+    index browse, as the Spark source scans: one answer per 10,000 messages): True when done, False when the queue
+    has fewer, None when the transport cannot (a server speaking an older protocol)."""
     browse_index = getattr(qm.transport, "browse_index", None)
     first = True
     while count > 0:
         if browse_index is None:
-            return False
+            return None
         n = min(count, SKIP_CHUNK)
         gmo = MQGMO(Version=C.MQGMO_VERSION_3, MatchOptions=C.MQMO_NONE)
         gmo.Options = (C.MQGMO_BROWSE_FIRST if first else C.MQGMO_BROWSE_NEXT) | C.MQGMO_NO_WAIT
         gmo.Options |= C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_ACCEPT_TRUNCATED_MSG
         got = browse_index(q.handle, MQMD(), gmo, n)
         if got is None:
-            return False
+            return None
         seen, error = got
         if error is not None and error.reason != C.MQRC_NO_MSG_AVAILABLE:
             raise error
@@ -169,15 +169,27 @@ def _skip(qm: QueueManager, q: Queue, count: int) -> bool:
 
 def browse_page(qm: QueueManager, q: Queue, offset: int, limit: int) -> list[Message]:
     """Messages ``offset`` to ``offset + limit`` of queue ``q`` (opened to browse), in delivery order, left in
-    place. The messages before the page are skipped without their data where the transport can."""
+    place; an empty page past the end. The messages before the page are skipped without their data where the
+    transport can."""
     out: list[Message] = []
-    if offset and not _skip(qm, q, offset):
+    skipped = _skip(qm, q, offset) if offset else True
+    if skipped is False:
+        return out  # the queue ends before the page
+    if skipped is None:
         for index, m in enumerate(q.browse_all(read_ahead=64)):  # the fallback: browse with data up to the page
             if index >= offset + limit:
                 break
             if index >= offset:
                 out.append(m)
         return out
+    for i in range(limit):
+        try:
+            out.append(q.browse(first=offset == 0 and i == 0))
+        except MQMIError as e:
+            if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                break
+            raise
+    return out
     for i in range(limit):
         try:
             out.append(q.browse(first=offset == 0 and i == 0))
