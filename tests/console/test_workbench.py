@@ -202,3 +202,21 @@ def test_a_page_past_the_end_of_a_queue_is_empty(qm: QueueManager) -> None:
     assert _data.message_page(qm, "Q1", 20, 5)["messages"] == []
     assert _data.message_page(qm, "Q1", 500, 5)["messages"] == []
     assert [m["index"] for m in _data.message_page(qm, "Q1", 18, 5)["messages"]] == [18, 19]
+
+
+def test_a_page_of_the_queue_list_reads_the_status_of_its_own_queues_only(qm: QueueManager) -> None:
+    # issue 37, item 5: the console stays responsive with 10,000 queues: a refresh costs one page of status reads
+    for i in range(2000):
+        qm.admin("define", "QLOCAL", f"MANY.Q{i:04d}", {})
+    asked: list[str] = []
+    real_admin = qm.admin
+
+    def counting_admin(verb: str, *args: object, **kw: object) -> object:
+        if verb == "queue_status":
+            asked.append(str(args[0]))
+        return real_admin(verb, *args, **kw)
+
+    qm.admin = counting_admin  # type: ignore[method-assign]
+    page = _data.queue_page(qm, "MANY.*", 1000, 50)
+    assert page["total"] == 2000 and len(page["queues"]) == 50
+    assert asked == [f"MANY.Q{i:04d}" for i in range(1000, 1050)]
