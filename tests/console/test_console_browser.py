@@ -357,3 +357,33 @@ def test_dlqmsg_retries_discards_or_keeps_one_dead_letter_by_its_msgid(console: 
         with qm.open(DLQ, C.MQOO_BROWSE) as q:
             ids = {bytes(m.md.MsgId).hex() for m in q.browse_all()}
     assert orphan in ids and one not in ids and two not in ids
+
+
+def test_dead_letters_moved_or_discarded_from_the_workbench(browser: WebDriver, console: Console) -> None:
+    with console.qm() as qm:
+        qm.admin("define", "QLOCAL", "APP.HOLD", {})
+        moved, dropped = (
+            bytes(
+                dead_letter(qm, MQMD(Format=C.MQFMT_STRING), body, C.MQRC_Q_FULL, dest_q="APP.X", syncpoint=False).MsgId
+            ).hex()
+            for body in (b"to hold", b"to drop")
+        )
+    log_in(browser, console)
+    wait(browser, lambda d: d.find_element(By.ID, "tabs").is_displayed(), "the console")
+    tab(browser, "dlq")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"input[data-msgid='{dropped}']"), "the dead letters")
+    click(browser, f"#dlq-table input[data-msgid='{moved}']")
+    browser.find_element(By.ID, "dlq-move-to").send_keys("APP.HOLD")
+    browser.find_element(By.ID, "dlq-move").click()
+    wait(browser, lambda d: "move: 1 done" in text_of(d, "dlq-result"), "the move's outcome")
+    wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, f"input[data-msgid='{moved}']"), "the row to go")
+    click(browser, f"#dlq-table input[data-msgid='{dropped}']")
+    browser.find_element(By.ID, "dlq-discard").click()
+    wait(browser, lambda d: "discard: 1 done" in text_of(d, "dlq-result"), "the discard's outcome")
+    with console.qm() as qm:
+        with qm.open("APP.HOLD", C.MQOO_BROWSE) as q:
+            held = [m.data for m in q.browse_all()]
+        with qm.open(DLQ, C.MQOO_BROWSE) as q:
+            ids = {bytes(m.md.MsgId).hex() for m in q.browse_all()}
+    assert len(held) == 1 and held[0][:4] == C.MQDLH_STRUC_ID and held[0].endswith(b"to hold")  # moved whole
+    assert moved not in ids and dropped not in ids
