@@ -52,6 +52,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "syncpoint.channel",
             "syncpoint.rest",
             "syncpoint.metrics",  # issue 36: /metrics in IBM's exporter's names
+            "syncpoint.console",
         ),
     ),
     # the root package's convenience names (syncpoint.connect, syncpoint.Message …) are the client's
@@ -68,7 +69,15 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 TOOLS_MAY_USE = ("api", "vocabulary")
 # Within the tools layer a tool imports no other tool, except the public faces named here (flow runs on spark).
 # The REST API's MQSC action runs MQSC, so it uses the MQSC command processor's public face.
-TOOL_USES_TOOL = {("syncpoint.flow", "syncpoint.spark"), ("syncpoint.rest", "syncpoint.mqsc")}
+# The web console mounts on the REST API (its authenticator, basic credentials, CSRF header), runs MQSC, and acts
+# on dead letters through the DLQ handler's own actions.
+TOOL_USES_TOOL = {
+    ("syncpoint.flow", "syncpoint.spark"),
+    ("syncpoint.rest", "syncpoint.mqsc"),
+    ("syncpoint.console", "syncpoint.rest"),
+    ("syncpoint.console", "syncpoint.mqsc"),
+    ("syncpoint.console", "syncpoint.dlq"),
+}
 
 RANK = {pkg: len(LAYERS) - i for i, (_, pkgs) in enumerate(LAYERS) for pkg in pkgs}
 LAYER_OF = {pkg: layer for layer, pkgs in LAYERS for pkg in pkgs}

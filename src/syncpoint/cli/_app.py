@@ -370,6 +370,7 @@ _TOOL_MODULES = (
     "_dmpmqcfg",
     "_trigger",
     "_dlq",
+    "_dlqmsg",
     "_pcf",
     "_amqsevt",
     "_compat",

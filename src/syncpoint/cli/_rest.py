@@ -120,7 +120,11 @@ def start_rest(
         finally:
             server.internal_connections.discard(hconn)
 
-    app = create_app(host_qm.name, connect, ServerAuthenticator(server, users), release=release)
+    from syncpoint.console import console_routes
+
+    authenticator = ServerAuthenticator(server, users)
+    console = console_routes(connect, release, authenticator)  # the web console on the same port (docs/console.md)
+    app = create_app(host_qm.name, connect, authenticator, release=release, mounts=console)
     config = uvicorn.Config(
         app,
         host=host,

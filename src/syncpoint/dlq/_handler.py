@@ -257,6 +257,32 @@ class DeadLetterHandler:
                 return None
             raise
 
+    # -- one message by its MsgId (the console's workbench and ``syncpoint dlqmsg``) -------------------------
+    def act_on(self, msg_id: bytes, correl_id: bytes | None = None) -> tuple[int, tuple[str, str] | None]:
+        """Apply the table's first matching rule to the one message with ``msg_id`` (runmqdlq itself acts only on
+        whole queues): the same unit of work as :meth:`_apply`. Returns (reason, destination): MQRC_NONE when the
+        action was done, or when the rule is IGNORE (destination None: nothing done); MQRC_NO_MSG_AVAILABLE when
+        no such message is on the queue; MQRC_FORMAT_ERROR when it does not begin with an MQDLH (the rules cannot
+        be matched: it is left, as runmqdlq leaves it); the failed put's reason when the message stays on the
+        queue, its unit of work backed out — a RETRY whose original queue is gone: MQRC_UNKNOWN_OBJECT_NAME."""
+        try:
+            msg = self.queue.browse(first=True, lock=True, msg_id=msg_id, correl_id=correl_id)
+        except MQMIError as e:
+            if e.reason == C.MQRC_NO_MSG_AVAILABLE:
+                return C.MQRC_NO_MSG_AVAILABLE, None
+            raise
+        try:
+            dlh = read_dlh(msg.data)
+            if dlh is None:
+                return C.MQRC_FORMAT_ERROR, None
+            dl = DeadLetter(msg.md, msg.data, dlh)
+            rule = choose_rule(self.rules, dl, 0)
+            if rule is None or rule.action == "IGNORE":
+                return C.MQRC_NONE, None
+            return self._apply(rule, dl)
+        finally:
+            self._unlock()
+
     # -- one message ------------------------------------------------------------------------------------
     def _consider(self, msg: Message) -> None:
         key = (msg.msg_id, msg.correl_id)
