@@ -63,7 +63,7 @@ def test_inquire_channel_status_agrees_with_display_chstatus(qms: QMs) -> None:
     mqsc = shown()
     assert text(row[K.MQCACH_CHANNEL_NAME]) == "TO.QM2" and row[K.MQIACH_CHANNEL_TYPE].Value == 1
     assert row[K.MQIACH_CHANNEL_INSTANCE_TYPE].Value == K.MQOT_CURRENT_CHANNEL
-    assert row[K.MQIACH_CHANNEL_STATUS].Value == K.MQCHS_RETRYING
+    assert row[K.MQIACH_CHANNEL_STATUS].Value == C.MQCHS_RETRYING
     assert text(row[K.MQCACH_CONNECTION_NAME]) == conname and text(row[K.MQCACH_XMIT_Q_NAME]) == "QM2"
     assert row[K.MQIACH_SHORT_RETRIES_LEFT].Value == int(mqsc["SHORTRTS"]) <= 3
     assert row[K.MQIACH_LONG_RETRIES_LEFT].Value == int(mqsc["LONGRTS"])

@@ -190,14 +190,6 @@ def browse_page(qm: QueueManager, q: Queue, offset: int, limit: int) -> list[Mes
                 break
             raise
     return out
-    for i in range(limit):
-        try:
-            out.append(q.browse(first=offset == 0 and i == 0))
-        except MQMIError as e:
-            if e.reason == C.MQRC_NO_MSG_AVAILABLE:
-                break
-            raise
-    return out
 
 
 def find_message(qm: QueueManager, queue: str, msg_id: bytes) -> Message | None:

@@ -166,13 +166,9 @@ class PublishMixin(QueueManagerBase):
     # -- publishing -----------------------------------------------------------------------------------
     def _publish(self, conn: Connection, h: Handle, md: MQMD, pmo: MQPMO, data: bytes, props: Any = None) -> int:
         """MQPUT / MQPUT1 on a topic: a copy for every subscription that matches (and selects it), each with the
-        publication's properties."""
+        publication's properties. ``_put`` has checked the MQMD and MQPMO structures."""
         if h in self._sub_handles:
             raise fail(C.MQRC_NOT_OPEN_FOR_OUTPUT, "a subscription handle cannot be published on")
-        if md.StrucId != b"MD  " or md.Version not in (1, 2):
-            raise fail(C.MQRC_MD_ERROR, "the message descriptor is not a valid MQMD")
-        if pmo.StrucId != b"PMO " or pmo.Version not in (1, 2, 3):
-            raise fail(C.MQRC_PMO_ERROR, "the put-message options are not a valid MQPMO")
         opts = pmo.Options
         ctx = opts & CONTEXT_PUT_OPTS
         source = check_put_options(conn, h, pmo, opts & ~PUBLISH_OPTS, ctx, self.quiescing, self.name)

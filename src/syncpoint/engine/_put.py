@@ -102,13 +102,13 @@ class PutMixin(QueueManagerBase):
             self._close(h, C.MQCO_NONE, implicit=True)
 
     def _put(self, conn: Connection, h: Handle, md: MQMD, pmo: MQPMO, data: bytes, props: Props | None = None) -> int:
-        q = h.queue
-        if q is None:
-            return self._publish(conn, h, md, pmo, data, props)  # a topic handle (``_pubsub``)
         if md.StrucId != b"MD  " or md.Version not in (1, 2):
             raise fail(C.MQRC_MD_ERROR, "the message descriptor is not a valid MQMD")
         if pmo.StrucId != b"PMO " or pmo.Version not in (1, 2, 3):
             raise fail(C.MQRC_PMO_ERROR, "the put-message options are not a valid MQPMO")
+        q = h.queue
+        if q is None:
+            return self._publish(conn, h, md, pmo, data, props)  # a topic handle (``_pubsub``)
         opts = pmo.Options
         ctx = opts & CONTEXT_PUT_OPTS
         source: dict[str, Any] | None = None
