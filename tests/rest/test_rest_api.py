@@ -183,12 +183,15 @@ def test_a_bad_header_value_is_400_mqwb0302e_and_puts_nothing(env: Env, header: 
     assert env.depth(q) == 0
 
 
-def test_valid_user_properties_are_accepted(env: Env) -> None:
+def test_user_properties_become_the_messages_properties(env: Env) -> None:
     q = env.define("POST.USR")
     usr = 'colour;"blue, green";string, count;12;i4, ok;true;boolean, ratio;0.5;r8'
     r = env.client.post(msg_url(q), content=b"x", headers={**TEXT, "ibm-mq-usr": usr}, auth=AUTH)
     assert r.status_code == 201, r.text
-    assert env.depth(q) == 1
+    # operations.md: "ibm-mq-usr (user properties)": they are the message's properties, typed as the header says
+    m = env.get(q)
+    assert m.properties == {"colour": "blue, green", "count": 12, "ok": True, "ratio": 0.5}
+    assert m.typed_properties is not None and m.typed_properties["count"] == (C.MQTYPE_INT32, 12)
 
 
 def test_binary_bodies_travel_both_ways_unchanged(env: Env) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from syncpoint.mqi import MQMD, MQOD, MQPMO
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import build as build_props
 
 from ._auth import Authenticator
 from ._errors import RestError, qmgr_not_found
@@ -20,10 +21,24 @@ if TYPE_CHECKING:
 PutHook = Callable[["QueueManager", MQOD, MQMD, MQPMO, bytes, list[UserProperty]], None]
 
 
+# ibm-mq-usr's types -> the message property types (IBM's REST API: string, boolean, i1 … r8)
+_MQTYPES = {
+    "string": C.MQTYPE_STRING,
+    "boolean": C.MQTYPE_BOOLEAN,
+    "i1": C.MQTYPE_INT8,
+    "i2": C.MQTYPE_INT16,
+    "i4": C.MQTYPE_INT32,
+    "i8": C.MQTYPE_INT64,
+    "r4": C.MQTYPE_FLOAT32,
+    "r8": C.MQTYPE_FLOAT64,
+}
+
+
 def _put1(qm: QueueManager, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes, properties: list[UserProperty]) -> None:
-    """MQPUT1. ``properties`` (ibm-mq-usr, validated) are not carried yet: syncpoint's messages gain user
-    properties with message properties (issue 36); the server then passes a put that sets them."""
-    qm.mqput1(od, md, pmo, data)
+    """MQPUT1, with ``properties`` (ibm-mq-usr, validated) as the message's user properties, checked and typed
+    as MQSETMP would (a name IBM forbids: MQRC_PROPERTY_NAME_ERROR, nothing put)."""
+    typed = {p.name: (_MQTYPES[p.type], p.value) for p in properties}
+    qm.mqput1(od, md, pmo, data, build_props(typed) if typed else None)
 
 
 class Rest:
