@@ -64,6 +64,14 @@ def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Console]:
             done = syncpoint_run(home, *args, input=stdin)
             assert done.returncode == 0, done.stdout + done.stderr
         start_server(home, QM)
+        # the console's user administers the queue manager (IBM: MQWebAdmin and mqm), which the authority checks
+        # see after REFRESH SECURITY, as IBM's operating-system groups
+        for args, stdin in (
+            (("group", "-m", QM, "-g", "mqm", "-a", USER), None),
+            (("runmqsc", QM), "REFRESH SECURITY\n"),
+        ):
+            done = syncpoint_run(home, *args, input=stdin)
+            assert done.returncode == 0, done.stdout + done.stderr
         rest_json = home / "qmgrs" / QM / "rest.json"
         wait_for_file(rest_json)
         root = json.loads(rest_json.read_text())["url"].removesuffix("/ibmmq/rest/v3")

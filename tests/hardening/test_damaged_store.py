@@ -398,8 +398,34 @@ def test_a_half_truncated_database_is_salvaged_row_by_row_without_a_traceback(ho
     read = int(fixed.stdout.split("read from the damaged database into a new one: ")[1].split()[0])
     assert read > 0  # the rows on the pages that are left, also those whose interior pages were cut off
     left = reported_depths(fixed.stdout)
-    assert read <= sum(left.values()) < 1000, fixed.stdout  # the rest is reported lost
-    assert depths(home) == {"Q.A": left.get("Q.A", 0), "Q.B": left.get("Q.B", 0)}
+    # messages whose queue's definition was on a lost page are kept and reported, to come back once the queue is
+    # defined again (which pages survive depends on the file's layout: the default objects grow with features)
+    orphans = orphaned_depths(fixed.stdout)
+    # every message now on a queue (or kept for one) was read, and the rest is reported lost; a message read from
+    # the damaged file may still go, by a get the journal replays after it (so placed <= read, not equal)
+    assert 0 < sum(left.values()) + sum(orphans.values()) <= read < 1000, fixed.stdout
+    if orphans:
+        qm = syncpoint.connect(QM, home=home)
+        for name in orphans:
+            qm.admin("define", "QLOCAL", name)  # as the report says: DEFINE QLOCAL again and restart
+        qm.disconnect()
+        open_embedded(QM, home=home).close()
+    assert depths(home) == {q: left.get(q, 0) + orphans.get(q, 0) for q in ("Q.A", "Q.B")}
+
+
+def orphaned_depths(report: str) -> dict[str, int]:
+    """The "ON NO QUEUE" section of salvmqm's report: messages kept whose queue's definition was lost."""
+    lines = report.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip().startswith("ON NO QUEUE")), None)
+    found: dict[str, int] = {}
+    if start is None:
+        return found
+    for line in lines[start + 1 :]:
+        if not line.startswith("    ") or ": " not in line:
+            break
+        queue, count = line.strip().rsplit(": ", 1)
+        found[queue] = int(count.split()[0])
+    return found
 
 
 def test_a_deleted_database_is_reported_missing_with_how_to_restore_not_as_an_unknown_queue_manager(home):

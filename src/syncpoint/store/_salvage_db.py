@@ -110,7 +110,7 @@ def rebuild(store: SQLiteStore) -> Rebuilt:
         connection.close()
     return Rebuilt(
         damaged,
-        len(tables["messages"]),
+        len({row[0] for row in tables["messages"]}),  # distinct messages: a row read twice is one message
         len(tables["objects"]),
         lost,
         len(unplaced),
