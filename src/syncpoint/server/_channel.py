@@ -25,12 +25,13 @@ it serves TLS) and then speaks ``channel`` requests, ``[op, channel name, {…}]
   refused (AMQ9558E / AMQ9514E, MQRC_CHANNEL_NOT_AVAILABLE).
 
 The table of receiving channels (``_RECEIVERS``) holds the channels running here and those STOPPED here (for an
-error, or by STOP CHANNEL) — what DISPLAY CHSTATUS shows at this end. A channel whose sender went away is INACTIVE
-(IBM: no longer shown); it leaves the table at the next ``open`` of any channel here, keeping only
-its last committed batch (``_LAST``: sequence number and id, for the window in which that batch's new sync
-record is not yet visible) while a receiving channel of that name is defined. Everything kept for a queue
-manager is dropped when its server ends (:func:`forget_channels`), so the tables grow with the channels running,
-not with the channel starts over the server's life (issue 39 item 12).
+error, or by STOP CHANNEL) — what DISPLAY CHSTATUS shows at this end. A channel whose sender went away without
+closing is INACTIVE (IBM: no longer shown); it leaves the table at the next ``open`` of any channel here, keeping
+only its last committed batch (``_LAST``: sequence number and id, for the window in which that batch's new sync
+record is not yet visible) while a receiving channel of that name is defined. A channel closed cleanly keeps
+nothing: its sync record in SYSTEM.CHANNEL.SYNCQ is the truth (clearing it makes the receiving end forget).
+Everything kept for a queue manager is dropped when its server ends (:func:`forget_channels`), so the tables grow
+with the channels running, not with the channel starts over the server's life (issue 39 item 12).
 
 Implements: issue 23 items 4, 5, 7 (receiving side); reference/mqsc.md, channel states.
 """
@@ -178,7 +179,6 @@ def receiving_control(qm: Any, op: str, name: str, status: str = "STOPPED") -> b
     assert r is not None
     if status == "INACTIVE":
         del _RECEIVERS[key]
-        _LAST[key] = (r.seq, r.batch_id)
     else:
         _HELD.add(key)
         r.stopped = f"AMQ9528I: User requested closedown of channel '{name}'."
@@ -234,9 +234,9 @@ def channel(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[An
     if op == "hb":
         return {"seq": r.seq}, None
     if op == "close":
-        ended = _RECEIVERS.pop((id(qm), name), None)
-        if ended is not None:
-            _LAST[(id(qm), name)] = (ended.seq, ended.batch_id)
+        # a clean end: its last batch's sync record is committed, and SYNCQ is the truth from now on (an operator
+        # may clear it, IBM's way to make the receiving end forget its sequence number: AMQ9526E at the next start)
+        _RECEIVERS.pop((id(qm), name), None)
         return None, None
     if op == "batch":
         return qm.run(_batch, qm, conn, r, params)
