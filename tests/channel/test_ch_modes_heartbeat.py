@@ -37,6 +37,8 @@ def test_an_idle_channel_sends_heartbeats_and_a_partner_that_stops_answering_put
     connect_pair(qms, extra="HBINT(1) SHORTRTY(1000)")
     put_xmit(qms, [b"one"])
     wait_until(lambda: depth(qms, "QM2", "APP.IN") == 1, "delivered")
+    # and confirmed at the sending end (its answer read): else a late answer, not a heartbeat, finds QM2 stopped
+    wait_until(lambda: "INDOUBT(NO)" in qms.mqsc("QM1", "DISPLAY CHSTATUS(QM1.TO.QM2) INDOUBT\n"), "confirmed")
     with suspended(qms, "QM2"):
         # nothing to send: only a heartbeat can find that QM2 no longer answers
         wait_until(lambda: channel_state(qms, "QM1", "QM1.TO.QM2") == "RETRYING", "the heartbeat found it")
