@@ -213,7 +213,9 @@ class QueueManagerBase(EffectsRecorder):
             appl_name: str = "",
         ) -> int: ...
 
-        def _place(self, t: Target, md: MQMD, data: bytes, uow: UnitOfWork | None, kind: SystemPutKind) -> int: ...
+        def _place(
+            self, t: Target, md: MQMD, data: bytes, uow: UnitOfWork | None, kind: SystemPutKind, props: Any = None
+        ) -> int: ...
 
         def _drop_queue(self, d: Definition) -> None: ...  # _open
 

@@ -43,6 +43,7 @@ from syncpoint.mqi.objects import (
     pubsub_objects,
     valid_object_name,
 )
+from syncpoint.mqi.properties import pack_props, unpack_props
 from syncpoint.mqi.selector import parse as parse_selection
 from syncpoint.store import Snapshot
 
@@ -52,7 +53,15 @@ from ._options import CONTEXT_PUT_OPTS, check_put_options
 from ._put import REPORTS_ASKED, PutMixin
 from ._select import selected
 from ._state import PUT_PENDING, Connection, Handle, Message
-from ._topics import Subscription, SubscriptionIndex, check_topic_string, covering, join_topic, topic_attr
+from ._topics import (
+    Subscription,
+    SubscriptionIndex,
+    check_topic_string,
+    covering,
+    join_topic,
+    one_per_group,
+    topic_attr,
+)
 from ._util import fail, padded
 
 RETAINED = "RETAINED"  # store kind of persistent retained publications, by topic string
@@ -71,23 +80,36 @@ TOPIC_OPEN_OPTS = (
     | C.MQOO_ALTERNATE_USER_AUTHORITY
 )
 _NONE24 = b"\0" * 24
+_RETAINED_MARK = b"RET2"  # a stored retained publication with its properties (``Retained``)
 
 
 @dataclass(frozen=True, slots=True)
 class Retained:
-    """A topic string's retained publication: the publisher's MQMD (as filled by the put) and the data."""
+    """A topic string's retained publication: the publisher's MQMD (as filled by the put), the data and the
+    publication's message properties (delivered with every copy MQSUB and MQSUBRQ send, kept through a restart).
+
+    Stored (kind RETAINED) as ``RET2``, the properties' length (4 bytes, big-endian), the properties as a stored
+    message keeps them (``pack_props``), the MQMD and the data; a record without the mark (written before
+    properties were kept) is the MQMD and the data."""
 
     md: bytes  # a packed MQMD version 2
     data: bytes
     persistent: bool
+    props: Any = None  # the publication's properties (``Props``) or None
 
     def to_bytes(self) -> bytes:
-        return self.md + self.data
+        packed = pack_props(self.props) if self.props else b""
+        return _RETAINED_MARK + len(packed).to_bytes(4, "big") + packed + self.md + self.data
 
     @classmethod
     def from_bytes(cls, raw: bytes) -> Retained:
+        props = None
+        if raw.startswith(_RETAINED_MARK):
+            n = int.from_bytes(raw[4:8], "big")
+            props = unpack_props(raw[8 : 8 + n]) if n else None
+            raw = raw[8 + n :]
         n = len(MQMD().pack())
-        return cls(raw[:n], raw[n:], True)
+        return cls(raw[:n], raw[n:], True, props)
 
 
 class PublishMixin(QueueManagerBase):
@@ -206,6 +228,8 @@ class PublishMixin(QueueManagerBase):
             and not (opts & C.MQPMO_NOT_OWN_SUBS and s.handle is not None and s.handle.conn is conn)
             and self._selection_selects(s, md, data, props)
         ]
+        if self.subs.grouped:  # MQSO_GROUP_SUB: one copy per group of subscriptions (``_topics.one_per_group``)
+            subs = one_per_group(subs)
         uow = conn.uow
         if syncpoint and uow is not None and len(uow) + len(subs) > self.qmgr.attrs["MAXUMSGS"]:
             raise fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
@@ -263,7 +287,7 @@ class PublishMixin(QueueManagerBase):
         if opts & C.MQPMO_RETAIN:
             keep = md.copy()
             keep.Priority, keep.Persistence = prio, pers
-            self._retain(conn, topic, Retained(keep.pack(), bytes(data), pers == C.MQPER_PERSISTENT), held)
+            self._retain(conn, topic, Retained(keep.pack(), bytes(data), pers == C.MQPER_PERSISTENT, props), held)
         if not plan and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED:
             return C.MQRC_NO_SUBS_MATCHED
         return reason
@@ -291,7 +315,7 @@ class PublishMixin(QueueManagerBase):
         if q.shared or t.remote is not None:
             out = MQMD.with_fields(base)
             out.MsgId, out.CorrelId, out.Priority, out.Persistence = self.new_msgid(), s.correl_id, priority, pers
-            return self._place(t, out, data, held, PUBLICATION)
+            return self._place(t, out, data, held, PUBLICATION, props)
         if q.fifo:
             priority = q.attrs["DEFPRTY"]
         stored = dict(base)

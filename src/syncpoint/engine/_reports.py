@@ -34,6 +34,7 @@ a message from another queue manager goes back over a transmission queue.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from syncpoint.mqi import MQMD, MQMIError, blank_strip, dead_letter_message, put_date_time
 from syncpoint.mqi import constants as C
@@ -235,9 +236,12 @@ class ReportsMixin(QueueManagerBase):
             return e.reason
         return self._place(t, md, data, uow, kind)
 
-    def _place(self, t: Target, md: MQMD, data: bytes, uow: UnitOfWork | None, kind: SystemPutKind) -> int:
+    def _place(
+        self, t: Target, md: MQMD, data: bytes, uow: UnitOfWork | None, kind: SystemPutKind, props: Any = None
+    ) -> int:
         """Put a message whose MQMD is complete (context and all) on a resolved target: the queue manager's own
-        puts and a channel's deliveries. MQRC_NONE, or the reason the queue refused it (nothing changed)."""
+        puts and a channel's deliveries; ``props``: its message properties (a publication's). MQRC_NONE, or the
+        reason the queue refused it (nothing changed)."""
         q = t.queue
         qattrs = q.attrs
         first = t.first.attrs if t.first is not None else qattrs
@@ -287,6 +291,8 @@ class ReportsMixin(QueueManagerBase):
             out.Expiry,
             now,
         )
+        if props:
+            m.props = props
         if q.shared:  # a queue-sharing group's shared queue: the message goes to the group's store (``_shared``)
             try:
                 self._shared_place(q, m, uow)

@@ -33,7 +33,7 @@ from syncpoint.mqi.selector import parse as parse_selection
 from ._effects import PUBLICATION
 from ._pubsub import SUB, PublishMixin
 from ._state import Connection, Handle
-from ._topics import Subscription, topic_attr
+from ._topics import Subscription, group_of, topic_attr
 from ._util import fail, padded
 
 KNOWN_SUB_OPTS = (
@@ -56,6 +56,7 @@ KNOWN_SUB_OPTS = (
     | C.MQSO_SCOPE_QMGR
     | C.MQSO_NO_READ_AHEAD
     | C.MQSO_READ_AHEAD
+    | C.MQSO_GROUP_SUB
 )
 _MANAGED_PREFIX = {True: "SYSTEM.MANAGED.DURABLE.*", False: "SYSTEM.MANAGED.NDURABLE.*"}
 
@@ -89,6 +90,10 @@ class SubscribeMixin(PublishMixin):
             raise fail(C.MQRC_OPTIONS_ERROR, "MQSO_READ_AHEAD and MQSO_NO_READ_AHEAD together")
         if opts & C.MQSO_FIXED_USERID and opts & C.MQSO_ANY_USERID:
             raise fail(C.MQRC_OPTIONS_ERROR, "MQSO_FIXED_USERID and MQSO_ANY_USERID together")
+        if opts & C.MQSO_GROUP_SUB and (opts & C.MQSO_MANAGED or not opts & C.MQSO_SET_CORREL_ID):
+            # IBM (MQSUB usage notes): "The combination of MQSO_GROUP_SUB and MQSO_MANAGED is not allowed";
+            # "MQSO_GROUP_SUB requires MQSO_SET_CORREL_ID" — option rules, MQRC_OPTIONS_ERROR
+            raise fail(C.MQRC_OPTIONS_ERROR, "MQSO_GROUP_SUB needs MQSO_SET_CORREL_ID and a provided destination")
         if self.quiescing and opts & C.MQSO_FAIL_IF_QUIESCING:
             raise fail(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is ending")
         if len(name) > C.MQ_SUB_NAME_LENGTH:
@@ -152,10 +157,14 @@ class SubscribeMixin(PublishMixin):
             model = self.definitions.get(("Q", mname))
             if model is None or model.otype != QMODEL:
                 raise fail(C.MQRC_INVALID_DESTINATION, f"model queue {mname!r} for the managed queue does not exist")
+        correl = bytes(sd.SubCorrelId) if opts & C.MQSO_SET_CORREL_ID else b""
+        if opts & C.MQSO_GROUP_SUB:
+            assert dest_h is not None
+            self._check_group_sub(topic, bool(opts & C.MQSO_WILDCARD_CHAR), *self._dest_of(dest_h), correl, sd.SubLevel)
         # -- from here on the subscription is made ----------------------------------------------------
         now = self.clock.time()
         sub_id = self.new_msgid()
-        correl = bytes(sd.SubCorrelId) if opts & C.MQSO_SET_CORREL_ID else sub_id
+        correl = correl or sub_id
         if managed:
             assert model is not None
             qd = self._create_dynamic(model, _MANAGED_PREFIX[durable])
@@ -182,6 +191,7 @@ class SubscribeMixin(PublishMixin):
             pub_priority=sd.PubPriority,
             sub_level=sd.SubLevel,
             on_request=bool(opts & C.MQSO_PUBLICATIONS_ON_REQUEST),
+            grouped=bool(opts & C.MQSO_GROUP_SUB),
             created=now,
             altered=now,
             pub_accounting_token=bytes(sd.PubAccountingToken),
@@ -220,6 +230,8 @@ class SubscribeMixin(PublishMixin):
             raise fail(C.MQRC_DEST_CLASS_NOT_ALTERABLE, f"subscription {sub.name!r} keeps its destination class")
         if alter and bool(opts & C.MQSO_WILDCARD_CHAR) != sub.char_scheme:
             raise fail(C.MQRC_OPTIONS_ERROR, f"the wildcard scheme of subscription {sub.name!r} cannot change")
+        if alter:
+            self._check_grouping_kept(sub, sd, dest_h, opts)
         managed_q = None
         if sub.managed:
             managed_q = self.queues.get(sub.dest)
@@ -245,6 +257,30 @@ class SubscribeMixin(PublishMixin):
         hsub = self._sub_handle(conn, sub)
         self._answer(sd, sub)
         return dest_h, hsub
+
+    def _check_group_sub(self, topic: str, char: bool, dest: str, dest_qmgr: str, correl: bytes, level: int) -> None:
+        """A new grouped subscription (MQSO_GROUP_SUB) must not have the full topic name of a subscription already
+        in its group: MQRC_DUPLICATE_GROUP_SUB (2514)."""
+        group = (dest, dest_qmgr, correl, level)
+        for s in self.subs.by_key.values():
+            if s.grouped and group_of(s) == group and s.topic == topic and s.char_scheme == char:
+                raise fail(
+                    C.MQRC_DUPLICATE_GROUP_SUB,
+                    f"grouped subscription {s.name or s.sub_id.hex()!r} of the same group already has topic {topic!r}",
+                )
+
+    def _check_grouping_kept(self, sub: Subscription, sd: MQSD, dest_h: Handle | None, opts: int) -> None:
+        """MQSO_ALTER may not change grouping (IBM, 2515 MQRC_GROUPING_NOT_ALTERABLE: "Grouping of subscriptions
+        is not alterable"): the MQSO_GROUP_SUB option, and of a grouped subscription its queue and SubCorrelId;
+        nor the SubLevel of any subscription (2512 MQRC_SUBLEVEL_NOT_ALTERABLE)."""
+        if sd.SubLevel != sub.sub_level:
+            raise fail(C.MQRC_SUBLEVEL_NOT_ALTERABLE, f"the SubLevel of subscription {sub.name!r} cannot change")
+        changed = bool(opts & C.MQSO_GROUP_SUB) != sub.grouped
+        if sub.grouped:
+            changed |= dest_h is not None and self._dest_of(dest_h) != (sub.dest, sub.dest_qmgr)
+            changed |= bool(opts & C.MQSO_SET_CORREL_ID) and bytes(sd.SubCorrelId) != sub.correl_id
+        if changed:
+            raise fail(C.MQRC_GROUPING_NOT_ALTERABLE, f"the grouping of subscription {sub.name!r} cannot change")
 
     def _dest_of(self, h: Handle) -> tuple[str, str]:
         if h.remote is not None:
@@ -275,6 +311,7 @@ class SubscribeMixin(PublishMixin):
         sd.SubCorrelId = sub.correl_id
         sd.Options |= (C.MQSO_MANAGED if sub.managed else 0) | (C.MQSO_DURABLE if sub.durable else 0)
         sd.ResObjectString = sub.topic
+        sd.SubLevel = sub.sub_level
 
     def _store_sub(self, sub: Subscription) -> None:
         b = self._b()
@@ -295,7 +332,7 @@ class SubscribeMixin(PublishMixin):
                 continue
             if t.queue.definition.dynamic == C.MQQDT_TEMPORARY_DYNAMIC:
                 out.Persistence = C.MQPER_NOT_PERSISTENT
-            if self._place(t, out, r.data, None, PUBLICATION) == C.MQRC_NONE:
+            if self._place(t, out, r.data, None, PUBLICATION, r.props) == C.MQRC_NONE:
                 sent += 1
         return sent
 

@@ -147,6 +147,7 @@ class Subscription:
     pub_priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED
     sub_level: int = 1
     on_request: bool = False  # MQSO_PUBLICATIONS_ON_REQUEST: publications only through MQSUBRQ
+    grouped: bool = False  # MQSO_GROUP_SUB: one copy per group (:func:`one_per_group`)
     sub_type: int = C.MQSUBTYPE_API
     created: float = 0.0
     altered: float = 0.0
@@ -190,6 +191,7 @@ class Subscription:
         "pub_priority",
         "sub_level",
         "on_request",
+        "grouped",
         "sub_type",
         "created",
         "altered",
@@ -206,6 +208,7 @@ class Subscription:
     @classmethod
     def from_bytes(cls, raw: bytes) -> Subscription:
         d = json.loads(raw)
+        d.setdefault("grouped", False)  # stored before MQSO_GROUP_SUB was kept
         for k in ("sub_id", "correl_id", "pub_accounting_token"):
             d[k] = bytes.fromhex(d[k])
         return cls(**d)
@@ -220,9 +223,11 @@ class SubscriptionIndex:
         self.exact: dict[str, list[Subscription]] = {}
         self.wild: list[Subscription] = []
         self.expiring: set[Subscription] = set()  # those with a SubExpiry: what an expiry sweep looks at
+        self.grouped = 0  # how many were made with MQSO_GROUP_SUB (none: a publication skips the grouping)
 
     def add(self, s: Subscription) -> None:
         self.by_key[s.key] = s
+        self.grouped += s.grouped
         if s.expiry != C.MQEI_UNLIMITED:
             self.expiring.add(s)
         if has_wildcards(s.topic, s.char_scheme):
@@ -231,7 +236,8 @@ class SubscriptionIndex:
             self.exact.setdefault(s.topic, []).append(s)
 
     def remove(self, s: Subscription) -> None:
-        self.by_key.pop(s.key, None)
+        if self.by_key.pop(s.key, None) is not None:
+            self.grouped -= s.grouped
         self.expiring.discard(s)
         if s in self.wild:
             self.wild.remove(s)
@@ -252,3 +258,40 @@ class SubscriptionIndex:
             if s.sub_id == sub_id:
                 return s
         return None
+
+
+# -- grouped subscriptions (MQSO_GROUP_SUB) ---------------------------------------------------------------
+def group_of(s: Subscription) -> tuple[str, str, bytes, int]:
+    """The group a grouped subscription belongs to: IBM's grouping attributes, "the same queue on the same queue
+    manager, the same SubCorrelId and the same SubLevel" (MQSUB usage notes)."""
+    return (s.dest, s.dest_qmgr, s.correl_id, s.sub_level)
+
+
+def significance(s: Subscription) -> tuple[int, int]:
+    """How significantly ``s`` matches a publication it matches (greater: more): a topic string without wildcards
+    above any with one, then the longer literal part before the first wildcard (levels in the topic-based scheme,
+    characters in the character-based one). IBM: "the subscription in the group that most significantly matches
+    the topic of the publication" receives it; where two are as significant "the queue manager chooses": here the
+    one made first."""
+    if s.char_scheme:
+        cut = min((i for i in (s.topic.find("*"), s.topic.find("?")) if i >= 0), default=-1)
+        return (1, len(s.topic)) if cut < 0 else (0, cut)
+    levels = s.topic.split("/")
+    for i, level in enumerate(levels):
+        if level in ("#", "+"):
+            return (0, i)
+    return (1, len(levels))
+
+
+def one_per_group(subs: list[Subscription]) -> list[Subscription]:
+    """The subscriptions a publication goes to once MQSO_GROUP_SUB is applied: of each group's subscriptions that
+    matched, only the most significant (:func:`significance`); subscriptions not grouped keep their copy. The
+    order of ``subs`` is kept."""
+    best: dict[tuple[str, str, bytes, int], Subscription] = {}
+    for s in subs:
+        if s.grouped:
+            g = group_of(s)
+            b = best.get(g)
+            if b is None or significance(s) > significance(b):
+                best[g] = s
+    return [s for s in subs if not s.grouped or best[group_of(s)] is s]
