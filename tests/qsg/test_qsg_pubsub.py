@@ -1,16 +1,22 @@
 """Publish/subscribe with a queue-sharing group's shared queue as the destination: two members in this process on
 one real PostgreSQL database (issue 34, item 3: "A subscriber on a shared queue of a group receives publications
-made on any member"). Subscriptions are each queue manager's own, as in IBM MQ: the subscription is defined on
-every member, all with the shared queue as destination, and a consumer on any member gets every publication."""
+made on any member").
+
+The design (docs/queue-sharing-groups.md, "Publish/subscribe across the group"; engine/_group_pubsub): a durable
+subscription whose destination is a shared queue is recorded in the group's database by the member that made it;
+a publication on any member matches it and that member puts the one copy on the shared queue, in the publisher's
+unit of work when the publication is in syncpoint. Non-durable subscriptions stay their queue manager's own."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+import psycopg
 import pytest
 from qsg_members import member
 
 import syncpoint
+from syncpoint.client import EmbeddedQueueManager
 from syncpoint.engine import FakeClock
 
 
@@ -26,22 +32,75 @@ def pair(postgres_url: str) -> Iterator[tuple[syncpoint.QueueManager, syncpoint.
         h.close(abnormal=True)
 
 
-def test_a_subscriber_on_a_shared_queue_receives_publications_made_on_either_member(pair) -> None:
+def _texts(qm: syncpoint.QueueManager, queue: str) -> list[str]:
+    return sorted(m.text for m in qm.open(queue).messages())
+
+
+def test_a_subscription_on_a_shared_queue_receives_publications_made_on_any_member_once(pair) -> None:
     a, b = pair
-    for qm in (a, b):  # the subscription on every member, its destination the group's shared queue
-        qm.admin("define_sub", "SCORES", {"TOPICSTR": "scores/#", "DEST": "SCORES.SQ"})
+    a.admin("define_sub", "SCORES", {"TOPICSTR": "scores/#", "DEST": "SCORES.SQ"})  # defined on QMA only
     a.publish("scores/football", "2-1 (published on QMA)", persistent=True)
     b.publish("scores/tennis", "6-4 (published on QMB)")
-    with a.unit_of_work():
-        a.publish("scores/rugby", "in a unit of work (QMA)", syncpoint=True)
-    got_on_b = [m.text for m in b.open("SCORES.SQ").messages()]  # the subscriber reads on QMB
-    assert sorted(got_on_b) == ["2-1 (published on QMA)", "6-4 (published on QMB)", "in a unit of work (QMA)"]
+    b.publish("scores/golf", "par (published on QMB, persistent)", persistent=True)
+    with b.unit_of_work():
+        b.publish("scores/rugby", "in a unit of work (QMB)", syncpoint=True)
+    assert _texts(b, "SCORES.SQ") == [  # read on QMB: each publication once, whichever member published it
+        "2-1 (published on QMA)",
+        "6-4 (published on QMB)",
+        "in a unit of work (QMB)",
+        "par (published on QMB, persistent)",
+    ]
 
 
-def test_an_mqsub_subscriber_with_the_shared_queue_gets_publications_through_any_member(pair) -> None:
+def test_a_publication_backed_out_on_another_member_delivers_nothing(pair) -> None:
     a, b = pair
-    sq = a.open("SCORES.SQ")
-    sub = a.subscribe("scores/live", queue=sq)  # an application's MQSUB on QMA, provided destination
-    a.publish("scores/live", "goal")
-    assert b.open("SCORES.SQ").get().text == "goal"  # a consumer on the other member gets it
-    sub.close()
+    a.admin("define_sub", "SCORES", {"TOPICSTR": "scores/#", "DEST": "SCORES.SQ"})
+    with pytest.raises(RuntimeError), b.unit_of_work():
+        b.publish("scores/rugby", "backed out", syncpoint=True)
+        raise RuntimeError("the application fails: MQBACK")
+    b.publish("scores/rugby", "after the backout")
+    assert _texts(a, "SCORES.SQ") == ["after the backout"]
+
+
+def test_the_other_members_copy_follows_the_subscriptions_selection_and_its_end(pair) -> None:
+    a, b = pair
+    a.admin("define_sub", "RED", {"TOPICSTR": "paint", "DEST": "SCORES.SQ", "SELECTOR": "colour = 'red'"})
+    b.publish("paint", "blue", properties={"colour": "blue"})
+    b.publish("paint", "red", properties={"colour": "red"})
+    assert _texts(a, "SCORES.SQ") == ["red"]
+    a.admin("delete_sub", name="RED")  # the subscription ends: no member publishes to it any more
+    b.publish("paint", "red again", properties={"colour": "red"})
+    assert _texts(a, "SCORES.SQ") == []
+
+
+def test_an_mqsub_durable_subscriber_gets_what_any_member_publishes_and_a_non_durable_one_its_own(pair) -> None:
+    a, b = pair
+    a.admin("define", "QLOCAL", "LIVE.SQ", {"QSGDISP": "SHARED"})
+    sq = a.open("LIVE.SQ")
+    durable = a.subscribe("scores/live", queue=sq, name="LIVE")  # MQSUB on QMA, provided dest
+    b.publish("scores/live", "goal (QMB)")
+    assert b.open("LIVE.SQ").get().text == "goal (QMB)"
+    durable.close(remove=True)
+    b.publish("scores/live", "after the subscription ended")
+    assert _texts(a, "LIVE.SQ") == []
+    local = a.subscribe("scores/live", queue=a.open("LIVE.SQ"))  # non-durable: QMA's own publications only
+    a.publish("scores/live", "on QMA")
+    b.publish("scores/live", "on QMB")
+    assert _texts(b, "LIVE.SQ") == ["on QMA"]
+    local.close()
+
+
+def test_a_member_start_makes_the_groups_table_agree_with_its_own_subscriptions(postgres_url: str) -> None:
+    clock = FakeClock()
+    host = member("QMA", postgres_url, clock)
+    a = syncpoint.connect("QMA", embedded=host)
+    a.admin("define", "QLOCAL", "SCORES.SQ", {"QSGDISP": "SHARED"})
+    a.admin("define_sub", "KEPT", {"TOPICSTR": "t", "DEST": "SCORES.SQ"})
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # a row left by a crash between the two writes
+        conn.execute("INSERT INTO qsg_sub (qsg, member, name, sub) VALUES ('SPG', 'QMA', 'STALE', 'x')")
+    host.close(abnormal=True)
+    host = EmbeddedQueueManager("QMA", host.store, clock)  # restarted on the same private store
+    with psycopg.connect(postgres_url) as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM qsg_sub WHERE member = 'QMA'")]
+    assert names == ["KEPT"]
+    host.close(abnormal=True)

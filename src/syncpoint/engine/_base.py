@@ -182,6 +182,10 @@ class QueueManagerBase(EffectsRecorder):
 
         def _close_topic_handle(self, h: Handle, options: int) -> None: ...  # _subscribe
 
+        def _group_subs_for(self, topic: str) -> list[Any]: ...  # _group_pubsub
+
+        def _forget_group_sub(self, sub: Any) -> None: ...  # _group_pubsub
+
         def refresh_authorities(self) -> None: ...  # _authority
 
         def authorize(self, conn: Connection, otype: str, names: list[str], authority: str) -> None: ...  # _authority

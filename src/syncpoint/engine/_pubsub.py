@@ -220,9 +220,12 @@ class PublishMixin(QueueManagerBase):
         syncpoint = opts & C.MQPMO_SYNCPOINT
         self._sweep_expired_subs()
         now = self.clock.time()
+        candidates = self.subs.matching(topic)
+        if self.shared is not None:  # a member of a group: the other members' group subscriptions too
+            candidates += self._group_subs_for(topic)  # (``_group_pubsub``)
         subs = [
             s
-            for s in self.subs.matching(topic)
+            for s in candidates
             if not s.on_request
             and not (s.expiry != C.MQEI_UNLIMITED and s.expired(now))
             and not (opts & C.MQPMO_NOT_OWN_SUBS and s.handle is not None and s.handle.conn is conn)
@@ -385,6 +388,8 @@ class PublishMixin(QueueManagerBase):
             b = self._b()
             b.delete_objects.append((SUB, sub.name))
             b.durable = True
+            if self.shared is not None:
+                self._forget_group_sub(sub)  # out of the group's subscriptions (``_group_pubsub``)
         if sub.managed and sub.durable:
             q = self.queues.get(sub.dest)
             if q is not None and not q.handles and not q.uncommitted:

@@ -160,6 +160,7 @@ class QueueManager(
         self._load_security(snapshot.counters)  # CONNAUTH in force (``_security``)
         self._init_oam(snapshot.objects)  # authority records, groups, the creator (``_authority``)
         self._load_shared(set(snapshot.objects.get(COPY_KIND, {})), set(snapshot.objects.get(DECISION_KIND, {})))
+        self._sync_group_subs()  # the group's subscriptions on shared queues: this member's (``_group_pubsub``)
 
     # -- construction ---------------------------------------------------------------------------------
     def _load(self, snap: Snapshot) -> None:

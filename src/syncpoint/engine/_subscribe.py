@@ -31,7 +31,8 @@ from syncpoint.mqi.objects import QMODEL
 from syncpoint.mqi.selector import parse as parse_selection
 
 from ._effects import PUBLICATION
-from ._pubsub import SUB, PublishMixin
+from ._group_pubsub import GroupPubSubMixin
+from ._pubsub import SUB
 from ._state import Connection, Handle
 from ._topics import Subscription, group_of, topic_attr
 from ._util import fail, padded
@@ -61,7 +62,7 @@ KNOWN_SUB_OPTS = (
 _MANAGED_PREFIX = {True: "SYSTEM.MANAGED.DURABLE.*", False: "SYSTEM.MANAGED.NDURABLE.*"}
 
 
-class SubscribeMixin(PublishMixin):
+class SubscribeMixin(GroupPubSubMixin):
     """MQSUB, MQSUBRQ, closing subscriptions, administrative subscriptions."""
 
     def subscribe(
@@ -317,6 +318,8 @@ class SubscribeMixin(PublishMixin):
         b = self._b()
         b.put_objects.append((SUB, sub.name, sub.to_bytes()))
         b.durable = True
+        if self.shared is not None:
+            self._record_group_sub(sub)  # a subscription on a shared queue: in the group's (``_group_pubsub``)
 
     def _send_retained(self, sub: Subscription) -> int:
         """Send ``sub`` the retained publications it matches (outside any unit of work); how many were sent."""

@@ -191,6 +191,7 @@ def remove_member(url: str, qsg: str, member: str) -> None:
         return
     try:
         conn.execute("DELETE FROM qsg_member WHERE qsg = %s AND member = %s", (qsg, member))
+        conn.execute("DELETE FROM qsg_sub WHERE qsg = %s AND member = %s", (qsg, member))  # its subscriptions
     except psycopg.Error:
         pass
     finally:

@@ -5,7 +5,8 @@ Theory of operation
 Owns: the DDL of the group's tables (docs/queue-sharing-groups.md): ``qsg`` (one row a group), ``qsg_member``
 (one row a member, with the session of its running incarnation), ``qsg_object`` (GROUP and SHARED definitions),
 ``qsg_message`` (the messages of every shared queue; ``owner``/``uow``/``got`` hold a message in a member's unit
-of work), ``qsg_open``, ``qsg_indoubt``, ``qsg_uncommitted``, and the in-doubt tables of RESOLVE INDOUBT
+of work), ``qsg_open``, ``qsg_indoubt``, ``qsg_uncommitted``, ``qsg_sub`` (the durable subscriptions on shared queues,
+``_qsg_subs``), and the in-doubt tables of RESOLVE INDOUBT
 (``qsg_resolved``, ``qsg_indoubt_private``); the migrations that bring a database made by an earlier version up
 to date at a member's start (seed 002's scan index, built online: :func:`_ensure_expiry_index`); and the
 columns a statement returns for a message (``_COLUMNS``) with their reading (:func:`_row`) and writing
@@ -54,6 +55,9 @@ CREATE TABLE IF NOT EXISTS qsg_indoubt (
 CREATE TABLE IF NOT EXISTS qsg_uncommitted (
     qsg text NOT NULL, queue text NOT NULL, owner text NOT NULL, uow bigint NOT NULL, n integer NOT NULL,
     PRIMARY KEY (qsg, queue, owner, uow));
+CREATE TABLE IF NOT EXISTS qsg_sub (
+    id bigserial, qsg text NOT NULL, member text NOT NULL, name text NOT NULL, sub bytea NOT NULL,
+    PRIMARY KEY (qsg, member, name));
 """
 _SCHEMA_LOCK = 7242002  # an advisory lock: one creator of the schema at a time
 _INDEX_LOCK = 7242003  # an advisory lock: one builder of the scan's index at a time (_ensure_expiry_index)

@@ -269,4 +269,17 @@ class SharedQueues(Protocol):
         """At start, after the private parts followed the RESOLVE decisions: drop those decisions."""
         ...
 
+    # publish/subscribe across the group (engine/_group_pubsub)
+    def group_subs(self) -> list[tuple[str, str, bytes]]:
+        """Every durable subscription on a shared queue recorded in the group: ``(member, name, subscription)``."""
+        ...
+
+    def put_group_sub(self, name: str, sub: bytes) -> None:
+        """Record (or replace) this member's subscription ``name``."""
+        ...
+
+    def delete_group_subs(self, names: list[str], keep: bool = False) -> None:
+        """Forget this member's subscriptions ``names`` (``keep``: all of this member's but those)."""
+        ...
+
     def close(self) -> None: ...

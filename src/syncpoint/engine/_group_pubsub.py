@@ -1,0 +1,98 @@
+"""Publish/subscribe across a queue-sharing group: a subscription on a shared queue receives the publications
+made on any member.
+
+References: reference/queue-sharing-groups.md ("What is shared"); issue 34 ("A subscriber on a shared queue of a
+group receives publications made on any member"); docs/queue-sharing-groups.md ("Publish/subscribe across the
+group").
+
+Theory of operation
+-------------------
+A subscription is its queue manager's own, as in IBM MQ; what the group shares is its destination. A *group
+subscription* is a durable subscription of a member whose destination is a shared queue (DEST on this queue
+manager or on the group's name): the member records it in the group's ``qsg_sub`` table (``store/_qsg_subs``)
+whenever it stores it (MQSUB create / alter, DEFINE / ALTER SUB) and forgets it when the subscription ends, and
+at its start makes the table agree with its own store (a crash between the two writes heals there).
+
+A publication on any member matches its own subscriptions (``self.subs``) and the other members' group
+subscriptions, read from the table at each publication (:meth:`GroupPubSubMixin._group_subs_for`: one statement
+for a member of a group; none for a queue manager in no group). The publishing member puts the copy on the shared
+queue itself — in the publisher's unit of work when the publication is in syncpoint — exactly as it puts a copy
+for a subscription of its own, so each matching subscription gets one copy, however many members run, and a
+member that dies before its commit takes its uncommitted copies along (peer recovery backs its unit of work
+out). The subscribing member does not see the publication: its NUMMSGS / LMSGDATE count the publications made
+on it only.
+"""
+
+from __future__ import annotations
+
+from ._pubsub import PublishMixin
+from ._shared_defs import group_call
+from ._topics import Subscription
+
+
+class GroupPubSubMixin(PublishMixin):
+    """Group subscriptions: recorded in the group, matched by every member's publications."""
+
+    _group_sub_cache: dict[bytes, Subscription]  # a stored subscription -> its parsed form (matchers kept)
+
+    def _in_group(self, sub: Subscription) -> bool:
+        """Whether ``sub`` is a group subscription: durable, its destination a shared queue of this group."""
+        shared = self.shared
+        if shared is None or not sub.durable or sub.dest_qmgr not in (self.name, shared.qsg):
+            return False
+        q = self.queues.get(sub.dest)
+        return q is not None and q.shared
+
+    @group_call
+    def _record_group_sub(self, sub: Subscription) -> None:
+        """``sub`` was stored: recorded in the group when it is a group subscription, forgotten there when it is
+        not (any more: ALTER SUB of its DEST)."""
+        shared = self.shared
+        if shared is None or not sub.durable:
+            return
+        if self._in_group(sub):
+            shared.put_group_sub(sub.name, sub.to_bytes())
+        else:
+            shared.delete_group_subs([sub.name])
+
+    @group_call
+    def _forget_group_sub(self, sub: Subscription) -> None:
+        """A durable subscription ended: out of the group's table."""
+        if self.shared is not None and sub.durable:
+            self.shared.delete_group_subs([sub.name])
+
+    @group_call
+    def _sync_group_subs(self) -> None:
+        """At start: the group's table holds exactly this member's group subscriptions."""
+        shared = self.shared
+        self._group_sub_cache = {}
+        if shared is None:
+            return
+        mine = [s for s in self.subs.by_key.values() if self._in_group(s)]
+        shared.delete_group_subs([s.name for s in mine], keep=True)
+        for s in mine:
+            shared.put_group_sub(s.name, s.to_bytes())
+
+    @group_call
+    def _group_subs_for(self, topic: str) -> list[Subscription]:
+        """The other members' group subscriptions that match ``topic`` (their selection strings, SubExpiry and
+        publish-on-request are judged by the caller as for this member's own), each addressed to the shared
+        queue through this member."""
+        shared = self.shared
+        assert shared is not None
+        cache, fresh = self._group_sub_cache, {}
+        out = []
+        for member, _name, raw in shared.group_subs():
+            if member == self.name:
+                continue  # this member's own are in self.subs
+            s = cache.get(raw)
+            if s is None:
+                s = Subscription.from_bytes(raw)
+                s.dest_qmgr = self.name  # the shared queue is reached from this member
+            fresh[raw] = s
+            if s.matches(topic):
+                if s.dest not in self.queues:
+                    self.refresh_shared(s.dest)  # a shared queue defined since this member started
+                out.append(s)
+        self._group_sub_cache = fresh
+        return out
