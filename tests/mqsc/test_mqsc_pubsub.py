@@ -93,7 +93,7 @@ def test_clear_topicstr_removes_the_retained_publication_and_display_pubsub_coun
     assert pairs(out)["RETAINED"] == "YES"
     summary, out = run(admin, "CLEAR TOPICSTR('news/today') CLRTYPE(RETAINED)\nDISPLAY TPSTATUS('news/today')")
     assert summary.failed == 0 and pairs(out)["RETAINED"] == "NO"
-    _, out = run(admin, "DISPLAY PUBSUB")
+    _, out = run(admin, "DISPLAY PUBSUB ALL")
     assert pairs(out)["STATUS"] == "ACTIVE" and pairs(out)["TYPE"] == "LOCAL"
 
 

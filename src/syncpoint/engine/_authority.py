@@ -116,6 +116,7 @@ ADMIN_AUTHORITIES: dict[str, tuple[str | None, int | None, str]] = {
     "delete_topic": ("topic", 0, "dlt"),
     "topic_status": ("qmgr", None, "dsp"),
     "topic_strings": ("qmgr", None, "dsp"),
+    "pubsub_status": ("qmgr", None, "dsp"),
     "clear_topicstr": ("qmgr", None, "chg"),
     "define_sub": ("qmgr", None, "crt"),
     "alter_sub": ("qmgr", None, "chg"),

@@ -529,6 +529,7 @@ ADMIN_VERBS = frozenset(
         "delete_topic",
         "topic_status",
         "topic_strings",
+        "pubsub_status",  # DISPLAY PUBSUB, Inquire Pub/Sub Status (engine ``_group_pubsub``)
         "clear_topicstr",
         "define_sub",
         "alter_sub",

@@ -93,6 +93,8 @@ _SBSTATUS_SHOWN = [
     "SUBTYPE",
     "SUBUSER",
 ]
+_PUBSUB_SHOWN = ("STATUS", "SUBCOUNT", "TPCOUNT")  # DISPLAY PUBSUB's requested parameters
+_PUBSUB_TYPES = ("LOCAL", "PARENT", "CHILD", "ALL")
 _TPSTATUS_WORDS = {
     "DURSUB": {1: "YES", 2: "NO"},
     "PUB": {1: "INHIBITED", 2: "ENABLED"},
@@ -207,6 +209,10 @@ def _sub_keyword(req: Any, t: Token) -> None:
 
 def _display_keyword(req: Any, noun: str, t: Token) -> None:
     k = t.keyword
+    if noun == PUBSUB and k not in (*_PUBSUB_SHOWN, "ALL", "TYPE", "CMDSCOPE"):
+        raise MqscSyntaxError(f"{k} is not a keyword of DISPLAY PUBSUB", t.end)
+    if noun == PUBSUB and k == "TYPE" and (not t.has_value or _one(t).upper() not in _PUBSUB_TYPES):
+        raise MqscSyntaxError(f"TYPE takes one of {', '.join(_PUBSUB_TYPES)}", t.end)
     if k == "ALL":
         req.wanted = None
         req.type_filter = "ALL+"
@@ -259,24 +265,17 @@ def run_pubsub_command(
         return _display_subs(admin, req, named, lines, fmt, status=True)
     if noun == TPSTATUS:
         return _display_tpstatus(admin, req, lines, fmt)
-    if noun == PUBSUB:
-        subs = admin("subscriptions") if _any_subs(admin) else []
-        lines.append("AMQ8723I: Display pub/sub status details.")
-        lines.extend(fmt([("QMNAME", qmname), ("TYPE", "LOCAL"), ("STATUS", "ACTIVE"), ("SUBCOUNT", str(len(subs))),
-                          ("TPCOUNT", str(len(admin("topic_strings"))))]))  # fmt: skip
+    if noun == PUBSUB:  # the engine's ``pubsub_status``: what PCF Inquire Pub/Sub Status answers too
+        for row in admin("pubsub_status", req.attrs.get("TYPE", "ALL")):
+            pairs: list[tuple[str, str | None]] = [("QMNAME", row["QMNAME"]), ("TYPE", row["TYPE"])]
+            for k in _PUBSUB_SHOWN:  # IBM: QMNAME and TYPE, the rest when asked for (or ALL)
+                if req.type_filter == "ALL+" or (req.wanted is not None and k in req.wanted):
+                    pairs.append((k, str(row[k])))
+            lines.append("AMQ8723I: Display pub/sub status details.")
+            lines.extend(fmt(pairs))
         return True
     admin("clear_topicstr", req.name)  # CLEAR TOPICSTR(…) CLRTYPE(RETAINED)
     lines.append("AMQ8733I: syncpoint clear topic string completed.")
-    return True
-
-
-def _any_subs(admin: Callable[..., Any]) -> bool:
-    from syncpoint.mqi import MQMIError
-
-    try:
-        admin("subscriptions")
-    except MQMIError:
-        return False
     return True
 
 

@@ -1,6 +1,7 @@
 """The command server's publish/subscribe commands: Create / Change / Delete / Inquire Subscription, Inquire
 Subscription Status, Create / Change / Delete / Inquire Topic, Inquire Topic Names, Inquire Topic Status, Clear
-Topic String (IBM's PCF reference, "Subscription" and "Topic" commands; cmqcfc.h for the numbers).
+Topic String, Inquire Pub/Sub Status (IBM's PCF reference, "Subscription" and "Topic" commands; cmqcfc.h for
+the numbers).
 
 Each handler takes the command server and the parsed request and returns the response bodies, as the queue and
 process commands do (``_server``); it reaches the queue manager through its client connection's administrative
@@ -273,6 +274,38 @@ def clear_topic_string(cs: CommandServer, req: Request) -> Reply:
     return []
 
 
+_PSST = {K.MQPSST_ALL: "ALL", K.MQPSST_LOCAL: "LOCAL", K.MQPSST_PARENT: "PARENT", K.MQPSST_CHILD: "CHILD"}
+_PS_STATUS = {"ACTIVE": K.MQPS_STATUS_ACTIVE, "COMPAT": K.MQPS_STATUS_COMPAT, "INACTIVE": K.MQPS_STATUS_INACTIVE}
+
+
+def inquire_pubsub_status(cs: CommandServer, req: Request) -> Reply:
+    """Inquire Pub/Sub Status: the answer of DISPLAY PUBSUB (the engine's ``pubsub_status``), IBM's numbers.
+    PubSubStatusAttrs picks among Status, SubCount and TopicNodeCount; QueueManagerName and Type always come."""
+    wanted = req.int_list(K.MQIACF_PUBSUB_STATUS_ATTRS)
+    kind = req.integer(K.MQIACF_PS_STATUS_TYPE)
+    cs._no_extra(req)
+    if kind is not None and kind not in _PSST:
+        raise CommandFailedError(
+            K.MQRCCF_ATTR_VALUE_ERROR, f"Type {kind} is not an MQPSST_* value", K.MQIACF_PS_STATUS_TYPE
+        )
+    every = wanted is None or K.MQIACF_ALL in wanted
+    out: Reply = []
+    for row in cs._admin("pubsub_status", _PSST[kind if kind is not None else K.MQPSST_ALL]):
+        body: list[Param] = [
+            _s(C.MQCA_Q_MGR_NAME, row["QMNAME"], 48),
+            MQCFIN(K.MQIACF_PS_STATUS_TYPE, K.MQPSST_LOCAL),
+        ]
+        for pid, value in (
+            (K.MQIACF_PUBSUB_STATUS, _PS_STATUS[row["STATUS"]]),
+            (C.MQIA_SUB_COUNT, row["SUBCOUNT"]),
+            (C.MQIA_TOPIC_NODE_COUNT, row["TPCOUNT"]),
+        ):
+            if every or (wanted is not None and pid in wanted):
+                body.append(MQCFIN(pid, value))
+        out.append(body)
+    return out
+
+
 HANDLERS: dict[int, Callable[[CommandServer, Request], Reply]] = {
     K.MQCMD_CREATE_SUBSCRIPTION: create_subscription,
     K.MQCMD_CHANGE_SUBSCRIPTION: change_subscription,
@@ -286,4 +319,5 @@ HANDLERS: dict[int, Callable[[CommandServer, Request], Reply]] = {
     K.MQCMD_INQUIRE_TOPIC_NAMES: inquire_topic_names,
     K.MQCMD_INQUIRE_TOPIC_STATUS: inquire_topic_status,
     K.MQCMD_CLEAR_TOPIC_STRING: clear_topic_string,
+    K.MQCMD_INQUIRE_PUBSUB_STATUS: inquire_pubsub_status,
 }
