@@ -47,6 +47,7 @@ The map: one module per rule or verb
 ``_admin``          DEFINE, ALTER, DELETE, CLEAR, DISPLAY QSTATUS, crtmqm's initial objects
 ``_topics``         topic strings, topic objects' inheritance, subscriptions as data, wildcard matching
 ``_pubsub``         MQOPEN of a topic, publishing, retained publications, topic objects' verbs
+``_group_pubsub``   subscriptions on shared queues every member publishes to; DISPLAY PUBSUB's status
 ``_subscribe``      MQSUB, MQSUBRQ, closing subscriptions, administrative subscriptions
 ``_authority``      authority checks (IBM's OAM) and SET / DELETE / DISPLAY AUTHREC; the rules as data in ``_oam``
 ``_effects``        what a call leaves for the host: store batch, wakes, system puts — and why as data
