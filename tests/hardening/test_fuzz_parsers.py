@@ -75,7 +75,7 @@ _VALID_PCF_SUB = build(
     ],
 )
 # ... and Inquire Pub/Sub Status (a status type, an attribute list)
-_VALID_PCF_PSSTATUS = build(
+_VALID_PCF_PS = build(
     MQCFH(Command=K.MQCMD_INQUIRE_PUBSUB_STATUS, Type=K.MQCFT_COMMAND),
     [MQCFIN(K.MQIACF_PS_STATUS_TYPE, K.MQPSST_LOCAL), MQCFIL(K.MQIACF_PUBSUB_STATUS_ATTRS, [C.MQIA_SUB_COUNT])],
 )
@@ -135,7 +135,7 @@ def test_the_command_server_answers_any_mutated_command_with_a_response(qm: Queu
     server = CommandServer(lambda: qm)
     server.qm = qm
     replies = server.execute(
-        _mutated(data, data.draw(st.sampled_from([_VALID_PCF, *_VALID_NAMELIST_PCF, _VALID_PCF_SUB, _VALID_PCF_PSSTATUS])))
+        _mutated(data, data.draw(st.sampled_from([_VALID_PCF, *_VALID_NAMELIST_PCF, _VALID_PCF_SUB, _VALID_PCF_PS])))
     )
     assert replies, "every request gets at least one response"
     for reply in replies:
