@@ -62,6 +62,21 @@ def test_a_publication_backed_out_on_another_member_delivers_nothing(pair) -> No
     assert _texts(a, "SCORES.SQ") == ["after the backout"]
 
 
+def test_a_persistent_publication_out_of_syncpoint_is_whole_and_leaves_the_applications_unit_of_work(pair) -> None:
+    # IBM, "Publications under syncpoint": out of syncpoint, under PMSGDLV(ALLDUR), "the queue manager uses internal
+    # syncpoints": the copies (a private one and the group's) commit together, apart from the application's work
+    a, b = pair
+    a.admin("define", "QLOCAL", "AUDIT")
+    a.admin("define_sub", "AUDIT", {"TOPICSTR": "scores/#", "DEST": "AUDIT"})  # QMA's own, private
+    b.admin("define_sub", "SCORES", {"TOPICSTR": "scores/#", "DEST": "SCORES.SQ"})  # QMB's, on the shared queue
+    work = a.open("AUDIT")
+    work.put("the application's own put", syncpoint=True)  # its unit of work, open
+    a.publish("scores/chess", "mate", persistent=True)  # out of syncpoint: committed at once
+    assert _texts(b, "SCORES.SQ") == ["mate"]
+    a.backout()  # the application's unit of work only
+    assert _texts(a, "AUDIT") == ["mate"]
+
+
 def test_the_other_members_copy_follows_the_subscriptions_selection_and_its_end(pair) -> None:
     a, b = pair
     a.admin("define_sub", "RED", {"TOPICSTR": "paint", "DEST": "SCORES.SQ", "SELECTOR": "colour = 'red'"})

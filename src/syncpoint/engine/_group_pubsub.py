@@ -22,6 +22,12 @@ member that dies before its commit takes its uncommitted copies along (peer reco
 out). The subscribing member does not see the publication: its NUMMSGS / LMSGDATE count the publications made
 on it only.
 
+A persistent publication out of syncpoint is delivered in an internal unit of work on a member of a group
+(:meth:`GroupPubSubMixin._publish`), as IBM's queue manager uses "internal syncpoints to guarantee that messages
+are delivered as requested" under PMSGDLV(ALLDUR) ("Publications under syncpoint"): its copies, private and on
+shared queues, are committed together (two-phase when both), so a member killed in the middle delivers all of
+them or none. The application's own unit of work, if it has one, is set aside meanwhile and untouched.
+
 The status of the publish/subscribe engine (DISPLAY PUBSUB, PCF Inquire Pub/Sub Status) is here too:
 :meth:`GroupPubSubMixin.pubsub_status`, the one answer both give.
 """
@@ -30,11 +36,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from syncpoint.mqi import MQMD, MQPMO
 from syncpoint.mqi import constants as C
 
 from ._pubsub import PublishMixin
 from ._shared_defs import group_call
-from ._topics import Subscription
+from ._state import Connection, Handle
+from ._topics import Subscription, topic_attr
 from ._util import fail
 
 
@@ -104,6 +112,38 @@ class GroupPubSubMixin(PublishMixin):
                 out.append(s)
         self._group_sub_cache = fresh
         return out
+
+    def _publish(self, conn: Connection, h: Handle, md: MQMD, pmo: MQPMO, data: bytes, props: Any = None) -> int:
+        """MQPUT / MQPUT1 on a topic (``_pubsub``); on a member of a group a persistent publication out of
+        syncpoint runs in an internal unit of work, committed before the call returns (see the module doc)."""
+        opts = pmo.Options
+        if self.shared is None or opts & C.MQPMO_SYNCPOINT or not self._persistent(h, md):
+            return super()._publish(conn, h, md, pmo, data, props)
+        hconn = conn.hconn
+        saved = conn.uow, self._shared_uows.pop(hconn, None), self._retained_pending.pop(hconn, None)
+        conn.uow = None
+        pmo.Options = (opts & ~C.MQPMO_NO_SYNCPOINT) | C.MQPMO_SYNCPOINT
+        try:
+            reason = super()._publish(conn, h, md, pmo, data, props)
+            self._commit(conn)
+        except BaseException:
+            self._backout(conn, honour_mark=False)
+            raise
+        finally:
+            pmo.Options = opts
+            conn.uow = saved[0]
+            if saved[1] is not None:
+                self._shared_uows[hconn] = saved[1]
+            if saved[2] is not None:
+                self._retained_pending[hconn] = saved[2]
+        return reason
+
+    def _persistent(self, h: Handle, md: MQMD) -> bool:
+        """Whether a publication with this MQMD on handle ``h``'s topic is persistent (the topic's DEFPSIST when
+        the MQMD asks for the default)."""
+        if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+            return bool(topic_attr(self.topic_chain(h.name), "TPDEFPSIST") == C.MQPER_PERSISTENT)
+        return bool(md.Persistence == C.MQPER_PERSISTENT)
 
     # -- DISPLAY PUBSUB / Inquire Pub/Sub Status ----------------------------------------------------------
     def pubsub_status(self, status_type: str = "ALL") -> list[dict[str, Any]]:
