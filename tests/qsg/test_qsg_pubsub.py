@@ -88,6 +88,18 @@ def test_the_other_members_copy_follows_the_subscriptions_selection_and_its_end(
     assert _texts(a, "SCORES.SQ") == []
 
 
+def test_alter_sub_of_dest_moves_a_subscription_into_and_out_of_the_group(pair) -> None:
+    a, b = pair
+    a.admin("define", "QLOCAL", "PRIVATE.Q")
+    a.admin("define_sub", "MOVER", {"TOPICSTR": "move", "DEST": "PRIVATE.Q"})  # a private queue: QMA's alone
+    b.publish("move", "1 (QMB, not for a private queue of QMA)")
+    a.admin("alter_sub", "MOVER", {"DEST": "SCORES.SQ"})  # now on the shared queue: in the group
+    b.publish("move", "2 (QMB)")
+    a.admin("alter_sub", "MOVER", {"DEST": "PRIVATE.Q"})  # back: out of the group
+    b.publish("move", "3 (QMB, not for a private queue of QMA)")
+    assert _texts(a, "SCORES.SQ") == ["2 (QMB)"] and _texts(a, "PRIVATE.Q") == []
+
+
 def test_an_mqsub_durable_subscriber_gets_what_any_member_publishes_and_a_non_durable_one_its_own(pair) -> None:
     a, b = pair
     a.admin("define", "QLOCAL", "LIVE.SQ", {"QSGDISP": "SHARED"})

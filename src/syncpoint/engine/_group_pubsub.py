@@ -50,6 +50,7 @@ class GroupPubSubMixin(PublishMixin):
     """Group subscriptions: recorded in the group, matched by every member's publications."""
 
     _group_sub_cache: dict[bytes, Subscription]  # a stored subscription -> its parsed form (matchers kept)
+    _group_sub_names: set[str]  # the names of this member's subscriptions recorded in the group
 
     def _in_group(self, sub: Subscription) -> bool:
         """Whether ``sub`` is a group subscription: durable, its destination a shared queue of this group."""
@@ -68,26 +69,31 @@ class GroupPubSubMixin(PublishMixin):
             return
         if self._in_group(sub):
             shared.put_group_sub(sub.name, sub.to_bytes())
-        else:
+            self._group_sub_names.add(sub.name)
+        elif sub.name in self._group_sub_names:
             shared.delete_group_subs([sub.name])
+            self._group_sub_names.discard(sub.name)
 
     @group_call
     def _forget_group_sub(self, sub: Subscription) -> None:
         """A durable subscription ended: out of the group's table."""
-        if self.shared is not None and sub.durable:
+        if self.shared is not None and sub.name in self._group_sub_names:
             self.shared.delete_group_subs([sub.name])
+            self._group_sub_names.discard(sub.name)
 
     @group_call
     def _sync_group_subs(self) -> None:
         """At start: the group's table holds exactly this member's group subscriptions."""
         shared = self.shared
         self._group_sub_cache = {}
+        self._group_sub_names = set()
         if shared is None:
             return
         mine = [s for s in self.subs.by_key.values() if self._in_group(s)]
         shared.delete_group_subs([s.name for s in mine], keep=True)
         for s in mine:
             shared.put_group_sub(s.name, s.to_bytes())
+        self._group_sub_names = {s.name for s in mine}
 
     @group_call
     def _group_subs_for(self, topic: str) -> list[Subscription]:

@@ -198,9 +198,9 @@ class SubscribeMixin(GroupPubSubMixin):
             pub_accounting_token=bytes(sd.PubAccountingToken),
             pub_appl_identity=blank_strip(sd.PubApplIdentityData),
         )
-        self.subs.add(sub)
         if durable:
             self._store_sub(sub)
+        self.subs.add(sub)
         if managed:
             dest_h = self._open_managed(conn, dest)
         hsub = self._sub_handle(conn, sub)
@@ -315,11 +315,11 @@ class SubscribeMixin(GroupPubSubMixin):
         sd.SubLevel = sub.sub_level
 
     def _store_sub(self, sub: Subscription) -> None:
+        if self.shared is not None:  # first: the group's store refusing it (2345) leaves nothing to undo here
+            self._record_group_sub(sub)  # a subscription on a shared queue: in the group's (``_group_pubsub``)
         b = self._b()
         b.put_objects.append((SUB, sub.name, sub.to_bytes()))
         b.durable = True
-        if self.shared is not None:
-            self._record_group_sub(sub)  # a subscription on a shared queue: in the group's (``_group_pubsub``)
 
     def _send_retained(self, sub: Subscription) -> int:
         """Send ``sub`` the retained publications it matches (outside any unit of work); how many were sent."""
@@ -444,8 +444,8 @@ class SubscribeMixin(GroupPubSubMixin):
             created=now,
             altered=now,
         )
-        self.subs.add(sub)
         self._store_sub(sub)
+        self.subs.add(sub)
         return sub_view(sub, self.name)
 
     def delete_sub(self, name: str = "", sub_id: bytes = b"") -> None:
