@@ -77,12 +77,13 @@ def test_a_persistent_publication_out_of_syncpoint_is_whole_and_leaves_the_appli
     assert _texts(a, "AUDIT") == ["mate"]
 
 
-def test_the_other_members_copy_follows_the_subscriptions_selection_and_its_end(pair) -> None:
+def test_the_other_members_copy_follows_the_subscriptions_selection_keeps_properties_and_ends(pair) -> None:
     a, b = pair
     a.admin("define_sub", "RED", {"TOPICSTR": "paint", "DEST": "SCORES.SQ", "SELECTOR": "colour = 'red'"})
     b.publish("paint", "blue", properties={"colour": "blue"})
-    b.publish("paint", "red", properties={"colour": "red"})
-    assert _texts(a, "SCORES.SQ") == ["red"]
+    b.publish("paint", "red", properties={"colour": "red", "coats": 2})
+    [copy] = a.open("SCORES.SQ").messages()  # the copy on the shared queue keeps the publication's properties
+    assert copy.text == "red" and copy.properties == {"colour": "red", "coats": 2}
     a.admin("delete_sub", name="RED")  # the subscription ends: no member publishes to it any more
     b.publish("paint", "red again", properties={"colour": "red"})
     assert _texts(a, "SCORES.SQ") == []
