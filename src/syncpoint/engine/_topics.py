@@ -220,8 +220,12 @@ class SubscriptionIndex:
         self.exact: dict[str, list[Subscription]] = {}
         self.wild: list[Subscription] = []
         self.expiring: set[Subscription] = set()  # those with a SubExpiry: what an expiry sweep looks at
+        # moves on every add and remove: a publisher's cache of the subscriptions a topic string matches
+        # (``_pubsub``'s routes) is good while it has not moved
+        self.version = 0
 
     def add(self, s: Subscription) -> None:
+        self.version += 1
         self.by_key[s.key] = s
         if s.expiry != C.MQEI_UNLIMITED:
             self.expiring.add(s)
@@ -231,6 +235,7 @@ class SubscriptionIndex:
             self.exact.setdefault(s.topic, []).append(s)
 
     def remove(self, s: Subscription) -> None:
+        self.version += 1
         self.by_key.pop(s.key, None)
         self.expiring.discard(s)
         if s in self.wild:

@@ -1,0 +1,169 @@
+"""What a publisher keeps between publications on one topic string (``_pubsub``'s routes: the matching
+subscriptions and the inherited PUB, DEFPRTY, DEFPSIST and USEDLQ) never outlives a change: a subscription made,
+altered, removed or expired, a topic object defined, altered or deleted, a destination queue deleted or defined
+again. Each test publishes first (so the route is made), changes one thing, and publishes again.
+
+The rules are from reference/properties-pubsub.md ("Publish/subscribe"): a publication goes to every subscription
+that matches it when it is put, with the attributes its topic objects give at that moment.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_pubsub import DLQ, World, reason_of
+
+from syncpoint.engine import FakeClock
+from syncpoint.mqi import MQMD, MQOD, MQMIError
+from syncpoint.mqi import constants as C
+
+TOPIC = "routes/t"
+
+
+@pytest.fixture
+def w() -> World:
+    return World(FakeClock())
+
+
+def test_a_subscription_made_after_publications_receives_the_next_one(w: World) -> None:
+    conn = w.connect()
+    q1, _, _ = w.subscribe(conn, TOPIC)
+    w.publish(conn, TOPIC, b"one")
+    q2, _, _ = w.subscribe(conn, TOPIC)  # the route of TOPIC exists: the new subscription must join it
+    assert q1 is not None and q2 is not None
+    w.publish(conn, TOPIC, b"two")
+    assert w.depth(q1.name) == 2
+    assert w.get(conn, q2)[1] == b"two"
+
+
+def test_a_wildcard_subscription_made_after_publications_receives_the_next_one(w: World) -> None:
+    conn = w.connect()
+    assert w.publish(conn, TOPIC, b"none", C.MQPMO_NO_SYNCPOINT | C.MQPMO_WARN_IF_NO_SUBS_MATCHED) == (
+        C.MQRC_NO_SUBS_MATCHED
+    )
+    q, _, _ = w.subscribe(conn, "routes/#")
+    assert q is not None
+    assert w.publish(conn, TOPIC, b"now", C.MQPMO_NO_SYNCPOINT | C.MQPMO_WARN_IF_NO_SUBS_MATCHED) == C.MQRC_NONE
+    assert w.get(conn, q)[1] == b"now"
+
+
+def test_a_subscription_closed_with_remove_sub_receives_nothing_more(w: World) -> None:
+    w.qm.define("QLOCAL", "KEEP.Q")
+    w.qm.define_sub("GONE", {"TOPICSTR": TOPIC, "DEST": "KEEP.Q"})
+    conn = w.connect()
+    w.publish(conn, TOPIC, b"before")
+    w.qm.delete_sub("GONE")
+    assert w.publish(conn, TOPIC, b"after", C.MQPMO_NO_SYNCPOINT | C.MQPMO_WARN_IF_NO_SUBS_MATCHED) == (
+        C.MQRC_NO_SUBS_MATCHED
+    )
+    assert w.depth("KEEP.Q") == 1
+
+
+def test_a_non_durable_subscription_ending_with_its_handle_receives_nothing_more(w: World) -> None:
+    conn = w.connect()
+    q, hsub, _ = w.subscribe(conn, TOPIC)
+    other, _, _ = w.subscribe(conn, TOPIC)
+    assert q is not None and other is not None
+    w.publish(conn, TOPIC, b"both")
+    w.qm.close(conn, hsub)
+    w.settle()
+    w.publish(conn, TOPIC, b"one")
+    assert w.depth(other.name) == 2
+    assert not any(s.dest == q.name for s in w.qm.subs.by_key.values())
+
+
+def test_an_expired_subscription_receives_nothing_once_its_subexpiry_has_passed(w: World) -> None:
+    w.qm.define("QLOCAL", "EXP.Q")
+    w.qm.define_sub("SHORT", {"TOPICSTR": TOPIC, "DEST": "EXP.Q", "EXPIRY": 10})  # tenths of a second
+    conn = w.connect()
+    w.publish(conn, TOPIC, b"in time")
+    w.clock.advance(2)
+    w.publish(conn, TOPIC, b"too late")
+    assert w.depth("EXP.Q") == 1
+    assert "SHORT" not in w.qm.subs.by_key
+
+
+def test_altering_the_topic_object_to_pub_disabled_refuses_the_next_publication(w: World) -> None:
+    w.qm.define_topic("RT", {"TOPICSTR": "routes"})
+    conn = w.connect()
+    q, _, _ = w.subscribe(conn, TOPIC)
+    assert q is not None
+    w.publish(conn, TOPIC, b"open")
+    w.qm.alter_topic("RT", {"PUB": C.MQTA_PUB_INHIBITED})
+    with pytest.raises(MQMIError) as e:
+        w.publish(conn, TOPIC, b"closed")
+    assert reason_of(e) == C.MQRC_PUT_INHIBITED
+    w.qm.alter_topic("RT", {"PUB": C.MQTA_PUB_ALLOWED})
+    w.publish(conn, TOPIC, b"open again")
+    assert [w.get(conn, q)[1] for _ in range(2)] == [b"open", b"open again"]
+
+
+def test_altering_system_base_topic_defaults_changes_the_next_publications_priority_and_persistence(
+    w: World,
+) -> None:
+    conn = w.connect()
+    q, _, _ = w.subscribe(conn, TOPIC, C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_DURABLE, "DUR")
+    assert q is not None
+    w.publish(conn, TOPIC, b"default")
+    w.qm.alter_topic("SYSTEM.BASE.TOPIC", {"DEFPRTY": 8, "DEFPSIST": C.MQPER_PERSISTENT})
+    w.publish(conn, TOPIC, b"altered")
+    got = {data: (md.Priority, md.Persistence) for md, data in (w.get(conn, q) for _ in range(2))}
+    assert got[b"altered"] == (8, C.MQPER_PERSISTENT)  # as the topic now defines
+    assert got[b"default"] == (0, C.MQPER_NOT_PERSISTENT)
+
+
+def test_a_topic_object_defined_nearer_then_deleted_gives_and_takes_back_its_attributes(w: World) -> None:
+    conn = w.connect()
+    q, _, _ = w.subscribe(conn, TOPIC)
+    assert q is not None
+    w.publish(conn, TOPIC, b"base")
+    w.qm.define_topic("NEAR", {"TOPICSTR": TOPIC, "DEFPRTY": 6})
+    w.publish(conn, TOPIC, b"near")
+    w.qm.delete_topic("NEAR")
+    w.publish(conn, TOPIC, b"base again")
+    got = {data: md.Priority for md, data in (w.get(conn, q) for _ in range(3))}
+    assert got == {b"base": 0, b"near": 6, b"base again": 0}
+
+
+def test_altering_usedlq_sends_the_next_refused_copy_to_the_dead_letter_queue_or_not(w: World) -> None:
+    w.qm.define_topic("RT", {"TOPICSTR": "routes", "USEDLQ": C.MQUSEDLQ_NO})
+    w.qm.define("QLOCAL", "ONE.Q", {"MAXDEPTH": 1})
+    w.qm.define_sub("ONE", {"TOPICSTR": TOPIC, "DEST": "ONE.Q"})
+    conn = w.connect()
+    w.publish(conn, TOPIC, b"fills it")
+    w.publish(conn, TOPIC, b"dropped")  # USEDLQ(NO): a non-persistent copy its queue refuses is dropped
+    assert w.depth(DLQ) == 0
+    w.qm.alter_topic("RT", {"USEDLQ": C.MQUSEDLQ_YES})
+    w.publish(conn, TOPIC, b"dead-lettered")
+    assert w.depth(DLQ) == 1 and w.depth("ONE.Q") == 1
+
+
+def test_a_destination_queue_deleted_and_defined_again_receives_the_next_copy(w: World) -> None:
+    w.qm.define("QLOCAL", "D.Q")
+    w.qm.define_sub("D", {"TOPICSTR": TOPIC, "DEST": "D.Q"})
+    conn = w.connect()
+    w.publish(conn, TOPIC, b"first")
+    w.qm.delete("QLOCAL", "D.Q", purge=True)
+    # a persistent publication its durable subscription cannot take fails whole (PMSGDLV(ALLDUR))
+    with pytest.raises(MQMIError) as e:
+        w.publish(conn, TOPIC, b"nowhere", md=MQMD(Persistence=C.MQPER_PERSISTENT))
+    assert reason_of(e) == C.MQRC_PUBLICATION_FAILURE
+    w.qm.define("QLOCAL", "D.Q")
+    w.publish(conn, TOPIC, b"again")
+    assert w.depth("D.Q") == 1
+    h = w.qm.open(conn, MQOD(ObjectName=b"D.Q"), C.MQOO_INPUT_AS_Q_DEF)
+    assert w.get(conn, h)[1] == b"again"
+
+
+def test_a_destination_redefined_as_an_alias_delivers_through_the_alias(w: World) -> None:
+    w.qm.define("QLOCAL", "A.Q")
+    w.qm.define("QLOCAL", "BASE.Q")
+    w.qm.define_sub("A", {"TOPICSTR": TOPIC, "DEST": "A.Q"})
+    conn = w.connect()
+    w.publish(conn, TOPIC, b"local")
+    w.qm.delete("QLOCAL", "A.Q", purge=True)
+    w.qm.define("QALIAS", "A.Q", {"TARGET": "BASE.Q"})
+    w.publish(conn, TOPIC, b"through the alias")
+    assert w.depth("BASE.Q") == 1
+    w.qm.alter("QALIAS", "A.Q", {"PUT": C.MQQA_PUT_INHIBITED})  # the alias's PUT applies, as name resolution says
+    w.publish(conn, TOPIC, b"refused")
+    assert w.depth("BASE.Q") == 1 and w.depth(DLQ) == 1
