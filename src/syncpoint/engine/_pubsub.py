@@ -61,7 +61,7 @@ from syncpoint.store import Snapshot
 from ._base import QueueManagerBase
 from ._effects import PUBLICATION
 from ._options import CONTEXT_PUT_OPTS, check_put_options
-from ._put import REPORTS_ASKED, PutMixin
+from ._put import _APPL_CHAR_FIELDS, REPORTS_ASKED, PutMixin
 from ._select import selected
 from ._state import PUT_PENDING, Connection, Handle, LocalQueue, Message, Target
 from ._topics import Subscription, SubscriptionIndex, check_topic_string, covering, join_topic, topic_attr
@@ -83,6 +83,7 @@ TOPIC_OPEN_OPTS = (
     | C.MQOO_ALTERNATE_USER_AUTHORITY
 )
 _NONE24 = b"\0" * 24
+_BLANK48 = padded("", 48)
 ROUTES_KEPT = 4096  # topic strings whose routes are kept at most (all are forgotten beyond: they are remade)
 
 
@@ -273,11 +274,11 @@ class PublishMixin(QueueManagerBase):
         name, defs, queues, length = self.name, self.definitions, self.queues, len(data)
         for s in subs:
             dq = s.dest_qmgr
-            d = defs.get(("Q", s.dest)) if not dq or dq == name else None
+            qdef = defs.get(("Q", s.dest)) if not dq or dq == name else None
             q: LocalQueue | None
             t: Target | None = None
-            if d is not None and d.otype == QLOCAL:  # a local queue, found as _resolve_target finds it
-                q = queues[d.name]
+            if qdef is not None and qdef.otype == QLOCAL:  # a local queue, found as _resolve_target finds it
+                q = queues[qdef.name]
                 why = self._refusal(q, q.attrs, length)
             else:
                 try:
@@ -308,8 +309,8 @@ class PublishMixin(QueueManagerBase):
             d["CodedCharSetId"] = self.qmgr.attrs["CCSID"]
         if not md.ReplyToQMgr.strip(b" \0"):
             d["ReplyToQMgr"] = self.name48
-        md.normalize()
-        pmo.ResolvedQName = padded("", 48)
+        md.normalize(None if ctx else _APPL_CHAR_FIELDS)  # the default context's fields are exact already
+        pmo.ResolvedQName = _BLANK48
         pmo.ResolvedQMgrName = self.name48
         held = self._uow(conn) if syncpoint else None
         base = dict(md.__dict__)
@@ -317,7 +318,7 @@ class PublishMixin(QueueManagerBase):
         base["BackoutCount"] = 0
         base["Persistence"] = pers
         if opts & C.MQPMO_SUPPRESS_REPLYTO:
-            base["ReplyToQ"] = base["ReplyToQMgr"] = padded("", 48)
+            base["ReplyToQ"] = base["ReplyToQMgr"] = _BLANK48
         data = bytes(data)
         for s, why in self._deliver_copies(plan, base, prio, data, held, now, props):
             if route.usedlq:  # a copy its queue refused (see the module doc)
