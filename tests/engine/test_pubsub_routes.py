@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 from test_pubsub import DLQ, World, reason_of
 
-from syncpoint.engine import FakeClock
-from syncpoint.mqi import MQMD, MQOD, MQMIError
+from syncpoint.engine import Connection, FakeClock, Handle
+from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
 
 TOPIC = "routes/t"
@@ -167,3 +167,68 @@ def test_a_destination_redefined_as_an_alias_delivers_through_the_alias(w: World
     w.qm.alter("QALIAS", "A.Q", {"PUT": C.MQQA_PUT_INHIBITED})  # the alias's PUT applies, as name resolution says
     w.publish(conn, TOPIC, b"refused")
     assert w.depth("BASE.Q") == 1 and w.depth(DLQ) == 1
+
+
+# -- the publishing fast path keeps MQPUT's rules (tests/engine/test_hot_path_rules.py for a queue) ------------
+def _topic_handle(w: World, conn: Connection, options: int = C.MQOO_OUTPUT) -> Handle:
+    od = MQOD(ObjectType=C.MQOT_TOPIC)
+    od.ObjectString = TOPIC
+    return w.qm.open(conn, od, options)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT, 0x40000000],
+    ids=["both syncpoint options", "an undefined option bit"],
+)
+def test_a_publication_with_bad_put_options_is_mqrc_options_error_and_delivers_nothing(w: World, options: int) -> None:
+    # mqi.md, MQPMO Options: "MQPMO_SYNCPOINT and MQPMO_NO_SYNCPOINT are mutually exclusive" (MQRC_OPTIONS_ERROR)
+    conn = w.connect()
+    q, _, _ = w.subscribe(conn, TOPIC)
+    assert q is not None
+    h = _topic_handle(w, conn)
+    with pytest.raises(MQMIError) as e:
+        w.qm.put(conn, h, MQMD(), MQPMO(Options=options), b"x")
+    assert reason_of(e) == C.MQRC_OPTIONS_ERROR
+    assert w.depth(q.name) == 0
+
+
+def test_a_publication_with_fail_if_quiescing_fails_while_the_queue_manager_ends(w: World) -> None:
+    conn = w.connect()
+    q, _, _ = w.subscribe(conn, TOPIC)
+    assert q is not None
+    h = _topic_handle(w, conn)
+    w.qm.quiesce()
+    with pytest.raises(MQMIError) as e:
+        w.qm.put(conn, h, MQMD(), MQPMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING), b"x")
+    assert reason_of(e) == C.MQRC_Q_MGR_QUIESCING
+    w.qm.put(conn, h, MQMD(), MQPMO(Options=C.MQPMO_NO_SYNCPOINT), b"y")
+    assert w.depth(q.name) == 1  # without the option a publication still goes while quiescing
+
+
+def test_a_publication_normalises_the_fields_the_application_set_in_every_copy(w: World) -> None:
+    conn = w.connect()
+    q, _, _ = w.subscribe(conn, TOPIC)
+    assert q is not None
+    h = _topic_handle(w, conn)
+    md = MQMD(Format="MQSTR", ReplyToQ=bytearray(b"REPLY"), ReplyToQMgr=b"QMX", GroupId="g1")
+    w.qm.put(conn, h, md, MQPMO(Options=C.MQPMO_NO_SYNCPOINT), b"x")
+    w.settle()
+    assert md.Format == b"MQSTR   " and md.ReplyToQ == b"REPLY".ljust(48) and type(md.ReplyToQ) is bytes
+    assert md.GroupId == b"g1".ljust(24, b"\0")
+    got, _ = w.get(conn, q)
+    for name in ("Format", "ReplyToQ", "ReplyToQMgr", "GroupId", "PutDate", "PutTime", "UserIdentifier"):
+        assert getattr(got, name) == getattr(md, name), name
+
+
+def test_a_publication_with_set_all_context_normalises_the_context_fields_too(w: World) -> None:
+    conn = w.connect()
+    q, _, _ = w.subscribe(conn, TOPIC)
+    assert q is not None
+    h = _topic_handle(w, conn, C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
+    md = MQMD(UserIdentifier="bob", PutApplName=bytearray(b"APP"), PutDate=b"2000", ApplOriginData="o")
+    w.qm.put(conn, h, md, MQPMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT), b"x")
+    w.settle()
+    assert md.UserIdentifier == b"bob".ljust(12) and md.PutApplName == b"APP".ljust(28)
+    got, _ = w.get(conn, q)
+    assert got.UserIdentifier == b"bob".ljust(12) and got.PutDate == b"2000    " and got.ApplOriginData == b"o   "

@@ -60,7 +60,7 @@ from syncpoint.store import Snapshot
 
 from ._base import QueueManagerBase
 from ._effects import PUBLICATION
-from ._options import CONTEXT_PUT_OPTS, check_put_options
+from ._options import BOTH_PUT_SYNC, CONTEXT_PUT_OPTS, RARE_PUT_OPTS, check_put_options
 from ._put import _APPL_CHAR_FIELDS, REPORTS_ASKED, PutMixin
 from ._select import selected
 from ._state import PUT_PENDING, Connection, Handle, LocalQueue, Message, Target
@@ -228,7 +228,12 @@ class PublishMixin(QueueManagerBase):
             raise fail(C.MQRC_NOT_OPEN_FOR_OUTPUT, "a subscription handle cannot be published on")
         opts = pmo.Options
         ctx = opts & CONTEXT_PUT_OPTS
-        source = check_put_options(conn, h, pmo, opts & ~PUBLISH_OPTS, ctx, self.quiescing, self.name)
+        plain = opts & ~PUBLISH_OPTS
+        source: dict[str, Any] | None = None
+        if plain & RARE_PUT_OPTS or plain & BOTH_PUT_SYNC == BOTH_PUT_SYNC:  # as MQPUT on a queue (``_put``)
+            source = check_put_options(conn, h, pmo, plain, ctx, self.quiescing, self.name)
+        elif self.quiescing and opts & C.MQPMO_FAIL_IF_QUIESCING:
+            raise fail(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is ending")
         topic = h.name
         route = self._route(topic)
         if route.pub == C.MQTA_PUB_INHIBITED:
