@@ -169,6 +169,24 @@ def test_a_destination_redefined_as_an_alias_delivers_through_the_alias(w: World
     assert w.depth("BASE.Q") == 1 and w.depth(DLQ) == 1
 
 
+def test_publications_on_more_topic_strings_than_routes_are_kept_all_arrive(w: World) -> None:
+    from syncpoint.engine._pubsub import ROUTES_KEPT
+
+    conn = w.connect()
+    q, _, _ = w.subscribe(conn, "many/#")
+    assert q is not None
+    strings = [f"many/{i}" for i in range(ROUTES_KEPT + 5)] + ["many/0"]  # past the bound, then the first again
+    for i, topic in enumerate(strings):
+        od = MQOD(ObjectType=C.MQOT_TOPIC)
+        od.ObjectString = topic
+        th = w.qm.open(conn, od, C.MQOO_OUTPUT)
+        w.qm.put(conn, th, MQMD(), MQPMO(Options=C.MQPMO_NO_SYNCPOINT), str(i).encode())
+        w.qm.close(conn, th)
+    w.settle()
+    assert w.depth(q.name) == len(strings)
+    assert len(w.qm._routes) <= ROUTES_KEPT  # the routes kept stay bounded (memory), whatever the publishers do
+
+
 # -- the publishing fast path keeps MQPUT's rules (tests/engine/test_hot_path_rules.py for a queue) ------------
 def _topic_handle(w: World, conn: Connection, options: int = C.MQOO_OUTPUT) -> Handle:
     od = MQOD(ObjectType=C.MQOT_TOPIC)
