@@ -22,6 +22,17 @@ queue when USEDLQ is YES, or is dropped (NPMSGDLV(ALLAVAIL)). A persistent copy 
 
 MQPMO_RETAIN keeps the publication as the topic string's one retained publication (persistent ones in the store,
 kind RETAINED, so they survive a restart); in syncpoint it takes effect at MQCMIT and is forgotten at MQBACK.
+
+A publication is a hot path (issue 34, item 6: a publication to 10 subscribers must cost less than 10 puts).
+What a topic string needs from the topic tree and the subscriptions (its inherited PUB, DEFPRTY, DEFPSIST,
+USEDLQ and the subscriptions that match it, wildcards and all) is worked out at its first publication and kept
+as its :class:`Route` until a subscription is made, altered or ends (``SubscriptionIndex.version``) or a topic
+object is defined, altered or deleted (``_topics_changed``); what may differ from one publication to the next
+(SubExpiry, MQPMO_NOT_OWN_SUBS, selection strings, the destination queues and their room) is judged on every
+publication. A destination that is a local queue of this queue manager is found without building a ``Target``;
+the copies share the publication's data and properties and are built from one normalised MQMD; persistent copies
+go to the store in the publisher's one batch (one sync for all of them). Authority is checked at MQOPEN and
+MQSUB, never per copy.
 """
 
 from __future__ import annotations
@@ -33,6 +44,7 @@ from syncpoint.mqi import MQMD, MQOD, MQPMO, blank_strip, put_date_time
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import ATTRIBUTES as _ATTRS
 from syncpoint.mqi.objects import (
+    QLOCAL,
     QMODEL,
     SYSTEM_BASE_TOPIC,
     TOPIC,
@@ -49,10 +61,10 @@ from syncpoint.store import Snapshot
 
 from ._base import QueueManagerBase
 from ._effects import PUBLICATION
-from ._options import CONTEXT_PUT_OPTS, check_put_options
-from ._put import REPORTS_ASKED, PutMixin
+from ._options import BOTH_PUT_SYNC, CONTEXT_PUT_OPTS, RARE_PUT_OPTS, check_put_options
+from ._put import _APPL_CHAR_FIELDS, REPORTS_ASKED, PutMixin
 from ._select import selected
-from ._state import PUT_PENDING, Connection, Handle, Message
+from ._state import PUT_PENDING, Connection, Handle, LocalQueue, Message, Target
 from ._topics import (
     Subscription,
     SubscriptionIndex,
@@ -81,6 +93,20 @@ TOPIC_OPEN_OPTS = (
 )
 _NONE24 = b"\0" * 24
 _RETAINED_MARK = b"RET2"  # a stored retained publication with its properties (``Retained``)
+_BLANK48 = padded("", 48)
+ROUTES_KEPT = 4096  # topic strings whose routes are kept at most (all are forgotten beyond: they are remade)
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """What publications on one topic string need from the topic tree and the subscriptions, worked out at the
+    first and kept until either changes (see the module doc)."""
+
+    subs: tuple[Subscription, ...]  # every subscription matching the topic string, in the order they were made
+    pub: int  # PUB, inherited
+    priority: int  # DEFPRTY (TPDEFPRTY), for MQPRI_PRIORITY_AS_TOPIC_DEF
+    persistence: int  # DEFPSIST (TPDEFPSIST), for MQPER_PERSISTENCE_AS_TOPIC_DEF
+    usedlq: bool  # USEDLQ(YES): a copy its queue refuses goes to the dead-letter queue
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +145,9 @@ class PublishMixin(QueueManagerBase):
     subs: SubscriptionIndex
     retained: dict[str, Retained]
     _sub_handles: dict[Handle, Subscription]
+    _routes: dict[str, Route]  # topic string -> its route (see the module doc)
+    _routes_at: tuple[int, int]  # (SubscriptionIndex.version, _topics_version) the routes were made at
+    _topics_version: int  # moves when a topic object is defined, altered or deleted
 
     # -- construction ---------------------------------------------------------------------------------
     def _load_pubsub(self, snap: Snapshot) -> None:
@@ -127,6 +156,9 @@ class PublishMixin(QueueManagerBase):
         self.retained = {}
         self._retained_pending = {}
         self._sub_handles = {}
+        self._routes = {}
+        self._routes_at = (-1, -1)
+        self._topics_version = 0
         now = self.clock.time()
         for otype, name, attrs in pubsub_objects():  # a queue manager made before publish/subscribe gains them
             ns = "Q" if otype == QMODEL else TOPIC
@@ -153,6 +185,31 @@ class PublishMixin(QueueManagerBase):
         """The topic objects covering ``topic``, nearest first, SYSTEM.BASE.TOPIC last (for attribute
         inheritance, and for an authority check that walks them)."""
         return covering(self.topics, self.definitions[(TOPIC, SYSTEM_BASE_TOPIC)], topic)
+
+    def _topics_changed(self) -> None:
+        """A topic object was defined, altered or deleted: every topic string's route is made again."""
+        self._topics_version += 1
+
+    def _route(self, topic: str) -> Route:
+        """The route of publications on ``topic`` (see the module doc)."""
+        at = (self.subs.version, self._topics_version)
+        routes = self._routes
+        if self._routes_at != at:
+            routes.clear()
+            self._routes_at = at
+        r = routes.get(topic)
+        if r is None:
+            chain = self.topic_chain(topic)
+            if len(routes) >= ROUTES_KEPT:
+                routes.clear()
+            r = routes[topic] = Route(
+                tuple(self.subs.matching(topic)),
+                topic_attr(chain, "PUB"),
+                topic_attr(chain, "TPDEFPRTY"),
+                topic_attr(chain, "TPDEFPSIST"),
+                topic_attr(chain, "USEDLQ") == C.MQUSEDLQ_YES,
+            )
+        return r
 
     def resolve_topic(self, object_name: str, object_string: str) -> tuple[str, Definition | None]:
         """The topic string an MQOD or MQSD names (ObjectName and/or ObjectString) and its topic object."""
@@ -193,24 +250,29 @@ class PublishMixin(QueueManagerBase):
             raise fail(C.MQRC_NOT_OPEN_FOR_OUTPUT, "a subscription handle cannot be published on")
         opts = pmo.Options
         ctx = opts & CONTEXT_PUT_OPTS
-        source = check_put_options(conn, h, pmo, opts & ~PUBLISH_OPTS, ctx, self.quiescing, self.name)
+        plain = opts & ~PUBLISH_OPTS
+        source: dict[str, Any] | None = None
+        if plain & RARE_PUT_OPTS or plain & BOTH_PUT_SYNC == BOTH_PUT_SYNC:  # as MQPUT on a queue (``_put``)
+            source = check_put_options(conn, h, pmo, plain, ctx, self.quiescing, self.name)
+        elif self.quiescing and opts & C.MQPMO_FAIL_IF_QUIESCING:
+            raise fail(C.MQRC_Q_MGR_QUIESCING, f"queue manager {self.name} is ending")
         topic = h.name
-        chain = self.topic_chain(topic)
-        if topic_attr(chain, "PUB") == C.MQTA_PUB_INHIBITED:
+        route = self._route(topic)
+        if route.pub == C.MQTA_PUB_INHIBITED:
             raise fail(C.MQRC_PUT_INHIBITED, f"publications are inhibited on topic {topic!r} (PUB(DISABLED))")
         if len(data) > self.qmgr.attrs["QMMAXMSGL"]:
             raise fail(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, f"{len(data)} bytes exceed the queue manager's MAXMSGL")
         reason = C.MQRC_NONE
         prio = md.Priority
         if prio == C.MQPRI_PRIORITY_AS_Q_DEF:
-            prio = topic_attr(chain, "TPDEFPRTY")
+            prio = route.priority
         elif prio < 0:
             raise fail(C.MQRC_PRIORITY_ERROR, f"Priority {prio} is not valid")
         elif prio > 9:
             prio, reason = 9, C.MQRC_PRIORITY_EXCEEDS_MAXIMUM
         pers = md.Persistence
         if pers == C.MQPER_PERSISTENCE_AS_Q_DEF:  # MQPER_PERSISTENCE_AS_TOPIC_DEF
-            pers = topic_attr(chain, "TPDEFPSIST")
+            pers = route.persistence
         elif pers not in (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT):
             raise fail(C.MQRC_PERSISTENCE_ERROR, f"Persistence {pers} is not valid")
         if md.Expiry == 0 or md.Expiry < C.MQEI_UNLIMITED:
@@ -218,18 +280,21 @@ class PublishMixin(QueueManagerBase):
         if (md.MsgType == C.MQMT_REQUEST or md.Report & REPORTS_ASKED) and not blank_strip(md.ReplyToQ):
             raise fail(C.MQRC_MISSING_REPLY_TO_Q, "a request message, or one asking for reports, needs ReplyToQ")
         syncpoint = opts & C.MQPMO_SYNCPOINT
-        self._sweep_expired_subs()
+        if self.subs.expiring:
+            self._sweep_expired_subs()
+            route = self._route(topic)  # an expired subscription ended: the route is made again
         now = self.clock.time()
-        candidates = self.subs.matching(topic)
+        not_own = opts & C.MQPMO_NOT_OWN_SUBS
+        candidates: Any = route.subs
         if self.shared is not None:  # a member of a group: the other members' group subscriptions too
-            candidates += self._group_subs_for(topic)  # (``_group_pubsub``)
+            candidates = [*candidates, *self._group_subs_for(topic)]  # (``_group_pubsub``: read each time)
         subs = [
             s
             for s in candidates
             if not s.on_request
             and not (s.expiry != C.MQEI_UNLIMITED and s.expired(now))
-            and not (opts & C.MQPMO_NOT_OWN_SUBS and s.handle is not None and s.handle.conn is conn)
-            and self._selection_selects(s, md, data, props)
+            and not (not_own and s.handle is not None and s.handle.conn is conn)
+            and (not s.selection or self._selection_selects(s, md, data, props))
         ]
         if self.subs.grouped:  # MQSO_GROUP_SUB: one copy per group of subscriptions (``_topics.one_per_group``)
             subs = one_per_group(subs)
@@ -237,20 +302,30 @@ class PublishMixin(QueueManagerBase):
         if syncpoint and uow is not None and len(uow) + len(subs) > self.qmgr.attrs["MAXUMSGS"]:
             raise fail(C.MQRC_SYNCPOINT_LIMIT_REACHED, "the unit of work has reached MAXUMSGS")
         # every destination, checked before the first copy is made
-        plan: list[tuple[Subscription, Any, int]] = []
+        plan: list[tuple[Subscription, LocalQueue | None, Target | None, int]] = []
+        name, defs, queues, length = self.name, self.definitions, self.queues, len(data)
         for s in subs:
-            try:
-                t = self._resolve_target(s.dest, s.dest_qmgr if s.dest_qmgr != self.name else "")
-                why = self._refusal(t, len(data))
-            except Exception as e:
-                t, why = None, getattr(e, "reason", C.MQRC_UNKNOWN_OBJECT_NAME)
+            dq = s.dest_qmgr
+            qdef = defs.get(("Q", s.dest)) if not dq or dq == name else None
+            q: LocalQueue | None
+            t: Target | None = None
+            if qdef is not None and qdef.otype == QLOCAL:  # a local queue, found as _resolve_target finds it
+                q = queues[qdef.name]
+                why = self._refusal(q, q.attrs, length)
+            else:
+                try:
+                    t = self._resolve_target(s.dest, dq if dq != name else "")
+                    q = t.queue
+                    why = self._refusal(q, t.first.attrs if t.first is not None else q.attrs, length)
+                except Exception as e:
+                    q, why = None, getattr(e, "reason", C.MQRC_UNKNOWN_OBJECT_NAME)
             if why and s.durable and pers == C.MQPER_PERSISTENT:
                 raise fail(
                     C.MQRC_PUBLICATION_FAILURE,
                     f"durable subscription {s.name!r} cannot take the persistent publication (reason {why}): "
                     "nothing was published",
                 )
-            plan.append((s, t, why))
+            plan.append((s, q, t, why))
         # -- from here on the publication succeeds: the publisher's MQMD ------------------------------
         d = md.__dict__
         if md.MsgId == _NONE24 or opts & C.MQPMO_NEW_MSG_ID:
@@ -266,8 +341,8 @@ class PublishMixin(QueueManagerBase):
             d["CodedCharSetId"] = self.qmgr.attrs["CCSID"]
         if not md.ReplyToQMgr.strip(b" \0"):
             d["ReplyToQMgr"] = self.name48
-        md.normalize()
-        pmo.ResolvedQName = padded("", 48)
+        md.normalize(None if ctx else _APPL_CHAR_FIELDS)  # the default context's fields are exact already
+        pmo.ResolvedQName = _BLANK48
         pmo.ResolvedQMgrName = self.name48
         held = self._uow(conn) if syncpoint else None
         base = dict(md.__dict__)
@@ -275,16 +350,10 @@ class PublishMixin(QueueManagerBase):
         base["BackoutCount"] = 0
         base["Persistence"] = pers
         if opts & C.MQPMO_SUPPRESS_REPLYTO:
-            base["ReplyToQ"] = base["ReplyToQMgr"] = padded("", 48)
+            base["ReplyToQ"] = base["ReplyToQMgr"] = _BLANK48
         data = bytes(data)
-        for s, t, why in plan:
-            if not why:
-                why = self._deliver_copy(s, t, base, prio, data, held, now, props)
-                if not why:
-                    s.last_msg = now
-                    s.msg_count += 1
-                    continue
-            if topic_attr(chain, "USEDLQ") == C.MQUSEDLQ_YES:  # a copy its queue refused (see the module doc)
+        for s, why in self._deliver_copies(plan, base, prio, data, held, now, props):
+            if route.usedlq:  # a copy its queue refused (see the module doc)
                 out = self._copy_for(s, md, prio, pers, opts)
                 self.dead_letter_message(out, data, why, s.dest, s.dest_qmgr or self.name, uow=held)
         if opts & C.MQPMO_RETAIN:
@@ -295,53 +364,70 @@ class PublishMixin(QueueManagerBase):
             return C.MQRC_NO_SUBS_MATCHED
         return reason
 
-    def _deliver_copy(
+    def _deliver_copies(
         self,
-        s: Subscription,
-        t: Any,
+        plan: list[tuple[Subscription, LocalQueue | None, Target | None, int]],
         base: dict[str, Any],
         prio: int,
         data: bytes,
         held: Any,
         now: float,
         props: Any = None,
-    ) -> int:
-        """One subscription's copy of a publication onto its (checked) destination: the publisher's normalised
+    ) -> list[tuple[Subscription, int]]:
+        """Every subscription's copy of a publication onto its (checked) destination: the publisher's normalised
         MQMD with its own MsgId and the subscription's CorrelId, put as the queue manager's own put is
-        (``_reports._place``), without building an MQMD per copy. A shared or remote destination goes through
-        ``_place`` itself. MQRC_NONE, or the reason the queue refused it."""
-        q = t.queue
+        (``_reports._place``), without building an MQMD per copy; the copies share ``data`` and ``props`` (never
+        changed in place). A shared or remote destination goes through ``_place`` itself. Returns the copies
+        refused, each with the reason (the plan's own, or the one ``_place`` gave)."""
+        refused: list[tuple[Subscription, int]] = []
+        new_msgid = self.new_msgid
+        make_visible = self._make_visible
         pers = base["Persistence"]
-        if pers == C.MQPER_PERSISTENT and q.definition.dynamic == C.MQQDT_TEMPORARY_DYNAMIC:
-            pers = C.MQPER_NOT_PERSISTENT  # a managed non-durable subscription's queue (see the module doc)
-        priority = s.pub_priority if s.pub_priority >= 0 else prio
-        if q.shared or t.remote is not None:
-            out = MQMD.with_fields(base)
-            out.MsgId, out.CorrelId, out.Priority, out.Persistence = self.new_msgid(), s.correl_id, priority, pers
-            return self._place(t, out, data, held, PUBLICATION, props)
-        if q.fifo:
-            priority = q.attrs["DEFPRTY"]
-        stored = dict(base)
-        msgid = stored["MsgId"] = self.new_msgid()
-        stored["CorrelId"] = s.correl_id
-        stored["Priority"] = priority
-        stored["Persistence"] = pers
-        seq = self._seq
-        self._seq = seq + 1
-        m = Message(seq, q, priority, pers == C.MQPER_PERSISTENT, stored, data, msgid, s.correl_id,
-                    stored["GroupId"], stored["MsgSeqNumber"], stored["Expiry"], now)  # fmt: skip
-        m.props = props  # the publication's properties, shared by its copies (never changed in place)
-        q.depth += 1
-        q.last_put = now
-        if held is None:
-            self._make_visible(m)
-        else:
-            held.puts.append(m)
-            m.state = PUT_PENDING
-            q.uncommitted += 1
-        if q.attrs["TRIGGER"] == C.MQTC_ON:
-            self.triggering.message_put(m, held)
-        return C.MQRC_NONE
+        persistent = pers == C.MQPER_PERSISTENT
+        groupid, seqno, expiry = base["GroupId"], base["MsgSeqNumber"], base["Expiry"]
+        for s, q, t, why in plan:
+            if why or q is None:
+                refused.append((s, why))
+                continue
+            copy_pers, copy_persistent = pers, persistent
+            if persistent and q.definition.dynamic == C.MQQDT_TEMPORARY_DYNAMIC:
+                # a managed non-durable subscription's queue (see the module doc)
+                copy_pers, copy_persistent = C.MQPER_NOT_PERSISTENT, False
+            priority = s.pub_priority if s.pub_priority >= 0 else prio
+            if q.shared or (t is not None and t.remote is not None):
+                if t is None:
+                    t = Target(q, None, None)
+                out = MQMD.with_fields(base)
+                out.MsgId, out.CorrelId, out.Priority, out.Persistence = new_msgid(), s.correl_id, priority, copy_pers
+                why = self._place(t, out, data, held, PUBLICATION, props)
+                if why:
+                    refused.append((s, why))
+                    continue
+            else:
+                if q.fifo:
+                    priority = q.attrs["DEFPRTY"]
+                stored = dict(base)
+                msgid = stored["MsgId"] = new_msgid()
+                correl = stored["CorrelId"] = s.correl_id
+                stored["Priority"] = priority
+                stored["Persistence"] = copy_pers
+                seq = self._seq
+                self._seq = seq + 1
+                m = Message(seq, q, priority, copy_persistent, stored, data, msgid, correl, groupid, seqno, expiry, now)
+                m.props = props
+                q.depth += 1
+                q.last_put = now
+                if held is None:
+                    make_visible(m)
+                else:
+                    held.puts.append(m)
+                    m.state = PUT_PENDING
+                    q.uncommitted += 1
+                if q.attrs["TRIGGER"] == C.MQTC_ON:
+                    self.triggering.message_put(m, held)
+            s.last_msg = now
+            s.msg_count += 1
+        return refused
 
     def _copy_for(self, s: Subscription, md: MQMD, prio: int, pers: int, opts: int) -> MQMD:
         """The copy of a publication a subscription receives."""
@@ -356,10 +442,9 @@ class PublishMixin(QueueManagerBase):
         return out
 
     @staticmethod
-    def _refusal(t: Any, length: int) -> int:
-        """Why the queue of target ``t`` would refuse a message of ``length`` bytes (``_place``'s checks), or 0."""
-        q = t.queue
-        first = t.first.attrs if t.first is not None else q.attrs
+    def _refusal(q: LocalQueue, first: dict[str, Any], length: int) -> int:
+        """Why queue ``q`` would refuse a message of ``length`` bytes (``_place``'s checks), or 0. ``first``: the
+        attributes of the name resolution met first (an alias's), else the queue's own."""
         if first["PUT"] == C.MQQA_PUT_INHIBITED or q.attrs["PUT"] == C.MQQA_PUT_INHIBITED:
             return C.MQRC_PUT_INHIBITED
         if length > q.attrs["MAXMSGL"]:
@@ -483,6 +568,7 @@ class PublishMixin(QueueManagerBase):
         d = Definition(TOPIC, name, a, old.created if old else now, now)
         self.definitions[(TOPIC, name)] = d
         self.topics[topic] = d
+        self._topics_changed()
         b = self._b()
         b.put_objects.append((TOPIC, name, d.to_bytes()))
         b.durable = True
@@ -497,6 +583,7 @@ class PublishMixin(QueueManagerBase):
             raise fail(C.MQRC_TOPIC_NOT_ALTERABLE, f"the TOPICSTR of topic object {name} cannot be changed")
         d.attrs.update(changes)
         d.altered = self.clock.time()
+        self._topics_changed()
         b = self._b()
         b.put_objects.append((TOPIC, name, d.to_bytes()))
         b.durable = True
@@ -512,6 +599,7 @@ class PublishMixin(QueueManagerBase):
             raise fail(C.MQRC_OBJECT_IN_USE, f"topic object {name} is open (handle {h.hobj})")
         del self.definitions[(TOPIC, name)]
         self.topics.pop(d.attrs["TOPICSTR"], None)
+        self._topics_changed()
         b = self._b()
         b.delete_objects.append((TOPIC, name))
         b.durable = True

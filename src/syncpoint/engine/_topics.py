@@ -224,8 +224,12 @@ class SubscriptionIndex:
         self.wild: list[Subscription] = []
         self.expiring: set[Subscription] = set()  # those with a SubExpiry: what an expiry sweep looks at
         self.grouped = 0  # how many were made with MQSO_GROUP_SUB (none: a publication skips the grouping)
+        # moves on every add and remove: a publisher's cache of the subscriptions a topic string matches
+        # (``_pubsub``'s routes) is good while it has not moved
+        self.version = 0
 
     def add(self, s: Subscription) -> None:
+        self.version += 1
         self.by_key[s.key] = s
         self.grouped += s.grouped
         if s.expiry != C.MQEI_UNLIMITED:
@@ -236,6 +240,7 @@ class SubscriptionIndex:
             self.exact.setdefault(s.topic, []).append(s)
 
     def remove(self, s: Subscription) -> None:
+        self.version += 1
         if self.by_key.pop(s.key, None) is not None:
             self.grouped -= s.grouped
         self.expiring.discard(s)
