@@ -198,7 +198,8 @@ def test_browsing_a_message_shows_its_mqmd_and_whole_body_as_text_json_and_hex(
     with console.qm() as qm:
         qm.admin("define", "QLOCAL", "APP.BROWSE", {})
         with qm.open("APP.BROWSE", C.MQOO_OUTPUT) as q:
-            q.put(payload.encode(), md=MQMD(Format=C.MQFMT_STRING))
+            props = {"note": "<script>document.title='pwned'</script>", "count": (C.MQTYPE_INT32, 3)}
+            q.put(payload.encode(), md=MQMD(Format=C.MQFMT_STRING), properties=props)
     log_in(browser, console)
     wait(browser, lambda d: queue_row(d, "APP.BROWSE"), "the queue list")
     open_queue(browser, "APP.BROWSE")
@@ -211,6 +212,13 @@ def test_browsing_a_message_shows_its_mqmd_and_whole_body_as_text_json_and_hex(
         for tr in browser.find_elements(By.CSS_SELECTOR, "#detail-md tbody tr")
     }
     assert md_rows["Format"] == "MQSTR" and md_rows["PutApplName"]
+    # the message's properties (name, type, value), a value of <script> shown as text, never run
+    prop_rows = [
+        [td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+        for tr in browser.find_elements(By.CSS_SELECTOR, "#detail-props tbody tr")
+    ]
+    assert prop_rows == [["note", "STRING", "<script>document.title='pwned'</script>"], ["count", "INT32", "3"]]
+    assert not browser.find_elements(By.CSS_SELECTOR, "#message-detail script")
     browser.find_element(By.CSS_SELECTOR, "[data-view='json']").click()
     assert json.loads(text_of(browser, "detail-body"))["order"] == 42
     browser.find_element(By.CSS_SELECTOR, "[data-view='hex']").click()

@@ -174,6 +174,8 @@ async function openMessage(msgId) {
   const d = state.detail;
   $("detail-msgid").textContent = msgId;
   $("detail-md").tBodies[0].replaceChildren(...Object.entries(d.md).map(([k, v]) => row([k, v])));
+  $("detail-props").tBodies[0].replaceChildren(...d.properties.map(p => row([p.name, p.type, p.value])));
+  $("detail-props-none").hidden = d.properties.length > 0;
   const headers = $("detail-headers");
   headers.replaceChildren();
   d.headers.forEach(h => {
