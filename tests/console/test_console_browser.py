@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -347,6 +348,25 @@ def test_the_console_api_refuses_bad_input_and_changes_nothing(console: Console)
         assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
     with console.qm() as qm:
         assert qm.admin("lookup", "QLOCAL", "APP.ORDERS") is not None  # the cross-site DELETE did nothing
+
+
+def test_wrong_console_passwords_are_answered_late_and_counted_with_the_rest_apis(console: Console) -> None:
+    # issue 37, Bad input: "wrong credentials (401, throttled as the native protocol's failures are)": the console
+    # checks passwords with the REST API's authenticator, so a failure waits its turn (0.1 s after an address's
+    # first, doubling up to auth-delay-max) and the REST API's next failure from the address waits longer still
+    import httpx
+
+    with httpx.Client(timeout=60) as c:
+        start = time.monotonic()
+        assert c.get(console.url + "api/qmgr", auth=(USER, "wrong")).status_code == 401
+        console_took = time.monotonic() - start
+        start = time.monotonic()
+        rest = console.url.removesuffix("console/") + "rest/v3/admin/qmgr"
+        assert c.get(rest, auth=(USER, "wrong")).status_code == 401
+        rest_took = time.monotonic() - start
+        assert c.get(console.url + "api/qmgr", auth=(USER, PASSWORD)).status_code == 200  # a right one: at once
+    assert console_took >= 0.1
+    assert rest_took >= 0.2  # at least the second failure of this address: counted together
 
 
 def test_dlqmsg_retries_discards_or_keeps_one_dead_letter_by_its_msgid(console: Console) -> None:
