@@ -59,8 +59,8 @@ def structure_json(s: Any) -> dict[str, Any]:
 
 
 def qmgr_overview(qm: QueueManager) -> dict[str, Any]:
-    """The queue manager: its name, dead-letter queue, queue-sharing group ('' outside one) and channels (with
-    their status where one is running)."""
+    """The queue manager: its name, dead-letter queue, queue-sharing group ('' outside one) with its members (name,
+    ACTIVE / INACTIVE, when the latest session started) and channels (with their status where one is running)."""
     from syncpoint.mqsc import MqscProcessor
 
     processor = MqscProcessor(qm, echo=False)
@@ -76,10 +76,12 @@ def qmgr_overview(qm: QueueManager) -> dict[str, Any]:
         name = str(attrs.get("CHANNEL", ""))
         entry = channels.setdefault(name, {"name": name, "type": attrs.get("CHLTYPE", ""), "status": ""})
         entry["status"] = attrs.get("STATUS", "")
+    group = qm.admin("qsg_name") or ""
     return {
         "name": qm.name,
         "deadLetterQueue": dead_letter_queue(qm),
-        "queueSharingGroup": qm.admin("qsg_name") or "",
+        "queueSharingGroup": group,
+        "members": qm.admin("qsg_members") if group else [],
         "channels": sorted(channels.values(), key=lambda c: c["name"]),
         "time": time.time(),
     }
