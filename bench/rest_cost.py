@@ -60,6 +60,7 @@ class Side:
         import syncpoint
 
         self.qm = syncpoint.connect(server.QMGR, home=self.home)
+        self.pid = int(json.loads((self.home / "qmgrs" / server.QMGR / "server.json").read_text())["pid"])
         self.console: str | None = None
         if rest:
             info = self.home / "qmgrs" / server.QMGR / "rest.json"
@@ -90,6 +91,12 @@ class Side:
         self.run("endmqm", "-i", server.QMGR)
 
 
+def cpu_seconds(pid: int) -> float:
+    """The process's CPU time so far (user + system), from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def poll_console(url: str, stop: threading.Event, count: list[int]) -> None:
     """An open console page: the queue list every two seconds."""
     import httpx
@@ -104,20 +111,38 @@ def poll_console(url: str, stop: threading.Event, count: list[int]) -> None:
                 return
 
 
-def measure(side: Side, mode: str, seconds: float, root: Path) -> float:
+def measure(side: Side, mode: str, seconds: float, root: Path) -> tuple[float, float]:
+    """The row's rate (messages/s) and the server process's CPU per message (µs)."""
     stop, count = threading.Event(), [0]
     poller = threading.Thread(target=poll_console, args=(side.console, stop, count)) if side.console else None
     if poller is not None:
         poller.start()
     try:
-        rate: float = server.run_pair(side, mode, seconds, root)[0]
+        cpu0 = cpu_seconds(side.pid)
+        rate, got = server.run_pair(side, mode, seconds, root)
+        cpu = (cpu_seconds(side.pid) - cpu0) / max(got, 1) * 1e6
     finally:
         stop.set()
         if poller is not None:
             poller.join()
     if poller is not None and count[0] == 0:
         raise SystemExit("the console did not answer while the row ran")
-    return rate
+    return float(rate), cpu
+
+
+def idle_cpu(side: Side, seconds: float, console: bool) -> float:
+    """The server process's CPU while no application uses it, in ms per second (with a console polling or not)."""
+    stop, count = threading.Event(), [0]
+    poller = threading.Thread(target=poll_console, args=(side.console, stop, count)) if console else None
+    if poller is not None:
+        poller.start()
+    cpu0, t0 = cpu_seconds(side.pid), time.monotonic()
+    time.sleep(seconds)
+    used = (cpu_seconds(side.pid) - cpu0) / (time.monotonic() - t0) * 1000
+    stop.set()
+    if poller is not None:
+        poller.join()
+    return used
 
 
 def main() -> None:
@@ -128,25 +153,43 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="sp-restcost-", dir="/tmp"))
     sides = {"off": Side(root, rest=False), "on": Side(root, rest=True)}
     results: dict[str, dict[str, list[float]]] = {"off": {}, "on": {}}
+    cpus: dict[str, dict[str, list[float]]] = {"off": {}, "on": {}}
+    idle: dict[str, list[float]] = {"off": [], "on, idle": [], "on, console polling": []}
     try:
         for r in range(a.rounds):
+            idle["off"].append(idle_cpu(sides["off"], a.seconds, False))
+            idle["on, idle"].append(idle_cpu(sides["on"], a.seconds, False))
+            idle["on, console polling"].append(idle_cpu(sides["on"], a.seconds, True))
             for key, _, mode in ROWS:
                 for name in ("off", "on") if r % 2 == 0 else ("on", "off"):
-                    rate = measure(sides[name], mode, a.seconds, root)
+                    rate, cpu = measure(sides[name], mode, a.seconds, root)
                     results[name].setdefault(key, []).append(rate)
-                    server.log(f"round {r + 1}/{a.rounds}, row {key}, REST {name}: {rate:,.0f} msg/s")
+                    cpus[name].setdefault(key, []).append(cpu)
+                    server.log(f"round {r + 1}/{a.rounds}, row {key}, REST {name}: {rate:,.0f} msg/s, {cpu:.0f} µs")
     finally:
         for side in sides.values():
             side.close()
     load = os.getloadavg()
     print(f"load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
-    print("| server row | REST off (msg/s) | REST on, console polling (msg/s) | on / off | the rounds, off; on |")
-    print("|---|---|---|---|---|")
+    print("| server row | REST off (msg/s) | REST on, console polling (msg/s) | on / off, median of the rounds' |")
+    print("|---|---|---|---|")
     for key, label, _ in ROWS:
         off, on = results["off"][key], results["on"][key]
-        rounds = ", ".join(f"{x:,.0f}" for x in off) + "; " + ", ".join(f"{x:,.0f}" for x in on)
+        ratio = statistics.median([b / a for a, b in zip(off, on, strict=True)])
         m_off, m_on = statistics.median(off), statistics.median(on)
-        print(f"| {key} ({label}) | {m_off:,.0f} | {m_on:,.0f} | {m_on / m_off:.2f} | {rounds} |")
+        each = ", ".join(f"{b / a:.2f}" for a, b in zip(off, on, strict=True))
+        print(f"| {key} ({label}) | {m_off:,.0f} | {m_on:,.0f} | {ratio:.2f} ({each}) |")
+    print()
+    print("| server row | server CPU per message, REST off (µs) | REST on, console polling (µs) |")
+    print("|---|---|---|")
+    for key, label, _ in ROWS:
+        off, on = cpus["off"][key], cpus["on"][key]
+        print(f"| {key} ({label}) | {statistics.median(off):,.0f} | {statistics.median(on):,.0f} |")
+    print()
+    print("| server idle | CPU (ms per second), median | the rounds |")
+    print("|---|---|---|")
+    for name, values in idle.items():
+        print(f"| REST {name} | {statistics.median(values):.2f} | {', '.join(f'{v:.2f}' for v in values)} |")
 
 
 if __name__ == "__main__":
