@@ -62,6 +62,7 @@ class Side:
         self.qm = syncpoint.connect(server.QMGR, home=self.home)
         self.pid = int(json.loads((self.home / "qmgrs" / server.QMGR / "server.json").read_text())["pid"])
         self.console: str | None = None
+        self.poll = True  # while a row runs: an open console page polling (REST on only)
         if rest:
             info = self.home / "qmgrs" / server.QMGR / "rest.json"
             deadline = time.monotonic() + 60
@@ -114,7 +115,8 @@ def poll_console(url: str, stop: threading.Event, count: list[int]) -> None:
 def measure(side: Side, mode: str, seconds: float, root: Path) -> tuple[float, float]:
     """The row's rate (messages/s) and the server process's CPU per message (µs)."""
     stop, count = threading.Event(), [0]
-    poller = threading.Thread(target=poll_console, args=(side.console, stop, count)) if side.console else None
+    polls = side.console is not None and side.poll
+    poller = threading.Thread(target=poll_console, args=(side.console, stop, count)) if polls else None
     if poller is not None:
         poller.start()
     try:
@@ -149,9 +151,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--rows", default="1,2,3", help="the rows to run (default 1,2,3)")
+    ap.add_argument("--no-console", action="store_true", help="REST on, but no console polling during the rows")
     a = ap.parse_args()
     root = Path(tempfile.mkdtemp(prefix="sp-restcost-", dir="/tmp"))
     sides = {"off": Side(root, rest=False), "on": Side(root, rest=True)}
+    if a.no_console:
+        sides["on"].poll = False
     results: dict[str, dict[str, list[float]]] = {"off": {}, "on": {}}
     cpus: dict[str, dict[str, list[float]]] = {"off": {}, "on": {}}
     idle: dict[str, list[float]] = {"off": [], "on, idle": [], "on, console polling": []}
@@ -160,7 +166,7 @@ def main() -> None:
             idle["off"].append(idle_cpu(sides["off"], a.seconds, False))
             idle["on, idle"].append(idle_cpu(sides["on"], a.seconds, False))
             idle["on, console polling"].append(idle_cpu(sides["on"], a.seconds, True))
-            for key, _, mode in ROWS:
+            for key, _, mode in [row for row in ROWS if row[0] in a.rows.split(",")]:
                 for name in ("off", "on") if r % 2 == 0 else ("on", "off"):
                     rate, cpu = measure(sides[name], mode, a.seconds, root)
                     results[name].setdefault(key, []).append(rate)
@@ -171,18 +177,23 @@ def main() -> None:
             side.close()
     load = os.getloadavg()
     print(f"load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
-    print("| server row | REST off (msg/s) | REST on, console polling (msg/s) | on / off, median of the rounds' |")
+    on_label = "REST on, idle" if a.no_console else "REST on, console polling"
+    print(f"| server row | REST off (msg/s) | {on_label} (msg/s) | on / off, median of the rounds' |")
     print("|---|---|---|---|")
     for key, label, _ in ROWS:
+        if key not in results["off"]:
+            continue
         off, on = results["off"][key], results["on"][key]
         ratio = statistics.median([b / a for a, b in zip(off, on, strict=True)])
         m_off, m_on = statistics.median(off), statistics.median(on)
         each = ", ".join(f"{b / a:.2f}" for a, b in zip(off, on, strict=True))
         print(f"| {key} ({label}) | {m_off:,.0f} | {m_on:,.0f} | {ratio:.2f} ({each}) |")
     print()
-    print("| server row | server CPU per message, REST off (µs) | REST on, console polling (µs) |")
+    print(f"| server row | server CPU per message, REST off (µs) | {on_label} (µs) |")
     print("|---|---|---|")
     for key, label, _ in ROWS:
+        if key not in cpus["off"]:
+            continue
         off, on = cpus["off"][key], cpus["on"][key]
         print(f"| {key} ({label}) | {statistics.median(off):,.0f} | {statistics.median(on):,.0f} |")
     print()
