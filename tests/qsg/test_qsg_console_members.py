@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 
 from qsg_members import member
+from tests.waiting import wait_until
 
 import syncpoint
 from syncpoint.console import _data
@@ -29,9 +30,13 @@ def test_the_queue_manager_page_lists_the_groups_members_with_their_status(postg
         assert by_name["QMA"]["status"] == by_name["QMB"]["status"] == "ACTIVE"
         assert by_name["QMC"] == {"name": "QMC", "status": "INACTIVE", "started": None}
         assert before - 5 <= by_name["QMB"]["started"] <= time.time() + 5  # the database's clock, UTC seconds
-        qmb.close()  # QMB ends: its lock is free at once
+        qmb.close()  # QMB ends: its lock is free once PostgreSQL has seen its connections close
         qmb = None
-        assert {m["name"]: m["status"] for m in _data.qmgr_overview(qm)["members"]}["QMB"] == "INACTIVE"
+
+        def status_of_qmb() -> str:
+            return str({m["name"]: m["status"] for m in _data.qmgr_overview(qm)["members"]}["QMB"])
+
+        wait_until(lambda: status_of_qmb() == "INACTIVE", "QMB shown INACTIVE once it ended")
         qm.disconnect()
     finally:
         qma.close(abnormal=True)
