@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -198,7 +199,8 @@ def test_browsing_a_message_shows_its_mqmd_and_whole_body_as_text_json_and_hex(
     with console.qm() as qm:
         qm.admin("define", "QLOCAL", "APP.BROWSE", {})
         with qm.open("APP.BROWSE", C.MQOO_OUTPUT) as q:
-            q.put(payload.encode(), md=MQMD(Format=C.MQFMT_STRING))
+            props = {"note": "<script>document.title='pwned'</script>", "count": (C.MQTYPE_INT32, 3)}
+            q.put(payload.encode(), md=MQMD(Format=C.MQFMT_STRING), properties=props)
     log_in(browser, console)
     wait(browser, lambda d: queue_row(d, "APP.BROWSE"), "the queue list")
     open_queue(browser, "APP.BROWSE")
@@ -211,6 +213,13 @@ def test_browsing_a_message_shows_its_mqmd_and_whole_body_as_text_json_and_hex(
         for tr in browser.find_elements(By.CSS_SELECTOR, "#detail-md tbody tr")
     }
     assert md_rows["Format"] == "MQSTR" and md_rows["PutApplName"]
+    # the message's properties (name, type, value), a value of <script> shown as text, never run
+    prop_rows = [
+        [td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+        for tr in browser.find_elements(By.CSS_SELECTOR, "#detail-props tbody tr")
+    ]
+    assert prop_rows == [["note", "STRING", "<script>document.title='pwned'</script>"], ["count", "INT32", "3"]]
+    assert not browser.find_elements(By.CSS_SELECTOR, "#message-detail script")
     browser.find_element(By.CSS_SELECTOR, "[data-view='json']").click()
     assert json.loads(text_of(browser, "detail-body"))["order"] == 42
     browser.find_element(By.CSS_SELECTOR, "[data-view='hex']").click()
@@ -339,6 +348,25 @@ def test_the_console_api_refuses_bad_input_and_changes_nothing(console: Console)
         assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
     with console.qm() as qm:
         assert qm.admin("lookup", "QLOCAL", "APP.ORDERS") is not None  # the cross-site DELETE did nothing
+
+
+def test_wrong_console_passwords_are_answered_late_and_counted_with_the_rest_apis(console: Console) -> None:
+    # issue 37, Bad input: "wrong credentials (401, throttled as the native protocol's failures are)": the console
+    # checks passwords with the REST API's authenticator, so a failure waits its turn (0.1 s after an address's
+    # first, doubling up to auth-delay-max) and the REST API's next failure from the address waits longer still
+    import httpx
+
+    with httpx.Client(timeout=60) as c:
+        start = time.monotonic()
+        assert c.get(console.url + "api/qmgr", auth=(USER, "wrong")).status_code == 401
+        console_took = time.monotonic() - start
+        start = time.monotonic()
+        rest = console.url.removesuffix("console/") + "rest/v3/admin/qmgr"
+        assert c.get(rest, auth=(USER, "wrong")).status_code == 401
+        rest_took = time.monotonic() - start
+        assert c.get(console.url + "api/qmgr", auth=(USER, PASSWORD)).status_code == 200  # a right one: at once
+    assert console_took >= 0.1
+    assert rest_took >= 0.2  # at least the second failure of this address: counted together
 
 
 def test_dlqmsg_retries_discards_or_keeps_one_dead_letter_by_its_msgid(console: Console) -> None:

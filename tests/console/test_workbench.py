@@ -190,6 +190,33 @@ def test_a_body_that_is_not_utf8_is_listed_with_replacement_characters_and_sent_
     assert detail is not None and base64.b64decode(detail["body"]) == raw  # the hex view shows every byte
 
 
+def test_message_detail_lists_the_properties_by_name_type_and_value_as_text(qm: QueueManager) -> None:
+    # issue 37, item 3: the browse view shows a message's properties (name, type, value), in the order set
+    props = {
+        "note": "<script>alert(1)</script>",
+        "count": (C.MQTYPE_INT32, 3),
+        "ok": True,
+        "raw": b"\x00\xff",
+        "ratio": 0.25,
+        "gone": None,
+    }
+    with qm.open("Q1", C.MQOO_OUTPUT) as q:
+        md = q.put(b"x", properties=props)
+    detail = _data.message_detail(qm, "Q1", bytes(md.MsgId))
+    assert detail is not None
+    assert detail["properties"] == [
+        {"name": "note", "type": "STRING", "value": "<script>alert(1)</script>"},
+        {"name": "count", "type": "INT32", "value": "3"},
+        {"name": "ok", "type": "BOOLEAN", "value": "TRUE"},
+        {"name": "raw", "type": "BYTE_STRING", "value": "00ff"},
+        {"name": "ratio", "type": "FLOAT64", "value": "0.25"},
+        {"name": "gone", "type": "NULL", "value": ""},
+    ]
+    with qm.open("Q1", C.MQOO_OUTPUT) as q:
+        plain = q.put(b"y")
+    assert _data.message_detail(qm, "Q1", bytes(plain.MsgId))["properties"] == []  # type: ignore[index]
+
+
 def test_the_rules_table_for_move_and_discard_names_the_action() -> None:
     selected = [{"destQ": "APP.Q", "reason": 2053}]
     assert "ACTION(FWD) FWDQ('HOLD.Q') HEADER(YES)" in rules_table(DLQ, "move", selected, "HOLD.Q")

@@ -602,6 +602,7 @@ def test_the_openapi_document_names_every_route(env: Env) -> None:
         f"{BASE}/admin/qmgr/{{qmgr}}/queue/{{queue}}",
         f"{BASE}/admin/action/qmgr/{{qmgr}}/mqsc",
         f"{BASE}/messaging/qmgr/{{qmgr}}/queue/{{queue}}/message",
+        f"{BASE}/messaging/qmgr/{{qmgr}}/queue/{{queue}}/messagelist",
     }
 
 

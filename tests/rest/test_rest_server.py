@@ -226,10 +226,24 @@ def test_the_docs_curl_example_puts_gets_and_runs_mqsc(served: Served, tmp_path:
     if shutil.which("curl") is None:
         pytest.skip("curl is not installed")
     script = tmp_path / "example.sh"
-    script.write_text("set -e -o pipefail\n" + doc_block("sh", "curl"))
+    script.write_text("set -e -o pipefail\n" + doc_block("sh", "DEFINE QLOCAL(DEV.QUEUE.1)"))
     out = run(["bash", str(script)], served, tmp_path)
     assert out.endswith("hello from curl")
     assert '"overallCompletionCode":0' in out
+
+
+def test_the_docs_curl_example_of_properties_and_the_message_list(served: Served, tmp_path: Path) -> None:
+    # docs/rest.md's second curl block: a POST with ibm-mq-usr, the messagelist, the DELETE's ibm-mq-usr header
+    if shutil.which("curl") is None:
+        pytest.skip("curl is not installed")
+    mqsc(served, "DEFINE QLOCAL(DEV.QUEUE.1) REPLACE")
+    mqsc(served, "CLEAR QLOCAL(DEV.QUEUE.1)")
+    script = tmp_path / "example.sh"
+    script.write_text("set -e -o pipefail\n" + doc_block("sh", "messagelist"))
+    listed, header = run(["bash", str(script)], served, tmp_path).splitlines()
+    (summary,) = json.loads(listed)["messages"]
+    assert summary["format"] == "MQSTR" and summary["length"] == len("with properties")
+    assert header.strip() == 'ibm-mq-usr: "colour": "blue", "count": 3'
 
 
 def test_the_docs_node_example_puts_gets_and_runs_mqsc(served: Served, tmp_path: Path) -> None:
@@ -263,7 +277,7 @@ def test_every_answer_is_one_the_openapi_document_declares(served: Served) -> No
         document = c.get(f"{served.url}/openapi.json").json()
     schema = schemathesis.openapi.from_dict(document)
     operations = [result.ok() for result in schema.get_all_operations()]
-    assert len(operations) == 8
+    assert len(operations) == 9  # messagelist's GET among them
 
     for operation in operations:
 

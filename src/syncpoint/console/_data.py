@@ -59,8 +59,8 @@ def structure_json(s: Any) -> dict[str, Any]:
 
 
 def qmgr_overview(qm: QueueManager) -> dict[str, Any]:
-    """The queue manager: its name, dead-letter queue, queue-sharing group ('' outside one) and channels (with
-    their status where one is running)."""
+    """The queue manager: its name, dead-letter queue, queue-sharing group ('' outside one) with its members (name,
+    ACTIVE / INACTIVE, when the latest session started) and channels (with their status where one is running)."""
     from syncpoint.mqsc import MqscProcessor
 
     processor = MqscProcessor(qm, echo=False)
@@ -76,10 +76,12 @@ def qmgr_overview(qm: QueueManager) -> dict[str, Any]:
         name = str(attrs.get("CHANNEL", ""))
         entry = channels.setdefault(name, {"name": name, "type": attrs.get("CHLTYPE", ""), "status": ""})
         entry["status"] = attrs.get("STATUS", "")
+    group = qm.admin("qsg_name") or ""
     return {
         "name": qm.name,
         "deadLetterQueue": dead_letter_queue(qm),
-        "queueSharingGroup": qm.admin("qsg_name") or "",
+        "queueSharingGroup": group,
+        "members": qm.admin("qsg_members") if group else [],
         "channels": sorted(channels.values(), key=lambda c: c["name"]),
         "time": time.time(),
     }
@@ -227,14 +229,46 @@ def headers_of(data: bytes) -> list[dict[str, Any]]:
     return out
 
 
+_PROPERTY_TYPES = {
+    C.MQTYPE_BOOLEAN: "BOOLEAN",
+    C.MQTYPE_BYTE_STRING: "BYTE_STRING",
+    C.MQTYPE_INT8: "INT8",
+    C.MQTYPE_INT16: "INT16",
+    C.MQTYPE_INT32: "INT32",
+    C.MQTYPE_INT64: "INT64",
+    C.MQTYPE_FLOAT32: "FLOAT32",
+    C.MQTYPE_FLOAT64: "FLOAT64",
+    C.MQTYPE_STRING: "STRING",
+    C.MQTYPE_NULL: "NULL",
+}
+
+
+def properties_json(props: dict[str, tuple[int, Any]] | None) -> list[dict[str, str]]:
+    """A message's properties in the order they were set: name, type (the MQTYPE_ name without its prefix, as
+    amqsbcg shows them) and the value as text (a byte string in hex, a boolean TRUE / FALSE, NULL empty)."""
+    out: list[dict[str, str]] = []
+    for name, (ptype, value) in (props or {}).items():
+        if ptype == C.MQTYPE_BYTE_STRING:
+            text = bytes(value).hex()
+        elif ptype == C.MQTYPE_BOOLEAN:
+            text = "TRUE" if value else "FALSE"
+        elif ptype == C.MQTYPE_NULL:
+            text = ""
+        else:
+            text = str(value)
+        out.append({"name": name, "type": _PROPERTY_TYPES.get(ptype, str(ptype)), "value": text})
+    return out
+
+
 def message_detail(qm: QueueManager, queue: str, msg_id: bytes) -> dict[str, Any] | None:
-    """One message whole: its MQMD, its decoded headers and its body (base64)."""
+    """One message whole: its MQMD, its properties, its decoded headers and its body (base64)."""
     m = find_message(qm, queue, msg_id)
     if m is None:
         return None
     return {
         "queue": queue,
         "md": structure_json(m.md),
+        "properties": properties_json(m.typed_properties),
         "headers": headers_of(m.data),
         "length": len(m.data),
         "body": base64.b64encode(m.data).decode("ascii"),

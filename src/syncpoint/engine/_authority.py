@@ -100,6 +100,7 @@ ADMIN_AUTHORITIES: dict[str, tuple[str | None, int | None, str]] = {
     "refresh_expiry": ("qmgr", None, "chg"),
     "qsgdisp": ("qmgr", None, "dsp"),
     "qsg_name": ("qmgr", None, "dsp"),
+    "qsg_members": ("qmgr", None, "dsp"),
     "threads": ("qmgr", None, "dsp"),
     "indoubt_resolve": ("qmgr", None, "chg"),
     "set_authrec": ("qmgr", None, "chg"),

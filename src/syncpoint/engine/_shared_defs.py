@@ -267,6 +267,19 @@ class SharedDefinitionsMixin(QueueManagerBase):
         """The name of this member's queue-sharing group; "" for a queue manager in no group."""
         return self.shared.qsg if self.shared is not None else ""
 
+    @group_call
+    def qsg_members(self) -> list[dict[str, Any]]:
+        """The members of this queue manager's queue-sharing group (none outside one), as z/OS's DISPLAY GROUP
+        lists them: ``name``, ``status`` ACTIVE (running: its session holds its liveness lock in the shared
+        store) or INACTIVE, and ``started`` (when its latest session began, Unix time; None if it never ran)."""
+        shared = self.shared
+        if shared is None:
+            return []
+        return [
+            {"name": name, "status": "ACTIVE" if running else "INACTIVE", "started": started}
+            for name, running, started in shared.members()
+        ]
+
     def qsgdisp(self, otype: str, name: str) -> str:
         """The QSGDISP of this member's object ``name`` of type ``otype``: SHARED, COPY or QMGR."""
         q = self.queues.get(name) if otype == QLOCAL else None

@@ -520,6 +520,7 @@ ADMIN_VERBS = frozenset(
         "refresh_expiry",
         "qsgdisp",
         "qsg_name",  # the queue-sharing group's name ("" outside one): dmpmqcfg, DISPLAY on a member
+        "qsg_members",  # the group's members, running or not (the console's queue-manager page)
         "threads",  # DISPLAY THREAD (queue-sharing groups)
         "indoubt_resolve",  # RESOLVE INDOUBT
         "group_definitions",  # DISPLAY … QSGDISP(ALL | GROUP): the group's GROUP definitions

@@ -31,6 +31,7 @@ from ._admin import get_queues, post_mqsc
 from ._auth import Authenticator, guard
 from ._context import PutHook, Rest
 from ._errors import RestError, unexpected, unexpected_mq_failure
+from ._messagelist import get_message_list
 from ._messaging import get_message, post_message
 from ._openapi import openapi_document
 
@@ -96,6 +97,13 @@ def create_app(
             return await post_message(rest, request, user, qm_name, queue)
         return await get_message(rest, request, user, qm_name, queue, browse=request.method == "GET")
 
+    async def message_list(request: Request) -> Response:
+        user = await guard(request, rest.authenticator)
+        qm_name, queue = request.path_params["qmgr"], request.path_params["queue"]
+        rest.check_qmgr(qm_name)
+        rest.check_queue(queue)
+        return await get_message_list(rest, request, user, qm_name, queue)
+
     async def openapi(request: Request) -> Response:
         return JSONResponse(openapi_document(PREFIX))
 
@@ -110,6 +118,7 @@ def create_app(
         ("/admin/qmgr/{qmgr}/queue/{queue:mqname}", queue_resource, "GET"),
         ("/admin/action/qmgr/{qmgr}/mqsc", mqsc, "POST"),
         ("/messaging/qmgr/{qmgr}/queue/{queue:mqname}/message", message, "POST DELETE GET"),
+        ("/messaging/qmgr/{qmgr}/queue/{queue:mqname}/messagelist", message_list, "GET"),
         ("/openapi.json", openapi, "GET"),
     ]
     # full paths, not a Mount: a Mount's pattern stops at a line end, and a queue name may hold one

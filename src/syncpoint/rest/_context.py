@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 PutHook = Callable[["QueueManager", MQOD, MQMD, MQPMO, bytes, list[UserProperty]], None]
 
 
-# ibm-mq-usr's types -> the message property types (IBM's REST API: string, boolean, i1 … r8)
+# ibm-mq-usr's types -> the message property types (string, boolean, i1 … r8; null from the JSON form)
 _MQTYPES = {
     "string": C.MQTYPE_STRING,
     "boolean": C.MQTYPE_BOOLEAN,
@@ -31,6 +31,7 @@ _MQTYPES = {
     "i8": C.MQTYPE_INT64,
     "r4": C.MQTYPE_FLOAT32,
     "r8": C.MQTYPE_FLOAT64,
+    "null": C.MQTYPE_NULL,
 }
 
 

@@ -10,14 +10,26 @@ own identifier of at most 24 UTF-8 bytes (padded with NULs, as JMS does). Answer
 hexadecimal digits and ``ibm-mq-md-correlationId`` as ``ID:`` and 48 digits, so either can be sent back as it
 came. Every bad value is refused (MQWB0302E, 400) before the queue manager is asked anything.
 
-``ibm-mq-usr`` carries user properties as ``name;value;type`` items separated by commas (IBM's syntax; a string
-value is quoted, ``\\"`` inside one is a quote), ``type`` one of string, boolean, i1, i2, i4, i8, r4, r8. They
-are validated here and handed to the put as :class:`UserProperty` values.
+``ibm-mq-usr`` carries user properties, in either of two forms (one header may hold several, comma-separated;
+several headers add up):
+
+- JSON's, as IBM's REST API v3 writes them: ``"name": value`` items, the value a JSON string, number, ``true`` /
+  ``false`` or ``null``. A string is a STRING property, a whole number an INT64 (JMS's long), a number with a
+  fraction or an exponent a FLOAT64 (JMS's double), true / false a BOOLEAN, null a NULL — the types IBM's
+  JSON-to-JMS mapping gives them.
+- ``name;value;type`` items (the syntax of IBM's HTTP bridge, ``x-msg-usr``: a string value is quoted, ``\\"``
+  inside one is a quote), ``type`` one of string, boolean, i1, i2, i4, i8, r4, r8, for a type JSON cannot name.
+
+They are validated here and handed to the put as :class:`UserProperty` values. A GET or DELETE answers the
+message's user properties in the first form (:func:`usr_header`), so a header that came back can be sent again
+as it is: a property of type i1 - i8 comes back as a JSON whole number, r4 / r8 with a fraction or exponent, and a
+byte-string property, which JMS (and so IBM's REST API) cannot carry, is left out.
 """
 
 from __future__ import annotations
 
 import codecs
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -40,7 +52,7 @@ MAX_WAIT_MS = 2_147_483_647  # MQWI_UNLIMITED's neighbour: the largest WaitInter
 @dataclass(frozen=True)
 class UserProperty:
     name: str
-    type: str  # string, boolean, i1, i2, i4, i8, r4, r8
+    type: str  # string, boolean, i1, i2, i4, i8, r4, r8, null
     value: Any
 
 
@@ -145,9 +157,12 @@ def _split_items(text: str) -> list[str]:
 
 
 def user_properties(values: list[str]) -> list[UserProperty]:
-    """Every ``ibm-mq-usr`` header's properties, validated."""
+    """Every ``ibm-mq-usr`` header's properties, validated (either form, see the module's docstring)."""
     out: list[UserProperty] = []
     for raw in values:
+        if raw.lstrip().startswith('"'):
+            out.extend(_json_properties(raw))
+            continue
         try:
             items = _split_items(raw)
         except ValueError as e:
@@ -185,6 +200,48 @@ def _property(item: str) -> UserProperty:
     except ValueError as e:
         raise bad_header(USR, item, f"The value of user property {name} is not valid: {e}.") from None
     raise bad_header(USR, item, f"{kind!r} is not a property type (string, boolean, i1, i2, i4, i8, r4, r8).")
+
+
+_JSON_TYPES: dict[type, str] = {str: "string", bool: "boolean", int: "i8", float: "r8", type(None): "null"}
+
+
+def _json_properties(raw: str) -> list[UserProperty]:
+    """``"name": value, …`` (IBM's REST API v3 form): the members of a JSON object without its braces."""
+    try:
+        pairs: list[tuple[str, Any]] = json.loads("{" + raw + "}", object_pairs_hook=list)  # a nested one: a list
+    except ValueError as e:
+        raise bad_header(USR, raw, f'The user properties are not "name": value items in JSON: {e}.') from None
+    out: list[UserProperty] = []
+    for name, value in pairs:
+        kind = _JSON_TYPES.get(type(value))
+        if kind is None:
+            raise bad_header(USR, raw, f"The value of user property {name} is a string, number, boolean or null.")
+        if not _PROPERTY_NAME.fullmatch(name) or name.upper().startswith(("JMS", "USR.", "MQ")):
+            raise bad_header(USR, raw, f"{name!r} is not a user property name (letters, digits, _ and .).")
+        if kind == "i8" and not -(2**63) <= value < 2**63:
+            raise bad_header(USR, raw, f"The value of user property {name} is out of range for a long (i8).")
+        out.append(UserProperty(name, kind, value))
+    return out
+
+
+def usr_header(props: dict[str, tuple[int, Any]] | None) -> str | None:
+    """The ``ibm-mq-usr`` header answering a GET or DELETE: the message's user properties as ``"name": value``
+    items, JSON-typed (ASCII only: other characters as JSON's ``\\u`` escapes); None when it has none. The names
+    IBM reserves (``JMS…``, ``mq…``) are not user properties; a ``usr.`` prefix is dropped, as JMS shows it; a
+    byte string (no JMS property type) is left out."""
+    items: list[str] = []
+    for name, (ptype, value) in (props or {}).items():
+        if name.upper().startswith(("JMS", "MQ", "ROOT.")) or ptype == C.MQTYPE_BYTE_STRING:
+            continue
+        shown = name[4:] if name.startswith("usr.") else name
+        if ptype in (C.MQTYPE_FLOAT32, C.MQTYPE_FLOAT64):
+            text = json.dumps(float(value))
+        elif ptype == C.MQTYPE_BOOLEAN:
+            text = "true" if value else "false"
+        else:
+            text = json.dumps(value)
+        items.append(f"{json.dumps(shown)}: {text}")
+    return ", ".join(items) or None
 
 
 def wait_interval(value: str | None) -> int:

@@ -3,9 +3,9 @@
 POST puts the body as one message (MQPUT1, outside syncpoint, as IBM's mqweb does); DELETE gets the next
 message destructively, waiting up to ``wait`` milliseconds, optionally the one with ``messageId`` /
 ``correlationId``; GET browses the next such message and leaves it. A found message answers 200 with its body
-and ``ibm-mq-md-*`` headers; none answers 204. Text messages (Format MQSTR) come back as
-``text/plain; charset=utf-8``; any other message as ``application/octet-stream`` (IBM's API answers text
-only; syncpoint carries bytes both ways, up to MAXMSGL).
+and ``ibm-mq-md-*`` headers, its user properties in ``ibm-mq-usr``; none answers 204. Text messages (Format
+MQSTR) come back as ``text/plain; charset=utf-8``; any other message as ``application/octet-stream`` (IBM's API
+answers text only; syncpoint carries bytes both ways, up to MAXMSGL).
 
 Theory of operation: each request opens its own connection as the request's user (``Rest.connect``), makes
 its MQ calls in a worker thread (the calls block: a durable put waits for its sync, a get for its wait), and
@@ -22,8 +22,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
+from syncpoint.client.keywords import PYTHONIC_HMSG
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import Props
 
 from ._errors import RestError, messaging_failure
 from ._headers import (
@@ -34,6 +36,7 @@ from ._headers import (
     md_from_headers,
     message_id,
     user_properties,
+    usr_header,
     wait_interval,
 )
 
@@ -155,21 +158,29 @@ async def get_message(rest: Rest, request: Request, user: str, qmgr: str, queue:
     gmo.Options = C.MQGMO_FAIL_IF_QUIESCING | (C.MQGMO_WAIT if wait else C.MQGMO_NO_WAIT)
     gmo.Options |= C.MQGMO_BROWSE_FIRST if browse else C.MQGMO_NO_SYNCPOINT
     try:
-        data, md = await run_in_threadpool(with_connection, rest, user, _get, queue, md, gmo, browse)
+        data, md, props = await run_in_threadpool(with_connection, rest, user, _get, queue, md, gmo, browse)
     except MQMIError as e:
         if e.reason == C.MQRC_NO_MSG_AVAILABLE:
             return Response(status_code=204)
         raise messaging_failure(e, queue, qmgr, "browse from" if browse else "get from") from None
     media = "text/plain; charset=utf-8" if md.Format == C.MQFMT_STRING else "application/octet-stream"
-    return Response(data, status_code=200, media_type=media, headers=headers_from_md(md))
+    headers = headers_from_md(md)
+    if (usr := usr_header(props)) is not None:
+        headers[USR] = usr
+    return Response(data, status_code=200, media_type=media, headers=headers)
 
 
-def _get(qm: QueueManager, queue: str, md: MQMD, gmo: MQGMO, browse: bool) -> tuple[bytes, MQMD]:
+def _get(qm: QueueManager, queue: str, md: MQMD, gmo: MQGMO, browse: bool) -> tuple[bytes, MQMD, Props | None]:
+    """MQGET (or a browse) of the next matching message, its properties in a message handle (MQGMO version 4,
+    as a JMS receiver asks for them): the data, the MQMD and the properties."""
     options = C.MQOO_BROWSE if browse else C.MQOO_INPUT_AS_Q_DEF
     hobj = qm.mqopen(MQOD(ObjectName=queue.encode()), options | C.MQOO_FAIL_IF_QUIESCING)
     try:
         limit = qmgr_max_msg_length(qm)
-        data = qm.mqget(hobj, md, gmo, limit)
-        return data, md
+        gmo.Version, gmo.MsgHandle = C.MQGMO_VERSION_4, PYTHONIC_HMSG
+        result = qm.transport.get(hobj, md, gmo, limit)
+        if result.reason != C.MQRC_NONE:
+            raise MQMIError(result.comp, result.reason)
+        return result.data, md, result.props
     finally:
         qm.mqclose(hobj)

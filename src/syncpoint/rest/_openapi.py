@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._messagelist import MAX_LIST
+
 _ERROR = {
     "type": "object",
     "required": ["error"],
@@ -83,6 +85,27 @@ _MD_OUT = {
         ("replyTo", "queue@qmgr"),
     )
 }
+_MD_OUT["ibm-mq-usr"] = {"schema": {"type": "string"}, "description": 'user properties: "name": JSON value, …'}
+_SUMMARY = {
+    "type": "object",
+    "required": ["messageId", "format", "persistence", "priority", "expiry", "timestamp", "length"],
+    "properties": {
+        "messageId": {"type": "string", "pattern": "^[0-9a-f]{48}$"},
+        "correlationId": {"type": "string", "pattern": "^ID:[0-9a-f]{48}$"},
+        "format": {"type": "string"},
+        "persistence": {"type": "string", "enum": ["persistent", "nonPersistent"]},
+        "priority": {"type": "integer", "minimum": 0},
+        "expiry": {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "enum": ["unlimited"]}]},
+        "replyTo": {"type": "string"},
+        "timestamp": {"type": "string"},
+        "length": {"type": "integer", "minimum": 0},
+    },
+}
+_MESSAGE_LIST = {
+    "type": "object",
+    "required": ["messages"],
+    "properties": {"messages": {"type": "array", "items": {"$ref": "#/components/schemas/MessageSummary"}}},
+}
 _BODY_OUT = {
     "text/plain": {"schema": {"type": "string"}},
     "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
@@ -108,7 +131,7 @@ def openapi_document(prefix: str) -> dict[str, Any]:
         },
         "components": {
             "securitySchemes": {"basic": {"type": "http", "scheme": "basic"}},
-            "schemas": {"Error": _ERROR},
+            "schemas": {"Error": _ERROR, "MessageSummary": _SUMMARY, "MessageList": _MESSAGE_LIST},
         },
         "security": [{"basic": []}],
         "paths": {
@@ -192,7 +215,7 @@ def openapi_document(prefix: str) -> dict[str, Any]:
                         _header("ibm-mq-md-expiry", "unlimited or milliseconds"),
                         _header("ibm-mq-md-priority", "0-9"),
                         _header("ibm-mq-md-replyTo", "queue[@qmgr]"),
-                        _header("ibm-mq-usr", "user properties: name;value;type, …"),
+                        _header("ibm-mq-usr", 'user properties: "name": JSON value, … or name;value;type, …'),
                     ],
                     "requestBody": {
                         "required": True,
@@ -233,6 +256,29 @@ def openapi_document(prefix: str) -> dict[str, Any]:
                         **_errors(400, 401, 403, 404, 500, 503),
                     },
                 },
+            },
+            f"{message}list": {
+                "get": {
+                    "summary": "List the queue's messages (browsed, without their bodies), in delivery order",
+                    "parameters": [
+                        _QMGR,
+                        _QUEUE,
+                        *_SELECT,
+                        {
+                            "name": "limit",
+                            "in": "query",
+                            "required": False,
+                            "schema": {"type": "integer", "minimum": 1, "maximum": MAX_LIST},
+                        },
+                    ],
+                    "responses": {
+                        "200": {
+                            "description": "The messages",
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MessageList"}}},
+                        },
+                        **_errors(400, 401, 403, 404, 500, 503),
+                    },
+                }
             },
         },
     }

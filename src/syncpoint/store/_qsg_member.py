@@ -301,6 +301,29 @@ class _Session:
                 )
             time.sleep(0.1)
 
+    def members(self) -> list[tuple[str, bool, float | None]]:
+        """The group's members by name: (name, running, when its latest session started as Unix time, None if
+        it never ran). A member runs while a session of it holds its liveness lock (:func:`member_lock`), which
+        ``pg_locks`` shows to any connection: read there, not by trying the lock (a try would hold it a moment
+        and make a peer's recovery or a starting member wait)."""
+        with self._use() as conn:
+            rows = conn.execute(
+                "SELECT member, extract(epoch FROM started)::float8 FROM qsg_member WHERE qsg = %s ORDER BY member",
+                (self.qsg,),
+            ).fetchall()
+            held = {
+                (int(a), int(b))
+                for a, b in conn.execute(
+                    "SELECT classid::bigint, objid::bigint FROM pg_locks "
+                    "WHERE locktype = 'advisory' AND objsubid = 2 AND granted"
+                ).fetchall()
+            }
+        out: list[tuple[str, bool, float | None]] = []
+        for name, started in rows:
+            k1, k2 = member_lock(self.qsg, name)  # int4 keys; pg_locks shows them as unsigned oids
+            out.append((name, (k1 & 0xFFFFFFFF, k2 & 0xFFFFFFFF) in held, started))
+        return out
+
     def recover_peers(self, conn: psycopg.Connection[Any]) -> int:
         """Peer recovery: back out the in-flight units of work of every member whose session has ended (its
         liveness lock is free), as IBM's queue managers do for a failed peer. Returns how many messages were

@@ -257,6 +257,11 @@ class SharedQueues(Protocol):
         work (or browse lock) ``held``, or available when ``held`` is None; none when another took it first."""
         ...
 
+    def members(self) -> list[tuple[str, bool, float | None]]:
+        """The group's members by name: (name, running, when its latest session started: Unix time, None if
+        never)."""
+        ...
+
     def indoubt_units(self, member: str | None) -> list[InDoubtUnit]:
         """The units of work in doubt of ``member`` (None: of every member): DISPLAY THREAD TYPE(INDOUBT)."""
         ...

@@ -90,6 +90,10 @@ async function loadQmgr() {
   $("qmgr-title").textContent = qm.name;
   $("qmgr-dlq").textContent = qm.deadLetterQueue || "(none)";
   $("qmgr-qsg").textContent = qm.queueSharingGroup || "(none)";
+  $("qmgr-members-part").hidden = !qm.queueSharingGroup;
+  $("qmgr-members").tBodies[0].replaceChildren(...qm.members.map(m => row([m.name, m.status,
+    m.started === null ? "never" : new Date(m.started * 1000).toLocaleString()])));
+  $("qmgr-members-checked").textContent = new Date(qm.time * 1000).toLocaleTimeString();
   const body = $("channels").tBodies[0];
   body.replaceChildren(...qm.channels.map(c => row([c.name, c.type, c.status])));
 }
@@ -174,6 +178,8 @@ async function openMessage(msgId) {
   const d = state.detail;
   $("detail-msgid").textContent = msgId;
   $("detail-md").tBodies[0].replaceChildren(...Object.entries(d.md).map(([k, v]) => row([k, v])));
+  $("detail-props").tBodies[0].replaceChildren(...d.properties.map(p => row([p.name, p.type, p.value])));
+  $("detail-props-none").hidden = d.properties.length > 0;
   const headers = $("detail-headers");
   headers.replaceChildren();
   d.headers.forEach(h => {
