@@ -490,15 +490,15 @@ def _put_answers(items: Sequence[tuple[Any, ...]], answers: list[Any], pmo_b: by
     return out
 
 
-def _alike(items: Sequence[tuple[Any, Any, Any]], third: bool = True) -> bool:
+def _alike(items: Sequence[tuple[Any, ...]], third: bool = True) -> bool:
     """True when every item has the same two structures (field by field) as the first, and with ``third`` the same
     third element (a get's buffer length; not a put's data): they can travel as one batch request carrying one
     copy of the structures."""
     if not items:
         return False
-    a0, b0, c0 = items[0]
-    d0, e0 = a0.__dict__, b0.__dict__
-    return all(a.__dict__ == d0 and b.__dict__ == e0 and (not third or c == c0) for a, b, c in items)
+    first = items[0]
+    d0, e0, c0 = first[0].__dict__, first[1].__dict__, first[2]
+    return all(x[0].__dict__ == d0 and x[1].__dict__ == e0 and (not third or x[2] == c0) for x in items)
 
 
 def _browse_on(gmo: MQGMO) -> MQGMO:

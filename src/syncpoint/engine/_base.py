@@ -213,7 +213,9 @@ class QueueManagerBase(EffectsRecorder):
             appl_name: str = "",
         ) -> int: ...
 
-        def _place(self, t: Target, md: MQMD, data: bytes, uow: UnitOfWork | None, kind: SystemPutKind) -> int: ...
+        def _place(
+            self, t: Target, md: MQMD, data: bytes, uow: UnitOfWork | None, kind: SystemPutKind, props: Any = None
+        ) -> int: ...
 
         def _drop_queue(self, d: Definition) -> None: ...  # _open
 
@@ -254,6 +256,7 @@ class QueueManagerBase(EffectsRecorder):
             dest_qmgr: str | None = None,
             kind: SystemPutKind = REPORT,
             uow: UnitOfWork | None = None,
+            props: Any = None,
         ) -> bool: ...
 
         def _confirm_on_arrival(self, m: Message, uow: UnitOfWork | None) -> None: ...  # _reports
@@ -339,7 +342,7 @@ class QueueManagerBase(EffectsRecorder):
         def _shared_uow(self, conn: Connection) -> int: ...  # _shared
 
         def send_report(  # _reports
-            self, original: MQMD, data: bytes, feedback: int, keep: int, uow: UnitOfWork | None
+            self, original: MQMD, data: bytes, feedback: int, keep: int, uow: UnitOfWork | None, props: Any = None
         ) -> None: ...
 
         def _validated(self, otype: str, attrs: dict[str, Any]) -> dict[str, Any]: ...  # _admin
