@@ -15,8 +15,8 @@ import pytest
 
 import syncpoint
 from syncpoint.client import EmbeddedQueueManager, QueueManager, memory_queue_manager
-from syncpoint.mqi import rfh2
 from syncpoint.mqi import constants as C
+from syncpoint.mqi import rfh2
 from syncpoint.mqi.properties import build
 from syncpoint.mqi.selector import Selector
 
