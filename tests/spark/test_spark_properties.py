@@ -109,3 +109,31 @@ def test_the_stream_sink_writes_the_properties_of_each_row_exactly_once(
     got = {m.data: m.typed_properties for m in qm.open(dst).browse_all()}
     assert got == {b"M0": TYPED, b"M1": None, b"M2": {"k": (C.MQTYPE_STRING, "v")}}
     assert qm.open(src).depth == 0
+
+
+def test_a_flow_node_sees_the_properties_and_its_outputs_and_dead_letters_keep_them(
+    spark: Any, server: Server, qm: QueueManager, names: Any, tmp_path: Path
+) -> None:
+    # issue 34, item 2: the node exposes them (IBM's MQInput: the Properties folder, MQRFH2.usr); a forwarded
+    # output keeps them (MQCOPY_FORWARD), a flow may set its own, and a message requeued to the DLQ keeps them
+    from syncpoint.flow import Flow, FlowMessage, MQInput, Output, run_flow
+
+    src, dst = names("FP.IN"), names("FP.OUT")
+    qm.admin("define", "QLOCAL", src, {"BOTHRESH": 1})
+    qm.admin("define", "QLOCAL", dst)
+    dlq = "SYSTEM.DEAD.LETTER.QUEUE"
+    before = qm.open(dlq).depth
+    qm.open(src).put_many(["a", "poison", "b"], persistent=True, properties=[EVERY_TYPE, {"k": "p"}, {"k": "b"}])
+
+    def out(m: FlowMessage) -> Any:
+        if m.properties.get("k") == "p":
+            raise ValueError("poison")
+        if m.usr.get("k") == "b":
+            return Output(m.data, properties={"k": "b", "seen": True})
+        return m.data.upper()
+
+    run_flow(Flow(MQInput(src), out=out, output=dst), server.target, tmp_path / "ckpt", available_now=True, spark=spark)
+    got = {m.data: m.typed_properties for m in qm.open(dst).browse_all()}
+    assert got == {b"A": TYPED, b"b": build({"k": "b", "seen": True})}
+    (dead,) = list(qm.open(dlq).browse_all())[before:]
+    assert dead.data.endswith(b"poison") and dead.properties == {"k": "p"}

@@ -335,8 +335,15 @@ def md_from_fields(fields: Mapping[str, Any]) -> MQMD:
 
 
 # -- Arrow: the reader hands Spark record batches, not row tuples (no per-row conversion in Spark) -------------
-PACKED_COLUMNS: list[tuple[str, str]] = [("queue", "string"), ("token", "bigint"), ("data", "binary"), ("md", "binary")]
-"""``option("rowFormat", "packed")``: the columns a message flow needs, the MQMD packed (MQMD.unpack reads it)."""
+PACKED_COLUMNS: list[tuple[str, str]] = [
+    ("queue", "string"),
+    ("token", "bigint"),
+    ("data", "binary"),
+    ("md", "binary"),
+    *PROPS_COLUMNS,
+]
+"""``option("rowFormat", "packed")``: the columns a message flow needs, the MQMD packed (MQMD.unpack reads it),
+and the properties as the full rows have them."""
 PACKED_SCHEMA = ", ".join(f"`{n}` {t}" for n, t in PACKED_COLUMNS)
 
 
@@ -370,7 +377,9 @@ def messages_to_arrow(queue: str, got: Sequence[tuple[Any, ...]], *, packed: boo
     columns, or the packed ones."""
     if packed:
         schema = _schemas.get("packed") or _schemas.setdefault("packed", arrow_schema(PACKED_COLUMNS))
-        return rows_to_arrow([(queue, g[0], g[2], g[1].pack()) for g in got], schema)
+        return rows_to_arrow(
+            [(queue, g[0], g[2], g[1].pack(), *props_to_maps(g[3] if len(g) > 3 else None)) for g in got], schema
+        )
     schema = _schemas.get("full") or _schemas.setdefault("full", arrow_schema(COLUMNS))
     return rows_to_arrow([message_to_row(queue, g[0], g[2], g[1], g[3] if len(g) > 3 else None) for g in got], schema)
 
