@@ -54,7 +54,7 @@ class Put:
 
     def to_json(self) -> dict[str, Any]:
         md = {k: (v.hex() if isinstance(v, bytes) else v) for k, v in self.md.items()}
-        out = {"queue": self.queue, "qmgr": self.qmgr, "data": self.data.hex(), "md": md}
+        out: dict[str, Any] = {"queue": self.queue, "qmgr": self.qmgr, "data": self.data.hex(), "md": md}
         if self.props:  # [name, MQTYPE_*, value]; a byte string's value in hexadecimal
             out["props"] = [[n, t, v.hex() if t == C.MQTYPE_BYTE_STRING else v] for n, (t, v) in self.props.items()]
         return out
