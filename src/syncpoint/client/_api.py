@@ -404,11 +404,12 @@ class Queue:
 
     def browse_tokens(self, tokens: Sequence[int], *, with_data: bool = True, chunk: int = 500) -> list[Message | None]:
         """Browse the messages with these MsgTokens, in this order, leaving them in place: None where one is no
-        longer on the queue. ``with_data=False`` returns the MQMDs only (empty data). One request per ``chunk``."""
+        longer on the queue. ``with_data=False`` returns the MQMDs only (empty data, no properties). One request
+        per ``chunk``."""
         gmo = MQGMO(MsgHandle=PYTHONIC_HMSG)  # version 4: properties come back as Message.properties
         gmo.Options = C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING
-        if not with_data:
-            gmo.Options |= C.MQGMO_ACCEPT_TRUNCATED_MSG
+        if not with_data:  # the MQMDs only: no properties either (nothing built, nothing sent)
+            gmo.Options |= C.MQGMO_ACCEPT_TRUNCATED_MSG | C.MQGMO_NO_PROPERTIES
         return self._by_tokens(
             self._h("browse" if self._fixed is None else "all"), gmo, None if with_data else 0, tokens, chunk
         )
