@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 import syncpoint
 from syncpoint.client import EmbeddedQueueManager, QueueManager, memory_queue_manager
 from syncpoint.dlq import RulesTableError, parse_rules, read_dlh
-from syncpoint.mqi import MQDLH, MQMD, MQXQH, MQMIError, rfh2
+from syncpoint.mqi import MQDLH, MQMD, MQOD, MQPMO, MQXQH, MQMIError, rfh2
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.properties import from_wire
 from syncpoint.mqsc import MqscProcessor, MqscSyntaxError, parse_command, read_commands
@@ -241,3 +242,53 @@ def test_properties_from_the_wire_are_taken_or_refused_with_ibms_reason(items: l
         assert e.reason in (C.MQRC_PROPERTY_NAME_ERROR, C.MQRC_PROPERTY_TYPE_ERROR, C.MQRC_PROPERTY_NAME_LENGTH_ERR)
         return
     assert props is None or all(isinstance(n, str) for n in props)
+
+
+_SENDABLE = st.one_of(  # what msgpack can carry (its integers are at most 64 bits)
+    st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), st.floats(), st.text(max_size=8), st.binary(max_size=8)
+)
+_TYPES = [C.MQTYPE_BOOLEAN, C.MQTYPE_BYTE_STRING, C.MQTYPE_INT8, C.MQTYPE_INT32, C.MQTYPE_INT64, C.MQTYPE_FLOAT64]
+_NEAR_PROPS = st.lists(  # [name, type, value, …]: good and bad names, IBM's types and others, any value
+    st.tuples(
+        st.sampled_from(["color", "n", "usr.x", "NULL", "a..b", "JMSType"]),
+        st.sampled_from([*_TYPES, 1024, 7]),
+        _SENDABLE,
+    ),
+    max_size=3,
+).map(lambda ts: [x for t in ts for x in t])
+_PUTM_ITEM = st.one_of(
+    st.binary(max_size=8),
+    st.tuples(st.binary(max_size=8), _NEAR_PROPS).map(list),
+    st.lists(st.one_of(st.binary(max_size=8), st.lists(_SENDABLE, max_size=6), _SENDABLE), max_size=3),
+    _SENDABLE,
+)
+_PUTM_REASONS = (
+    C.MQRC_PROPERTY_NAME_ERROR,
+    C.MQRC_PROPERTY_TYPE_ERROR,
+    C.MQRC_PROPERTY_NAME_LENGTH_ERR,
+    C.MQRC_DATA_LENGTH_ERROR,
+    C.MQRC_UNEXPECTED_ERROR,  # BAD_REQUEST: an item that is neither data nor [data, properties]
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(items=st.lists(_PUTM_ITEM, min_size=1, max_size=4))
+def test_a_putm_request_with_any_items_puts_them_all_or_nothing(serve: Any, items: list[Any]) -> None:
+    # docs/protocol.md (putm, version 4): every item's properties are checked before any put; a bad item fails the
+    # whole request with IBM's reason (or BAD_REQUEST for a malformed item) and nothing is put
+    e = memory_queue_manager("QMF", dlq="SYSTEM.DEAD.LETTER.QUEUE")
+    try:
+        app = syncpoint.connect("QMF", unix_path=serve(e).unix_path)
+        h = app.mqopen(MQOD(ObjectName=b"SYSTEM.DEFAULT.LOCAL.QUEUE"), C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+        pmo = MQPMO(Options=C.MQPMO_NO_SYNCPOINT)
+        try:
+            reply = app.transport._call("putm", [h, MQMD().pack(), pmo.pack(), items])  # type: ignore[attr-defined]
+        except MQMIError as err:
+            assert err.reason in _PUTM_REASONS, err
+            put = 0
+        else:
+            put = len(reply[0])
+            assert all(len(a) == 2 for a in reply[0])  # each put went (a failed one would be [CompCode, …])
+        assert app.open("SYSTEM.DEFAULT.LOCAL.QUEUE").depth == put == (put and len(items))
+    finally:
+        e.close(abnormal=True)

@@ -80,7 +80,9 @@ def test_first_request_must_be_hello() -> None:
 
 def test_hello_negotiates_the_highest_common_version() -> None:
     p = ServerProtocol()
-    (ev,) = p.receive(encode_request(5, "hello", [{"versions": [0, 1, 2, 3, 99], "qmgr": "QM1", "user": "app"}]))
+    (ev,) = p.receive(
+        encode_request(5, "hello", [{"versions": [0, *PROTOCOL_VERSIONS, 99], "qmgr": "QM1", "user": "app"}])
+    )
     assert isinstance(ev, Hello)
     assert (ev.request_id, ev.version, ev.qmgr, ev.user, ev.password) == (5, max(PROTOCOL_VERSIONS), "QM1", "app", None)
     (old,) = ServerProtocol().receive(encode_request(6, "hello", [{"versions": [0, 1, 99], "qmgr": "QM1"}]))

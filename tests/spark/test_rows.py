@@ -88,10 +88,20 @@ def _spark_arrow_schema(columns: list[tuple[str, str]]) -> Any:
     """The Arrow schema pyspark expects of a Python data source's record batches for these columns."""
     pytest.importorskip("pyspark")
     from pyspark.sql.pandas.types import to_arrow_schema
-    from pyspark.sql.types import BinaryType, IntegerType, LongType, StringType, StructField, StructType, TimestampType
+    from pyspark.sql.types import (
+        BinaryType,
+        IntegerType,
+        LongType,
+        MapType,
+        StringType,
+        StructField,
+        StructType,
+        TimestampType,
+    )
 
     types = {"string": StringType(), "bigint": LongType(), "int": IntegerType(), "binary": BinaryType()}
     types["timestamp"] = TimestampType()
+    types["map<string,string>"] = MapType(StringType(), StringType())  # the properties (docs/spark.md)
     return to_arrow_schema(StructType([StructField(n, types[t]) for n, t in columns]), timezone="UTC")
 
 

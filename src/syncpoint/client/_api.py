@@ -135,16 +135,26 @@ class Queue:
         are pipelined (sent together, answered together). A failure raises the first error after every put
         was tried, with ``.done`` holding the MQMDs of the ones that were put.
 
+        ``properties=``: the messages' properties (as :meth:`put`'s), one mapping for every message or a sequence
+        of one mapping (or None) per message; all are checked before any put, and they travel in the batch
+        requests (protocol version 4, docs/protocol.md).
+
         ``commit=True`` then commits the unit of work (MQCMIT) if every put succeeded, as a program checking each
         put would: over the network in the same request, so a batch and its commit cost one round trip. When a
         put failed nothing is committed (back out or commit as you decide); a failed commit is raised."""
         put_many = getattr(self.qm.transport, "put_many", None)
+        built: dict[int, Props | None] = {}  # one set of properties built (and checked) per mapping given
+        per_item: list[Props | None] = []
+        for p in _properties_per_item(kw.pop("properties", None), items):
+            if p and id(p) not in built:
+                built[id(p)] = build_props(p)
+            per_item.append(built[id(p)] if p else None)
         if put_many is None:  # one put after another, with the same outcome as a batch request
             done: list[MQMD] = []
             first: MQMIError | None = None
-            for x in items:
+            for x, p in zip(items, per_item, strict=True):
                 try:
-                    done.append(self.put(x, syncpoint=syncpoint, **kw))
+                    done.append(self.put(x, syncpoint=syncpoint, properties=p, **kw))
                 except MQMIError as e:
                     first = first or e
             if first is not None:
@@ -177,20 +187,20 @@ class Queue:
             return md
 
         pmo0 = MQPMO(Options=C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT)
-        prepared: list[tuple[MQMD, MQPMO, bytes]] = []
-        for x in items:
+        prepared: list[tuple[MQMD, MQPMO, bytes, Props | None]] = []
+        for x, props in zip(items, per_item, strict=True):
             if isinstance(x, str):
-                prepared.append((template(True).copy(), pmo0.copy(), x.encode("utf-8")))
+                prepared.append((template(True).copy(), pmo0.copy(), x.encode("utf-8"), props))
             else:
-                prepared.append((template(False).copy(), pmo0.copy(), x))
+                prepared.append((template(False).copy(), pmo0.copy(), x, props))
         results = put_many(self._h("put"), prepared, commit, alike=len(templates) == 1)
-        done = [md for (md, _, _), r in zip(prepared, results, strict=True) if not isinstance(r, MQMIError)]
+        done = [md for (md, *_), r in zip(prepared, results, strict=True) if not isinstance(r, MQMIError)]
         for r in results:
             if isinstance(r, MQMIError):
                 r.done = done  # type: ignore[attr-defined]
                 raise r
             self.qm._raise_warning(r)
-        return [md for md, _, _ in prepared]
+        return [md for md, *_ in prepared]
 
     # -- get ------------------------------------------------------------------------------------------
     # syncpoint.aio's Queue.get declares the same keywords for its coroutine; both build the MQGMO with keywords.py
@@ -394,11 +404,12 @@ class Queue:
 
     def browse_tokens(self, tokens: Sequence[int], *, with_data: bool = True, chunk: int = 500) -> list[Message | None]:
         """Browse the messages with these MsgTokens, in this order, leaving them in place: None where one is no
-        longer on the queue. ``with_data=False`` returns the MQMDs only (empty data). One request per ``chunk``."""
-        gmo = MQGMO(Version=C.MQGMO_VERSION_3)
+        longer on the queue. ``with_data=False`` returns the MQMDs only (empty data, no properties). One request
+        per ``chunk``."""
+        gmo = MQGMO(MsgHandle=PYTHONIC_HMSG)  # version 4: properties come back as Message.properties
         gmo.Options = C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING
-        if not with_data:
-            gmo.Options |= C.MQGMO_ACCEPT_TRUNCATED_MSG
+        if not with_data:  # the MQMDs only: no properties either (nothing built, nothing sent)
+            gmo.Options |= C.MQGMO_ACCEPT_TRUNCATED_MSG | C.MQGMO_NO_PROPERTIES
         return self._by_tokens(
             self._h("browse" if self._fixed is None else "all"), gmo, None if with_data else 0, tokens, chunk
         )
@@ -409,7 +420,7 @@ class Queue:
         """Get (remove) the messages with these MsgTokens, in this order, in the unit of work unless
         ``syncpoint=False``: None where one is no longer on the queue. One request per ``chunk`` tokens. A
         failure (e.g. MQRC_SYNCPOINT_LIMIT_REACHED) is raised with ``.messages`` holding what was got before it."""
-        gmo = MQGMO(Version=C.MQGMO_VERSION_3)
+        gmo = MQGMO(MsgHandle=PYTHONIC_HMSG)  # version 4: properties come back as Message.properties
         gmo.Options = C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING
         gmo.Options |= C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT
         return self._by_tokens(self._h("get" if self._fixed is None else "all"), gmo, max_length, tokens, chunk)
@@ -421,7 +432,7 @@ class Queue:
         out: list[Message | None] = []
         for i in range(0, max(len(toks), 1), max(1, chunk)):
             results, error = self.qm.transport.get_tokens(h, gmo, buflen, toks[i : i + max(1, chunk)])
-            out.extend(None if r is None else Message(r[1].data, r[0]) for r in results)
+            out.extend(None if r is None else Message(r[1].data, r[0], r[1].props) for r in results)
             if error is not None:
                 error.messages = out  # type: ignore[attr-defined]
                 raise error
@@ -475,6 +486,16 @@ _GMO_NO_SYNCPOINT = MQGMO(
 ).__dict__
 _GMO_SYNCPOINT_PACKED = MQGMO.with_fields(_GMO_SYNCPOINT).pack()
 _GMO_NO_SYNCPOINT_PACKED = MQGMO.with_fields(_GMO_NO_SYNCPOINT).pack()
+
+
+def _properties_per_item(properties: Any, items: Sequence[Any]) -> list[Mapping[str, Any] | None]:
+    """put_many's ``properties``: None, one mapping for every message, or a sequence of one per message."""
+    if properties is None or isinstance(properties, Mapping):
+        return [properties] * len(items)
+    per = list(properties)
+    if len(per) != len(items):
+        raise TypeError(f"put_many() got {len(per)} sets of properties for {len(items)} messages")
+    return per
 
 
 def _get_warning(result: GetResult, md: MQMD) -> MQMIError:

@@ -231,21 +231,28 @@ class RemoteTransport:
     def put_many(
         self,
         hobj: int,
-        items: Sequence[tuple[MQMD, MQPMO, bytes]],
+        items: Sequence[tuple[MQMD, MQPMO, bytes] | tuple[MQMD, MQPMO, bytes, Props | None]],
         commit: bool = False,
         alike: bool | None = None,
     ) -> list[int | MQMIError]:
         """Several puts: each item's MQMD and MQPMO are completed in place; a failure is returned in its slot.
-        Items with identical structures travel as one ``putm`` request, others pipelined. With ``commit``, MQCMIT
-        follows when every put succeeded, in the same request where the server speaks protocol version 2; a
-        failed commit is raised after the MQMDs are completed. ``alike``: the caller built the structures alike
-        (or not); None: compare them."""
-        for _, _, data in items:
-            _check_size(data)
+        An item may carry a fourth element, the message's properties. Items with identical structures travel as
+        one ``putm`` request, others pipelined. With ``commit``, MQCMIT follows when every put succeeded, in the
+        same request where the server speaks protocol version 2; a failed commit is raised after the MQMDs are
+        completed. ``alike``: the caller built the structures alike (or not); None: compare them. Properties go
+        in ``putm`` / ``putv`` to a server of protocol version 4, else as pipelined ``put`` requests."""
+        for item in items:
+            _check_size(item[2])
+        props = [_props_of(item) for item in items]
+        with_props = any(props)
+        batch = not with_props or self.protocol_version >= 4
         out: list[int | MQMIError] = []
-        if _alike(items, third=False) if alike is None else alike:
-            md0, pmo0, _ = items[0]
-            args = [hobj, md0.pack(), pmo0.pack(), [bytes(d) for _, _, d in items]]
+        if batch and (_alike(items, third=False) if alike is None else alike):
+            md0, pmo0 = items[0][0], items[0][1]
+            datas: list[Any] = [
+                bytes(item[2]) if not p else [bytes(item[2]), to_wire(p)] for item, p in zip(items, props, strict=True)
+            ]
+            args = [hobj, md0.pack(), pmo0.pack(), datas]
             in_request = commit and self.protocol_version >= 2
             if in_request:
                 args.append({"commit": True})
@@ -256,10 +263,14 @@ class RemoteTransport:
                 if isinstance(how, list):
                     raise MQMIError(how[0], how[1], how[2])
                 return out
-        elif self._putv and items and all(p.__dict__ == items[0][1].__dict__ for _, p, _ in items):
+        elif batch and self._putv and items and all(it[1].__dict__ == items[0][1].__dict__ for it in items):
             # one MQPMO for all, an MQMD each: one ``putv`` request (a server without it: pipelined puts)
+            vitems: list[Any] = [
+                [it[0].pack(), bytes(it[2])] if not p else [it[0].pack(), bytes(it[2]), to_wire(p)]
+                for it, p in zip(items, props, strict=True)
+            ]
             try:
-                reply = self._call("putv", [hobj, items[0][1].pack(), [[md.pack(), bytes(d)] for md, _, d in items]])
+                reply = self._call("putv", [hobj, items[0][1].pack(), vitems])
             except MQMIError as e:
                 if e.reason != C.MQRC_UNEXPECTED_ERROR or "unknown verb" not in str(e):
                     raise
@@ -267,19 +278,19 @@ class RemoteTransport:
                 return self.put_many(hobj, items, commit, alike)
             out = _put_answers(items, reply[0], reply[1])
         else:
-            packed = [(md.pack(), pmo.pack()) for md, pmo, _ in items]
-            results = self.pipeline(
-                [
-                    ("put", [hobj, mdb, pmob, bytes(data)])
-                    for (mdb, pmob), (_, _, data) in zip(packed, items, strict=True)
-                ]
-            )
-            for (md, pmo, _), r in zip(items, results, strict=True):
+            requests: list[tuple[str, list[Any]]] = []
+            for item, p in zip(items, props, strict=True):
+                args = [hobj, item[0].pack(), item[1].pack(), bytes(item[2])]
+                if p:
+                    args.append(to_wire(p))
+                requests.append(("put", args))
+            results = self.pipeline(requests)
+            for item, r in zip(items, results, strict=True):
                 if isinstance(r, MQMIError):
                     out.append(r)
                     continue
-                md.unpack_into(r[1])
-                pmo.unpack_into(r[2])
+                item[0].unpack_into(r[1])
+                item[1].unpack_into(r[2])
                 out.append(int(r[0]))
         if commit and not any(isinstance(r, MQMIError) for r in out):
             self.commit()
@@ -408,8 +419,9 @@ class RemoteTransport:
                 if r is None:
                     out.append(None)
                     continue
-                data, length, comp, reason, md_b = r
-                out.append((MQMD.unpack(md_b), GetResult(data, length, comp, reason)))
+                data, length, comp, reason, md_b = r[:5]  # then the properties for a message handle (version 4)
+                props = received(r[5]) if len(r) > 5 else None
+                out.append((MQMD.unpack(md_b), GetResult(data, length, comp, reason, props)))
             if error is not None or not results or len(out) >= len(tokens):
                 return out, None if error is None else MQMIError(error[0], error[1], error[2])
 
@@ -459,11 +471,16 @@ def _check_size(data: bytes) -> None:
         )
 
 
-def _put_answers(items: Sequence[tuple[MQMD, MQPMO, bytes]], answers: list[Any], pmo_b: bytes) -> list[int | MQMIError]:
+def _props_of(item: tuple[Any, ...]) -> Props | None:
+    """A put_many item's properties: its fourth element when it has one."""
+    return item[3] if len(item) > 3 else None
+
+
+def _put_answers(items: Sequence[tuple[Any, ...]], answers: list[Any], pmo_b: bytes) -> list[int | MQMIError]:
     """A ``putm`` / ``putv`` reply: each put's MQMD completed in place and its reason, or its error."""
     pmo_out = type(items[0][1]).unpack(pmo_b).__dict__
     out: list[int | MQMIError] = []
-    for (md, pmo, _), a in zip(items, answers, strict=True):
+    for (md, pmo, *_), a in zip(items, answers, strict=True):
         if len(a) == 3:
             out.append(MQMIError(a[0], a[1], a[2]))
             continue
@@ -473,15 +490,15 @@ def _put_answers(items: Sequence[tuple[MQMD, MQPMO, bytes]], answers: list[Any],
     return out
 
 
-def _alike(items: Sequence[tuple[Any, Any, Any]], third: bool = True) -> bool:
+def _alike(items: Sequence[tuple[Any, ...]], third: bool = True) -> bool:
     """True when every item has the same two structures (field by field) as the first, and with ``third`` the same
     third element (a get's buffer length; not a put's data): they can travel as one batch request carrying one
     copy of the structures."""
     if not items:
         return False
-    a0, b0, c0 = items[0]
-    d0, e0 = a0.__dict__, b0.__dict__
-    return all(a.__dict__ == d0 and b.__dict__ == e0 and (not third or c == c0) for a, b, c in items)
+    first = items[0]
+    d0, e0, c0 = first[0].__dict__, first[1].__dict__, first[2]
+    return all(x[0].__dict__ == d0 and x[1].__dict__ == e0 and (not third or x[2] == c0) for x in items)
 
 
 def _browse_on(gmo: MQGMO) -> MQGMO:

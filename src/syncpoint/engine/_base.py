@@ -260,6 +260,7 @@ class QueueManagerBase(EffectsRecorder):
             dest_qmgr: str | None = None,
             kind: SystemPutKind = REPORT,
             uow: UnitOfWork | None = None,
+            props: Any = None,
         ) -> bool: ...
 
         def _confirm_on_arrival(self, m: Message, uow: UnitOfWork | None) -> None: ...  # _reports
@@ -345,7 +346,7 @@ class QueueManagerBase(EffectsRecorder):
         def _shared_uow(self, conn: Connection) -> int: ...  # _shared
 
         def send_report(  # _reports
-            self, original: MQMD, data: bytes, feedback: int, keep: int, uow: UnitOfWork | None
+            self, original: MQMD, data: bytes, feedback: int, keep: int, uow: UnitOfWork | None, props: Any = None
         ) -> None: ...
 
         def _validated(self, otype: str, attrs: dict[str, Any]) -> dict[str, Any]: ...  # _admin

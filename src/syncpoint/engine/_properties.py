@@ -173,6 +173,19 @@ def _in_front(props: Props, others: list[bytes], md: dict[str, Any], body: bytes
     return header + body
 
 
+def header_props(md: Any, body: bytes) -> tuple[Props, int]:
+    """The properties of the MQRFH2 at the start of ``body`` when the MQMD (``md``: its fields as a dict) says
+    Format MQHRF2, and the header's length; ({}, 0) for none, or for a header that cannot be read (such a
+    message's properties are only what it keeps beside its data)."""
+    if md["Format"] != C.MQFMT_RF_HEADER_2 or not rfh2.is_rfh2(body):
+        return {}, 0
+    try:
+        parsed = rfh2.parse(body, md["Encoding"])
+    except MQMIError:
+        return {}, 0
+    return parsed.props, parsed.length
+
+
 def travelling(stored: dict[str, Any], data: bytes, props: Props) -> tuple[dict[str, Any], bytes]:
     """A message for another queue manager: its properties in an MQRFH2 in front of its data, its descriptor's
     Format MQHRF2 (the header describes the data after it)."""

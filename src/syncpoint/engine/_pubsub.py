@@ -462,7 +462,7 @@ class PublishMixin(QueueManagerBase):
             return True
         if s.selector is None:
             s.selector = parse_selection(s.selection)
-        return selected(s.selector, md.__dict__, props)
+        return selected(s.selector, md.__dict__, props, data)  # an MQRFH2 in the data: its properties count too
 
     # -- subscriptions that end ------------------------------------------------------------------------
     def _remove_sub(self, sub: Subscription) -> None:

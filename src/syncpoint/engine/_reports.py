@@ -29,18 +29,26 @@ MQRO_NONE and Expiry unlimited, or — with MQRO_PASS_DISCARD_AND_EXPIRY — the
 remaining Expiry; Priority and Persistence the original's; identity context the original's, origin context the
 queue manager's; sent to the original's ReplyToQ at its ReplyToQMgr, through name resolution, so a report about
 a message from another queue manager goes back over a transmission queue.
+
+Properties: IBM copies into a report every property of the original whose MQPD CopyOptions include
+MQCOPY_REPORT, which MQCOPY_DEFAULT (FORWARD + REPORT + PUBLISH, the options of every property set without an
+MQPD of its own, as syncpoint's are) does (IBM's "CopyOptions (MQLONG)" of MQPD). So a report carries the
+original's properties (:func:`report_props`): those it keeps beside its data, and those of an MQRFH2 at the start
+of its data (how a message that came over a channel carries them) unless the report's data holds that whole
+header already. A report put at another queue manager carries them in an MQRFH2 as any message does.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from syncpoint.mqi import MQMD, MQMIError, blank_strip, dead_letter_message, put_date_time
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import Props
 
 from ._base import QueueManagerBase
 from ._effects import DEAD_LETTER, REPORT, SystemPut, SystemPutKind
+from ._properties import header_props, travelling
 from ._state import PUT_PENDING, Message, Target, UnitOfWork
 from .remote import XQH_LENGTH, parse_xmit_message, xqh_bytes
 
@@ -109,6 +117,19 @@ def report_message(
     return md, b""
 
 
+def report_props(original: MQMD, data: bytes, keep: int, props: Props | None) -> Props | None:
+    """The properties a report about ``original`` carries (module doc): ``props`` (those the message keeps beside
+    its data) and those of an MQRFH2 at the start of ``data``, unless the report's first ``keep`` bytes of data
+    hold that whole header; None for none."""
+    found, length = header_props(original.__dict__, data)
+    if found and (keep <= 0 or keep < length):
+        merged = dict(found)
+        if props:
+            merged.update(props)
+        return merged
+    return dict(props) if props else None
+
+
 def original_of(m: Message, now: float | None = None) -> tuple[MQMD, bytes]:
     """The application's MQMD and data of a message — behind its MQXQH when it waits on a transmission queue —
     with Expiry the remaining one at ``now`` (when given)."""
@@ -132,7 +153,7 @@ class ReportsMixin(QueueManagerBase):
         """The expiration report (MQFB_EXPIRATION) of a discarded message, to its ReplyToQ (seed 002) — at its
         ReplyToQMgr, so from a transmission queue it goes back towards the queue manager that sent it."""
         original, data = original_of(m)
-        self.send_report(original, data, C.MQFB_EXPIRATION, keep, None)
+        self.send_report(original, data, C.MQFB_EXPIRATION, keep, None, m.props)
 
     def _confirm_on_arrival(self, m: Message, uow: UnitOfWork | None) -> None:
         """MQRO_COA*: the message ``m`` reached its destination queue (in ``uow`` when its put was)."""
@@ -150,17 +171,22 @@ class ReportsMixin(QueueManagerBase):
         keep = report_wanted(m.md["Report"], feedback)
         if keep >= 0:
             original, data = original_of(m, self.clock.time())
-            self.send_report(original, data, feedback, keep, uow)
+            self.send_report(original, data, feedback, keep, uow, m.props)
 
-    def send_report(self, original: MQMD, data: bytes, feedback: int, keep: int, uow: UnitOfWork | None) -> None:
-        """Send a report about ``original`` to its ReplyToQ at its ReplyToQMgr (in ``uow`` when given)."""
+    def send_report(
+        self, original: MQMD, data: bytes, feedback: int, keep: int, uow: UnitOfWork | None, props: Props | None = None
+    ) -> None:
+        """Send a report about ``original`` to its ReplyToQ at its ReplyToQMgr (in ``uow`` when given), carrying the
+        original's properties (``props``, those it keeps beside its data; :func:`report_props`)."""
         dest = blank_strip(original.ReplyToQ)
         dest_qm = blank_strip(original.ReplyToQMgr) or self.name
         if not dest:
             _log.warning("message %s asked for a report but has no ReplyToQ", original.MsgId.hex())
             return
         md, rdata = report_message(original, data, feedback, keep, self.name, self.new_msgid())
-        self.system_put(dest, md, rdata, dest_qmgr=dest_qm, kind=REPORT, uow=uow)
+        self.system_put(
+            dest, md, rdata, dest_qmgr=dest_qm, kind=REPORT, uow=uow, props=report_props(original, data, keep, props)
+        )
 
     # declared in _base.QueueManagerBase for the other parts (the same signature there: mypy checks they agree)
     def system_put(
@@ -171,15 +197,16 @@ class ReportsMixin(QueueManagerBase):
         dest_qmgr: str | None = None,
         kind: SystemPutKind = REPORT,
         uow: UnitOfWork | None = None,
+        props: Props | None = None,
     ) -> bool:
         """A put by the queue manager itself (a report, a trigger message: ``kind``), outside any unit of work
-        unless ``uow`` is given.
+        unless ``uow`` is given; ``props``: the message's properties (a report's).
 
         When the destination cannot take it, the message goes to the dead-letter queue with an MQDLH whose
         Reason says why; when that fails too it is dropped and logged. Returns True when put as addressed.
         Whatever was put is recorded in the effects (``Effects.system_puts``).
         """
-        reason = self._system_put_to(qname, md, data, dest_qmgr, kind, uow)
+        reason = self._system_put_to(qname, md, data, dest_qmgr, kind, uow, props)
         if reason == C.MQRC_NONE:
             return True
         self.dead_letter_message(md, data, reason, qname, dest_qmgr or self.name, uow=uow)
@@ -228,20 +255,28 @@ class ReportsMixin(QueueManagerBase):
         dest_qmgr: str | None,
         kind: SystemPutKind,
         uow: UnitOfWork | None = None,
+        props: Props | None = None,
     ) -> int:
         """Put on ``qname`` (at ``dest_qmgr``) if it takes the message; the reason it does not, else MQRC_NONE."""
         try:
             t = self._resolve_target(qname, dest_qmgr or "")
         except MQMIError as e:
             return e.reason
-        return self._place(t, md, data, uow, kind)
+        return self._place(t, md, data, uow, kind, props)
 
     def _place(
-        self, t: Target, md: MQMD, data: bytes, uow: UnitOfWork | None, kind: SystemPutKind, props: Any = None
+        self,
+        t: Target,
+        md: MQMD,
+        data: bytes,
+        uow: UnitOfWork | None,
+        kind: SystemPutKind,
+        props: Props | None = None,
     ) -> int:
         """Put a message whose MQMD is complete (context and all) on a resolved target: the queue manager's own
-        puts and a channel's deliveries; ``props``: its message properties (a publication's). MQRC_NONE, or the
-        reason the queue refused it (nothing changed)."""
+        puts and a channel's deliveries. MQRC_NONE, or the reason the queue refused it (nothing changed).
+        ``props``: its properties, kept beside its data (in an MQRFH2 in front of it towards another queue
+        manager, as ``_properties.travelling`` puts them)."""
         q = t.queue
         qattrs = q.attrs
         first = t.first.attrs if t.first is not None else qattrs
@@ -269,6 +304,14 @@ class ReportsMixin(QueueManagerBase):
             out.PutDate, out.PutTime = put_date_time(now)
         out.BackoutCount = 0
         if remote is not None:  # behind an MQXQH on a transmission queue (seed 002, note 9: both Expiry fields)
+            if props:
+                fields = dict(out.__dict__)
+                if fields["CodedCharSetId"] == C.MQCCSI_Q_MGR:  # the header says what its data is in: a real CCSID
+                    fields["CodedCharSetId"] = self.qmgr.attrs["CCSID"]
+                fields, data = travelling(fields, data, props)
+                out = MQMD.__new__(MQMD)
+                out.__dict__.update(fields)
+                props = None
             app = out
             out = app.copy()
             out.Format = C.MQFMT_XMIT_Q_HEADER

@@ -22,6 +22,14 @@ getting while puts went on) forgets its matches and judges the queue again on it
 reaches ``_state.ARRIVALS_LIMIT`` messages while no handle looks is dropped whole (every selecting handle then
 judges the queue again), so the log never grows without bound.
 
+A message may carry its properties in an MQRFH2 at the start of its data (an application built the header, or
+the message came over a channel) instead of beside it (``Message.props``): a selector sees those too, as IBM
+parses the header's ``usr`` (and ``jms``, ``mcd``, ``mqext``) folders into properties for selection
+(``_properties.header_props``; ``<usr><Colour>`` is the property ``Colour``); beside-the-data properties win
+over a header's of the same name, as a get delivers them. A header that cannot be read gives no properties.
+The header is parsed only for a message whose Format is MQHRF2, once per judging (the incremental judging
+above parses each arriving message once).
+
 A selector that reads fields that change while a message waits (BackoutCount, the remaining Expiry:
 ``Selector.live``) is judged afresh on every walk, in delivery order, without the cache.
 
@@ -37,8 +45,10 @@ from typing import Any
 from sortedcontainers import SortedList
 
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.constants import MQFMT_RF_HEADER_2
 from syncpoint.mqi.selector import Selector, parse
 
+from ._properties import header_props
 from ._state import ARRIVALS_LIMIT, AVAILABLE, Handle, LocalQueue, Message
 from ._util import fail
 
@@ -102,8 +112,13 @@ def _md_now(m: Message, now: float) -> dict[str, Any]:
     return d
 
 
-def selected(selector: Selector, md: Any, props: Any) -> bool:
-    """Does ``selector`` select the message? A value no comparison expects selects nothing."""
+def selected(selector: Selector, md: Any, props: Any, data: bytes | None = None) -> bool:
+    """Does ``selector`` select the message? A value no comparison expects selects nothing. With ``data``, the
+    properties of an MQRFH2 at its start count too (module doc)."""
+    if data is not None and md["Format"] == MQFMT_RF_HEADER_2:
+        found, _ = header_props(md, data)
+        if found:
+            props = {**found, **props} if props else found
     try:
         return selector.matches(md, props)
     except (ArithmeticError, TypeError, ValueError):  # a property value no comparison expects: not selected
@@ -111,7 +126,7 @@ def selected(selector: Selector, md: Any, props: Any) -> bool:
 
 
 def _judge(sel: Selection, m: Message) -> None:
-    if selected(sel.selector, m.md, m.props):
+    if selected(sel.selector, m.md, m.props, m.data):
         key = m.key
         if sel.matched.get(key) is not m:
             if key not in sel.matched:
@@ -161,7 +176,7 @@ def candidates(h: Handle, q: LocalQueue, after: int | None, now: float) -> Itera
     selector = sel.selector
     if selector.live:
         for m in q.iter_from(after) if after is not None else q.iter_all():
-            if selected(selector, _md_now(m, now), m.props):
+            if selected(selector, _md_now(m, now), m.props, m.data):
                 yield m
         return
     _catch_up(h, sel, q)
@@ -182,4 +197,4 @@ def candidates(h: Handle, q: LocalQueue, after: int | None, now: float) -> Itera
 def chooses(h: Handle, m: Message, now: float) -> bool:
     """Does this handle's selector choose message ``m`` (found by its MsgToken, not by a walk)?"""
     sel: Selection = h.selection
-    return selected(sel.selector, _md_now(m, now) if sel.selector.live else m.md, m.props)
+    return selected(sel.selector, _md_now(m, now) if sel.selector.live else m.md, m.props, m.data)

@@ -47,9 +47,11 @@ from __future__ import annotations
 
 from syncpoint.mqi import MQMD, MQMIError
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import unpack_props
 from syncpoint.store import SharedMessage, StoreError
 
 from ._base import QueueManagerBase
+from ._effects import MD2_LENGTH
 from ._reports import original_of, report_wanted
 from ._state import Connection, LocalQueue, Message, UnitOfWork
 from ._trigger import arrival_triggers
@@ -230,6 +232,7 @@ class SharedRulesMixin(QueueManagerBase):
         one (seed 002, notes 3 and 4: at the discard, never in the application's unit of work)."""
         self.expired_discarded += 1
         md = MQMD.unpack(sm.md)
+        props = unpack_props(sm.md[MD2_LENGTH:]) if len(sm.md) > MD2_LENGTH else None  # a report carries them
         keep = report_wanted(md.Report, C.MQFB_EXPIRATION)
         if keep < 0:
             return
@@ -238,7 +241,7 @@ class SharedRulesMixin(QueueManagerBase):
             self.refresh_shared()  # a queue another member defined since this member last looked
             q = self.queues.get(sm.queue)
         if q is None:
-            self.send_report(md, sm.data, C.MQFB_EXPIRATION, keep, uow)
+            self.send_report(md, sm.data, C.MQFB_EXPIRATION, keep, uow, props)
             return
         fields = dict(md.__dict__)
         m = Message(
@@ -257,4 +260,4 @@ class SharedRulesMixin(QueueManagerBase):
             sm.backout,
         )
         original, data = original_of(m)
-        self.send_report(original, data, C.MQFB_EXPIRATION, keep, uow)
+        self.send_report(original, data, C.MQFB_EXPIRATION, keep, uow, props)

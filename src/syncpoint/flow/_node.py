@@ -45,6 +45,8 @@ from typing import Any
 
 from syncpoint.mqi import SyncpointError
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import Props
+from syncpoint.mqi.properties import build as build_props
 from syncpoint.spark import (
     Action,
     Disposition,
@@ -52,6 +54,8 @@ from syncpoint.spark import (
     Terminal,
     effective_threshold,
 )
+
+_FOLDERS = frozenset({"usr", "jms", "mcd", "mqext"})  # the MQRFH2's property folders (mqi.rfh2)
 
 # IBM broker message numbers for the ladder (mqinput-node.md): kept in the log lines and in the dispositions.
 BIP_FAILURE = "BIP2631"  # BackoutCount >= threshold: propagated to Failure
@@ -89,11 +93,15 @@ class Output:
     format: str | None = None
     msg_type: int | None = None
     feedback: int | None = None
+    # the output's message properties (as the Pythonic put's ``properties=``); None: the input message's
+    # properties for an output forwarded to a queue (MQCOPY_FORWARD), none for a reply (MQCOPY_REPLY is not in
+    # IBM's MQCOPY_DEFAULT); {} for none at all
+    properties: Mapping[str, Any] | None = None
 
 
 @dataclass(slots=True)
 class FlowMessage:
-    """The message the flow functions see: its data, its MQMD fields (IBM names) and helpers."""
+    """The message the flow functions see: its data, its MQMD fields (IBM names), its properties and helpers."""
 
     data: bytes
     md: dict[str, Any]
@@ -101,6 +109,28 @@ class FlowMessage:
     token: int = 0
     row: dict[str, Any] | None = None  # columns added by a DataFrame stage, when the flow has one
     parsed: Any = None  # the node's parse result (text or JSON) when the input node parses
+    # the message's properties, name -> (MQTYPE_*, value) (IBM's message tree: the Properties folder and the
+    # MQRFH2's property folders; an MQRFH2 the putter built arrives here, not in ``data``)
+    typed_properties: Props | None = None
+
+    @property
+    def properties(self) -> dict[str, Any]:
+        """The message's properties, name -> value (``typed_properties`` has their MQTYPE_* types too)."""
+        props = self.typed_properties
+        return {} if not props else {name: value for name, (_, value) in props.items()}
+
+    @property
+    def usr(self) -> dict[str, Any]:
+        """The MQRFH2 ``usr`` folder as IBM's message tree shows it (``InputRoot.MQRFH2.usr``): the properties
+        without a folder prefix, and those named ``usr.X``, by their name in the folder (X)."""
+        out: dict[str, Any] = {}
+        for name, (_, value) in (self.typed_properties or {}).items():
+            head, _, rest = name.partition(".")
+            if head == "usr" and rest:
+                out[rest] = value
+            elif not rest or head not in _FOLDERS:
+                out.setdefault(name, value)
+        return out
 
     @property
     def text(self) -> str:
@@ -213,7 +243,13 @@ def resolve_outputs(result: Any, msg: FlowMessage, default_queue: str | None) ->
             md["Persistence"] = C.MQPER_PERSISTENT if out.persistent else C.MQPER_NOT_PERSISTENT
         elif msg.md.get("Persistence") in (C.MQPER_PERSISTENT, C.MQPER_NOT_PERSISTENT):
             md["Persistence"] = msg.md["Persistence"]  # as the input message, like IBM's MQOutput node
-        puts.append(Put(queue, qmgr, data, md))
+        if out.properties is not None:
+            props = build_props(out.properties)  # checked as MQSETMP checks them: a bad one fails the flow
+        elif out.reply:
+            props = None
+        else:
+            props = dict(msg.typed_properties) if msg.typed_properties else None
+        puts.append(Put(queue, qmgr, data, md, props))
     return puts
 
 

@@ -16,7 +16,16 @@ from typing import Any
 
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.spark import MD_COLUMNS, Disposition, QueueAccess, Target, batch_row, current_member, md_to_dict
+from syncpoint.spark import (
+    MD_COLUMNS,
+    Disposition,
+    QueueAccess,
+    Target,
+    batch_row,
+    current_member,
+    md_to_dict,
+    props_from_row,
+)
 from syncpoint.spark import profile_record as record
 from syncpoint.spark import profile_span as span
 
@@ -35,6 +44,7 @@ def _message(row: Mapping[str, Any], extra: Sequence[str]) -> FlowMessage:
         queue=str(row.get("queue") or ""),
         token=int(row["token"]),
         row={k: row.get(k) for k in extra} if extra else None,
+        typed_properties=props_from_row(row),
     )
 
 
@@ -88,9 +98,17 @@ def _packed_messages(batch: Any) -> list[FlowMessage]:
     tokens = batch.column(1).to_pylist()
     datas = batch.column(2).to_pylist()
     mds = batch.column(3).to_pylist()
+    values = batch.column(4).to_pylist()
+    types = batch.column(5).to_pylist()
     return [
-        FlowMessage(data, md_to_dict(MQMD.unpack(md)), queue=q, token=t)
-        for q, t, data, md in zip(queues, tokens, datas, mds, strict=True)
+        FlowMessage(
+            data,
+            md_to_dict(MQMD.unpack(md)),
+            queue=q,
+            token=t,
+            typed_properties=props_from_row({"properties": v, "property_types": ty}) if v else None,
+        )
+        for q, t, data, md, v, ty in zip(queues, tokens, datas, mds, values, types, strict=True)
     ]
 
 
@@ -149,20 +167,27 @@ def node_partition(
             )
         yield result
 
-    def direct(queue: str, got: Sequence[tuple[int, Any, bytes]]) -> list[Disposition]:
-        """The node over messages its own Python process got (``(token, MQMD, data)``), without Arrow: the
-        FlowMessages straight from the MQMDs, the dispositions back as objects (a partition that commits itself,
-        see syncpoint.spark's ``process``)."""
+    def direct(queue: str, got: Sequence[tuple[Any, ...]]) -> list[Disposition]:
+        """The node over messages its own Python process got (``(token, MQMD, data(, properties))``), without
+        Arrow: the FlowMessages straight from the MQMDs, the dispositions back as objects (a partition that
+        commits itself, see syncpoint.spark's ``process``)."""
         import time
 
         t0 = time.time()
-        msgs = [FlowMessage(bytes(data), md_to_dict(md), queue=queue, token=t) for t, md, data in got]
+        msgs = [
+            FlowMessage(bytes(g[2]), md_to_dict(g[1]), queue=queue, token=g[0], typed_properties=_props(g)) for g in got
+        ]
         record("executor.node.input", t0, len(msgs))
         return run(msgs) if msgs else []
 
     if packed:  # no DataFrame stage: the node may run on the messages as got
         fn.direct = direct  # type: ignore[attr-defined]
     return fn
+
+
+def _props(got: tuple[Any, ...]) -> Any:
+    """The properties of a message as got (its fourth element, when there is one)."""
+    return got[3] if len(got) > 3 else None
 
 
 def _arrow_schema() -> Any:

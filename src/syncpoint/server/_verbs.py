@@ -19,7 +19,7 @@ from syncpoint.engine import Connection, GetResult
 from syncpoint.host import ADMIN_VERBS, QueueManagerHost
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.properties import from_wire, to_wire
+from syncpoint.mqi.properties import Props, from_wire, props_length, to_wire
 from syncpoint.store import Pending
 from syncpoint.wire import DEFAULT_MAX_FRAME, MAX_GETM, ProtocolError
 
@@ -247,7 +247,7 @@ def _putm(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any,
     then commit: the reply's third element says how (true: committed, false: not tried, else its error)."""
     hobj = integer(args[0], C.MQRC_HOBJ_ERROR, "Hobj")
     md0, pmo0 = struct(MQMD, args[1]), struct(MQPMO, args[2])
-    datas = [_data(d) for d in _list(args[3])]
+    datas = [_putm_item(d) for d in _list(args[3])]  # every item decoded (its properties checked) before any put
     then_commit = _options(args, 4, _PUTM_OPTIONS)["commit"]
     engine = qm.engine
     put = engine.put
@@ -257,10 +257,10 @@ def _putm(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any,
 
     def puts() -> None:  # every put under one hold of the lock: their store writes go as one batch
         failed = False
-        for data in datas:
+        for data, props in datas:
             md, pmo = md0.copy(), pmo0.copy()
             try:
-                reason = put(conn, hobj, md, pmo, data)
+                reason = put(conn, hobj, md, pmo, data, props)
             except MQMIError as e:
                 out.append([e.comp, e.reason, e.detail])
                 failed = True
@@ -292,10 +292,10 @@ def _putv(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any,
     last_pmo = [pmo0]
 
     def puts() -> None:
-        for md, data in items:
+        for md, data, props in items:
             pmo = pmo0.copy()
             try:
-                reason = put(conn, hobj, md, pmo, data)
+                reason = put(conn, hobj, md, pmo, data, props)
             except MQMIError as e:
                 out.append([e.comp, e.reason, e.detail])
                 continue
@@ -306,11 +306,22 @@ def _putv(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[Any,
     return [out, last_pmo[0].pack()], pending
 
 
-def _putv_items(pairs: list[Any]) -> list[tuple[MQMD, bytes]]:
-    """putv's ``[[MQMD, data], ...]`` decoded: each MQMD unpacked once per distinct bytes in the request (a batch's
-    messages mostly share a few descriptors), each item given its own copy (MQPUT completes it in place)."""
+def _putm_item(item: Any) -> tuple[bytes, Props | None]:
+    """One of putm's data items: the data, or ``[data, properties]`` for a message with properties (protocol
+    version 4), checked as MQSETMP checks them (a bad one fails the whole request before any put)."""
+    if type(item) is list:
+        if len(item) != 2:
+            raise ProtocolError("a putm item is data or [data, properties]")
+        return _data(item[0]), from_wire(item[1])
+    return _data(item), None
+
+
+def _putv_items(pairs: list[Any]) -> list[tuple[MQMD, bytes, Props | None]]:
+    """putv's ``[[MQMD, data(, properties)], ...]`` decoded: each MQMD unpacked once per distinct bytes in the
+    request (a batch's messages mostly share a few descriptors), each item given its own copy (MQPUT completes it
+    in place); the properties (protocol version 4) checked as MQSETMP checks them, all before any put."""
     seen: dict[Any, MQMD] = {}
-    out: list[tuple[MQMD, bytes]] = []
+    out: list[tuple[MQMD, bytes, Props | None]] = []
     for pair in pairs:
         _pair(pair)
         raw = pair[0]
@@ -318,13 +329,13 @@ def _putv_items(pairs: list[Any]) -> list[tuple[MQMD, bytes]]:
         if md is None:
             md = struct(MQMD, raw)
             seen[raw] = md
-        out.append((md.copy(), _data(pair[1])))
+        out.append((md.copy(), _data(pair[1]), from_wire(pair[2]) if len(pair) == 3 else None))
     return out
 
 
 def _pair(item: Any) -> bool:
-    if not isinstance(item, list) or len(item) != 2:
-        raise ProtocolError("putv items are [MQMD, data] pairs")
+    if not isinstance(item, list) or len(item) not in (2, 3):
+        raise ProtocolError("putv items are [MQMD, data] or [MQMD, data, properties]")
     return True
 
 
@@ -507,9 +518,7 @@ def _gettokens(
                 return _gettokens_sized(engine, conn, hobj, gmo, buflen, tokens, room, limit)
             budget = room
         results, error = engine.get_tokens(conn, hobj, tokens, gmo, buflen, budget)
-        out = [
-            None if r is None else [r[1].data, r[1].data_length, r[1].comp, r[1].reason, r[0].pack()] for r in results
-        ]
+        out = [None if r is None else _token_answer(r[0], r[1]) for r in results]
         if error is not None:
             return out, [error.comp, error.reason, error.detail]
         if budget is not None and not results and tokens:  # the first message does not fit in a frame
@@ -518,6 +527,15 @@ def _gettokens(
 
     (out, err), pending = qm.run(gets)
     return [out, err], pending
+
+
+def _token_answer(md: MQMD, r: GetResult) -> list[Any]:
+    """A gettokens answer: ``[data, DataLength, CompCode, Reason, MQMD]``, and the properties PROPCTL delivers to
+    the MQGMO's message handle last (protocol version 4; a message without any has five elements, as before)."""
+    answer = [r.data, r.data_length, r.comp, r.reason, md.pack()]
+    if r.props is not None:
+        answer.append(to_wire(r.props))
+    return answer
 
 
 def _gettokens_sized(
@@ -546,9 +564,8 @@ def _gettokens_sized(
         if got is None:
             out.append(None)
             continue
-        md, r = got
-        answer = [r.data, r.data_length, r.comp, r.reason, md.pack()]
-        room -= _size_of(answer)
+        answer = _token_answer(*got)
+        room -= _size_of(answer) + (props_length(got[1].props) if got[1].props else 0)
         out.append(answer)
     return out, None
 

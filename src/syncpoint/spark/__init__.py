@@ -19,7 +19,16 @@ from ._plan import Offset, Planner, Visible
 from ._profile import record as profile_record
 from ._profile import span as profile_span
 from ._qm import BROKEN, QueueAccess, Target, current_member
-from ._rows import COLUMN_NAMES, MD_COLUMNS, PACKED_SCHEMA, SCHEMA, md_to_dict, message_to_row, row_to_message
+from ._rows import (
+    COLUMN_NAMES,
+    MD_COLUMNS,
+    PACKED_SCHEMA,
+    SCHEMA,
+    md_to_dict,
+    message_to_row,
+    props_from_row,
+    row_to_message,
+)
 
 __all__ = [
     "BIP_NO_QUEUE",
@@ -52,6 +61,7 @@ __all__ = [
     "message_to_row",
     "profile_record",
     "profile_span",
+    "props_from_row",
     "query_key",
     "read_record",
     "requeue_order",

@@ -22,7 +22,7 @@ from ._options import _int, _opt, _packed, _queue
 from ._plan import split_partitions
 from ._profile import span
 from ._qm import CHUNK, QueueAccess, Target
-from ._rows import messages_to_arrow, row_to_message
+from ._rows import messages_to_arrow, props_from_row, row_to_message
 
 
 # ======================================================================================================
@@ -60,16 +60,17 @@ class BatchReader(DataSourceReader):
             if isinstance(partition, TokenPartition):
                 yield from _read_tokens(qm, self.queue, partition.tokens, packed=self.packed)
             else:
+                from syncpoint.client.keywords import PYTHONIC_HMSG
                 from syncpoint.mqi import MQGMO, MQMD
 
                 from ._qm import token_of
 
                 h = qm.mqopen(MQOD(ObjectName=self.queue.encode()), C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING)
                 first = True
-                got: list[tuple[int, Any, bytes]] = []
+                got: list[tuple[int, Any, bytes, Any]] = []
                 while True:
                     md = MQMD()
-                    gmo = MQGMO(Version=C.MQGMO_VERSION_3)
+                    gmo = MQGMO(MsgHandle=PYTHONIC_HMSG)  # version 4: the properties come as the row's maps
                     gmo.Options = (C.MQGMO_BROWSE_FIRST if first else C.MQGMO_BROWSE_NEXT) | C.MQGMO_NO_WAIT
                     first = False
                     try:
@@ -82,7 +83,7 @@ class BatchReader(DataSourceReader):
                         break
                     if result.reason != C.MQRC_NONE:
                         raise MQMIError(result.comp, result.reason, f"browsing queue {self.queue}")
-                    got.append((token_of(gmo), md, result.data))
+                    got.append((token_of(gmo), md, result.data, result.props))
                     if len(got) == CHUNK:
                         yield messages_to_arrow(self.queue, got, packed=self.packed)
                         got = []
@@ -102,7 +103,7 @@ def _read_tokens(qm: Any, queue: str, tokens: Sequence[int], *, packed: bool = F
             with span("executor.read.browse", len(part)):
                 got_all = a.lookup_many(part)
             with span("executor.read.arrow", len(part)):
-                found = [(t, got[0], got[1]) for t, got in zip(part, got_all, strict=True) if got is not None]
+                found = [(t, *got) for t, got in zip(part, got_all, strict=True) if got is not None]
                 batch = messages_to_arrow(queue, found, packed=packed)
             if found:
                 yield batch
@@ -119,10 +120,10 @@ class _Rows(WriterCommitMessage):
         self.query_id = query_id
 
 
-def _convert_rows(rows: Iterator[Any], queue_option: str | None) -> list[tuple[str, bytes, bytes, bool]]:
-    """Rows as (queue, data, MQMD packed, set context). The ``queue`` option, when given, wins over a ``queue``
-    column (as Spark's Kafka sink lets its ``topic`` option win over a ``topic`` column): a DataFrame read from
-    a queue carries its source queue in that column, and writing it with ``option("queue", "OUT")`` must not
+def _convert_rows(rows: Iterator[Any], queue_option: str | None) -> list[tuple[str, bytes, bytes, bool, Any]]:
+    """Rows as (queue, data, MQMD packed, set context, properties). The ``queue`` option, when given, wins over
+    a ``queue`` column (as Spark's Kafka sink lets its ``topic`` option win over a ``topic`` column): a DataFrame
+    read from a queue carries its source queue in that column, and writing it with ``option("queue", "OUT")`` must not
     put it back where it came from. Without the option, the column routes each row."""
     out = []
     for row in rows:
@@ -132,7 +133,7 @@ def _convert_rows(rows: Iterator[Any], queue_option: str | None) -> list[tuple[s
         if not queue:
             raise ValueError("a row has no 'queue' column value and the writer has no queue option")
         data, md, context = row_to_message(d)
-        out.append((queue, data, md.pack(), context))
+        out.append((queue, data, md.pack(), context, props_from_row(d)))
     return out
 
 
@@ -158,18 +159,18 @@ class BatchWriter(DataSourceWriter):
         """Nothing was put: executors only converted rows; the queue manager saw nothing."""
 
 
-def put_all(qm: Any, rows: Sequence[tuple[str, bytes, bytes, bool]]) -> None:
-    """Put rows in one unit of work; any failure backs out all of them and raises."""
+def put_all(qm: Any, rows: Sequence[tuple[str, bytes, bytes, bool, Any]]) -> None:
+    """Put rows in one unit of work (each with its properties); any failure backs out all of them and raises."""
     from syncpoint.mqi import MQMD
 
     try:
-        for queue, data, md_bytes, context in rows:
+        for queue, data, md_bytes, context, props in rows:
             md = MQMD.unpack(md_bytes)
             pmo = MQPMO()
             pmo.Options = C.MQPMO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING
             if context:
                 pmo.Options |= C.MQPMO_SET_ALL_CONTEXT
-            qm.mqput1(MQOD(ObjectName=queue.encode()), md, pmo, data)
+            qm.mqput1(MQOD(ObjectName=queue.encode()), md, pmo, data, props)
         qm.commit()
     except BaseException:
         qm.backout()

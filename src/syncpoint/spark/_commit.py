@@ -36,6 +36,7 @@ from typing import Any
 from syncpoint.client import QueueManager, dead_letter_queue
 from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, SyncpointError, dead_letter_message
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import Props
 
 from ._dispositions import BIP_NO_QUEUE, Action, Disposition, Put, requeue_order
 from ._profile import span
@@ -299,13 +300,13 @@ class Sink:
                     it.error = f"{it.error + '; ' if it.error else ''}output failed: {r.error}"
                 return
 
-    def _seen(self, items: list[_Item]) -> dict[tuple[str, int], tuple[MQMD, bytes] | None]:
+    def _seen(self, items: list[_Item]) -> dict[tuple[str, int], tuple[MQMD, bytes, Props | None] | None]:
         """The inputs still on their queues, browsed by token in batches (with data only for a REQUEUE)."""
         wanted: dict[tuple[str, bool], list[int]] = {}
         for it in items:
             if it.consume and not it.gone and it.action is not Action.BACKOUT:
                 wanted.setdefault((it.queue, it.action is Action.REQUEUE), []).append(it.token)
-        seen: dict[tuple[str, int], tuple[MQMD, bytes] | None] = {}
+        seen: dict[tuple[str, int], tuple[MQMD, bytes, Props | None] | None] = {}
         for (queue, with_data), tokens in wanted.items():
             for t, got in zip(tokens, self.access(queue).lookup_many(tokens, with_data=with_data), strict=True):
                 seen[(queue, t)] = got
@@ -325,16 +326,17 @@ class Sink:
                 continue
             md_in: MQMD | None = None
             data_in = b""
+            props_in: Props | None = None
             if it.consume:
                 seen = None if it.gone else seen_all.get((it.queue, it.token))
                 if seen is None:
                     counts.gone += 1
                     counts.where[it.token] = "gone"
                     continue
-                md_in, data_in = seen
+                md_in, data_in, props_in = seen
             if it.action is Action.REQUEUE:
                 assert md_in is not None
-                dest = self._requeue(it, md_in, data_in)
+                dest = self._requeue(it, md_in, data_in, props_in)
                 if dest is None:  # neither BOQNAME nor the DLQ took it: it stays (backed out, logged)
                     it.action, it.bip, it.terminal = Action.BACKOUT, BIP_NO_QUEUE, "stay"
                     backouts.append([it.queue, it.token, it.backout_count, it.error, it.bip, it.terminal])
@@ -381,7 +383,7 @@ class Sink:
         put_many = getattr(self.qm.transport, "put_many", None)
         if put_many is None:
             for it, p in outputs:
-                self._put(it, p.queue, p.qmgr, md_from_fields(p.md), p.data, False)
+                self._put(it, p.queue, p.qmgr, md_from_fields(p.md), p.data, False, p.props)
             return
         by_dest: dict[tuple[str, str], list[tuple[_Item, Put]]] = {}
         for it, p in outputs:
@@ -409,7 +411,7 @@ class Sink:
                         if key is not None:
                             templates[key] = template
                     md, pmo = MQMD.with_fields(template[0].__dict__), MQPMO.with_fields(template[1].__dict__)
-                    batch.append((md, pmo, p.data))
+                    batch.append((md, pmo, p.data, p.props))
                 results = put_many(h, batch, alike=True if len(keys) == 1 and None not in keys else None)
                 if any(isinstance(r, MQMIError) or r != C.MQRC_NONE for r in results):
                     self._forget_output(qmgr, queue)  # a handle kept from an earlier batch may be stale
@@ -429,20 +431,23 @@ class Sink:
             except MQMIError:
                 pass
 
-    def _put(self, it: _Item, queue: str, qmgr: str, md: MQMD, data: bytes, context: bool) -> None:
+    def _put(
+        self, it: _Item, queue: str, qmgr: str, md: MQMD, data: bytes, context: bool, props: Props | None = None
+    ) -> None:
         pmo = MQPMO()
         pmo.Options = C.MQPMO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING
         pmo.Options |= C.MQPMO_SET_ALL_CONTEXT if context else C.MQPMO_NEW_MSG_ID if md.MsgId == C.MQMI_NONE else 0
         od = MQOD(ObjectName=queue.encode(), ObjectQMgrName=qmgr.encode())
         try:
-            self.qm.mqput1(od, md, pmo, data)
+            self.qm.mqput1(od, md, pmo, data, props)
         except MQMIError as e:
             if e.reason == C.MQRC_SYNCPOINT_LIMIT_REACHED:
                 raise _limit(e) from None
             raise _RedoError(it.token, it.queue, f"put to {queue} failed: {_reason(e)}") from None
 
-    def _requeue(self, it: _Item, md: MQMD, data: bytes) -> tuple[str, bool] | None:
-        """BOQNAME, else DEADQ with an MQDLH; raises _Redo when neither takes the message (it then stays)."""
+    def _requeue(self, it: _Item, md: MQMD, data: bytes, props: Props | None = None) -> tuple[str, bool] | None:
+        """BOQNAME, else DEADQ with an MQDLH; raises _Redo when neither takes the message (it then stays). The
+        message keeps its properties ``props``."""
         _, boqname = self.attributes(it.queue)
         if self._deadq is None:
             try:
@@ -473,7 +478,7 @@ class Sink:
                 )
                 out.Encoding = md.Encoding
             try:
-                self._put_context(queue, out, body)
+                self._put_context(queue, out, body, props)
                 return queue, dlh
             except MQMIError as e:
                 if e.reason == C.MQRC_SYNCPOINT_LIMIT_REACHED:
@@ -483,10 +488,10 @@ class Sink:
         it.error = f"{it.error}; neither BOQNAME nor the DLQ took the message ({why})"
         return None
 
-    def _put_context(self, queue: str, md: MQMD, data: bytes) -> None:
+    def _put_context(self, queue: str, md: MQMD, data: bytes, props: Props | None = None) -> None:
         pmo = MQPMO()
         pmo.Options = C.MQPMO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_FAIL_IF_QUIESCING
-        self.qm.mqput1(MQOD(ObjectName=queue.encode()), md, pmo, data)
+        self.qm.mqput1(MQOD(ObjectName=queue.encode()), md, pmo, data, props)
 
     def _finish_backouts(self, backouts: Sequence[Sequence[Any]], s: Summary, *, log: bool) -> None:
         """Back out the listed messages once (BackoutCount + 1): those whose count is still as recorded."""

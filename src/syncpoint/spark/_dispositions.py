@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import Props
 
 BIP_NO_QUEUE = "BIP2630"  # neither BOQNAME nor the DLQ could take the message: it stays and blocks
 
@@ -42,21 +43,29 @@ def effective_threshold(bothresh: int | None) -> int:
 
 @dataclass(slots=True)
 class Put:
-    """A resolved output: a queue, its data and the MQMD fields to set (IBM names)."""
+    """A resolved output: a queue, its data, the MQMD fields to set (IBM names) and its message properties
+    (name -> (MQTYPE_*, value), None for none)."""
 
     queue: str
     qmgr: str
     data: bytes
     md: dict[str, Any] = field(default_factory=dict)
+    props: Props | None = None
 
     def to_json(self) -> dict[str, Any]:
         md = {k: (v.hex() if isinstance(v, bytes) else v) for k, v in self.md.items()}
-        return {"queue": self.queue, "qmgr": self.qmgr, "data": self.data.hex(), "md": md}
+        out: dict[str, Any] = {"queue": self.queue, "qmgr": self.qmgr, "data": self.data.hex(), "md": md}
+        if self.props:  # [name, MQTYPE_*, value]; a byte string's value in hexadecimal
+            out["props"] = [[n, t, v.hex() if t == C.MQTYPE_BYTE_STRING else v] for n, (t, v) in self.props.items()]
+        return out
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Put:
         md = {k: (bytes.fromhex(v) if k in _BINARY_MD and isinstance(v, str) else v) for k, v in d["md"].items()}
-        return cls(d["queue"], d["qmgr"], bytes.fromhex(d["data"]), md)
+        props: Props | None = None
+        if d.get("props"):
+            props = {n: (t, bytes.fromhex(v) if t == C.MQTYPE_BYTE_STRING else v) for n, t, v in d["props"]}
+        return cls(d["queue"], d["qmgr"], bytes.fromhex(d["data"]), md, props)
 
 
 _BINARY_MD = frozenset({"MsgId", "CorrelId", "GroupId", "AccountingToken"})

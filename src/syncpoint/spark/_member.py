@@ -199,7 +199,7 @@ def _unit_of_work(
 ) -> Any:
     with span("executor.member.get", part.count):
         msgs = _get_batch(qm, queue, part.count)
-    got = [(i + 1, m.md, m.data) for i, m in enumerate(msgs)]
+    got = [(i + 1, m.md, m.data, m.typed_properties) for i, m in enumerate(msgs)]
     return process(qm, target.qmgr, queue, got, part.batch, fn, packed=packed, again=again_by_ids)
 
 
@@ -229,7 +229,7 @@ def read_tokens_partition(
                 found = a.get_many(tokens)
             finally:
                 a.close()
-        got = [(t, g[0], g[1]) for t, g in zip(tokens, found, strict=True) if g is not None]
+        got = [(t, *g) for t, g in zip(tokens, found, strict=True) if g is not None]
         summary: list[dict[str, Any]] = []
         row = process(qm, target.qmgr, queue, got, 0, fn, packed=packed, again=again_by_tokens, summary=summary)
     except BaseException:
@@ -248,7 +248,7 @@ def process(
     qm: QueueManager,
     where: str,
     queue: str,
-    got: list[tuple[int, Any, bytes]],
+    got: list[tuple[Any, ...]],
     batch: int,
     fn: Callable[[Iterator[Any]], Iterator[Any]],
     *,
@@ -272,7 +272,7 @@ def process(
 def _process(
     qm: QueueManager,
     queue: str,
-    got: list[tuple[int, Any, bytes]],
+    got: list[tuple[Any, ...]],
     batch: int,
     fn: Callable[[Iterator[Any]], Iterator[Any]],
     *,
@@ -355,36 +355,37 @@ def _sink(qm: QueueManager) -> Sink:
     return s
 
 
-Again = Callable[[QueueManager, str, list[tuple[int, Any, bytes]]], list[tuple[Any, bytes] | str | None]]
+Again = Callable[[QueueManager, str, list[tuple[Any, ...]]], list[tuple[Any, bytes, Any] | str | None]]
 """Gets messages got before a backout again in the unit of work: ``(token, MQMD, data)`` as first got → the
 message now (None: gone; ``OTHER``: another message was got instead, so the unit of work must be backed out)."""
 OTHER = "other"
 
 
 def again_by_ids(
-    qm: QueueManager, queue: str, wanted: list[tuple[int, Any, bytes]]
-) -> list[tuple[Any, bytes] | str | None]:
-    """By MsgId and CorrelId (a shared queue), checking the body."""
+    qm: QueueManager, queue: str, wanted: list[tuple[Any, ...]]
+) -> list[tuple[Any, bytes, Any] | str | None]:
+    """By MsgId and CorrelId (a shared queue), checking the body. ``wanted``: (token, MQMD, data, properties)."""
     q = qm.open(queue)
-    out: list[tuple[Any, bytes] | str | None] = []
+    out: list[tuple[Any, bytes, Any] | str | None] = []
     try:
-        for _, md, data in wanted:
+        for w in wanted:
+            md, data = w[1], w[2]
             m = q.get_or_none(syncpoint=True, msg_id=bytes(md.MsgId), correl_id=bytes(md.CorrelId))
-            out.append(None if m is None else OTHER if m.data != data else (m.md, m.data))
+            out.append(None if m is None else OTHER if m.data != data else (m.md, m.data, m.typed_properties))
     finally:
         q.close()
     return out
 
 
 def again_by_tokens(
-    qm: QueueManager, queue: str, wanted: list[tuple[int, Any, bytes]]
-) -> list[tuple[Any, bytes] | str | None]:
+    qm: QueueManager, queue: str, wanted: list[tuple[Any, ...]]
+) -> list[tuple[Any, bytes, Any] | str | None]:
     """By MsgToken (a private queue): one request per CHUNK."""
     from ._qm import QueueAccess
 
     a = QueueAccess(qm, queue)
     try:
-        return list(a.get_many([t for t, _, _ in wanted]))
+        return list(a.get_many([w[0] for w in wanted]))
     finally:
         a.close()
 
@@ -392,7 +393,7 @@ def again_by_tokens(
 def commit_member(
     qm: QueueManager,
     queue: str,
-    got: Sequence[tuple[int, Any, bytes]],
+    got: Sequence[tuple[Any, ...]],
     ds: dict[int, Disposition],
     batch: int,
     again: Again = again_by_ids,
@@ -403,9 +404,10 @@ def commit_member(
     sink._attrs.clear()
     sink._openable.clear()
     sink._deadq = None
-    msg = {t: (md, data) for t, md, data in got}
+    msg = {g[0]: (g[1], g[2], g[3] if len(g) > 3 else None) for g in got}  # token -> MQMD, data, properties
     items: list[_Item] = []
-    for t, md, _ in got:
+    for g in got:
+        t, md = g[0], g[1]
         d = ds.get(t)
         if d is None:  # the node said nothing of it: leave it for a retry
             d = Disposition(t, Action.BACKOUT, _terminal_none(), int(md.BackoutCount), error="no disposition")
@@ -472,7 +474,7 @@ class _StaysError(Exception):
 
 
 def _get_again(
-    qm: QueueManager, queue: str, items: list[_Item], msg: dict[int, tuple[Any, bytes]], again: Again
+    qm: QueueManager, queue: str, items: list[_Item], msg: dict[int, tuple[Any, bytes, Any]], again: Again
 ) -> None:
     """After a backout: get the messages that are not backed out again in this unit of work. One that another
     getter took meanwhile is "gone" (its outputs are dropped: whoever has it processes it)."""
@@ -492,7 +494,7 @@ def _get_again(
         raise _StaysError()
 
 
-def _carry_out(sink: Sink, items: list[_Item], msg: dict[int, tuple[Any, bytes]]) -> Summary:
+def _carry_out(sink: Sink, items: list[_Item], msg: dict[int, tuple[Any, bytes, Any]]) -> Summary:
     counts = Summary(0)
     outputs: list[tuple[_Item, Put]] = []
     for it in items:
@@ -501,8 +503,8 @@ def _carry_out(sink: Sink, items: list[_Item], msg: dict[int, tuple[Any, bytes]]
             counts.where[it.token] = "gone"
             continue
         if it.action is Action.REQUEUE:
-            md, data = msg[it.token]
-            dest = sink._requeue(it, md, data)
+            md, data, props = msg[it.token]
+            dest = sink._requeue(it, md, data, props)
             if dest is None:
                 it.action, it.bip, it.terminal = Action.BACKOUT, BIP_NO_QUEUE, "stay"
                 raise _StaysError()

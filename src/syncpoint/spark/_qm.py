@@ -20,6 +20,7 @@ import syncpoint
 from syncpoint.client import Queue, QueueManager, local_server
 from syncpoint.mqi import MQGMO, MQMD, MQOD, GetResult, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import Props
 
 from ._plan import Visible
 
@@ -302,16 +303,23 @@ class QueueAccess:
         return md, result.data
 
     # -- batches by token ------------------------------------------------------------------------------
-    def lookup_many(self, tokens: list[int], *, with_data: bool = True) -> list[tuple[MQMD, bytes] | None]:
-        """:meth:`lookup` for many tokens: one request per CHUNK tokens."""
+    def lookup_many(
+        self, tokens: list[int], *, with_data: bool = True
+    ) -> list[tuple[MQMD, bytes, Props | None] | None]:
+        """:meth:`lookup` for many tokens: one request per CHUNK tokens. Each message with its properties (as a
+        message handle receives them: the data without an MQRFH2 of properties)."""
         return [
-            None if m is None else (m.md, m.data)
+            None if m is None else (m.md, m.data, m.typed_properties)
             for m in self.q.browse_tokens(tokens, with_data=with_data, chunk=CHUNK)
         ]
 
-    def get_many(self, tokens: list[int]) -> list[tuple[MQMD, bytes] | None]:
-        """:meth:`get_token` under syncpoint for many tokens: one request per CHUNK tokens."""
-        return [None if m is None else (m.md, m.data) for m in self.q.get_tokens(tokens, syncpoint=True, chunk=CHUNK)]
+    def get_many(self, tokens: list[int]) -> list[tuple[MQMD, bytes, Props | None] | None]:
+        """:meth:`get_token` under syncpoint for many tokens: one request per CHUNK tokens (with properties, as
+        :meth:`lookup_many`)."""
+        return [
+            None if m is None else (m.md, m.data, m.typed_properties)
+            for m in self.q.get_tokens(tokens, syncpoint=True, chunk=CHUNK)
+        ]
 
     def reserve(self, tokens: list[int]) -> list[int]:
         """Reserve these messages for this connection (the driver's): the tokens the queue manager reserved."""

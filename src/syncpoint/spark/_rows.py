@@ -4,10 +4,23 @@ A row read from a queue has ``queue``, ``token`` (the message's MsgToken as a nu
 manager's put sequence), ``data`` (the body as stored, binary), ``payload`` (the body after an MQDLH, if any),
 ``text`` (the payload decoded as UTF-8 when it decodes, else null), every MQMD field under IBM's name with its
 type, ``PutTimestamp`` (PutDate + PutTime as a timestamp, UTC) and, for a body that starts with an MQDLH
-(Format MQDEAD), the MQDLH fields as ``DLH_<field>`` (null otherwise).
+(Format MQDEAD), the MQDLH fields as ``DLH_<field>`` (null otherwise), and the message's properties in two maps
+(:data:`PROPS_COLUMNS`, below).
 
 A row written to a queue needs ``data`` (binary or string); any MQMD column present and not null is set on the
-message (context fields with MQPMO_SET_ALL_CONTEXT); an optional ``queue`` column routes the row.
+message (context fields with MQPMO_SET_ALL_CONTEXT); an optional ``queue`` column routes the row; a
+``properties`` column (with ``property_types``) gives the message its properties.
+
+Properties: ``properties`` is ``map<string,string>``, each property's name to its value as text, and
+``property_types`` ``map<string,string>``, each name to its IBM type as the MQRFH2 names it in a ``dt`` attribute
+(reference/properties-pubsub.md, "MQRFH2 mapping"): ``string``, ``boolean`` (text ``true`` / ``false``),
+``bin.hex`` (the bytes in hexadecimal), ``i1`` ``i2`` ``i4`` ``i8`` (MQTYPE_INT8 … INT64, decimal), ``r4`` ``r8``
+(MQTYPE_FLOAT32 / FLOAT64, Python's shortest round-tripping text: ``nan``, ``inf`` included) and ``null``
+(MQTYPE_NULL, a null value). One text map keeps ``properties['colour'] = 'red'`` a plain Spark filter and
+``cast`` turns a number back; the type map keeps every MQTYPE_* exact, so a row read from a queue and written
+back puts a message whose properties equal the original's, types included. Written without ``property_types``
+(or without an entry for a name), a string value is MQTYPE_STRING; a map of other value types (``map<string,
+bigint>`` …) is typed as the Pythonic API types it (docs/programming-model.md).
 
 Implements: reference/structures.md (MQMD and MQDLH fields as columns), reference/spark.md.
 """
@@ -15,11 +28,13 @@ Implements: reference/structures.md (MQMD and MQDLH fields as columns), referenc
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from syncpoint.mqi import MQDLH, MQMD, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.properties import Props
+from syncpoint.mqi.properties import build as build_props
 
 # (IBM field name, Spark SQL type) in MQMD order; binary fields stay bytes, character fields are stripped.
 MD_COLUMNS: list[tuple[str, str]] = [
@@ -70,7 +85,10 @@ HEAD_COLUMNS: list[tuple[str, str]] = [
     ("payload", "binary"),
     ("text", "string"),
 ]
-COLUMNS: list[tuple[str, str]] = HEAD_COLUMNS + MD_COLUMNS + [("PutTimestamp", "timestamp")] + DLH_COLUMNS
+PROPS_COLUMNS: list[tuple[str, str]] = [("properties", "map<string,string>"), ("property_types", "map<string,string>")]
+COLUMNS: list[tuple[str, str]] = (
+    HEAD_COLUMNS + MD_COLUMNS + [("PutTimestamp", "timestamp")] + DLH_COLUMNS + PROPS_COLUMNS
+)
 SCHEMA = ", ".join(f"`{n}` {t}" for n, t in COLUMNS)
 COLUMN_NAMES = [n for n, _ in COLUMNS]
 
@@ -150,8 +168,101 @@ def split_dlh(data: bytes, fmt: str) -> tuple[dict[str, Any] | None, bytes]:
     return fields, data[C.MQDLH_LENGTH_1 :]
 
 
-def message_to_row(queue: str, token: int, data: bytes, md: MQMD) -> tuple[Any, ...]:
-    """One row (a tuple in COLUMNS order) for a message."""
+# -- properties as two maps (module doc) ------------------------------------------------------------------------
+_DT_OF_TYPE = {
+    C.MQTYPE_STRING: "string",
+    C.MQTYPE_BOOLEAN: "boolean",
+    C.MQTYPE_BYTE_STRING: "bin.hex",
+    C.MQTYPE_INT8: "i1",
+    C.MQTYPE_INT16: "i2",
+    C.MQTYPE_INT32: "i4",
+    C.MQTYPE_INT64: "i8",
+    C.MQTYPE_FLOAT32: "r4",
+    C.MQTYPE_FLOAT64: "r8",
+    C.MQTYPE_NULL: "null",
+}
+_TYPE_OF_DT = {v: k for k, v in _DT_OF_TYPE.items()}
+
+
+def _prop_text(ptype: int, value: Any) -> str | None:
+    if value is None:
+        return None
+    if ptype == C.MQTYPE_BOOLEAN:
+        return "true" if value else "false"
+    if ptype == C.MQTYPE_BYTE_STRING:
+        return bytes(value).hex()
+    if ptype in (C.MQTYPE_FLOAT32, C.MQTYPE_FLOAT64):
+        return repr(float(value))
+    return str(value)
+
+
+def props_to_maps(props: Props | None) -> tuple[list[tuple[str, str | None]], list[tuple[str, str]]]:
+    """A message's properties as the two map columns' entries: (name, text) and (name, dt)."""
+    if not props:
+        return [], []
+    return (
+        [(n, _prop_text(t, v)) for n, (t, v) in props.items()],
+        [(n, _DT_OF_TYPE.get(t, "string")) for n, (t, _) in props.items()],
+    )
+
+
+def _prop_value(name: str, dt: str, text: str | None) -> tuple[int, Any]:
+    ptype = _TYPE_OF_DT.get(dt)
+    if ptype is None:
+        raise ValueError(f"column 'property_types': {dt!r} (property {name!r}) is not one of {sorted(_TYPE_OF_DT)}")
+    if text is None or ptype == C.MQTYPE_NULL:
+        if text is not None:
+            raise ValueError(f"column 'properties': property {name!r} of type null has a value")
+        return C.MQTYPE_NULL, None
+    try:
+        if ptype == C.MQTYPE_STRING:
+            value: Any = text
+        elif ptype == C.MQTYPE_BOOLEAN:
+            word = text.strip().lower()
+            if word not in ("true", "false", "1", "0"):
+                raise ValueError(word)
+            value = word in ("true", "1")
+        elif ptype == C.MQTYPE_BYTE_STRING:
+            value = bytes.fromhex(text)
+        elif ptype in (C.MQTYPE_FLOAT32, C.MQTYPE_FLOAT64):
+            value = float(text)
+        else:
+            value = int(text.strip())
+    except ValueError:
+        raise ValueError(f"column 'properties': property {name!r} is {text!r}, not a value of type {dt}") from None
+    return ptype, value
+
+
+def props_from_row(row: Mapping[str, Any]) -> Props | None:
+    """The properties a row gives its message (``properties``, typed by ``property_types``), checked as MQSETMP
+    checks them (a bad name or value: ValueError naming the column and IBM's reason). None for none."""
+    given = row.get("properties")
+    if not given:
+        return None
+    types = row.get("property_types") or {}
+    if isinstance(given, list):  # Spark may hand a map as (key, value) pairs
+        given = dict(given)
+    if isinstance(types, list):
+        types = dict(types)
+    if not isinstance(given, Mapping) or not isinstance(types, Mapping):
+        raise ValueError("columns 'properties' and 'property_types' must be maps")
+    pythonic: dict[str, Any] = {}
+    for name, value in given.items():
+        dt = types.get(name)
+        if dt is not None:
+            pythonic[name] = _prop_value(name, dt, value)
+        elif isinstance(value, (bytearray, memoryview)):
+            pythonic[name] = bytes(value)
+        else:
+            pythonic[name] = value  # a string is MQTYPE_STRING; other types as the Pythonic API types them
+    try:
+        return build_props(pythonic)
+    except MQMIError as e:
+        raise ValueError(f"column 'properties': {e}") from None
+
+
+def message_to_row(queue: str, token: int, data: bytes, md: MQMD, props: Props | None = None) -> tuple[Any, ...]:
+    """One row (a tuple in COLUMNS order) for a message with properties ``props``."""
     mdd = md_to_dict(md)
     dlh, payload = split_dlh(data, mdd["Format"])
     try:
@@ -162,6 +273,7 @@ def message_to_row(queue: str, token: int, data: bytes, md: MQMD) -> tuple[Any, 
     values.extend(mdd[n] for n, _ in MD_COLUMNS)
     values.append(put_timestamp(mdd["PutDate"], mdd["PutTime"]))
     values.extend((dlh or {}).get(n) for n, _ in DLH_COLUMNS)
+    values.extend(props_to_maps(props))
     return tuple(values)
 
 
@@ -223,8 +335,15 @@ def md_from_fields(fields: Mapping[str, Any]) -> MQMD:
 
 
 # -- Arrow: the reader hands Spark record batches, not row tuples (no per-row conversion in Spark) -------------
-PACKED_COLUMNS: list[tuple[str, str]] = [("queue", "string"), ("token", "bigint"), ("data", "binary"), ("md", "binary")]
-"""``option("rowFormat", "packed")``: the columns a message flow needs, the MQMD packed (MQMD.unpack reads it)."""
+PACKED_COLUMNS: list[tuple[str, str]] = [
+    ("queue", "string"),
+    ("token", "bigint"),
+    ("data", "binary"),
+    ("md", "binary"),
+    *PROPS_COLUMNS,
+]
+"""``option("rowFormat", "packed")``: the columns a message flow needs, the MQMD packed (MQMD.unpack reads it),
+and the properties as the full rows have them."""
 PACKED_SCHEMA = ", ".join(f"`{n}` {t}" for n, t in PACKED_COLUMNS)
 
 
@@ -238,6 +357,7 @@ def arrow_schema(columns: list[tuple[str, str]]) -> Any:
         "int": pa.int32(),
         "binary": pa.binary(),
         "timestamp": pa.timestamp("us", tz="UTC"),
+        "map<string,string>": pa.map_(pa.string(), pa.string()),
     }
     return pa.schema([(n, types[t]) for n, t in columns])
 
@@ -252,13 +372,16 @@ def rows_to_arrow(rows: list[tuple[Any, ...]], schema: Any) -> Any:
     )
 
 
-def messages_to_arrow(queue: str, got: list[tuple[int, MQMD, bytes]], *, packed: bool) -> Any:
-    """Messages ``(token, MQMD, data)`` as one record batch: the full columns, or the packed ones."""
+def messages_to_arrow(queue: str, got: Sequence[tuple[Any, ...]], *, packed: bool) -> Any:
+    """Messages ``(token, MQMD, data)`` or ``(token, MQMD, data, properties)`` as one record batch: the full
+    columns, or the packed ones."""
     if packed:
         schema = _schemas.get("packed") or _schemas.setdefault("packed", arrow_schema(PACKED_COLUMNS))
-        return rows_to_arrow([(queue, t, data, md.pack()) for t, md, data in got], schema)
+        return rows_to_arrow(
+            [(queue, g[0], g[2], g[1].pack(), *props_to_maps(g[3] if len(g) > 3 else None)) for g in got], schema
+        )
     schema = _schemas.get("full") or _schemas.setdefault("full", arrow_schema(COLUMNS))
-    return rows_to_arrow([message_to_row(queue, t, data, md) for t, md, data in got], schema)
+    return rows_to_arrow([message_to_row(queue, g[0], g[2], g[1], g[3] if len(g) > 3 else None) for g in got], schema)
 
 
 _schemas: dict[str, Any] = {}

@@ -21,7 +21,7 @@ from ._batch import _Rows
 from ._options import _opt
 from ._profile import span
 from ._qm import Target
-from ._rows import row_to_message
+from ._rows import props_from_row, row_to_message
 
 
 # ======================================================================================================
@@ -73,7 +73,7 @@ class StreamWriter(DataSourceStreamWriter):
             for k in [k for k in d if k.startswith("DLH_")]:
                 del d[k]
             data, md, context = row_to_message(d)
-            rows.append((data, md.pack(), context))
+            rows.append((data, md.pack(), context, props_from_row(d)))
         return _Rows(pickle.dumps((consumed, rows)), qid)
 
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
@@ -116,10 +116,10 @@ class StreamWriter(DataSourceStreamWriter):
                 c, rows = pickle.loads(m.payload)
                 for q, ts in c.items():
                     consumed.setdefault(q, set()).update(ts)
-                for data, md_bytes, _context in rows:
+                for data, md_bytes, _context, props in rows:
                     md = MQMD.unpack(md_bytes)
                     fields = {k: v for k, v in md_to_dict(md).items() if k in _SETTABLE}
-                    puts.append(Put(self.queue, "", data, fields))
+                    puts.append(Put(self.queue, "", data, fields, props))
             sink.commit_rows(qid, batchId, consumed, puts)
         except BaseException:
             try:

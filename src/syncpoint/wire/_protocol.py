@@ -31,8 +31,9 @@ from syncpoint.mqi import MQMIError, SyncpointError
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import Definition
 
-# 2: putm and getm take an optional last argument, a map of options; 3: getm's option "index"
-PROTOCOL_VERSIONS = (1, 2, 3)
+# 2: putm and getm take an optional last argument, a map of options; 3: getm's option "index"; 4: putm and putv
+# items may carry properties (and gettokens answers carry them for a message handle)
+PROTOCOL_VERSIONS = (1, 2, 3, 4)
 HEADER = struct.Struct(">I")
 # The largest message a queue manager accepts (MAXMSGL) is 100 MiB; a frame carries it plus its structures.
 DEFAULT_MAX_FRAME = 100 * 1024 * 1024 + 64 * 1024
@@ -54,8 +55,10 @@ VERBS: dict[str, int] = {
     "put1": 4,  # [MQOD, MQMD, MQPMO, data(, properties)] -> [warning reason, MQOD, MQMD, MQPMO]
     # [Hobj, MQMD, MQGMO, buffer length or None] -> [data, DataLength, CompCode, Reason, MQMD, MQGMO(, properties)]
     "get": 4,
-    "putm": 4,  # [Hobj, MQMD, MQPMO, [data, ...](, {commit})]: a put per data -> [[answer per put], MQPMO(, how)]
-    "putv": 3,  # [Hobj, MQPMO, [[MQMD, data], ...]]: a put per item, each its own MQMD -> [[answer per put], MQPMO]
+    # [Hobj, MQMD, MQPMO, [data or [data, properties], ...](, {commit})]: a put per item -> [[answer], MQPMO(, how)]
+    "putm": 4,
+    # [Hobj, MQPMO, [[MQMD, data(, properties)], ...]]: a put per item, each its own MQMD -> [[answer], MQPMO]
+    "putv": 3,
     "getm": 5,  # [Hobj, MQMD, MQGMO, buffer length, n(, {commit_first, gmo})]: n gets, no wait -> [[result], error]
     "reserve": 2,  # [Hobj, [MsgToken, ...]] -> [MsgToken reserved, ...]
     "release": 2,  # [Hobj, [MsgToken, ...] or nil for all] -> [MsgToken released, ...]
