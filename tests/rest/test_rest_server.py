@@ -252,7 +252,7 @@ def test_the_docs_node_example_puts_gets_and_runs_mqsc(served: Served, tmp_path:
     (tmp_path / "rest.mjs").write_text(doc_block("js", "fetch"))
     out = run(["node", "rest.mjs"], served, tmp_path).splitlines()
     assert out[0] == "mqsc: 0"
-    assert re.fullmatch(r"put: 201 [0-9a-f]{48}", out[1])
+    assert re.fullmatch(r"put: 201 ID:[0-9a-f]{48}", out[1])
     assert out[2] == "got: 200 hello from node"
 
 
@@ -264,7 +264,7 @@ def test_the_docs_java_example_puts_gets_and_runs_mqsc(served: Served, tmp_path:
     (tmp_path / "RestExample.java").write_text(doc_block("java", "java.net.http"))
     out = [line for line in run(["java", "RestExample.java"], served, tmp_path).splitlines() if ":" in line]
     assert out[0] == "mqsc: 200"
-    assert re.fullmatch(r"put: 201 [0-9a-f]{48}", out[1])
+    assert re.fullmatch(r"put: 201 ID:[0-9a-f]{48}", out[1])
     assert out[2] == "got: 200 hello from java"
 
 
