@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from tests.rest.test_rest_api import AUTH, BASE, CSRF, TEXT, Env, error_of, msg_url
 
+from syncpoint.mqi import MQGMO, MQMD, MQOD
 from syncpoint.mqi import constants as C
 
 
@@ -86,6 +87,23 @@ def test_an_application_correlation_id_comes_back_as_it_was_sent_and_selects_its
     got = env.client.delete(msg_url(q), params={"correlationId": "order 42/A:b"}, headers=CSRF, auth=AUTH)
     assert got.content == b"mine" and got.headers["ibm-mq-md-correlationId"] == "order 42/A:b"
     assert env.depth(q) == 1  # the other message stays
+
+
+def test_an_application_correlation_id_reaches_an_mqi_getter_without_a_handle_in_an_mqrfh2(env: Env) -> None:
+    # IBM: such a POST "is formatted as a JMS TextMessage"; with PROPCTL(COMPAT) (the default) an MQGET without a
+    # message handle receives a message with jms. properties in an MQRFH2 (<jms><Cid>), its body after it
+    q = env.define("IDS.RFH2")
+    h = {**TEXT, "ibm-mq-md-correlationId": "order-42"}
+    assert env.client.post(msg_url(q), content=b"mine", headers=h, auth=AUTH).status_code == 201
+    hobj = env.qm.mqopen(MQOD(ObjectName=q.encode()), C.MQOO_BROWSE)
+    try:
+        md = MQMD()
+        r = env.qm.transport.get(hobj, md, MQGMO(Options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_WAIT), 4096)
+    finally:
+        env.qm.mqclose(hobj)
+    assert r.reason == C.MQRC_NONE and md.Format == C.MQFMT_RF_HEADER_2
+    assert md.CorrelId == b"order-42".ljust(24, b"\0")
+    assert r.data.startswith(b"RFH ") and b"<jms><Cid>order-42</Cid></jms>" in r.data and r.data.endswith(b"mine")
 
 
 def test_a_correlation_id_without_an_application_identifier_comes_back_encoded_with_id(env: Env) -> None:

@@ -11,9 +11,11 @@ and the body's ``length`` in bytes.
 
 Theory of operation: one connection as the request's user, one browse handle, and browses that ask for no data
 (a zero-length buffer with MQGMO_ACCEPT_TRUNCATED_MSG: the queue manager answers the MQMD and the body's length
-only), so a list never reads a body. A list answers at most :data:`MAX_LIST` messages; without ``limit`` it is the
-first :data:`MAX_LIST` (IBM's mqweb lists the whole queue; a queue of a million messages is never listed whole
-here). Every bad parameter is refused (400, MQWB0302E) before the queue manager is asked anything.
+only), so a list never reads a body; the properties come in a message handle, for a JMSCorrelationID (an
+application's correlation identifier, answered as it was sent). A list answers at most :data:`MAX_LIST` messages;
+without ``limit`` it is the first :data:`MAX_LIST` (IBM's mqweb lists the whole queue; a queue of a million messages
+is never listed whole here). Every bad parameter is refused (400, MQWB0302E) before the queue manager is asked
+anything.
 """
 
 from __future__ import annotations
