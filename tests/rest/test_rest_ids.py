@@ -14,6 +14,7 @@ ID: prefix." A bad value is IBM's MQWB0302E (400); nothing is put or got.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -167,3 +168,17 @@ def test_a_bad_correlation_id_header_is_400_mqwb0302e_and_puts_nothing(env: Env,
     assert e["msgId"] == "MQWB0302E"
     assert e["message"].startswith("MQWB0302E: The ibm-mq-md-correlationId request header cannot be set as ")
     assert env.depth(q) == 0
+
+
+def test_the_openapi_document_declares_the_v3_identifier_forms(env: Env) -> None:
+    doc = env.client.get(f"{BASE}/openapi.json").json()
+    message = doc["paths"][f"{BASE}/messaging/qmgr/{{qmgr}}/queue/{{queue}}/message"]
+    params = {p["name"]: p["schema"] for p in message["delete"]["parameters"]}
+    msg_id, correl = re.compile(params["messageId"]["pattern"]), re.compile(params["correlationId"]["pattern"])
+    assert msg_id.search("ID:" + "ab" * 24) and not msg_id.search("ab" * 24)
+    assert correl.search("order-42") and correl.search("ID:" + "ab" * 24)
+    assert not correl.search("x" * 25) and not correl.search("ID:00") and not correl.search("été")
+    put_id = message["post"]["responses"]["201"]["headers"]["ibm-mq-md-messageId"]["schema"]["pattern"]
+    assert put_id == params["messageId"]["pattern"]
+    summary = doc["components"]["schemas"]["MessageSummary"]["properties"]
+    assert summary["messageId"]["pattern"] == put_id

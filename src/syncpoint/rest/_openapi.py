@@ -92,6 +92,8 @@ _MD_OUT = {
         ("replyTo", "queue@qmgr"),
     )
 }
+_MD_OUT["ibm-mq-md-messageId"]["schema"] = {"type": "string", "pattern": _MSG_ID}
+_MD_OUT["ibm-mq-md-correlationId"]["schema"] = {"type": "string", "pattern": _CORREL_ID}
 _MD_OUT["ibm-mq-usr"] = {"schema": {"type": "string"}, "description": 'user properties: "name": JSON value, …'}
 _SUMMARY = {
     "type": "object",
