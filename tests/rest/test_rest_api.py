@@ -110,7 +110,7 @@ def test_post_puts_the_body_as_an_mqstr_message_and_answers_201_with_its_message
     m = env.get(q)
     assert m.data == "héllo".encode()
     assert m.md.Format == C.MQFMT_STRING
-    assert r.headers["ibm-mq-md-messageId"] == m.md.MsgId.hex()
+    assert r.headers["ibm-mq-md-messageId"] == "ID:" + m.md.MsgId.hex()  # REST API v3: "retains the ID: prefix"
 
 
 def test_a_request_runs_as_its_authenticated_user(env: Env) -> None:
@@ -151,7 +151,7 @@ def test_md_headers_set_the_message_descriptor(env: Env) -> None:
     assert md.CorrelId == correl
 
 
-def test_an_application_correlation_id_is_its_utf8_bytes_padded(env: Env) -> None:
+def test_an_application_correlation_id_is_its_ascii_bytes_padded(env: Env) -> None:
     # IBM, POST (v3): "The header can be an application-specific ID, or, if an encoded string, requires the ID: prefix"
     q = env.define("POST.APPCORREL")
     h = {**TEXT, "ibm-mq-md-correlationId": "order-42"}
@@ -167,6 +167,8 @@ def test_an_application_correlation_id_is_its_utf8_bytes_padded(env: Env) -> Non
         ("ibm-mq-md-expiry", "-5"),
         ("ibm-mq-md-correlationId", "ID:1234"),
         ("ibm-mq-md-correlationId", "x" * 25),
+        ("ibm-mq-md-correlationId", "ID:" + "zz" * 24),
+        ("ibm-mq-md-correlationId", "ID:" + "ab" * 25),
         ("ibm-mq-md-replyTo", "@QM"),
         ("ibm-mq-md-colour", "blue"),
         ("ibm-mq-usr", "p1;3;i9"),
@@ -326,11 +328,11 @@ def test_delete_gets_the_next_message_with_its_md_headers_and_204_when_none(env:
 def test_delete_selects_by_message_id_or_correlation_id(env: Env) -> None:
     q = env.define("DEL.SELECT")
     mds = [env.qm.put1(q, f"m{i}", correl_id=bytes([65 + i]) * 24) for i in range(3)]
-    r = env.client.delete(msg_url(q) + f"?messageId={mds[1].MsgId.hex()}", headers=CSRF, auth=AUTH)
+    r = env.client.delete(msg_url(q) + f"?messageId=ID:{mds[1].MsgId.hex()}", headers=CSRF, auth=AUTH)
     assert r.text == "m1"
     r = env.client.delete(msg_url(q) + f"?correlationId=ID:{(b'C' * 24).hex()}", headers=CSRF, auth=AUTH)
     assert r.text == "m2"
-    r = env.client.delete(msg_url(q) + f"?messageId={mds[1].MsgId.hex()}", headers=CSRF, auth=AUTH)
+    r = env.client.delete(msg_url(q) + f"?messageId=ID:{mds[1].MsgId.hex()}", headers=CSRF, auth=AUTH)
     assert r.status_code == 204
     assert env.depth(q) == 1
 

@@ -170,9 +170,9 @@ def test_messagelist_limit_and_selection_choose_the_messages_listed(env: Env) ->
     assert [m["messageId"] for m in limited] == posted[:2]
     by_correl = env.client.get(list_url(q, "correlationId=order-7"), auth=AUTH).json()["messages"]
     assert [m["messageId"] for m in by_correl] == [posted[1], posted[3]]
-    by_id = env.client.get(list_url(q, f"messageId=ID:{posted[4]}"), auth=AUTH).json()["messages"]
+    by_id = env.client.get(list_url(q, f"messageId={posted[4]}"), auth=AUTH).json()["messages"]
     assert [m["messageId"] for m in by_id] == [posted[4]]
-    assert env.client.get(list_url(q, "messageId=" + "ff" * 24), auth=AUTH).json() == {"messages": []}
+    assert env.client.get(list_url(q, "messageId=ID:" + "ff" * 24), auth=AUTH).json() == {"messages": []}
 
 
 def test_messagelist_reads_no_body_and_lists_a_message_longer_than_any_buffer(env: Env) -> None:

@@ -233,16 +233,19 @@ def test_the_docs_curl_example_puts_gets_and_runs_mqsc(served: Served, tmp_path:
 
 
 def test_the_docs_curl_example_of_properties_and_the_message_list(served: Served, tmp_path: Path) -> None:
-    # docs/rest.md's second curl block: a POST with ibm-mq-usr, the messagelist, the DELETE's ibm-mq-usr header
+    # docs/rest.md's second curl block: a POST with ibm-mq-usr and an application's correlation id, the messagelist,
+    # the DELETE by that id and its ibm-mq-md-correlationId and ibm-mq-usr headers
     if shutil.which("curl") is None:
         pytest.skip("curl is not installed")
     mqsc(served, "DEFINE QLOCAL(DEV.QUEUE.1) REPLACE")
     mqsc(served, "CLEAR QLOCAL(DEV.QUEUE.1)")
     script = tmp_path / "example.sh"
     script.write_text("set -e -o pipefail\n" + doc_block("sh", "messagelist"))
-    listed, header = run(["bash", str(script)], served, tmp_path).splitlines()
+    listed, correl, header = run(["bash", str(script)], served, tmp_path).splitlines()
     (summary,) = json.loads(listed)["messages"]
     assert summary["format"] == "MQSTR" and summary["length"] == len("with properties")
+    assert summary["messageId"].startswith("ID:") and summary["correlationId"] == "order-42"  # REST API v3's forms
+    assert correl.strip() == "ibm-mq-md-correlationid: order-42"  # uvicorn writes header names in lower case
     assert header.strip() == 'ibm-mq-usr: "colour": "blue", "count": 3'
 
 
@@ -252,7 +255,7 @@ def test_the_docs_node_example_puts_gets_and_runs_mqsc(served: Served, tmp_path:
     (tmp_path / "rest.mjs").write_text(doc_block("js", "fetch"))
     out = run(["node", "rest.mjs"], served, tmp_path).splitlines()
     assert out[0] == "mqsc: 0"
-    assert re.fullmatch(r"put: 201 [0-9a-f]{48}", out[1])
+    assert re.fullmatch(r"put: 201 ID:[0-9a-f]{48}", out[1])
     assert out[2] == "got: 200 hello from node"
 
 
@@ -264,7 +267,7 @@ def test_the_docs_java_example_puts_gets_and_runs_mqsc(served: Served, tmp_path:
     (tmp_path / "RestExample.java").write_text(doc_block("java", "java.net.http"))
     out = [line for line in run(["java", "RestExample.java"], served, tmp_path).splitlines() if ":" in line]
     assert out[0] == "mqsc: 200"
-    assert re.fullmatch(r"put: 201 [0-9a-f]{48}", out[1])
+    assert re.fullmatch(r"put: 201 ID:[0-9a-f]{48}", out[1])
     assert out[2] == "got: 200 hello from java"
 
 

@@ -89,6 +89,18 @@ def bad_header(name: str, value: str, why: str) -> RestError:
     )
 
 
+def bad_query(name: str, value: str, why: str) -> RestError:
+    """A query parameter's bad value: IBM's MQWB0302E, worded for a query parameter (IBM's catalogue words it for
+    request headers only, and has no message of its own for a query parameter)."""
+    return RestError(
+        400,
+        "MQWB0302E",
+        f"The {name} query parameter cannot be set as {value[:80]} is not a valid query parameter value.",
+        why,
+        "Resubmit the request using a valid query parameter value.",
+    )
+
+
 def qmgr_not_found(name: str) -> RestError:
     return RestError(
         404,

@@ -5,10 +5,22 @@ media type and character set.
 IBM's REST API v3 rules (POST / DELETE / GET ``…/message``): ``ibm-mq-md-persistence`` is ``persistent`` or
 ``nonPersistent``; ``ibm-mq-md-expiry`` is ``unlimited`` or a number of milliseconds (MQMD.Expiry counts tenths of
 a second, so it is rounded up to whole tenths); ``ibm-mq-md-priority`` 0-9; ``ibm-mq-md-replyTo`` is
-``queue[@qmgr]``; ``ibm-mq-md-correlationId`` is ``ID:`` and 48 hexadecimal digits (24 bytes), or an application's
-own identifier of at most 24 UTF-8 bytes (padded with NULs, as JMS does). Answers carry ``ibm-mq-md-messageId`` as 48
-hexadecimal digits and ``ibm-mq-md-correlationId`` as ``ID:`` and 48 digits, so either can be sent back as it
-came. Every bad value is refused (MQWB0302E, 400) before the queue manager is asked anything.
+``queue[@qmgr]``. Identifiers, in REST API v3's forms (IBM, "POST" / "DELETE" / "GET" of
+``/messaging/qmgr/{qmgrName}/queue/{queueName}/message``, MQ 9.2.5 and later: "The ibm-mq-md-correlationId request
+header has a different format in REST API V3. The header can be an application-specific ID, or, if an encoded
+string, requires the ID: prefix"; "The ibm-mq-md-messageId response header and query parameter has a different
+format in REST API V3, it retains the ID: prefix"):
+
+- a message identifier, answered and asked for, is ``ID:`` and 48 hexadecimal digits (24 bytes); without ``ID:``
+  it is refused, as v3 no longer takes v1 / v2's bare digits;
+- a correlation identifier is ``ID:`` and 48 hexadecimal digits (its 24 bytes), or an application's own
+  identifier (JMS's application-specific JMSCorrelationID: it cannot begin with ``ID:``): 1 to 24 printable ASCII
+  characters (so the same in a header as in a URL), put as CorrelId padded with NULs and, as IBM's mqweb makes such
+  a message a JMS TextMessage, as its JMSCorrelationID property (``<jms><Cid>``). An answer gives a message's
+  JMSCorrelationID when it has one of that form, else ``ID:`` and CorrelId's digits when CorrelId is not
+  MQCI_NONE: what JMS's getJMSCorrelationID answers. Either form selects (matches CorrelId) on GET / DELETE.
+
+Every bad value is refused (MQWB0302E, 400) before the queue manager is asked anything.
 
 ``ibm-mq-usr`` carries user properties, in either of two forms (one header may hold several, comma-separated;
 several headers add up):
@@ -37,11 +49,12 @@ from typing import Any
 from syncpoint.mqi import MQMD
 from syncpoint.mqi import constants as C
 
-from ._errors import RestError, bad_header, bad_request
+from ._errors import RestError, bad_header, bad_query, bad_request
 
 MD = "ibm-mq-md-"
 USR = "ibm-mq-usr"
-_HEX48 = re.compile(r"[0-9A-Fa-f]{48}")
+_MSG_ID = re.compile(r"ID:([0-9A-Fa-f]{48})")
+_APP_ID = re.compile(r"(?!ID:)[\x20-\x7e]{1,24}")  # an application's correlation identifier
 _PROPERTY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,4094}")
 _INT_RANGES = {"i1": 8, "i2": 16, "i4": 32, "i8": 64}
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript")
@@ -57,28 +70,56 @@ class UserProperty:
 
 
 def message_id(value: str, what: str = "messageId") -> bytes:
-    """A message identifier as sent: 48 hexadecimal digits, with or without ``ID:``."""
-    text = value[3:] if value.startswith("ID:") else value
-    if not _HEX48.fullmatch(text):
-        raise bad_request(
-            "MQWB0302E",
-            f"The {what} value {value[:80]} is not valid: it must be 48 hexadecimal digits (24 bytes), "
-            "optionally after ID:.",
+    """A message identifier as REST API v3 takes it: ``ID:`` and 48 hexadecimal digits (the ``messageId`` query
+    parameter)."""
+    m = _MSG_ID.fullmatch(value)
+    if m is None:
+        raise bad_query(
+            what,
+            value,
+            "A message identifier is ID: and 48 hexadecimal digits (24 bytes), as answered in "
+            "ibm-mq-md-messageId: REST API v3 keeps the ID: prefix.",
         )
-    return bytes.fromhex(text)
+    return bytes.fromhex(m.group(1))
 
 
-def correlation_id(value: str, where: str = f"{MD}correlationId") -> bytes:
-    """``ID:`` and 48 hexadecimal digits, or an application's identifier of at most 24 UTF-8 bytes."""
+@dataclass(frozen=True)
+class CorrelationId:
+    """A correlation identifier as sent: the MQMD's CorrelId and, for an application's own identifier, its text
+    (the message's JMSCorrelationID)."""
+
+    correl: bytes
+    app: str | None = None
+
+
+def correlation_id(value: str, where: str = f"{MD}correlationId") -> CorrelationId:
+    """``ID:`` and 48 hexadecimal digits, or an application's identifier (1 to 24 printable ASCII characters, not
+    starting ``ID:``). ``where`` is the header's name, or ``correlationId`` for the query parameter."""
+    refuse = bad_header if where.startswith(MD) else bad_query
     if value.startswith("ID:"):
-        text = value[3:]
-        if not _HEX48.fullmatch(text):
-            raise bad_header(where, value, "After ID: a correlation identifier is 48 hexadecimal digits.")
-        return bytes.fromhex(text)
-    raw = value.encode("utf-8")
-    if not raw or len(raw) > 24:
-        raise bad_header(where, value, "An application's correlation identifier is 1 to 24 bytes.")
-    return raw.ljust(24, b"\0")
+        m = _MSG_ID.fullmatch(value)
+        if m is None:
+            raise refuse(where, value, "After ID: a correlation identifier is 48 hexadecimal digits (24 bytes).")
+        return CorrelationId(bytes.fromhex(m.group(1)))
+    if not _APP_ID.fullmatch(value):
+        why = "more than 24 characters" if len(value) > 24 else "empty" if not value else "not printable ASCII"
+        raise refuse(
+            where,
+            value,
+            f"An application's correlation identifier is 1 to 24 printable ASCII characters; this is "
+            f"{why}. Any other identifier is sent as ID: and 48 hexadecimal digits.",
+        )
+    return CorrelationId(value.encode("ascii").ljust(24, b"\0"), value)
+
+
+def correlation_text(md: MQMD, props: dict[str, tuple[int, Any]] | None) -> str | None:
+    """The ``ibm-mq-md-correlationId`` of a message, as JMS's getJMSCorrelationID: its JMSCorrelationID when that
+    is an application's identifier this API takes back, else ``ID:`` and CorrelId's digits; None when CorrelId is
+    MQCI_NONE and there is no such property."""
+    ptype, value = (props or {}).get("JMSCorrelationID", (None, None))
+    if ptype == C.MQTYPE_STRING and isinstance(value, str) and _APP_ID.fullmatch(value):
+        return value
+    return "ID:" + md.CorrelId.hex() if md.CorrelId != C.MQCI_NONE else None
 
 
 def md_from_headers(headers: Any, qmgr: str) -> MQMD:
@@ -90,7 +131,7 @@ def md_from_headers(headers: Any, qmgr: str) -> MQMD:
         if k.startswith(MD) and k[len(MD) :] not in known:
             raise bad_header(key, headers[key], f"{key} is not a header of the messaging API's POST.")
     if (v := headers.get(MD + "correlationId")) is not None:
-        md.CorrelId = correlation_id(v)
+        md.CorrelId = correlation_id(v).correl
     if (v := headers.get(MD + "persistence")) is not None:
         if v not in ("persistent", "nonPersistent"):
             raise bad_header(MD + "persistence", v, "The persistence is persistent or nonPersistent.")
@@ -115,16 +156,16 @@ def md_from_headers(headers: Any, qmgr: str) -> MQMD:
     return md
 
 
-def headers_from_md(md: MQMD) -> dict[str, str]:
-    """The ``ibm-mq-md-*`` headers answering a GET or DELETE."""
+def headers_from_md(md: MQMD, props: dict[str, tuple[int, Any]] | None = None) -> dict[str, str]:
+    """The ``ibm-mq-md-*`` headers answering a GET or DELETE (``props``: the message's properties)."""
     out = {
-        MD + "messageId": md.MsgId.hex(),
+        MD + "messageId": "ID:" + md.MsgId.hex(),
         MD + "persistence": "persistent" if md.Persistence == C.MQPER_PERSISTENT else "nonPersistent",
         MD + "priority": str(md.Priority),
         MD + "expiry": "unlimited" if md.Expiry == C.MQEI_UNLIMITED else str(md.Expiry * 100),
     }
-    if md.CorrelId != C.MQCI_NONE:
-        out[MD + "correlationId"] = "ID:" + md.CorrelId.hex()
+    if (correl := correlation_text(md, props)) is not None:
+        out[MD + "correlationId"] = correl
     reply_q = md.ReplyToQ.rstrip(b" \0").decode("utf-8", "replace")
     if reply_q:
         reply_qm = md.ReplyToQMgr.rstrip(b" \0").decode("utf-8", "replace")

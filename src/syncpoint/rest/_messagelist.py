@@ -11,9 +11,11 @@ and the body's ``length`` in bytes.
 
 Theory of operation: one connection as the request's user, one browse handle, and browses that ask for no data
 (a zero-length buffer with MQGMO_ACCEPT_TRUNCATED_MSG: the queue manager answers the MQMD and the body's length
-only), so a list never reads a body. A list answers at most :data:`MAX_LIST` messages; without ``limit`` it is the
-first :data:`MAX_LIST` (IBM's mqweb lists the whole queue; a queue of a million messages is never listed whole
-here). Every bad parameter is refused (400, MQWB0302E) before the queue manager is asked anything.
+only), so a list never reads a body; the properties come in a message handle, for a JMSCorrelationID (an
+application's correlation identifier, answered as it was sent). A list answers at most :data:`MAX_LIST` messages;
+without ``limit`` it is the first :data:`MAX_LIST` (IBM's mqweb lists the whole queue; a queue of a million messages
+is never listed whole here). Every bad parameter is refused (400, MQWB0302E) before the queue manager is asked
+anything.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from syncpoint.client.keywords import PYTHONIC_HMSG
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 
@@ -61,9 +64,9 @@ def _timestamp(md: MQMD) -> str:
     return f"{date[:4]}-{date[4:6]}-{date[6:]}T{tm[:2]}:{tm[2:4]}:{tm[4:6]}.{tm[6:]}0Z"
 
 
-def summary(md: MQMD, length: int) -> dict[str, Any]:
-    """One message of the list, from its MQMD and its body's length."""
-    headers = headers_from_md(md)
+def summary(md: MQMD, length: int, props: dict[str, tuple[int, Any]] | None = None) -> dict[str, Any]:
+    """One message of the list, from its MQMD, its body's length and its properties (for JMSCorrelationID)."""
+    headers = headers_from_md(md, props)
     out: dict[str, Any] = {"messageId": headers["ibm-mq-md-messageId"]}
     if "ibm-mq-md-correlationId" in headers:
         out["correlationId"] = headers["ibm-mq-md-correlationId"]
@@ -85,13 +88,14 @@ def list_messages(qm: QueueManager, queue: str, match: MQMD, options: int, limit
     try:
         while len(out) < limit:
             md = MQMD(MsgId=match.MsgId, CorrelId=match.CorrelId)
-            gmo = MQGMO(Version=C.MQGMO_VERSION_2, MatchOptions=options)
+            # MQGMO version 4 with a message handle: the properties (a JMSCorrelationID) come, the body does not
+            gmo = MQGMO(Version=C.MQGMO_VERSION_4, MatchOptions=options, MsgHandle=PYTHONIC_HMSG)
             gmo.Options = C.MQGMO_NO_WAIT | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_ACCEPT_TRUNCATED_MSG
             gmo.Options |= C.MQGMO_BROWSE_NEXT if out else C.MQGMO_BROWSE_FIRST
             result = qm.transport.get(hobj, md, gmo, 0)
             if result.reason not in (C.MQRC_NONE, C.MQRC_TRUNCATED_MSG_ACCEPTED):
                 raise MQMIError(result.comp, result.reason)
-            out.append(summary(md, result.data_length))
+            out.append(summary(md, result.data_length, result.props))
     except MQMIError as e:
         # the end of the queue; IBM: "a queue that is GET inhibited" answers an empty list
         if e.reason not in (C.MQRC_NO_MSG_AVAILABLE, C.MQRC_GET_INHIBITED):
@@ -119,7 +123,7 @@ async def get_message_list(rest: Rest, request: Request, user: str, qmgr: str, q
         match.MsgId = message_id(v)
         options |= C.MQMO_MATCH_MSG_ID
     if (v := params.get("correlationId")) is not None:
-        match.CorrelId = correlation_id(v, "correlationId")
+        match.CorrelId = correlation_id(v, "correlationId").correl
         options |= C.MQMO_MATCH_CORREL_ID
     limit = list_limit(params.get("limit"))
     try:

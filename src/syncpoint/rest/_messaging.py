@@ -29,7 +29,9 @@ from syncpoint.mqi.properties import Props
 
 from ._errors import RestError, messaging_failure
 from ._headers import (
+    MD,
     USR,
+    UserProperty,
     body_format,
     correlation_id,
     headers_from_md,
@@ -106,6 +108,10 @@ def with_connection(rest: Rest, user: str, fn: Callable[..., T], *args: Any) -> 
 async def post_message(rest: Rest, request: Request, user: str, qmgr: str, queue: str) -> Response:
     md = md_from_headers(request.headers, qmgr)
     properties = user_properties(request.headers.getlist(USR))
+    if (v := request.headers.get(MD + "correlationId")) is not None and (app := correlation_id(v).app) is not None:
+        # IBM: "If your POST request contains … application-specific correlation ID, the message is formatted as a
+        # JMS TextMessage": the identifier is its JMSCorrelationID (<jms><Cid>) as well as its CorrelId
+        properties.append(UserProperty("JMSCorrelationID", "string", app))
 
     async def fresh_limit() -> int:
         rest.max_msg_length = await run_in_threadpool(with_connection, rest, user, qmgr_max_msg_length)
@@ -130,7 +136,7 @@ async def post_message(rest: Rest, request: Request, user: str, qmgr: str, queue
         await run_in_threadpool(with_connection, rest, user, put)
     except MQMIError as e:
         raise messaging_failure(e, queue, qmgr, "put to") from None
-    return Response(status_code=201, headers={"ibm-mq-md-messageId": md.MsgId.hex()})
+    return Response(status_code=201, headers={MD + "messageId": "ID:" + md.MsgId.hex()})
 
 
 async def get_message(rest: Rest, request: Request, user: str, qmgr: str, queue: str, browse: bool) -> Response:
@@ -151,7 +157,7 @@ async def get_message(rest: Rest, request: Request, user: str, qmgr: str, queue:
         md.MsgId = message_id(v)
         match |= C.MQMO_MATCH_MSG_ID
     if (v := params.get("correlationId")) is not None:
-        md.CorrelId = correlation_id(v, "correlationId")
+        md.CorrelId = correlation_id(v, "correlationId").correl
         match |= C.MQMO_MATCH_CORREL_ID
     wait = 0 if browse else wait_interval(params.get("wait"))
     gmo = MQGMO(Version=C.MQGMO_VERSION_2, MatchOptions=match, WaitInterval=wait)
@@ -164,7 +170,7 @@ async def get_message(rest: Rest, request: Request, user: str, qmgr: str, queue:
             return Response(status_code=204)
         raise messaging_failure(e, queue, qmgr, "browse from" if browse else "get from") from None
     media = "text/plain; charset=utf-8" if md.Format == C.MQFMT_STRING else "application/octet-stream"
-    headers = headers_from_md(md)
+    headers = headers_from_md(md, props)
     if (usr := usr_header(props)) is not None:
         headers[USR] = usr
     return Response(data, status_code=200, media_type=media, headers=headers)

@@ -74,24 +74,33 @@ _CSRF = {
     "description": "Any value: its presence shows the request is not a browser's cross-site form",
     "schema": {"type": "string"},
 }
+# REST API v3's identifiers: a message's is ID: and 48 hexadecimal digits; a correlation identifier is that, or an
+# application's own of 1 to 24 printable ASCII characters not starting ID:
+_MSG_ID = "^ID:[0-9a-fA-F]{48}$"
+_CORREL_ID = "^(ID:[0-9a-fA-F]{48}|(?!ID:)[\\x20-\\x7e]{1,24})$"
 _MD_OUT = {
     f"ibm-mq-md-{n}": {"schema": {"type": "string"}, "description": d}
     for n, d in (
-        ("messageId", "MsgId, 48 hexadecimal digits"),
-        ("correlationId", "CorrelId, ID: and 48 hexadecimal digits"),
+        ("messageId", "MsgId: ID: and 48 hexadecimal digits (REST API v3's form)"),
+        (
+            "correlationId",
+            "The application's correlation identifier (JMSCorrelationID), or CorrelId as ID: and 48 hexadecimal digits",
+        ),
         ("persistence", "persistent or nonPersistent"),
         ("expiry", "unlimited or milliseconds"),
         ("priority", "0-9"),
         ("replyTo", "queue@qmgr"),
     )
 }
+_MD_OUT["ibm-mq-md-messageId"]["schema"] = {"type": "string", "pattern": _MSG_ID}
+_MD_OUT["ibm-mq-md-correlationId"]["schema"] = {"type": "string", "pattern": _CORREL_ID}
 _MD_OUT["ibm-mq-usr"] = {"schema": {"type": "string"}, "description": 'user properties: "name": JSON value, …'}
 _SUMMARY = {
     "type": "object",
     "required": ["messageId", "format", "persistence", "priority", "expiry", "timestamp", "length"],
     "properties": {
-        "messageId": {"type": "string", "pattern": "^[0-9a-f]{48}$"},
-        "correlationId": {"type": "string", "pattern": "^ID:[0-9a-f]{48}$"},
+        "messageId": {"type": "string", "pattern": _MSG_ID},
+        "correlationId": {"type": "string", "pattern": _CORREL_ID},
         "format": {"type": "string"},
         "persistence": {"type": "string", "enum": ["persistent", "nonPersistent"]},
         "priority": {"type": "integer", "minimum": 0},
@@ -113,8 +122,21 @@ _BODY_OUT = {
 _QMGR = _path("qmgr", "The queue manager's name")
 _QUEUE = _path("queue", "The queue's name (URL-encoded when it holds / . or %)")
 _SELECT = [
-    {"name": "messageId", "in": "query", "required": False, "schema": {"type": "string"}},
-    {"name": "correlationId", "in": "query", "required": False, "schema": {"type": "string"}},
+    {
+        "name": "messageId",
+        "in": "query",
+        "required": False,
+        "description": "Only the message with this MsgId: ID: and 48 hexadecimal digits",
+        "schema": {"type": "string", "pattern": _MSG_ID},
+    },
+    {
+        "name": "correlationId",
+        "in": "query",
+        "required": False,
+        "description": "Only messages with this correlation identifier: ID: and 48 hexadecimal digits, or an "
+        "application's own (1 to 24 printable ASCII characters)",
+        "schema": {"type": "string", "pattern": _CORREL_ID},
+    },
 ]
 
 
@@ -208,7 +230,12 @@ def openapi_document(prefix: str) -> dict[str, Any]:
                         _QMGR,
                         _QUEUE,
                         _CSRF,
-                        _header("ibm-mq-md-correlationId", "ID: and 48 hexadecimal digits, or up to 24 bytes"),
+                        _header(
+                            "ibm-mq-md-correlationId",
+                            "ID: and 48 hexadecimal digits, or an application's own identifier (1 to 24 printable "
+                            "ASCII characters)",
+                            {"type": "string", "pattern": _CORREL_ID},
+                        ),
                         _header(
                             "ibm-mq-md-persistence", "", {"type": "string", "enum": ["persistent", "nonPersistent"]}
                         ),
