@@ -29,7 +29,7 @@ from typing import Any
 from syncpoint.mqi import MQMD, MQOD, blank_strip
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import Definition
-from syncpoint.store import Batch
+from syncpoint.store import Batch, StoreError
 
 from ._base import QueueManagerBase
 from ._oam import (
@@ -38,6 +38,7 @@ from ._oam import (
     AUTHREC_KIND,
     CREATOR_KIND,
     GROUP,
+    GROUP_AUTHREC,
     GROUP_KIND,
     MQSC_NAMES,
     OBJECT_TYPES,
@@ -46,13 +47,18 @@ from ._oam import (
     USER_ID_LENGTH,
     VALID,
     Entity,
+    RecordId,
     Records,
     bit,
+    compile_profile,
+    group_record_name,
     names_of,
     parse_authorities,
     profile_error,
     record_key,
+    split_group_record_name,
 )
+from ._shared_defs import DEFINITIONS_CHANGED, unavailable
 from ._state import INPUT_OPTS, Connection, Target
 from ._util import fail
 
@@ -390,6 +396,8 @@ class AuthorityMixin(QueueManagerBase):
             plus, minus = parse_authorities(words, t)
         except ValueError as e2:
             raise fail(C.MQRCCF_AUTH_VALUE_ERROR, f"authority {str(e2)!r} is not valid for object type {t}") from None
+        if self._in_group(t, p, e):
+            return names_of(self._group_record(t, p, e, plus, minus))
         old = self.oam.record(t, p, e) or 0
         new = (old & ~minus) | plus
         self.oam.set_record(t, p, e, new)
@@ -403,8 +411,13 @@ class AuthorityMixin(QueueManagerBase):
         t = self._oam_type(otype)
         p = self._profile(t, profile)
         e = self._entity(entity_type, entity, must_exist=False)
+        if self.shared is not None:
+            self.refresh_shared()  # the group's records as they are now
         if self.oam.record(t, p, e) is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"no authority record for {e[0]} {e[1]} on {t} profile {p}")
+        if (t, p, e) in self.oam.group:
+            self._group_record(t, p, e, 0, 0, delete=True)
+            return
         self.oam.set_record(t, p, e, None)
         b = self._b()
         b.delete_objects.append((AUTHREC_KIND, record_key(t, p, e)))
@@ -447,8 +460,76 @@ class AuthorityMixin(QueueManagerBase):
 
     def refresh_authorities(self) -> None:
         """REFRESH SECURITY TYPE(ALL | AUTHSERV) (``_security.refresh_security``): group membership as stored
-        becomes what the checks use (authority records need no refresh: they reach new opens at once)."""
+        becomes what the checks use (authority records need no refresh: they reach new opens at once); a member
+        of a queue-sharing group reads the group's records again."""
         self.oam.refresh()
+        if self.shared is not None:
+            self.refresh_shared()
+
+    # -- a queue-sharing group's records ----------------------------------------------------------------------
+    def _in_group(self, otype: str, profile: str, entity: Entity) -> bool:
+        """Whether a record belongs to the queue-sharing group: one the group holds already, or one whose profile
+        covers a GROUP or SHARED object of the group (z/OS keeps their security in the group's shared RACF
+        profiles). The queue manager's own profile (type qmgr) is each member's."""
+        shared = self.shared
+        if shared is None or otype == "qmgr":
+            return False
+        try:
+            every = self._io(shared.definitions)  # the group's objects and records as they are now
+        except StoreError as e:
+            raise unavailable(e) from None
+        self._group_authrecs([(n, raw) for _k, n, disp, raw in every if disp == GROUP_AUTHREC])
+        if (otype, profile, entity) in self.oam.group:
+            return True
+        pattern = compile_profile(profile)
+        return any(
+            disp in ("GROUP", "SHARED") and oam_type(k) == otype and (n == profile or pattern.fullmatch(n))
+            for k, n, disp, _ in every
+        )
+
+    def _group_record(
+        self, otype: str, profile: str, entity: Entity, plus: int, minus: int, delete: bool = False
+    ) -> int:
+        """SET / DELETE AUTHREC of a group's record: written to the group's database, which tells every active
+        member (they read the group's records at once, as they follow GROUP definitions); this member's own
+        record of the same profile and entity, if any, is replaced by it."""
+        shared = self.shared
+        assert shared is not None
+        rid: RecordId = (otype, profile, entity)
+        name = group_record_name(otype, profile, entity)
+        new = (self.oam.group.get(rid, 0) & ~minus) | plus
+        try:
+            if delete:
+                self._io(shared.delete_definition, AUTHREC_KIND, name)
+            else:
+                self._io(shared.put_definition, AUTHREC_KIND, name, GROUP_AUTHREC, str(new).encode(), True)
+            self._io(shared.notify, [DEFINITIONS_CHANGED])
+        except StoreError as e2:
+            raise unavailable(e2) from None
+        replaced = not delete and rid not in self.oam.group and self.oam.record(*rid) is not None
+        records = dict(self.oam.group)
+        if delete:
+            records.pop(rid, None)
+        else:
+            records[rid] = new
+        self.oam.set_group(records)
+        if replaced:  # this member's own record of that profile and entity: the group's replaces it, kept too
+            self.oam.forget_shadowed(rid)
+            b = self._b()
+            b.delete_objects.append((AUTHREC_KIND, record_key(otype, profile, entity)))
+            b.durable = True
+        return new
+
+    def _group_authrecs(self, rows: list[tuple[str, bytes]]) -> None:
+        """The group's records as read from its database (``_shared_defs``, at start and at every refresh)."""
+        records: dict[RecordId, int] = {}
+        for name, raw in rows:
+            try:
+                records[split_group_record_name(name)] = int(raw.decode())
+            except (ValueError, TypeError):
+                continue  # not a record this version wrote: left alone
+        if records != self.oam.group:
+            self.oam.set_group(records)
 
     def group_change(self, group: str, user: str, member: bool) -> list[str]:
         """``syncpoint group``: add ``user`` to ``group`` (made on first member) or remove it (the group goes with
