@@ -24,6 +24,7 @@ build one so; the host records its process's user as the creator the first time 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from syncpoint.mqi import MQMD, MQOD, blank_strip
@@ -61,6 +62,15 @@ from ._oam import (
 from ._shared_defs import DEFINITIONS_CHANGED, unavailable
 from ._state import INPUT_OPTS, Connection, Target
 from ._util import fail
+
+_log = logging.getLogger("syncpoint.engine.authority")  # the queue manager's error log writes its AMQ entries
+_log.addHandler(logging.NullHandler())  # a queue manager without an error log (in memory) prints nothing
+REFUSALS_LOGGED = 100  # AMQ8077W entries written a minute at most (a storm of refusals cannot fill the disk)
+REFUSALS_WINDOW = 60.0  # seconds
+_AMQ8077_ACTION = (
+    "Ensure that the correct level of authority has been set for this entity against the required object, or "
+    "ensure that the entity is a member of a privileged group."
+)
 
 # MQOPEN options -> the authority each needs (IBM's table)
 _OPEN_AUTHORITIES = (
@@ -168,6 +178,7 @@ class AuthorityMixin(QueueManagerBase):
         self.oam = Records()
         self.oam.load(objects)
         self._mcas: set[int] = set()  # the connections of receiving MCAs (``mark_mca``)
+        self._refusals = [float("-inf"), 0, 0]  # AMQ8077W: [this window's start, entries written, not written]
 
     @property
     def oam_enforced(self) -> bool:
@@ -217,10 +228,40 @@ class AuthorityMixin(QueueManagerBase):
         self.not_authorized(  # IBM's authority event, when AUTHOREV is enabled (``_events``)
             _EVENT_QUALIFIERS[qualifier], user=user, queue=name if otype == "queue" else None
         )
+        self._log_refusal(user, otype, name, missing)
         return fail(
             C.MQRC_NOT_AUTHORIZED,
             f"AMQ8077W: Entity '{user}' has insufficient authority to access object '{name}' ({otype}); "
             f"missing: {missing}",
+        )
+
+    def _log_refusal(self, user: str, otype: str, name: str, missing: str) -> None:
+        """AMQ8077W in the queue manager's error log, as IBM's OAM writes it for each refusal; at most
+        REFUSALS_LOGGED entries a minute (the engine's clock), the next entry after a full minute saying how many
+        were not written."""
+        window = self._refusals
+        now = self.clock.time()
+        if now - window[0] >= REFUSALS_WINDOW:
+            window[0], window[1] = now, 0
+        if window[1] >= REFUSALS_LOGGED:
+            window[2] += 1
+            return
+        window[1] += 1
+        skipped, window[2] = int(window[2]), 0
+        explanation = (
+            "The specified entity is not authorized to access the required object. The following requested "
+            f"permissions are unauthorized: {missing} (object type {otype})."
+        )
+        if skipped:
+            explanation += (
+                f" {skipped} earlier refusals were not written: at most {REFUSALS_LOGGED} are a minute; each was "
+                "refused with MQRC_NOT_AUTHORIZED (2035) all the same."
+            )
+        _log.warning(
+            "AMQ8077W: Entity '%s' has insufficient authority to access object '%s'.",
+            user,
+            name,
+            extra={"qmgr": self.name, "amq": (explanation, _AMQ8077_ACTION)},
         )
 
     def _authorize(self, user: str, otype: str, name: str, needed: int, qualifier: str) -> None:
