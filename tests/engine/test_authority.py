@@ -455,3 +455,21 @@ def test_a_refusal_writes_ibms_amq8077w_in_the_error_log_at_most_100_a_minute(tm
         assert f"{REFUSALS_LOGGED + 1} earlier refusals were not written" in text
     finally:
         e.close()
+
+
+# -- the metrics' verbs (issue 36's exporter user) -----------------------------------------------------------------
+def test_the_metrics_verbs_need_dsp_and_answer_only_for_the_queues_the_user_may_display(
+    qmgr: EmbeddedQueueManager, admin: QueueManager
+) -> None:
+    """IBM's exporter runs as a user with connect and dsp (DISPLAY QMSTATUS: dsp on the queue manager; DISPLAY
+    QSTATUS(*) and Inquire Queue Names leave out the queues the user holds no dsp on)."""
+    alice = as_user(qmgr, "alice")  # connect only
+    assert refused(alice.admin, "qmgr_metrics") == C.MQRC_NOT_AUTHORIZED
+    assert alice.admin("queue_names") == []
+    assert alice.admin("queue_metrics", ["Q1", "A.B"]) == []
+    admin.admin("set_authrec", "qmgr", "", "principal", "alice", ["dsp"])
+    admin.admin("set_authrec", "queue", "A.*", "principal", "alice", ["dsp"])
+    assert alice.admin("qmgr_metrics")["CONNS"] >= 2
+    assert sorted(alice.admin("queue_names")) == ["A.B", "A.BC"]
+    assert [row[0] for row in alice.admin("queue_metrics", ["Q1", "A.B", "A.BC"])] == ["A.B", "A.BC"]
+    assert len(admin.admin("queue_metrics", ["Q1", "A.B"])) == 2  # an administrator: every queue

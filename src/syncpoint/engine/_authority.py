@@ -138,7 +138,15 @@ ADMIN_AUTHORITIES: dict[str, tuple[str | None, int | None, str]] = {
     "delete_sub": ("qmgr", None, "dlt"),
     "subscriptions": ("qmgr", None, "dsp"),
     "as_user": ("qmgr", None, "altusr"),  # the command server acting for a PCF request's user
+    # the metrics (``_metrics``; IBM's exporter's user: connect, and dsp on what it reports): DISPLAY QMSTATUS
+    # needs dsp on the queue manager; the queues' names and status are filtered (below), as IBM's generic
+    # DISPLAY QSTATUS(*) / Inquire Queue Names leave out the queues the user holds no dsp on
+    "qmgr_metrics": ("qmgr", None, "dsp"),
+    "queue_names": ("queue", None, "dsp"),
+    "queue_metrics": ("queue", None, "dsp"),
 }
+# verbs over many queues: they answer for the queues the user holds the authority on, the others left out
+FILTERED = frozenset({"queue_names", "queue_metrics"})
 # the refusal's kind -> IBM's ReasonQualifier of the Not Authorized event (types 1 to 4)
 _EVENT_QUALIFIERS = {
     "conn": C.MQRQ_CONN_NOT_AUTHORIZED,
@@ -310,6 +318,8 @@ class AuthorityMixin(QueueManagerBase):
                 raise self._not_authorized(user, "qmgr", self.name, ALL, "cmd")
             return
         otype, index, auth = rule
+        if verb in FILTERED:
+            return  # each object checked as it is answered for (``_run_admin``)
         if otype is None:
             raw = pargs[0] if pargs else kwargs.get("otype", "")
             otype = oam_type(str(raw)) or "qmgr"
@@ -367,8 +377,27 @@ class AuthorityMixin(QueueManagerBase):
         """One administrative verb (the door has checked it is one of the host's ADMIN_VERBS) by ``conn``: the
         authority check, then the verb."""
         self._check_conn(conn)
-        self.authorize_admin(conn.user, verb, pargs, kwargs)
-        return getattr(self, verb)(*pargs, **kwargs)
+        return self._run_admin(conn.user, verb, pargs, kwargs)
+
+    def _run_admin(self, user: str, verb: str, pargs: list[Any], kwargs: dict[str, Any]) -> Any:
+        self.authorize_admin(user, verb, pargs, kwargs)
+        if verb not in FILTERED or self.oam.creator is None or self.oam.is_admin(user):
+            return getattr(self, verb)(*pargs, **kwargs)
+        otype, _, auth = ADMIN_AUTHORITIES[verb]
+        assert otype is not None
+        needed = bit(auth)
+        held = self.oam.authorities
+
+        def allowed(names: list[str]) -> list[str]:
+            return [n for n in names if held(user, otype, n) & needed]
+
+        if verb == "queue_metrics":  # only the queues asked for that the user may display
+            if pargs:
+                pargs = [allowed(list(pargs[0])), *pargs[1:]]
+            elif "names" in kwargs:
+                kwargs = {**kwargs, "names": allowed(list(kwargs["names"]))}
+            return getattr(self, verb)(*pargs, **kwargs)
+        return allowed(getattr(self, verb)(*pargs, **kwargs))
 
     def as_user(self, user: str, verb: str, pargs: list[Any], kwargs: dict[str, Any]) -> Any:
         """An administrative verb run for ``user`` (the command server, for the UserIdentifier of a PCF request:
@@ -378,8 +407,7 @@ class AuthorityMixin(QueueManagerBase):
             raise fail(C.MQRC_FUNCTION_NOT_SUPPORTED, f"{verb!r} is not an administrative verb")
         if verb not in ADMIN_AUTHORITIES and verb not in ADMINISTRATORS_ONLY:
             raise fail(C.MQRC_FUNCTION_NOT_SUPPORTED, f"{verb!r} is not an administrative verb")
-        self.authorize_admin(user, verb, pargs, kwargs)
-        return getattr(self, verb)(*pargs, **kwargs)
+        return self._run_admin(user, verb, pargs, kwargs)
 
     # -- the verbs: SET / DELETE / DISPLAY AUTHREC, DISPLAY ENTAUTH, REFRESH SECURITY, groups --------------------
     def _entity(self, entity_type: str, entity: str, must_exist: bool = True) -> Entity:
