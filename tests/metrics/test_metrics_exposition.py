@@ -19,10 +19,11 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from syncpoint.engine import FakeClock
 from syncpoint.metrics import SLICE, QueueManagerCollector
-from syncpoint.metrics._exposition import Exposition, SlicedMetric, _Families
+from syncpoint.metrics._exposition import PIECE, Exposition, SlicedMetric, _Families
 from syncpoint.mqi import constants as C
 
-QUEUES = 2 * SLICE + 10  # three slices
+QUEUES = 2 * SLICE + 10  # three slices of the collector's
+PIECES = 2 * -(-SLICE // PIECE) + 1  # the texts kept of each family
 
 
 @pytest.fixture
@@ -58,20 +59,20 @@ def test_the_body_is_prometheus_clients_byte_for_byte_and_only_changed_slices_ar
     sliced, whole = both()
     assert sliced == whole
     families = [f for f in made.families if isinstance(f, SlicedMetric)]
-    assert families and all(len(f.slices) == 3 for f in families)
-    assert exposition.slices_kept == 0 and exposition.slices_written == 3 * len(families)
+    assert families and all(len(f.pieces) == PIECES for f in families)
+    assert exposition.pieces_kept == 0 and exposition.pieces_written == PIECES * len(families)
 
-    # one put on a queue of the middle slice: only that slice's texts of the families whose value changed
+    # one put on a queue of the middle slice: only its piece's texts of the families whose value changed
     admin.put1(f"APP.Q{SLICE + 5:04d}", b"one")
     clock.advance(1)
-    written = exposition.slices_written
+    written = exposition.pieces_written
     sliced, whole = both()
     assert sliced == whole
     if encoder is generate_latest:
         assert _depths(sliced)[f"APP.Q{SLICE + 5:04d}"] == 1
-    changed = exposition.slices_written - written
-    assert 0 < changed < len(families)  # depth, puts, highest depth, bytes … of one slice; the rest kept
-    assert exposition.slices_kept >= 3 * len(families) - changed
+    changed = exposition.pieces_written - written
+    assert 0 < changed < len(families)  # depth, puts, highest depth, bytes … of one piece; the rest kept
+    assert exposition.pieces_kept == PIECES * len(families) - changed
 
     # the queue emptied and a queue gone: the texts follow, nothing stale is served
     q = admin.open(f"APP.Q{SLICE + 5:04d}", C.MQOO_INPUT_SHARED)
@@ -85,13 +86,15 @@ def test_the_body_is_prometheus_clients_byte_for_byte_and_only_changed_slices_ar
         assert depths[f"APP.Q{SLICE + 5:04d}"] == 0 and f"APP.Q{QUEUES - 1:04d}" not in depths
 
 
-def test_scrapes_that_wait_for_a_render_share_it(collection: tuple[Any, QueueManagerCollector]) -> None:
-    """A scrape that arrives while a body is being written takes that body when it was begun after the scrape
-    arrived, and never one begun before (a storm costs one render; a later scrape sees later values)."""
+def test_a_scrape_after_a_render_finished_gets_a_render_of_its_own(
+    collection: tuple[Any, QueueManagerCollector],
+) -> None:
+    """Only a scrape that waited for a render shares its body (a storm costs one render); one that arrives after
+    it finished gets a new one, with the values of then."""
     _, collector = collection
     made = _Families(list(collector.collect()))
     exposition = Exposition(made)
     encoder, content_type = choose_encoder("")
     first = exposition.render(encoder, content_type)
-    again = exposition.render(encoder, content_type)  # arrived after the first was begun: a render of its own
+    again = exposition.render(encoder, content_type)  # arrived after the first finished: a render of its own
     assert exposition.renders == 2 and first == again
