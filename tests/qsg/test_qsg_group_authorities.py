@@ -135,3 +135,17 @@ def test_a_bad_group_record_is_refused_and_nothing_reaches_the_group(pair: Any, 
         C.MQRCCF_AUTH_VALUE_ERROR
     )
     assert group_rows(postgres_url) == []
+
+
+def test_a_members_own_record_on_a_profile_that_comes_to_cover_a_group_object_moves_to_the_group(
+    pair: Any, postgres_url: str
+) -> None:
+    (_, hb), (a, _), _ = pair
+    a.admin("set_authrec", "queue", "NEW.*", "principal", "alice", ["get"])  # no group object matches yet: QMA's
+    assert group_rows(postgres_url) == []
+    assert MqscProcessor(a).execute("DEFINE QLOCAL(NEW.SHARED) QSGDISP(SHARED)").ok
+    assert a.admin("set_authrec", "queue", "NEW.*", "principal", "alice", ["put"]) == ["get", "put"]
+    assert len(group_rows(postgres_url)) == 1
+    wait_until(lambda: may_put(hb, "NEW.SHARED"), "QMB holds the moved record")
+    a.admin("delete_authrec", "queue", "NEW.*", "principal", "alice")  # gone from the group: QMA keeps no copy
+    assert a.admin("authrecs", "queue", "NEW.*") == [] and group_rows(postgres_url) == []

@@ -561,12 +561,15 @@ class AuthorityMixin(QueueManagerBase):
     ) -> int:
         """SET / DELETE AUTHREC of a group's record: written to the group's database, which tells every active
         member (they read the group's records at once, as they follow GROUP definitions); this member's own
-        record of the same profile and entity, if any, is replaced by it."""
+        record of the same profile and entity, if any, becomes the group's."""
         shared = self.shared
         assert shared is not None
         rid: RecordId = (otype, profile, entity)
         name = group_record_name(otype, profile, entity)
-        new = (self.oam.group.get(rid, 0) & ~minus) | plus
+        # this member's own record of that profile and entity moves to the group, with what it gave (asked before
+        # the group is written: the member's listener may read the group's records back while the lock is let go)
+        replaced = not delete and rid not in self.oam.group and self.oam.record(*rid) is not None
+        new = (self.oam.group.get(rid, self.oam.record(*rid) or 0) & ~minus) | plus
         try:
             if delete:
                 self._io(shared.delete_definition, AUTHREC_KIND, name)
@@ -575,14 +578,13 @@ class AuthorityMixin(QueueManagerBase):
             self._io(shared.notify, [DEFINITIONS_CHANGED])
         except StoreError as e2:
             raise unavailable(e2) from None
-        replaced = not delete and rid not in self.oam.group and self.oam.record(*rid) is not None
         records = dict(self.oam.group)
         if delete:
             records.pop(rid, None)
         else:
             records[rid] = new
         self.oam.set_group(records)
-        if replaced:  # this member's own record of that profile and entity: the group's replaces it, kept too
+        if replaced:  # the group's record replaces the member's own in its store too
             self.oam.forget_shadowed(rid)
             b = self._b()
             b.delete_objects.append((AUTHREC_KIND, record_key(otype, profile, entity)))
@@ -594,9 +596,13 @@ class AuthorityMixin(QueueManagerBase):
         records: dict[RecordId, int] = {}
         for name, raw in rows:
             try:
-                records[split_group_record_name(name)] = int(raw.decode())
+                rid = split_group_record_name(name)
+                mask = int(raw.decode())
             except (ValueError, TypeError):
                 continue  # not a record this version wrote: left alone
+            otype, profile, (etype, ename) = rid
+            if otype in VALID and etype in (PRINCIPAL, GROUP) and ename and profile_error(profile) is None:
+                records[rid] = mask
         if records != self.oam.group:
             self.oam.set_group(records)
 
