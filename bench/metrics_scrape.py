@@ -112,7 +112,7 @@ def main() -> None:
     print(
         f"\nlock: {collector.largest_slice} queues at most per hold, {collector.slice_calls // (a.rounds + 1)} holds "
         f"a collection; the longest hold of each round's collection: CPU median {statistics.median(cpus):.2f} ms, "
-        f"max {max(cpus):.2f} ms; wall median {statistics.median(walls):.2f} ms, max {max(walls):.2f} ms; slice "
+        f"max {max(cpus):.2f} ms; wall median {statistics.median(walls):.2f} ms, max {max(walls):.2f} ms; piece "
         f"texts written {exposition.pieces_written:,}, kept {exposition.pieces_kept:,}"
     )
     qm.disconnect()
