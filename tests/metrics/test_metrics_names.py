@@ -182,8 +182,8 @@ def test_a_collection_of_10000_queues_holds_the_lock_for_one_slice_of_queues_at_
 ) -> None:
     """Issue 36, item 5: the queue manager's lock is held for one slice of queues at a time, whatever the number
     of queues: the collection asks ``queue_metrics`` (one hold of the lock each) for SLICE queues at most, one
-    call per slice. (What one slice costs under the lock is measured by bench/metrics_scrape.py: about 0.3 ms
-    of CPU for 100 queues on a loaded machine; docs/benchmarks.md.)"""
+    call per slice. (What one slice costs under the lock is measured by bench/metrics_scrape.py: about 0.2 ms
+    of CPU for 50 queues on a loaded machine; docs/benchmarks.md.)"""
     admin = connect()
     for i in range(10_000):
         admin.admin("define", "QLOCAL", f"APP.Q{i:05d}")
