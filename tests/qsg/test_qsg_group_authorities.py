@@ -7,7 +7,8 @@ holds on every member, at once for the active ones (the group's notification, as
 at start for the others; a member's own objects keep member records. setmqaut / SET AUTHREC / PCF reach the same
 verb (``set_authrec``); DISPLAY AUTHREC and dmpmqaut (``authrecs``) on any member show the group's records.
 
-Two members in this process on one real PostgreSQL database, their listeners real threads.
+Two members in this process on one real PostgreSQL database, their listeners real threads; and once with the
+commands themselves against two real member processes.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from typing import Any
 
 import psycopg
 import pytest
-from qsg_members import member, reason
+from qsg_members import Group, member, reason, run
 
 import syncpoint
 from syncpoint.engine import FakeClock
 from syncpoint.mqi import MQOD
 from syncpoint.mqi import constants as C
 from syncpoint.mqsc import MqscProcessor
-from waiting import wait_until
+from waiting import wait_for_value, wait_until
 
 
 @pytest.fixture
@@ -88,7 +89,8 @@ def test_a_record_naming_a_group_object_is_the_groups_and_one_of_a_members_own_q
 ) -> None:
     (ha, _), (a, b), _ = pair
     a.admin("define", "QLOCAL", "OWN.Q")
-    b.admin("set_authrec", "queue", "PAY.GROUP", "principal", "alice", ["put"])  # set on the other member
+    set_on_b = "SET AUTHREC PROFILE('PAY.GROUP') OBJTYPE(QUEUE) PRINCIPAL('alice') AUTHADD(PUT)"
+    assert MqscProcessor(b).execute(set_on_b).ok  # set on the other member, in MQSC
     wait_until(lambda: may_put(ha, "PAY.GROUP"), "QMA's COPY of the GROUP queue is covered")
     a.admin("set_authrec", "queue", "OWN.Q", "principal", "alice", ["put"])  # QMA's own queue: QMA's record
     assert may_put(ha, "OWN.Q")
@@ -149,3 +151,25 @@ def test_a_members_own_record_on_a_profile_that_comes_to_cover_a_group_object_mo
     wait_until(lambda: may_put(hb, "NEW.SHARED"), "QMB holds the moved record")
     a.admin("delete_authrec", "queue", "NEW.*", "principal", "alice")  # gone from the group: QMA keeps no copy
     assert a.admin("authrecs", "queue", "NEW.*") == [] and group_rows(postgres_url) == []
+
+
+def test_setmqaut_on_one_member_process_shows_in_dspmqaut_and_dmpmqaut_of_another(group: Group) -> None:
+    group.add("QMA")
+    group.add("QMB")
+    try:
+        assert group.mqsc("QMA", "DEFINE QLOCAL(PAY.SHARED) QSGDISP(SHARED)").returncode == 0
+        ok = run(group.home, "setmqaut", "-m", "QMA", "-n", "PAY.**", "-t", "queue", "-p", "alice", "+put", "+get")
+        assert (ok.returncode, ok.stdout) == (0, "The setmqaut command completed successfully.\n"), ok.stderr
+
+        def shown() -> str | None:
+            out = run(group.home, "dspmqaut", "-m", "QMB", "-n", "PAY.SHARED", "-t", "q", "-p", "alice").stdout
+            return out if "put" in out else None
+
+        assert wait_for_value(shown, "QMB's dspmqaut shows the group's record") == (
+            "Entity alice has the following authorizations for object PAY.SHARED:\n\tget\n\tput\n"
+        )
+        dumped = run(group.home, "dmpmqaut", "-m", "QMB", "-p", "alice", "-a").stdout.splitlines()
+        assert dumped == ["setmqaut -m QMB -n 'PAY.**' -t queue -p alice +get +put"]
+    finally:
+        group.end("QMA")
+        group.end("QMB")
