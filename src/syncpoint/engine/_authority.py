@@ -15,6 +15,15 @@ nothing and a handle keeps what it was granted when a record changes later (IBM'
 MQRC_NOT_AUTHORIZED (2035) before anything changed, through :meth:`_not_authorized`, the one place an authority
 event (AUTHOREV) is to be written from.
 
+Each refusal is also IBM's AMQ8077W in the queue manager's error log (the ``syncpoint.engine.authority`` logger,
+which the host's error log writes), at most REFUSALS_LOGGED a minute. Verbs over many queues (the metrics'
+``queue_names`` / ``queue_metrics``: FILTERED) answer only for the queues the user may display, as IBM's generic
+DISPLAY does.
+
+In a queue-sharing group a record whose profile covers a GROUP or SHARED object is the group's (``_in_group``):
+written to the group's database and read back by every member (``_group_authrecs``, from ``_shared_defs``' start
+and refresh), where it replaces the member's own record of the same profile and entity (``Records.set_group``).
+
 The administrators — the user who created the queue manager and the members of the ``mqm`` group — hold every
 authority. An engine built on a store that names no creator checks nothing: only the engine's own unit tests
 build one so; the host records its process's user as the creator the first time it opens a queue manager
