@@ -139,3 +139,21 @@ def test_a_metrics_port_already_taken_starts_the_queue_manager_without_metrics(t
     finally:
         taken.close()
         kill_servers(tmp_path)
+
+
+def test_a_scraper_asking_for_openmetrics_gets_the_text_format_as_from_ibms_exporter(
+    server: tuple[Path, str],
+) -> None:
+    """Prometheus asks for OpenMetrics first; IBM's exporter answers in the text format (its counters have no
+    ``_total``, which OpenMetrics refuses), and so does syncpoint: the body parses with the text parser."""
+    _, url = server
+    accept = (
+        "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+        "text/plain;version=0.0.4;q=0.5,*/*;q=0.1"
+    )  # Prometheus' own Accept header
+    request = urllib.request.Request(url, headers={"Accept": accept})
+    with urllib.request.urlopen(request, timeout=60) as r:
+        assert r.headers["Content-Type"].startswith("text/plain")
+        text = r.read().decode()
+    names = {f.name for f in text_string_to_metric_families(text)}
+    assert "ibmmq_queue_mqget_count" in names and "ibmmq_qmgr_status" in names
