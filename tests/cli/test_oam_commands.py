@@ -45,6 +45,24 @@ def test_setmqaut_refuses_bad_input_with_ibms_exit_code_and_stores_nothing(
     assert out.stderr.strip() and "completed successfully" not in out.stdout
 
 
+@pytest.mark.parametrize(
+    ("args", "first_line", "code"),
+    [
+        (["-n", "Q1", "-t", "q", "-p", "u" * 1000, "+put"], "AMQ7026E: A principal or group name was invalid.", 36),
+        (["-n", "Q1", "-t", "q", "-g", "nosuchgroup", "+put"], "AMQ7026E: A principal or group name was invalid.", 36),
+        (["-n", "Q1", "-t", "listener", "-p", "alice", "+put"], "AMQ7085E: The object type is not valid.", 148),
+    ],
+)
+def test_setmqaut_names_a_bad_entity_or_type_with_ibms_message(
+    home: Path, args: list[str], first_line: str, code: int
+) -> None:
+    # IBM's setmqaut: AMQ7026E for a principal or group it cannot use (exit 36), AMQ7085E for the type (148)
+    out = syncpoint_run(home, "setmqaut", "-m", "QM1", *args)
+    assert out.stderr.splitlines()[0] == first_line, out.stderr
+    assert out.returncode == code
+    assert "nosuchgroup" not in syncpoint_run(home, "dmpmqaut", "-m", "QM1").stdout
+
+
 def test_setmqaut_dspmqaut_dmpmqaut_round_trip(home: Path) -> None:
     ok = syncpoint_run(home, "setmqaut", "-m", "QM1", "-n", "PAY.*", "-t", "queue", "-p", "bob", "+put", "+inq")
     assert (ok.returncode, ok.stdout) == (0, "The setmqaut command completed successfully.\n"), ok.stderr

@@ -418,3 +418,58 @@ def test_a_refusal_puts_ibms_not_authorized_event_when_authorev_is_enabled(
               if isinstance(p, (MQCFST, MQCFIN))}  # fmt: skip
     assert values[C.MQIACF_REASON_QUALIFIER] == C.MQRQ_OPEN_NOT_AUTHORIZED
     assert values[C.MQCACF_USER_IDENTIFIER] == "alice" and values[C.MQCA_Q_NAME] == "Q1"
+
+
+# -- AMQ8077W in the error log ----------------------------------------------------------------------------------
+def test_a_refusal_writes_ibms_amq8077w_in_the_error_log_at_most_100_a_minute(tmp_path: Path) -> None:
+    """IBM's OAM writes "AMQ8077W: Entity 'x' has insufficient authority to access object 'y'." with the
+    permissions that were missing, for each refusal; syncpoint writes at most REFUSALS_LOGGED a minute (the
+    engine's clock), and the next entry says how many were not (a storm of refusals cannot fill the disk)."""
+    from syncpoint.engine import FakeClock
+    from syncpoint.engine._authority import REFUSALS_LOGGED
+
+    clock = FakeClock()
+    syncpoint.create_queue_manager("QME", home=tmp_path)
+    e = open_embedded("QME", home=tmp_path, clock=clock)
+    log = tmp_path / "qmgrs" / "QME" / "errors" / "AMQERR01.LOG"
+    try:
+        qm = syncpoint.connect("QME", embedded=e)
+        qm.admin("define", "QLOCAL", "PAY.IN")
+        qm.admin("set_authrec", "qmgr", "", "principal", "alice", ["connect"])
+        qm.admin("set_authrec", "queue", "PAY.IN", "principal", "alice", ["get"])
+        alice = syncpoint.connect("QME", embedded=e, user="alice")
+        assert refused(alice.mqopen, MQOD(ObjectName=b"PAY.IN"), C.MQOO_OUTPUT | C.MQOO_INQUIRE) == (
+            C.MQRC_NOT_AUTHORIZED
+        )
+        text = log.read_text()
+        assert "AMQ8077W: Entity 'alice' has insufficient authority to access object 'PAY.IN'." in text
+        assert "The following requested permissions are unauthorized: inq put" in text
+        assert text.count("AMQ8077W") == 1  # once per refusal
+        for _ in range(2 * REFUSALS_LOGGED):
+            refused(alice.mqopen, MQOD(ObjectName=b"PAY.IN"), C.MQOO_OUTPUT)
+        assert log.read_text().count("AMQ8077W") == REFUSALS_LOGGED
+        clock.advance(60)
+        refused(alice.mqopen, MQOD(ObjectName=b"PAY.IN"), C.MQOO_OUTPUT)
+        text = log.read_text()
+        assert text.count("AMQ8077W") == REFUSALS_LOGGED + 1
+        assert f"{REFUSALS_LOGGED + 1} earlier refusals were not written" in text
+    finally:
+        e.close()
+
+
+# -- the metrics' verbs (issue 36's exporter user) -----------------------------------------------------------------
+def test_the_metrics_verbs_need_dsp_and_answer_only_for_the_queues_the_user_may_display(
+    qmgr: EmbeddedQueueManager, admin: QueueManager
+) -> None:
+    """IBM's exporter runs as a user with connect and dsp (DISPLAY QMSTATUS: dsp on the queue manager; DISPLAY
+    QSTATUS(*) and Inquire Queue Names leave out the queues the user holds no dsp on)."""
+    alice = as_user(qmgr, "alice")  # connect only
+    assert refused(alice.admin, "qmgr_metrics") == C.MQRC_NOT_AUTHORIZED
+    assert alice.admin("queue_names") == []
+    assert alice.admin("queue_metrics", ["Q1", "A.B"]) == []
+    admin.admin("set_authrec", "qmgr", "", "principal", "alice", ["dsp"])
+    admin.admin("set_authrec", "queue", "A.*", "principal", "alice", ["dsp"])
+    assert alice.admin("qmgr_metrics")["CONNS"] >= 2
+    assert sorted(alice.admin("queue_names")) == ["A.B", "A.BC"]
+    assert [row[0] for row in alice.admin("queue_metrics", ["Q1", "A.B", "A.BC"])] == ["A.B", "A.BC"]
+    assert len(admin.admin("queue_metrics", ["Q1", "A.B"])) == 2  # an administrator: every queue

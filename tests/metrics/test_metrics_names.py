@@ -11,7 +11,6 @@ empty label.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -178,25 +177,20 @@ def test_every_metric_ibms_grafana_dashboards_query_exists(qm: Any, collector: Q
         assert not set(wanted[dashboard]["not_served"]) & names  # the list of what is not served stays true
 
 
-def test_a_collection_of_10000_queues_holds_the_lock_one_slice_of_under_a_millisecond_at_a_time(
+def test_a_collection_of_10000_queues_holds_the_lock_for_one_slice_of_queues_at_a_time(
     connect: Callable[..., Any], embedded: Any
 ) -> None:
-    """Issue 36, item 5: the queue manager's lock is held for one slice of queues at a time."""
-    engine = embedded.engine
+    """Issue 36, item 5: the queue manager's lock is held for one slice of queues at a time, whatever the number
+    of queues: the collection asks ``queue_metrics`` (one hold of the lock each) for SLICE queues at most, one
+    call per slice. (What one slice costs under the lock is measured by bench/metrics_scrape.py: about 0.2 ms
+    of CPU for 50 queues on a loaded machine; docs/benchmarks.md.)"""
     admin = connect()
     for i in range(10_000):
         admin.admin("define", "QLOCAL", f"APP.Q{i:05d}")
-    names = sorted(engine.queue_names())[:SLICE]
-
-    def one_slice() -> float:
-        t0 = time.perf_counter()
-        with embedded.lock:
-            engine.queue_metrics(names)
-        return time.perf_counter() - t0
-
-    assert min(one_slice() for _ in range(5)) < 0.001  # the time the lock is held for one slice
+    queues = len(embedded.engine.queue_names())
     c = QueueManagerCollector("QM1", lambda: connect(), channels=False, hostname="h")
     families = {f.name: f for f in c.collect()}
-    assert len(families["ibmmq_queue_depth"].samples) >= 10_000
-    # every administrative call of the collection was one slice at most (no call asked for more queues)
+    assert len(families["ibmmq_queue_depth"].samples) == queues >= 10_000
+    # every administrative call of the collection was one slice at most, and there were no more than needed
     assert c.largest_slice == SLICE
+    assert c.slice_calls == -(-queues // SLICE)

@@ -87,12 +87,25 @@ def test_a_scrape_of_a_running_server_counts_a_known_workload(server: tuple[Path
         qm.disconnect()
 
 
-def test_a_storm_of_100_concurrent_scrapes_is_answered_by_fewer_collections(server: tuple[Path, str]) -> None:
-    _, url = server
+def test_a_storm_of_100_concurrent_scrapes_is_answered_by_fewer_collections_while_the_mqi_goes_on(
+    server: tuple[Path, str],
+) -> None:
+    home, url = server
+    qm = syncpoint.connect("QMM", home=home)
+    qm.admin("define", "QLOCAL", "STORM.Q")
+    q = qm.open("STORM.Q")
     before = scrape(url)["ibmmq_qmgr_exporter_publications"]["QMM"]
     with ThreadPoolExecutor(100) as pool:
-        results: list[Any] = list(pool.map(lambda _: scrape(url), range(100)))
+        storm = [pool.submit(scrape, url) for _ in range(100)]
+        done_during = 0
+        while not all(f.done() for f in storm):  # the MQI is served while the scrapes run
+            q.put(b"during the storm")
+            assert q.get().data == b"during the storm"
+            done_during += 1
+        results: list[Any] = [f.result() for f in storm]
+    qm.disconnect()
     assert all("ibmmq_queue_depth" in r for r in results)
+    assert done_during >= 1
     after = scrape(url)["ibmmq_qmgr_exporter_publications"]["QMM"]
     # scrapes that arrive while a collection runs share it: the queue manager is not read 100 times over (on a
     # quiet machine a handful of collections; on a loaded one the scrapes trickle in and a third may collect)
@@ -126,3 +139,21 @@ def test_a_metrics_port_already_taken_starts_the_queue_manager_without_metrics(t
     finally:
         taken.close()
         kill_servers(tmp_path)
+
+
+def test_a_scraper_asking_for_openmetrics_gets_the_text_format_as_from_ibms_exporter(
+    server: tuple[Path, str],
+) -> None:
+    """Prometheus asks for OpenMetrics first; IBM's exporter answers in the text format (its counters have no
+    ``_total``, which OpenMetrics refuses), and so does syncpoint: the body parses with the text parser."""
+    _, url = server
+    accept = (
+        "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+        "text/plain;version=0.0.4;q=0.5,*/*;q=0.1"
+    )  # Prometheus' own Accept header
+    request = urllib.request.Request(url, headers={"Accept": accept})
+    with urllib.request.urlopen(request, timeout=60) as r:
+        assert r.headers["Content-Type"].startswith("text/plain")
+        text = r.read().decode()
+    names = {f.name for f in text_string_to_metric_families(text)}
+    assert "ibmmq_queue_mqget_count" in names and "ibmmq_qmgr_status" in names

@@ -15,6 +15,15 @@ nothing and a handle keeps what it was granted when a record changes later (IBM'
 MQRC_NOT_AUTHORIZED (2035) before anything changed, through :meth:`_not_authorized`, the one place an authority
 event (AUTHOREV) is to be written from.
 
+Each refusal is also IBM's AMQ8077W in the queue manager's error log (the ``syncpoint.engine.authority`` logger,
+which the host's error log writes), at most REFUSALS_LOGGED a minute. Verbs over many queues (the metrics'
+``queue_names`` / ``queue_metrics``: FILTERED) answer only for the queues the user may display, as IBM's generic
+DISPLAY does.
+
+In a queue-sharing group a record whose profile covers a GROUP or SHARED object is the group's (``_in_group``):
+written to the group's database and read back by every member (``_group_authrecs``, from ``_shared_defs``' start
+and refresh), where it replaces the member's own record of the same profile and entity (``Records.set_group``).
+
 The administrators — the user who created the queue manager and the members of the ``mqm`` group — hold every
 authority. An engine built on a store that names no creator checks nothing: only the engine's own unit tests
 build one so; the host records its process's user as the creator the first time it opens a queue manager
@@ -24,12 +33,13 @@ build one so; the host records its process's user as the creator the first time 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from syncpoint.mqi import MQMD, MQOD, blank_strip
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import Definition
-from syncpoint.store import Batch
+from syncpoint.store import Batch, StoreError
 
 from ._base import QueueManagerBase
 from ._oam import (
@@ -38,6 +48,7 @@ from ._oam import (
     AUTHREC_KIND,
     CREATOR_KIND,
     GROUP,
+    GROUP_AUTHREC,
     GROUP_KIND,
     MQSC_NAMES,
     OBJECT_TYPES,
@@ -46,15 +57,29 @@ from ._oam import (
     USER_ID_LENGTH,
     VALID,
     Entity,
+    RecordId,
     Records,
     bit,
+    compile_profile,
+    group_record_name,
     names_of,
     parse_authorities,
     profile_error,
     record_key,
+    split_group_record_name,
 )
+from ._shared_defs import DEFINITIONS_CHANGED, unavailable
 from ._state import INPUT_OPTS, Connection, Target
 from ._util import fail
+
+_log = logging.getLogger("syncpoint.engine.authority")  # the queue manager's error log writes its AMQ entries
+_log.addHandler(logging.NullHandler())  # a queue manager without an error log (in memory) prints nothing
+REFUSALS_LOGGED = 100  # AMQ8077W entries written a minute at most (a storm of refusals cannot fill the disk)
+REFUSALS_WINDOW = 60.0  # seconds
+_AMQ8077_ACTION = (
+    "Ensure that the correct level of authority has been set for this entity against the required object, or "
+    "ensure that the entity is a member of a privileged group."
+)
 
 # MQOPEN options -> the authority each needs (IBM's table)
 _OPEN_AUTHORITIES = (
@@ -124,7 +149,15 @@ ADMIN_AUTHORITIES: dict[str, tuple[str | None, int | None, str]] = {
     "delete_sub": ("qmgr", None, "dlt"),
     "subscriptions": ("qmgr", None, "dsp"),
     "as_user": ("qmgr", None, "altusr"),  # the command server acting for a PCF request's user
+    # the metrics (``_metrics``; IBM's exporter's user: connect, and dsp on what it reports): DISPLAY QMSTATUS
+    # needs dsp on the queue manager; the queues' names and status are filtered (below), as IBM's generic
+    # DISPLAY QSTATUS(*) / Inquire Queue Names leave out the queues the user holds no dsp on
+    "qmgr_metrics": ("qmgr", None, "dsp"),
+    "queue_names": ("queue", None, "dsp"),
+    "queue_metrics": ("queue", None, "dsp"),
 }
+# verbs over many queues: they answer for the queues the user holds the authority on, the others left out
+FILTERED = frozenset({"queue_names", "queue_metrics"})
 # the refusal's kind -> IBM's ReasonQualifier of the Not Authorized event (types 1 to 4)
 _EVENT_QUALIFIERS = {
     "conn": C.MQRQ_CONN_NOT_AUTHORIZED,
@@ -164,6 +197,7 @@ class AuthorityMixin(QueueManagerBase):
         self.oam = Records()
         self.oam.load(objects)
         self._mcas: set[int] = set()  # the connections of receiving MCAs (``mark_mca``)
+        self._refusals = [float("-inf"), 0, 0]  # AMQ8077W: [this window's start, entries written, not written]
 
     @property
     def oam_enforced(self) -> bool:
@@ -213,10 +247,40 @@ class AuthorityMixin(QueueManagerBase):
         self.not_authorized(  # IBM's authority event, when AUTHOREV is enabled (``_events``)
             _EVENT_QUALIFIERS[qualifier], user=user, queue=name if otype == "queue" else None
         )
+        self._log_refusal(user, otype, name, missing)
         return fail(
             C.MQRC_NOT_AUTHORIZED,
             f"AMQ8077W: Entity '{user}' has insufficient authority to access object '{name}' ({otype}); "
             f"missing: {missing}",
+        )
+
+    def _log_refusal(self, user: str, otype: str, name: str, missing: str) -> None:
+        """AMQ8077W in the queue manager's error log, as IBM's OAM writes it for each refusal; at most
+        REFUSALS_LOGGED entries a minute (the engine's clock), the next entry after a full minute saying how many
+        were not written."""
+        window = self._refusals
+        now = self.clock.time()
+        if now - window[0] >= REFUSALS_WINDOW:
+            window[0], window[1] = now, 0
+        if window[1] >= REFUSALS_LOGGED:
+            window[2] += 1
+            return
+        window[1] += 1
+        skipped, window[2] = int(window[2]), 0
+        explanation = (
+            "The specified entity is not authorized to access the required object. The following requested "
+            f"permissions are unauthorized: {missing} (object type {otype})."
+        )
+        if skipped:
+            explanation += (
+                f" {skipped} earlier refusals were not written: at most {REFUSALS_LOGGED} are a minute; each was "
+                "refused with MQRC_NOT_AUTHORIZED (2035) all the same."
+            )
+        _log.warning(
+            "AMQ8077W: Entity '%s' has insufficient authority to access object '%s'.",
+            user,
+            name,
+            extra={"qmgr": self.name, "amq": (explanation, _AMQ8077_ACTION)},
         )
 
     def _authorize(self, user: str, otype: str, name: str, needed: int, qualifier: str) -> None:
@@ -265,6 +329,8 @@ class AuthorityMixin(QueueManagerBase):
                 raise self._not_authorized(user, "qmgr", self.name, ALL, "cmd")
             return
         otype, index, auth = rule
+        if verb in FILTERED:
+            return  # each object checked as it is answered for (``_run_admin``)
         if otype is None:
             raw = pargs[0] if pargs else kwargs.get("otype", "")
             otype = oam_type(str(raw)) or "qmgr"
@@ -322,8 +388,27 @@ class AuthorityMixin(QueueManagerBase):
         """One administrative verb (the door has checked it is one of the host's ADMIN_VERBS) by ``conn``: the
         authority check, then the verb."""
         self._check_conn(conn)
-        self.authorize_admin(conn.user, verb, pargs, kwargs)
-        return getattr(self, verb)(*pargs, **kwargs)
+        return self._run_admin(conn.user, verb, pargs, kwargs)
+
+    def _run_admin(self, user: str, verb: str, pargs: list[Any], kwargs: dict[str, Any]) -> Any:
+        self.authorize_admin(user, verb, pargs, kwargs)
+        if verb not in FILTERED or self.oam.creator is None or self.oam.is_admin(user):
+            return getattr(self, verb)(*pargs, **kwargs)
+        otype, _, auth = ADMIN_AUTHORITIES[verb]
+        assert otype is not None
+        needed = bit(auth)
+        held = self.oam.authorities
+
+        def allowed(names: list[str]) -> list[str]:
+            return [n for n in names if held(user, otype, n) & needed]
+
+        if verb == "queue_metrics":  # only the queues asked for that the user may display
+            if pargs:
+                pargs = [allowed(list(pargs[0])), *pargs[1:]]
+            elif "names" in kwargs:
+                kwargs = {**kwargs, "names": allowed(list(kwargs["names"]))}
+            return getattr(self, verb)(*pargs, **kwargs)
+        return allowed(getattr(self, verb)(*pargs, **kwargs))
 
     def as_user(self, user: str, verb: str, pargs: list[Any], kwargs: dict[str, Any]) -> Any:
         """An administrative verb run for ``user`` (the command server, for the UserIdentifier of a PCF request:
@@ -333,8 +418,7 @@ class AuthorityMixin(QueueManagerBase):
             raise fail(C.MQRC_FUNCTION_NOT_SUPPORTED, f"{verb!r} is not an administrative verb")
         if verb not in ADMIN_AUTHORITIES and verb not in ADMINISTRATORS_ONLY:
             raise fail(C.MQRC_FUNCTION_NOT_SUPPORTED, f"{verb!r} is not an administrative verb")
-        self.authorize_admin(user, verb, pargs, kwargs)
-        return getattr(self, verb)(*pargs, **kwargs)
+        return self._run_admin(user, verb, pargs, kwargs)
 
     # -- the verbs: SET / DELETE / DISPLAY AUTHREC, DISPLAY ENTAUTH, REFRESH SECURITY, groups --------------------
     def _entity(self, entity_type: str, entity: str, must_exist: bool = True) -> Entity:
@@ -392,6 +476,8 @@ class AuthorityMixin(QueueManagerBase):
             plus, minus = parse_authorities(words, t)
         except ValueError as e2:
             raise fail(C.MQRCCF_AUTH_VALUE_ERROR, f"authority {str(e2)!r} is not valid for object type {t}") from None
+        if self._in_group(t, p, e):
+            return names_of(self._group_record(t, p, e, plus, minus))
         old = self.oam.record(t, p, e) or 0
         new = (old & ~minus) | plus
         self.oam.set_record(t, p, e, new)
@@ -405,8 +491,13 @@ class AuthorityMixin(QueueManagerBase):
         t = self._oam_type(otype)
         p = self._profile(t, profile)
         e = self._entity(entity_type, entity, must_exist=False)
+        if self.shared is not None:
+            self.refresh_shared()  # the group's records as they are now
         if self.oam.record(t, p, e) is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, f"no authority record for {e[0]} {e[1]} on {t} profile {p}")
+        if (t, p, e) in self.oam.group:
+            self._group_record(t, p, e, 0, 0, delete=True)
+            return
         self.oam.set_record(t, p, e, None)
         b = self._b()
         b.delete_objects.append((AUTHREC_KIND, record_key(t, p, e)))
@@ -449,8 +540,82 @@ class AuthorityMixin(QueueManagerBase):
 
     def refresh_authorities(self) -> None:
         """REFRESH SECURITY TYPE(ALL | AUTHSERV) (``_security.refresh_security``): group membership as stored
-        becomes what the checks use (authority records need no refresh: they reach new opens at once)."""
+        becomes what the checks use (authority records need no refresh: they reach new opens at once); a member
+        of a queue-sharing group reads the group's records again."""
         self.oam.refresh()
+        if self.shared is not None:
+            self.refresh_shared()
+
+    # -- a queue-sharing group's records ----------------------------------------------------------------------
+    def _in_group(self, otype: str, profile: str, entity: Entity) -> bool:
+        """Whether a record belongs to the queue-sharing group: one the group holds already, or one whose profile
+        covers a GROUP or SHARED object of the group (z/OS keeps their security in the group's shared RACF
+        profiles). The queue manager's own profile (type qmgr) is each member's."""
+        shared = self.shared
+        if shared is None or otype == "qmgr":
+            return False
+        try:
+            every = self._io(shared.definitions)  # the group's objects and records as they are now
+        except StoreError as e:
+            raise unavailable(e) from None
+        self._group_authrecs([(n, raw) for _k, n, disp, raw in every if disp == GROUP_AUTHREC])
+        if (otype, profile, entity) in self.oam.group:
+            return True
+        pattern = compile_profile(profile)
+        return any(
+            disp in ("GROUP", "SHARED") and oam_type(k) == otype and (n == profile or pattern.fullmatch(n))
+            for k, n, disp, _ in every
+        )
+
+    def _group_record(
+        self, otype: str, profile: str, entity: Entity, plus: int, minus: int, delete: bool = False
+    ) -> int:
+        """SET / DELETE AUTHREC of a group's record: written to the group's database, which tells every active
+        member (they read the group's records at once, as they follow GROUP definitions); this member's own
+        record of the same profile and entity, if any, becomes the group's."""
+        shared = self.shared
+        assert shared is not None
+        rid: RecordId = (otype, profile, entity)
+        name = group_record_name(otype, profile, entity)
+        # this member's own record of that profile and entity moves to the group, with what it gave (asked before
+        # the group is written: the member's listener may read the group's records back while the lock is let go)
+        replaced = not delete and rid not in self.oam.group and self.oam.record(*rid) is not None
+        new = (self.oam.group.get(rid, self.oam.record(*rid) or 0) & ~minus) | plus
+        try:
+            if delete:
+                self._io(shared.delete_definition, AUTHREC_KIND, name)
+            else:
+                self._io(shared.put_definition, AUTHREC_KIND, name, GROUP_AUTHREC, str(new).encode(), True)
+            self._io(shared.notify, [DEFINITIONS_CHANGED])
+        except StoreError as e2:
+            raise unavailable(e2) from None
+        records = dict(self.oam.group)
+        if delete:
+            records.pop(rid, None)
+        else:
+            records[rid] = new
+        self.oam.set_group(records)
+        if replaced:  # the group's record replaces the member's own in its store too
+            self.oam.forget_shadowed(rid)
+            b = self._b()
+            b.delete_objects.append((AUTHREC_KIND, record_key(otype, profile, entity)))
+            b.durable = True
+        return new
+
+    def _group_authrecs(self, rows: list[tuple[str, bytes]]) -> None:
+        """The group's records as read from its database (``_shared_defs``, at start and at every refresh)."""
+        records: dict[RecordId, int] = {}
+        for name, raw in rows:
+            try:
+                rid = split_group_record_name(name)
+                mask = int(raw.decode())
+            except (ValueError, TypeError):
+                continue  # not a record this version wrote: left alone
+            otype, profile, (etype, ename) = rid
+            if otype in VALID and etype in (PRINCIPAL, GROUP) and ename and profile_error(profile) is None:
+                records[rid] = mask
+        if records != self.oam.group:
+            self.oam.set_group(records)
 
     def group_change(self, group: str, user: str, member: bool) -> list[str]:
         """``syncpoint group``: add ``user`` to ``group`` (made on first member) or remove it (the group goes with

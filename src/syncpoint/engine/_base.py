@@ -329,6 +329,10 @@ class QueueManagerBase(EffectsRecorder):
 
         def _dynamic_authority(self, conn: Connection | None, d: Definition, made: bool) -> None: ...  # _authority
 
+        def _group_authrecs(self, rows: list[tuple[str, bytes]]) -> None: ...  # _authority
+
+        def _io(self, fn: Any, *args: Any) -> Any: ...  # _shared_defs
+
         def _authorize_open(  # _authority
             self, conn: Connection, od: MQOD, otype: str, name: str, options: int
         ) -> None: ...

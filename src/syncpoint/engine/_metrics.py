@@ -10,7 +10,7 @@ They count since this start, as IBM's counters do after a restart.
 
 A scrape reads them through three administrative verbs, each one short hold of the host's lock:
 ``queue_names`` (a copy of the names), ``queue_metrics(names)`` for a slice of them (the metrics tool asks for
-a few hundred at a time, so a queue manager with 10,000 queues is never held for more than about a
+fifty at a time, so a queue manager with 10,000 queues is never held for more than about a
 millisecond), and ``qmgr_metrics``. Nothing here writes.
 """
 

@@ -286,6 +286,22 @@ GROUP_KIND = "OAMGROUP"  # store kind: a group's members
 CREATOR_KIND = "OAMADMIN"  # store kind: the queue manager's creator ("creator" -> user name)
 
 
+# a queue-sharing group's records (profiles covering its GROUP and SHARED objects): rows of the group's
+# ``qsg_object`` table with this disposition, named by ``group_record_name``
+GROUP_AUTHREC = "AUTHREC"
+RecordId = tuple[str, str, Entity]  # (type, profile, entity)
+
+
+def group_record_name(otype: str, profile: str, entity: Entity) -> str:
+    """A record's name in the group's table (PostgreSQL's text holds no NUL, unlike ``record_key``)."""
+    return json.dumps([otype, profile, entity[0], entity[1]])
+
+
+def split_group_record_name(name: str) -> RecordId:
+    otype, profile, etype, ename = json.loads(name)
+    return otype, profile, (etype, ename)
+
+
 def record_key(otype: str, profile: str, entity: Entity) -> str:
     return "\x00".join((otype, profile, entity[0], entity[1]))
 
@@ -314,6 +330,8 @@ class Records:
         self._ordered: dict[str, list[Profile]] = {}
         self._by_entity: dict[tuple[str, Entity], list[Profile]] = {}  # an entity's profiles, most specific first
         self.cached: dict[tuple[str, str, str], int] = {}  # (user, type, name) -> authorities; any change clears it
+        self.group: dict[RecordId, int] = {}  # the queue-sharing group's records, as last read from the group
+        self._shadowed: dict[RecordId, int | None] = {}  # this member's own record a group record replaced
 
     # -- loading and changing -------------------------------------------------------------------------------------
     def load(self, objects: dict[str, dict[str, bytes]]) -> None:
@@ -351,6 +369,22 @@ class Records:
         self._ordered.pop(otype, None)
         self._by_entity.clear()
         self.cached.clear()
+
+    def set_group(self, records: dict[RecordId, int]) -> None:
+        """The queue-sharing group's records as the group now holds them: each replaces this member's own record
+        of the same type, profile and entity while it exists (that one is back when the group's goes)."""
+        for rid in [r for r in self.group if r not in records]:
+            self.set_record(*rid, self._shadowed.pop(rid, None))
+        for rid, mask in records.items():
+            if rid not in self.group:
+                self._shadowed[rid] = self.record(*rid)
+            if self.group.get(rid) != mask or self.record(*rid) != mask:
+                self.set_record(*rid, mask)
+        self.group = dict(records)
+
+    def forget_shadowed(self, rid: RecordId) -> None:
+        """This member's own record under a group record is gone (the group's replaced it in the store too)."""
+        self._shadowed[rid] = None
 
     def record(self, otype: str, profile: str, entity: Entity) -> int | None:
         p = self.profiles[otype].get(profile)

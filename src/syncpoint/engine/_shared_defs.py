@@ -25,6 +25,10 @@ the group (``DEFINITIONS_CHANGED``, a name no queue can have); each member's lis
 messages: the generated command fails on that member, the group's definition stands). ``group_definitions``
 lists the GROUP definitions themselves, for DISPLAY … QSGDISP(ALL | GROUP).
 
+The group's authority records (``_authority``: profiles covering GROUP and SHARED objects) are rows of the same
+table with disposition ``AUTHREC``; the start and every refresh hand them to the object authority manager
+(``_group_authrecs``), so they follow as the GROUP definitions do.
+
 Every call that waits for PostgreSQL goes through ``_io``, which lets the host's lock go meanwhile; a StoreError
 becomes MQRC_CF_NOT_AVAILABLE (``group_call``).
 
@@ -43,6 +47,7 @@ from syncpoint.mqi.objects import QLOCAL, Definition, defaults_for
 from syncpoint.store import DECISION_KIND, Batch, SharedQueues, StoreError
 
 from ._base import QueueManagerBase
+from ._oam import GROUP_AUTHREC
 from ._state import LocalQueue
 from ._util import fail
 
@@ -167,7 +172,11 @@ class SharedDefinitionsMixin(QueueManagerBase):
             return
         for name in decisions:  # the group's store settled these in-doubt units of work at open (store/_group)
             self._b().delete_objects.append((DECISION_KIND, name))
-        for kind, name, disposition, raw in shared.definitions():
+        every = shared.definitions()
+        self._group_authrecs([(n, raw) for _k, n, disp, raw in every if disp == GROUP_AUTHREC])
+        for kind, name, disposition, raw in every:
+            if disposition not in (SHARED, GROUP):
+                continue
             d = Definition.from_bytes(raw)
             if disposition == SHARED:
                 if ("Q", name) not in self.definitions:
@@ -209,6 +218,7 @@ class SharedDefinitionsMixin(QueueManagerBase):
         if shared is None:
             return False
         every = shared.definitions()
+        self._group_authrecs([(n, raw) for _k, n, disp, raw in every if disp == GROUP_AUTHREC])
         current = {n: raw for _k, n, disp, raw in every if disp == SHARED}
         groups = {(k, n): raw for k, n, disp, raw in every if disp == GROUP}
         if groups != self._group_seen:

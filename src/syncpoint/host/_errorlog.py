@@ -183,9 +183,10 @@ class ErrorLogHandler(logging.Handler):
     about this queue manager's files (recovery of a journal, a damaged file), the server's refusals of
     connections (authentication failed, beyond max-connections, no hello in time), and records that carry their
     own entry (``extra={"qmgr": name, "amq": (explanation, action)}``, the text ``AMQnnnnX: summary``: the
-    shared store's, ``store._postgres_shared``; the channels', ``channel._sender``)."""
+    shared store's, ``store._postgres_shared``; the channels', ``channel._sender``; the object authority manager's
+    refusals, AMQ8077W, ``engine._authority``)."""
 
-    LOGGERS = ("syncpoint.store", "syncpoint.server", "syncpoint.channel")
+    LOGGERS = ("syncpoint.store", "syncpoint.server", "syncpoint.channel", "syncpoint.engine.authority")
     SERVER_EVENTS = (
         ("authentication failed", "AMQ5534E", "A connection was refused: the user's authentication failed."),
         ("refusing connections beyond", "AMQ9513E", "A connection was refused: the maximum number was reached."),

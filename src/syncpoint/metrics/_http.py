@@ -8,7 +8,9 @@ it). uvicorn runs on its own thread and event loop, beside the server's: a scrap
 the loop that serves the MQI. Each scrape runs the collection on a worker thread (``run_in_threadpool``);
 the collector runs one collection at a time and hands it to every scrape that waited for it, so a storm of
 scrapes costs the queue manager one collection, not one each. The body is prometheus_client's exposition
-(``choose_encoder``: the Prometheus text format, or OpenMetrics when the scraper asks for it).
+(``choose_encoder``: the Prometheus text format, as IBM's exporter serves it, also to a scraper that would rather
+have OpenMetrics), written piece by piece and kept where nothing changed (``_exposition``): one render at a
+time per format, shared as the collection is.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+
+from ._exposition import Exposition
 
 log = logging.getLogger("syncpoint.metrics")
 
@@ -48,12 +52,21 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def text_only(accept: str) -> str:
+    """The Accept header without its OpenMetrics choices: IBM's exporter serves the Prometheus text format only
+    (its counters keep names without ``_total``, which OpenMetrics refuses), and Prometheus, which asks for
+    OpenMetrics first, reads the text format as well."""
+    return ",".join(p for p in accept.split(",") if not p.strip().startswith("application/openmetrics-text"))
+
+
 def app(registry: CollectorRegistry) -> Starlette:
     """The ASGI application: ``GET /metrics`` (anything else is 404, as Starlette answers)."""
 
+    exposition = Exposition(registry)
+
     async def metrics(request: Request) -> Response:
-        encoder, content_type = choose_encoder(request.headers.get("accept", ""))
-        body = await run_in_threadpool(encoder, registry)
+        encoder, content_type = choose_encoder(text_only(request.headers.get("accept", "")))
+        body = await run_in_threadpool(exposition.render, encoder, content_type)
         return Response(body, media_type=content_type)
 
     return Starlette(routes=[Route("/metrics", metrics, methods=["GET"])])
