@@ -20,7 +20,7 @@ which the host's error log writes), at most REFUSALS_LOGGED a minute. Verbs over
 ``queue_names`` / ``queue_metrics``: FILTERED) answer only for the queues the user may display, as IBM's generic
 DISPLAY does.
 
-In a queue-sharing group a record whose profile covers a GROUP or SHARED object is the group's (``_in_group``):
+In a queue-sharing group a record whose profile covers a GROUP or SHARED object is the group's (``_record_in_group``):
 written to the group's database and read back by every member (``_group_authrecs``, from ``_shared_defs``' start
 and refresh), where it replaces the member's own record of the same profile and entity (``Records.set_group``).
 
@@ -476,7 +476,7 @@ class AuthorityMixin(QueueManagerBase):
             plus, minus = parse_authorities(words, t)
         except ValueError as e2:
             raise fail(C.MQRCCF_AUTH_VALUE_ERROR, f"authority {str(e2)!r} is not valid for object type {t}") from None
-        if self._in_group(t, p, e):
+        if self._record_in_group(t, p, e):
             return names_of(self._group_record(t, p, e, plus, minus))
         old = self.oam.record(t, p, e) or 0
         new = (old & ~minus) | plus
@@ -547,7 +547,7 @@ class AuthorityMixin(QueueManagerBase):
             self.refresh_shared()
 
     # -- a queue-sharing group's records ----------------------------------------------------------------------
-    def _in_group(self, otype: str, profile: str, entity: Entity) -> bool:
+    def _record_in_group(self, otype: str, profile: str, entity: Entity) -> bool:
         """Whether a record belongs to the queue-sharing group: one the group holds already, or one whose profile
         covers a GROUP or SHARED object of the group (z/OS keeps their security in the group's shared RACF
         profiles). The queue manager's own profile (type qmgr) is each member's."""

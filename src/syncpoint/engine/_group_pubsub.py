@@ -52,7 +52,7 @@ class GroupPubSubMixin(PublishMixin):
     _group_sub_cache: dict[bytes, Subscription]  # a stored subscription -> its parsed form (matchers kept)
     _group_sub_names: set[str]  # the names of this member's subscriptions recorded in the group
 
-    def _in_group(self, sub: Subscription) -> bool:
+    def _sub_in_group(self, sub: Subscription) -> bool:
         """Whether ``sub`` is a group subscription: durable, its destination a shared queue of this group."""
         shared = self.shared
         if shared is None or not sub.durable or sub.dest_qmgr not in (self.name, shared.qsg):
@@ -67,7 +67,7 @@ class GroupPubSubMixin(PublishMixin):
         shared = self.shared
         if shared is None or not sub.durable:
             return
-        if self._in_group(sub):
+        if self._sub_in_group(sub):
             shared.put_group_sub(sub.name, sub.to_bytes())
             self._group_sub_names.add(sub.name)
         elif sub.name in self._group_sub_names:
@@ -89,7 +89,7 @@ class GroupPubSubMixin(PublishMixin):
         self._group_sub_names = set()
         if shared is None:
             return
-        mine = [s for s in self.subs.by_key.values() if self._in_group(s)]
+        mine = [s for s in self.subs.by_key.values() if self._sub_in_group(s)]
         shared.delete_group_subs([s.name for s in mine], keep=True)
         for s in mine:
             shared.put_group_sub(s.name, s.to_bytes())
