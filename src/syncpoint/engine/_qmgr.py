@@ -103,6 +103,7 @@ from ._shared import SharedMixin
 from ._shared_defs import COPY_KIND
 from ._shared_rules import SharedRulesMixin
 from ._state import LocalQueue, Message
+from ._statistics import StatisticsMixin
 from ._subscribe import SubscribeMixin
 from ._tokens import TokensMixin
 from ._trigger import Triggering
@@ -130,6 +131,7 @@ class QueueManager(
     AuthorityMixin,
     MetricsMixin,
     EventsMixin,
+    StatisticsMixin,
 ):
     """One queue manager's state. Not thread-safe by itself: callers serialise (see module doc)."""
 
@@ -160,6 +162,7 @@ class QueueManager(
         self._load_security(snapshot.counters)  # CONNAUTH in force (``_security``)
         self._init_oam(snapshot.objects)  # authority records, groups, the creator (``_authority``)
         self._load_shared(set(snapshot.objects.get(COPY_KIND, {})), set(snapshot.objects.get(DECISION_KIND, {})))
+        self.monitoring_refresh()  # STATMQI / STATQ / ACCTMQI / ACCTQ in force (``_statistics``)
 
     # -- construction ---------------------------------------------------------------------------------
     def _load(self, snap: Snapshot) -> None:
