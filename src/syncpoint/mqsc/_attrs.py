@@ -109,7 +109,7 @@ def keyword_syntax(otype: str) -> list[str]:
             continue
         if a.kind == "flag":
             items[a.keyword] = f"[ {a.keyword} | {a.off_word} ]"
-        elif a.kind == "enum":
+        elif a.kind == "enum" or (a.kind == "str" and a.values):  # a kept word attribute (STATQ) too
             items[kw] = f"[ {kw}( {' | '.join(a.values)} ) ]"
         elif a.kind == "names":
             items[kw] = f"[ {kw}( name, ... ) ]"

@@ -25,6 +25,7 @@ from typing import Any
 from syncpoint.client import QueueManager
 from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, blank_strip, matches_generic, mqsc_date_time
 from syncpoint.mqi import constants as C
+from syncpoint.mqi import monitoring as M
 from syncpoint.mqi.objects import (
     AUTHINFO,
     PROCESS,
@@ -317,6 +318,18 @@ class CommandServer:
             raise CommandFailedError(K.MQRCCF_PARM_COUNT_TOO_BIG, "Ping Queue Manager takes no parameters", p.Parameter)
         return []
 
+    def reset_q_mgr(self, req: Request) -> Reply:
+        """Reset Queue Manager with Action MQACT_COLLECT_STATISTICS: RESET QMGR TYPE(STATISTICS) (issue 36). The
+        other actions (recovery logs, publish/subscribe hierarchies) are not syncpoint's: MQRC_FUNCTION_NOT_SUPPORTED.
+        """
+        action = req.integer(M.MQIACF_ACTION, required=True)
+        if action != M.MQACT_COLLECT_STATISTICS:
+            raise CommandFailedError(
+                C.MQRC_FUNCTION_NOT_SUPPORTED, f"Action {action} is not supported", M.MQIACF_ACTION
+            )
+        self._admin("reset_statistics")
+        return []
+
     def create_q(self, req: Request) -> Reply:
         name = req.string(C.MQCA_Q_NAME)
         otype = self._queue_otype(req, required=True)
@@ -606,6 +619,7 @@ _HANDLERS: dict[int, Callable[[CommandServer, Request], Reply]] = {
     K.MQCMD_INQUIRE_Q_STATUS: CommandServer.inquire_q_status,
     K.MQCMD_INQUIRE_Q_MGR: CommandServer.inquire_q_mgr,
     K.MQCMD_CHANGE_Q_MGR: CommandServer.change_q_mgr,
+    M.MQCMD_RESET_Q_MGR: CommandServer.reset_q_mgr,
     K.MQCMD_CREATE_PROCESS: CommandServer.create_process,
     K.MQCMD_COPY_PROCESS: CommandServer.copy_process,
     K.MQCMD_CHANGE_PROCESS: CommandServer.change_process,
