@@ -258,3 +258,28 @@ def test_statistics_attributes_refuse_values_ibm_refuses_and_change_nothing(
         mon.admin("alter_qmgr", attrs)
     assert words in str(e.value)
     assert mon.admin("lookup", "QMGR", "").attrs == before
+
+
+def test_the_switches_and_intervals_survive_a_restart_and_start_collecting_at_once(clock: FakeClock) -> None:
+    from syncpoint.engine import QueueManager as Engine
+    from syncpoint.store import MemoryStore
+
+    store = MemoryStore()
+    store.open()
+    store.write(Engine.initial_batch("QM1", clock, "SYSTEM.DEAD.LETTER.QUEUE"))
+
+    def settle(engine: Engine) -> None:
+        while (e := engine.take_effects()) is not None:
+            if e.batch is not None:
+                store.write(e.batch)
+
+    engine = Engine("QM1", store.open(), clock)
+    engine.alter_qmgr({"STATMQI": "ON", "STATINT": 120, "ACCTMQI": "ON", "ACCTINT": 300})
+    engine.define("QLOCAL", "Q1", {"STATQ": "ON", "ACCTQ": "OFF"})
+    settle(engine)
+    restarted = Engine("QM1", store.open(), clock)
+    a = restarted.qmgr.attrs
+    assert (a["STATMQI"], a["STATINT"], a["ACCTMQI"], a["ACCTINT"]) == ("ON", 120, "ON", 300)
+    assert restarted.queues["Q1"].attrs["STATQ"] == "ON" and restarted.queues["Q1"].attrs["ACCTQ"] == "OFF"
+    assert restarted.monitoring_on  # collecting from the start, the first interval ending STATINT later
+    assert restarted._mon_next == clock.time() + 120
