@@ -343,6 +343,8 @@ _WORDS = {
     "STATQ": ("QMGR", "ON", "OFF"),
 }
 _RANGES = {"ACCTINT": (1, 604_800), "STATINT": (1, 604_800)}
+ACTED_ON = frozenset({"STATMQI", "QMSTATQ", "STATINT", "ACCTMQI", "QMACCTQ", "ACCTINT", "STATQ", "ACCTQ"})
+"""Kept attributes the engine acts on (statistics and accounting): MQSC gives no AMQ8491W for them."""
 
 
 def _kept(spec: str, owners: frozenset[str]) -> list[Attribute]:

@@ -22,6 +22,7 @@ from typing import Any
 from syncpoint.mqi import SyncpointError, mqsc_date_time
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import (  # an import list, not logic: other modules import many of the same names
+    ACTED_ON,
     ATTRIBUTES,
     AUTHINFO,
     CHANNEL,
@@ -298,7 +299,9 @@ def has_no_effect(otype: str, keyword: str) -> bool:
     """True for an IBM attribute syncpoint accepts without acting on it (kept and shown, or dropped)."""
     info = _TABLES[otype].get(keyword.upper())
     return keyword.upper() in IGNORED_ATTRIBUTES[otype] or (
-        info is not None and info.attr.keyword in KEPT_ATTRIBUTES.get(otype, frozenset())
+        info is not None
+        and info.attr.keyword in KEPT_ATTRIBUTES.get(otype, frozenset())
+        and info.attr.keyword not in ACTED_ON  # statistics and accounting (engine ``_statistics``)
     )
 
 
