@@ -42,6 +42,7 @@ from ._effects import REPORT
 from ._state import Connection, Handle, LocalQueue, Message
 
 ON, NONE = "ON", "NONE"
+_UNSEEN: Any = object()  # a queue not yet looked at in this interval (None: looked at, not collected)
 _BROWSE_OPTS = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 
 
@@ -160,20 +161,19 @@ class QTally:
         self.puts_failed = self.put1s_failed = self.gets_failed = self.browses_failed = 0
         self.not_queued = self.expired = self.purged = self.opens = 0
         self.opened = self.closed = 0.0
-        self.put_min, self.put_max, self.get_min, self.get_max = [0, 0], [0, 0], [0, 0], [0, 0]
-        self.browse_min, self.browse_max = [0, 0], [0, 0]
-        self.qtime_sum, self.qtime_n, self.qtime_min, self.qtime_max = [0, 0], [0, 0], [0, 0], [0, 0]
+        # minimums start at -1 (none yet; written as 0)
+        self.put_min, self.put_max, self.get_min, self.get_max = [-1, -1], [0, 0], [-1, -1], [0, 0]
+        self.browse_min, self.browse_max = [-1, -1], [0, 0]
+        self.qtime_sum, self.qtime_n, self.qtime_min, self.qtime_max = [0, 0], [0, 0], [-1, -1], [0, 0]
 
     def average_qtime(self) -> M.I64:
         """Average microseconds the messages got in the interval stayed on the queue, by persistence."""
         return M.I64(s // n if n else 0 for s, n in zip(self.qtime_sum, self.qtime_n, strict=True))
 
 
-def _note_size(low: list[int], high: list[int], count: list[int], p: int, n: int) -> None:
-    if count[p] == 1 or n < low[p]:
-        low[p] = n
-    if n > high[p]:
-        high[p] = n
+def _low(values: list[int]) -> list[int]:
+    """Minimums as written: 0 where there was none."""
+    return [v if v > 0 else 0 for v in values]
 
 
 def _when(t: float) -> tuple[str, str]:
@@ -189,7 +189,7 @@ class StatisticsMixin(QueueManagerBase):
     monitoring_dropped = 0  # … and those their queue did not take
     _mon_next = 0.0  # wall-clock time of the next interval's end (0: no interval runs)
     _stat_mqi: Tally | None = None
-    _stat_queues: dict[LocalQueue, QTally] | None = None
+    _stat_queues: dict[LocalQueue, QTally | None] | None = None
     _stat_start = 0.0
     _stat_next = 0.0
     _acct_next = 0.0
@@ -243,18 +243,20 @@ class StatisticsMixin(QueueManagerBase):
 
     def _queue_tallies(self, conn: Connection | None, q: LocalQueue, depth: int) -> tuple[QTally | None, QTally | None]:
         """The queue's statistics tally and the connection's accounting tally for it (None: not collected); a
-        tally made now starts from ``depth``, the queue's depth before the call."""
+        tally made now starts from ``depth``, the queue's depth before the call. Whether a queue is collected is
+        decided once an interval: a queue that is not is remembered as None."""
         st = None
         stats = self._stat_queues
         if stats is not None:
-            st = stats.get(q)
-            if st is None and self._queue_switch(q, "STATQ", "QMSTATQ"):
-                st = stats[q] = QTally(depth)
+            st = stats.get(q, _UNSEEN)
+            if st is _UNSEEN:
+                st = stats[q] = QTally(depth) if self._queue_switch(q, "STATQ", "QMSTATQ") else None
         at = None
-        if conn is not None and conn.acct_q is not None:
-            at = conn.acct_q.get(q)
-            if at is None and self._queue_switch(q, "ACCTQ", "QMACCTQ"):
-                at = conn.acct_q[q] = QTally(depth)
+        acct = conn.acct_q if conn is not None else None
+        if acct is not None:
+            at = acct.get(q, _UNSEEN)
+            if at is _UNSEEN:
+                at = acct[q] = QTally(depth) if self._queue_switch(q, "ACCTQ", "QMACCTQ") else None
         return st, at
 
     # -- the hooks the MQI path calls when ``monitoring_on`` ------------------------------------------
@@ -272,23 +274,39 @@ class StatisticsMixin(QueueManagerBase):
         conn.acct_start = conn.connected = self.clock.time()
 
     def mon_put(self, conn: Connection, q: LocalQueue, m: Message) -> None:
+        """A put (or MQPUT1) that put ``m`` on ``q``: integer additions to the tallies that exist."""
         p = 1 if m.persistent else 0
         n = len(m.data)
         put1 = self._put1_active
-        for t in (self._stat_mqi, conn.acct):
-            if t is not None:
-                (t.put1s if put1 else t.puts)[p] += 1
-                t.put_bytes[p] += n
-        for qt in self._queue_tallies(conn, q, q.depth - 1):
-            if qt is not None:
-                counts = qt.put1s if put1 else qt.puts
-                counts[p] += 1
-                qt.put_bytes[p] += n
-                if q.depth > qt.max_depth:
-                    qt.max_depth = q.depth
-                _note_size(qt.put_min, qt.put_max, [a + b for a, b in zip(qt.puts, qt.put1s, strict=True)], p, n)
+        t = self._stat_mqi
+        if t is not None:
+            (t.put1s if put1 else t.puts)[p] += 1
+            t.put_bytes[p] += n
+        t = conn.acct
+        if t is not None:
+            (t.put1s if put1 else t.puts)[p] += 1
+            t.put_bytes[p] += n
+        stats = self._stat_queues
+        st = stats.get(q, _UNSEEN) if stats is not None else None
+        acct = conn.acct_q
+        at = acct.get(q, _UNSEEN) if acct is not None else None
+        if st is _UNSEEN or at is _UNSEEN:
+            st, at = self._queue_tallies(conn, q, q.depth - 1)
+        if st is not None:
+            (st.put1s if put1 else st.puts)[p] += 1
+            st.put_bytes[p] += n
+            if q.depth > st.max_depth:
+                st.max_depth = q.depth
+        if at is not None:
+            (at.put1s if put1 else at.puts)[p] += 1
+            at.put_bytes[p] += n
+            if at.put_min[p] < 0 or n < at.put_min[p]:
+                at.put_min[p] = n
+            if n > at.put_max[p]:
+                at.put_max[p] = n
 
     def mon_got(self, conn: Connection, q: LocalQueue, m: Message, browse: int, now: float) -> None:
+        """A get or browse of ``m`` from ``q`` (after a get, ``q.depth`` is already one less)."""
         p = 1 if m.persistent else 0
         n = len(m.data)
         for t in (self._stat_mqi, conn.acct):
@@ -299,23 +317,37 @@ class StatisticsMixin(QueueManagerBase):
                 else:
                     t.gets[p] += 1
                     t.get_bytes[p] += n
-        for qt in self._queue_tallies(conn, q, q.depth if browse else q.depth + 1):
+        stats = self._stat_queues
+        st = stats.get(q, _UNSEEN) if stats is not None else None
+        acct = conn.acct_q
+        at = acct.get(q, _UNSEEN) if acct is not None else None
+        if st is _UNSEEN or at is _UNSEEN:
+            st, at = self._queue_tallies(conn, q, q.depth if browse else q.depth + 1)
+        for qt in (st, at):
             if qt is None:
                 continue
             if browse:
                 qt.browses[p] += 1
                 qt.browse_bytes[p] += n
-                _note_size(qt.browse_min, qt.browse_max, qt.browses, p, n)
+                if qt.browse_min[p] < 0 or n < qt.browse_min[p]:
+                    qt.browse_min[p] = n
+                if n > qt.browse_max[p]:
+                    qt.browse_max[p] = n
                 continue
             qt.gets[p] += 1
             qt.get_bytes[p] += n
-            _note_size(qt.get_min, qt.get_max, qt.gets, p, n)
+            if qt.get_min[p] < 0 or n < qt.get_min[p]:
+                qt.get_min[p] = n
+            if n > qt.get_max[p]:
+                qt.get_max[p] = n
             if q.depth < qt.min_depth:
                 qt.min_depth = q.depth
-            stay = max(0, int((now - m.put_time) * 1_000_000))
+            stay = int((now - m.put_time) * 1_000_000)
+            if stay < 0:
+                stay = 0
             qt.qtime_sum[p] += stay
             qt.qtime_n[p] += 1
-            if qt.qtime_n[p] == 1 or stay < qt.qtime_min[p]:
+            if qt.qtime_min[p] < 0 or stay < qt.qtime_min[p]:
                 qt.qtime_min[p] = stay
             if stay > qt.qtime_max[p]:
                 qt.qtime_max[p] = stay
@@ -329,9 +361,7 @@ class StatisticsMixin(QueueManagerBase):
                 t.opens[ot] += 1
         q = h.queue
         if q is not None and conn.acct_q is not None and h.remote is None:
-            at = conn.acct_q.get(q)
-            if at is None and self._queue_switch(q, "ACCTQ", "QMACCTQ"):
-                at = conn.acct_q[q] = QTally(q.depth)
+            at = self._queue_tallies(conn, q, q.depth)[1]
             if at is not None:
                 at.opens += 1
                 if not at.opened:
@@ -408,7 +438,7 @@ class StatisticsMixin(QueueManagerBase):
         if conn.acct is not None or conn.acct_q:
             now = self.clock.time()
             for at in (conn.acct_q or {}).values():
-                if at.opens:
+                if at is not None and at.opens:
                     at.closed = now  # MQDISC closed what was still open: the final close
             self._write_accounting(conn, now, disc_type=kind)
 
@@ -457,7 +487,7 @@ class StatisticsMixin(QueueManagerBase):
             self._put_monitoring(M.MQCFT_STATISTICS, M.MQCMD_STATISTICS_MQI, params)
             self._stat_mqi = Tally(len(self.connections))
         if self._stat_queues:
-            records = [self._queue_statistics(q, qt) for q, qt in self._stat_queues.items()]
+            records = [self._queue_statistics(q, qt) for q, qt in self._stat_queues.items() if qt is not None]
             for i in range(0, len(records), M.RECORDS_PER_MESSAGE):
                 chunk = records[i : i + M.RECORDS_PER_MESSAGE]
                 params = [*head, (M.MQIAMO_OBJECT_COUNT, len(chunk)), *chunk]
@@ -543,7 +573,7 @@ class StatisticsMixin(QueueManagerBase):
             self._put_monitoring(M.MQCFT_ACCOUNTING, M.MQCMD_ACCOUNTING_MQI, params)
             conn.acct = Tally()
         if conn.acct_q:
-            records = [self._queue_accounting(q, qt) for q, qt in conn.acct_q.items()]
+            records = [self._queue_accounting(q, qt) for q, qt in conn.acct_q.items() if qt is not None]
             for i in range(0, len(records), M.RECORDS_PER_MESSAGE):
                 chunk = records[i : i + M.RECORDS_PER_MESSAGE]
                 params = [*head, (M.MQIAMO_OBJECT_COUNT, len(chunk)), *chunk]
@@ -567,19 +597,19 @@ class StatisticsMixin(QueueManagerBase):
             (M.MQIAMO_PUT1S, list(qt.put1s)),
             (M.MQIAMO_PUT1S_FAILED, qt.put1s_failed),
             (M.MQIAMO64_PUT_BYTES, M.I64(qt.put_bytes)),
-            (M.MQIAMO_PUT_MIN_BYTES, list(qt.put_min)),
+            (M.MQIAMO_PUT_MIN_BYTES, _low(qt.put_min)),
             (M.MQIAMO_PUT_MAX_BYTES, list(qt.put_max)),
             (M.MQIAMO_GETS, list(qt.gets)),
             (M.MQIAMO_GETS_FAILED, qt.gets_failed),
             (M.MQIAMO64_GET_BYTES, M.I64(qt.get_bytes)),
-            (M.MQIAMO_GET_MIN_BYTES, list(qt.get_min)),
+            (M.MQIAMO_GET_MIN_BYTES, _low(qt.get_min)),
             (M.MQIAMO_GET_MAX_BYTES, list(qt.get_max)),
             (M.MQIAMO_BROWSES, list(qt.browses)),
             (M.MQIAMO_BROWSES_FAILED, qt.browses_failed),
             (M.MQIAMO64_BROWSE_BYTES, M.I64(qt.browse_bytes)),
-            (M.MQIAMO_BROWSE_MIN_BYTES, list(qt.browse_min)),
+            (M.MQIAMO_BROWSE_MIN_BYTES, _low(qt.browse_min)),
             (M.MQIAMO_BROWSE_MAX_BYTES, list(qt.browse_max)),
-            (M.MQIAMO_Q_TIME_MIN, M.I64(qt.qtime_min)),
+            (M.MQIAMO_Q_TIME_MIN, M.I64(_low(qt.qtime_min))),
             (M.MQIAMO_Q_TIME_AVG, qt.average_qtime()),
             (M.MQIAMO_Q_TIME_MAX, M.I64(qt.qtime_max)),
         ]
