@@ -50,6 +50,7 @@ The map: one module per rule or verb
 ``_subscribe``      MQSUB, MQSUBRQ, closing subscriptions, administrative subscriptions
 ``_authority``      authority checks (IBM's OAM) and SET / DELETE / DISPLAY AUTHREC; the rules as data in ``_oam``
 ``_effects``        what a call leaves for the host: store batch, wakes, system puts — and why as data
+``_statistics``     statistics and accounting messages (STATMQI, STATQ, ACCTMQI, ACCTQ), their intervals
 ``_state``          the nouns: messages, local queues, connections, handles, units of work
 ``_base``           the shared state and the helpers every verb uses
 ==================  ==========================================================================================
