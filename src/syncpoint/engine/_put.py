@@ -246,6 +246,8 @@ class PutMixin(QueueManagerBase):
             self._shared_put(conn, q, m, syncpoint)
             q.counts.puts += 1
             self.stat_puts += 1
+            if self.monitoring_on:
+                self.mon_put(conn, q, m)  # the MQI counts (``_statistics``; a shared queue has no queue record)
             if stored["Report"] & MQRO_COA and remote is None:
                 self._confirm_on_arrival(m, self._uow(conn) if syncpoint else None)  # COA, as on a private queue
             return reason
