@@ -171,6 +171,35 @@ class QTally:
         return M.I64(s // n if n else 0 for s, n in zip(self.qtime_sum, self.qtime_n, strict=True))
 
 
+def _count_got(qt: QTally, q: LocalQueue, m: Message, browse: int, p: int, n: int, now: float) -> None:
+    """A get or browse in a queue's tally: counts, sizes, the lowest depth, the time the message stayed."""
+    if browse:
+        qt.browses[p] += 1
+        qt.browse_bytes[p] += n
+        if qt.browse_min[p] < 0 or n < qt.browse_min[p]:
+            qt.browse_min[p] = n
+        if n > qt.browse_max[p]:
+            qt.browse_max[p] = n
+        return
+    qt.gets[p] += 1
+    qt.get_bytes[p] += n
+    if qt.get_min[p] < 0 or n < qt.get_min[p]:
+        qt.get_min[p] = n
+    if n > qt.get_max[p]:
+        qt.get_max[p] = n
+    if q.depth < qt.min_depth:
+        qt.min_depth = q.depth
+    stay = int((now - m.put_time) * 1_000_000)
+    if stay < 0:
+        stay = 0
+    qt.qtime_sum[p] += stay
+    qt.qtime_n[p] += 1
+    if qt.qtime_min[p] < 0 or stay < qt.qtime_min[p]:
+        qt.qtime_min[p] = stay
+    if stay > qt.qtime_max[p]:
+        qt.qtime_max[p] = stay
+
+
 def _low(values: list[int]) -> list[int]:
     """Minimums as written: 0 where there was none."""
     return [v if v > 0 else 0 for v in values]
@@ -309,48 +338,32 @@ class StatisticsMixin(QueueManagerBase):
         """A get or browse of ``m`` from ``q`` (after a get, ``q.depth`` is already one less)."""
         p = 1 if m.persistent else 0
         n = len(m.data)
-        for t in (self._stat_mqi, conn.acct):
-            if t is not None:
-                if browse:
-                    t.browses[p] += 1
-                    t.browse_bytes[p] += n
-                else:
-                    t.gets[p] += 1
-                    t.get_bytes[p] += n
+        t = self._stat_mqi
+        if t is not None:
+            if browse:
+                t.browses[p] += 1
+                t.browse_bytes[p] += n
+            else:
+                t.gets[p] += 1
+                t.get_bytes[p] += n
+        t = conn.acct
+        if t is not None:
+            if browse:
+                t.browses[p] += 1
+                t.browse_bytes[p] += n
+            else:
+                t.gets[p] += 1
+                t.get_bytes[p] += n
         stats = self._stat_queues
         st = stats.get(q, _UNSEEN) if stats is not None else None
         acct = conn.acct_q
         at = acct.get(q, _UNSEEN) if acct is not None else None
         if st is _UNSEEN or at is _UNSEEN:
             st, at = self._queue_tallies(conn, q, q.depth if browse else q.depth + 1)
-        for qt in (st, at):
-            if qt is None:
-                continue
-            if browse:
-                qt.browses[p] += 1
-                qt.browse_bytes[p] += n
-                if qt.browse_min[p] < 0 or n < qt.browse_min[p]:
-                    qt.browse_min[p] = n
-                if n > qt.browse_max[p]:
-                    qt.browse_max[p] = n
-                continue
-            qt.gets[p] += 1
-            qt.get_bytes[p] += n
-            if qt.get_min[p] < 0 or n < qt.get_min[p]:
-                qt.get_min[p] = n
-            if n > qt.get_max[p]:
-                qt.get_max[p] = n
-            if q.depth < qt.min_depth:
-                qt.min_depth = q.depth
-            stay = int((now - m.put_time) * 1_000_000)
-            if stay < 0:
-                stay = 0
-            qt.qtime_sum[p] += stay
-            qt.qtime_n[p] += 1
-            if qt.qtime_min[p] < 0 or stay < qt.qtime_min[p]:
-                qt.qtime_min[p] = stay
-            if stay > qt.qtime_max[p]:
-                qt.qtime_max[p] = stay
+        if st is not None:
+            _count_got(st, q, m, browse, p, n, now)
+        if at is not None:
+            _count_got(at, q, m, browse, p, n, now)
 
     def mon_opened(self, conn: Connection, h: Handle) -> None:
         if self._put1_active:
