@@ -283,3 +283,19 @@ def test_the_switches_and_intervals_survive_a_restart_and_start_collecting_at_on
     assert restarted.queues["Q1"].attrs["STATQ"] == "ON" and restarted.queues["Q1"].attrs["ACCTQ"] == "OFF"
     assert restarted.monitoring_on  # collecting from the start, the first interval ending STATINT later
     assert restarted._mon_next == clock.time() + 120
+
+
+def test_an_abnormal_end_is_accounted_as_implicit_and_switching_off_stops_the_counting(
+    mon: QueueManager, embedded: Any, clock: FakeClock
+) -> None:
+    mon.admin("alter_qmgr", {"ACCTMQI": "ON"})
+    engine = embedded.engine
+    from syncpoint.host import os_user
+
+    conn = embedded.call(engine.connect, "broken.app", C.MQAT_UNIX, os_user(), 7)  # it will end without MQDISC
+    mon.admin("alter_qmgr", {"ACCTMQI": "OFF"})  # decided at MQCONN: this one is still accounted
+    assert engine.monitoring_on
+    embedded.call(engine.disconnect, conn, True)
+    ((_, v),) = records(mon, ACCTQ)
+    assert v[M.MQIAMO_DISC_TYPE] == M.MQDISCONNECT_IMPLICIT and v[M.MQCACF_APPL_NAME] == "broken.app"
+    assert not engine.monitoring_on  # nothing is counted any more

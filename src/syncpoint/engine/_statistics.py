@@ -454,6 +454,8 @@ class StatisticsMixin(QueueManagerBase):
                 if at is not None and at.opens:
                     at.closed = now  # MQDISC closed what was still open: the final close
             self._write_accounting(conn, now, disc_type=kind)
+        if not self._stat_next and not self._accounting_wanted():
+            self.monitoring_refresh()  # switched off meanwhile: once no connection is accounted, nothing counts
 
     # -- the intervals -------------------------------------------------------------------------------
     def monitoring_due(self) -> None:
