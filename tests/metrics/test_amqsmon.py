@@ -97,3 +97,12 @@ def test_amqsmon_refuses_bad_options_with_its_usage(home: Path) -> None:
         bad = syncpoint_run(home, "amqsmon", *args)
         assert bad.returncode == 255, (args, bad.stdout)
         assert "Usage: amqsmon" in bad.stderr and bad.stdout == ""
+
+
+def test_amqsmon_chooses_records_by_their_interval_with_s_and_e(home: Path) -> None:
+    later = syncpoint_run(home, "amqsmon", "-m", "QMS", "-t", "statistics", "-b", "-a", "-s", "2000-01-01 00.00.00")
+    assert later.returncode == 0 and later.stdout.startswith("MonitoringType: MQIStatistics\n")
+    earlier = syncpoint_run(home, "amqsmon", "-m", "QMS", "-t", "statistics", "-b", "-e", "2000-01-01 00.00.00")
+    assert earlier.returncode == 1 and earlier.stdout == "0 Records Processed.\n"  # every record ends later
+    bad = syncpoint_run(home, "amqsmon", "-m", "QMS", "-t", "statistics", "-s", "yesterday")
+    assert bad.returncode == 255 and "YYYY-MM-DD HH.MM.SS" in bad.stderr

@@ -3,14 +3,16 @@
 IBM's options and output (amqsmon, "Display formatted monitoring information"):
 
     amqsmon -m QMgrName -t statistics|accounting [-b] [-a | -q [QueueName] | -c [ChannelName] | -i ConnectionId]
-            [-d Depth] [-w TimeOut] [-l Parameter,...]
+            [-d Depth] [-w TimeOut] [-l Parameter,...] [-s StartTime] [-e EndTime]
 
 ``-t`` picks the queue: SYSTEM.ADMIN.STATISTICS.QUEUE or SYSTEM.ADMIN.ACCOUNTING.QUEUE. ``-a``: only MQI records
 (MQIStatistics / MQIAccounting); ``-q``: only queue records, of that queue if named (a queue record's groups of
 other queues are not shown); ``-c``: only channel statistics; ``-i``: only the accounting of that connection
 (its ConnectionId in hexadecimal, 48 digits). ``-b`` browses: the messages stay; otherwise each message shown is
-removed and the others stay where they are. ``-d``: stop after that many records; ``-w``: wait that many seconds
-for a message before ending (0: end at once). ``-l``: show only the parameters named (IBM's names, or numbers).
+removed and the others stay where they are. ``-d``: stop after that many records (``-d`` alone: one); ``-w``:
+wait that many seconds for a message before ending (0: end at once). ``-l``: show only the parameters named (IBM's
+numbers, or their names). ``-s`` / ``-e`` ``"YYYY-MM-DD HH.MM.SS"`` (local time): only the records whose interval
+starts at or after ``-s`` and ends at or before ``-e``.
 
 Each message prints as amqsmon prints it: ``MonitoringType: QueueStatistics``, then one line a parameter —
 ``Name: value``, strings quoted (``'Q1'``), lists in brackets (``[0, 3]``), byte strings as ``x'…'``, integers
@@ -47,7 +49,9 @@ USAGE = (
     "               [-b]                     # Only browse records\n"
     "               [-d <depth>]             # Number of records to display\n"
     "               [-w <timeout>]           # Time to wait (in seconds)\n"
-    "               [-l <fieldlist,...>]     # Display only these fields"
+    "               [-l <fieldlist,...>]     # Display only these fields\n"
+    "               [-s <startTime>]         # Start time of record to process\n"
+    "               [-e <endTime>]           # End time of record to process"
 )
 _BY_NAME = {
     name.lower(): number
@@ -69,6 +73,8 @@ class Options:
         self.depth = -1
         self.wait = 0
         self.fields: set[int] | None = None
+        self.start: float | None = None  # -s / -e: the records whose interval lies between (local time)
+        self.end: float | None = None
         filters = 0
         chosen = ""  # the filter option given (a, q, c, i), resolved to a record type once -t is known
         i = 0
@@ -113,13 +119,21 @@ class Options:
                         raise ValueError("-i takes a ConnectionId of 48 hexadecimal digits")
                 chosen = flag
             elif flag in "dw":
-                text = value()
-                if not text.isdigit():
+                text = value(optional=True)  # IBM's: -d alone is one record, -w alone no wait
+                if text and not text.isdigit():
                     raise ValueError(f"-{flag} takes a number")
                 if flag == "d":
-                    self.depth = int(text)
+                    self.depth = int(text) if text else 1
+                    if self.depth <= 0:
+                        raise ValueError("-d takes a number of records, 1 or more")
                 else:
-                    self.wait = int(text)
+                    self.wait = int(text) if text else 0
+            elif flag in "se":
+                when = _moment(value(), end=flag == "e")
+                if flag == "s":
+                    self.start = when
+                else:
+                    self.end = when
             elif flag == "l":
                 self.fields = set()
                 for name in value().split(","):
@@ -148,6 +162,19 @@ class Options:
             "i": 0,
             "": 0,
         }[flag]
+
+
+def _moment(text: str, end: bool = False) -> float:
+    """``YYYY-MM-DD HH.MM.SS`` (local time, as IBM's amqsmon reads -s / -e; the time may be left out: the start or
+    the end of the day) as seconds since the epoch."""
+    import time as _time
+
+    parts = text.split()
+    clock = parts[1] if len(parts) > 1 else ("23.59.59" if end else "00.00.00")
+    try:
+        return _time.mktime(_time.strptime(f"{parts[0]} {clock}", "%Y-%m-%d %H.%M.%S"))
+    except (ValueError, IndexError, OverflowError):
+        raise ValueError(f"{text!r} is not a time of the form YYYY-MM-DD HH.MM.SS") from None
 
 
 def _text(raw: bytes) -> str:
@@ -217,6 +244,15 @@ def matches(opts: Options, data: bytes) -> bool:
         for p in every
     ):
         return False
+    if opts.start is not None or opts.end is not None:
+        top = {p.Parameter: _text(p.String) for p in params if isinstance(p, MQCFST)}
+        try:
+            start = _moment(f"{top[M.MQCAMO_START_DATE]} {top[M.MQCAMO_START_TIME]}")
+            end = _moment(f"{top[M.MQCAMO_END_DATE]} {top[M.MQCAMO_END_TIME]}")
+        except (KeyError, ValueError):
+            return False
+        if (opts.start is not None and start < opts.start) or (opts.end is not None and end > opts.end):
+            return False
     return opts.connection is None or any(
         isinstance(p, MQCFBS) and p.Parameter == M.MQBACF_CONNECTION_ID and bytes(p.String) == opts.connection
         for p in every
