@@ -61,6 +61,8 @@ def test_change_q_sets_a_queues_statq_and_acctq(server: CommandServer, qm: Queue
     assert qm.admin("lookup", "QLOCAL", "Q1").attrs["STATQ"] == "ON"
     run(server, K.MQCMD_CHANGE_Q, [name, local, MQCFIN(C.MQIA_ACCOUNTING_Q, C.MQMON_Q_MGR)])
     assert qm.admin("lookup", "QLOCAL", "Q1").attrs["ACCTQ"] == "QMGR"
+    ((_, shown),) = run(server, K.MQCMD_INQUIRE_Q, [name])  # Inquire Queue answers them as IBM's values
+    assert shown[C.MQIA_STATISTICS_Q].Value == C.MQMON_ON and shown[C.MQIA_ACCOUNTING_Q].Value == C.MQMON_Q_MGR
 
 
 @pytest.mark.parametrize(

@@ -176,13 +176,13 @@ class Request:
 
 # a queue's kept monitoring attributes by selector (the queue manager's are mqi.qmgr_selectors')
 _MONITOR_WORDS = {"QMGR": C.MQMON_Q_MGR, "ON": C.MQMON_ON, "OFF": C.MQMON_OFF}
-_KEPT_QUEUE_SELECTORS = {C.MQIA_STATISTICS_Q: ("STATQ", _MONITOR_WORDS), C.MQIA_ACCOUNTING_Q: ("ACCTQ", _MONITOR_WORDS)}
+KEPT_QUEUE_SELECTORS = {C.MQIA_STATISTICS_Q: ("STATQ", _MONITOR_WORDS), C.MQIA_ACCOUNTING_Q: ("ACCTQ", _MONITOR_WORDS)}
 
 
 def _kept_selector(otype: str, pid: int) -> tuple[str, Any] | None:
     if otype == QMGR:
         return KEPT_QMGR_SELECTORS.get(pid)
-    return _KEPT_QUEUE_SELECTORS.get(pid) if otype in QUEUE_TYPES else None
+    return KEPT_QUEUE_SELECTORS.get(pid) if otype in QUEUE_TYPES else None
 
 
 def _kept_word(kept: tuple[str, Any], p: Param) -> Any:

@@ -44,7 +44,7 @@ from . import _constants as K
 from ._channels import CHANNEL_HANDLERS
 from ._connection import HANDLERS as CONNECTION_HANDLERS
 from ._namelist import HANDLERS as NAMELIST_HANDLERS
-from ._request import CommandFailedError, Request, attr_value_to_pcf, passes_filter
+from ._request import KEPT_QUEUE_SELECTORS, CommandFailedError, Request, attr_value_to_pcf, passes_filter
 from ._structs import (  # an import list, not logic: other modules import many of the same names
     MQCFBS,
     MQCFH,
@@ -291,6 +291,9 @@ class CommandServer:
             for sel in KEPT_QMGR_SELECTORS:  # what MQINQ answers of the attributes kept without effect
                 if (kept := kept_qmgr_value(d.attrs, sel)) is not None:
                     add(sel, kept, char_attr_length(sel) if sel >= C.MQCA_FIRST else 0)
+        if otype in (QLOCAL, QMODEL):  # StatisticsQ, AccountingQ: kept as IBM's words, answered as MQMON_*
+            for sel, (key, words) in KEPT_QUEUE_SELECTORS.items():
+                add(sel, words.get(d.attrs.get(key), C.MQMON_Q_MGR))
         for attr in attributes_for(otype):
             if not attr.selector or attr.selector in (C.MQCA_Q_MGR_NAME,):
                 continue
