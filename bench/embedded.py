@@ -384,6 +384,17 @@ def pq_16_putters(duration: float, threads: int, prof: Profiler) -> tuple[Timed,
 # ------------------------------------------------------------------------------------------------------
 
 
+def monitoring(qm: syncpoint.QueueManager) -> None:
+    """SYNCPOINT_BENCH_QMGR_ATTRS (JSON: queue manager attributes, e.g. STATMQI ON): set them, with the statistics
+    and accounting queues, so bench/metrics_cost.py --statistics can compare the rows with them on and off."""
+    attrs = os.environ.get("SYNCPOINT_BENCH_QMGR_ATTRS")
+    if attrs:
+        for name in ("SYSTEM.ADMIN.STATISTICS.QUEUE", "SYSTEM.ADMIN.ACCOUNTING.QUEUE"):
+            if qm.admin("lookup", "QLOCAL", name) is None:
+                qm.admin("define", "QLOCAL", name, {"MAXDEPTH": 999_999_999})
+        qm.admin("alter_qmgr", json.loads(attrs))
+
+
 @contextlib.contextmanager
 def queue_manager(tag: str) -> Iterator[tuple[str, syncpoint.QueueManager]]:
     """A new SQLite-backed queue manager in a temporary home with queue Q1; closed and removed after."""
@@ -391,6 +402,7 @@ def queue_manager(tag: str) -> Iterator[tuple[str, syncpoint.QueueManager]]:
         create_queue_manager(QMGR, home=home)
         qm = syncpoint.connect(QMGR, home=home)
         qm.admin("define", "QLOCAL", QUEUE, {"MAXDEPTH": 999_999_999})
+        monitoring(qm)
         try:
             yield home, qm
         finally:

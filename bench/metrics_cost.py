@@ -3,6 +3,11 @@
 
     .venv/bin/python bench/metrics_cost.py --before REF          # REF: the commit without the metrics
     .venv/bin/python bench/metrics_cost.py --before REF --rounds 3 --seconds 5
+    .venv/bin/python bench/metrics_cost.py --statistics          # this checkout: STATMQI/STATQ/ACCTMQI off vs on
+
+With ``--statistics`` both sides are this checkout: "off" as created (every statistics and accounting switch OFF,
+IBM's default), "on" with STATMQI(ON) STATQ(ON) ACCTMQI(ON) ACCTQ(ON) set before the rows connect (through
+SYNCPOINT_BENCH_QMGR_ATTRS, which bench/server.py and bench/embedded.py read), so every call is counted.
 
 "before" is the tree of ``REF`` (``git archive``, imported through PYTHONPATH), "after" this checkout. Each round
 runs every row once with each, in alternating order: server rows 1-3 (bench/server.py, syncpoint only when
@@ -47,9 +52,15 @@ def scrape_while(stop: threading.Event, counts: list[int]) -> None:
             pass
 
 
-def run_rows(tree: Path, kind: str, rows: str, seconds: float, scrape: bool) -> dict[str, float]:
+STATISTICS_ON = '{"STATMQI": "ON", "QMSTATQ": "ON", "ACCTMQI": "ON", "QMACCTQ": "ON"}'
+
+
+def run_rows(
+    tree: Path, kind: str, rows: str, seconds: float, scrape: bool, extra: dict[str, str] | None = None
+) -> dict[str, float]:
     """messages/s by row label, from the bench's markdown table."""
     env = {"PYTHONPATH": str(tree / "src"), "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin"}
+    env.update(extra or {})
     if kind == "server":
         cmd = [sys.executable, str(tree / "bench" / "server.py"), "--rows", rows, "--rounds", "1"]
         cmd += ["--seconds", str(seconds), "--plain"]
@@ -81,22 +92,31 @@ def run_rows(tree: Path, kind: str, rows: str, seconds: float, scrape: bool) -> 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--before", required=True, help="git ref of the tree without the metrics")
+    ap.add_argument("--before", help="git ref of the tree without the metrics")
+    ap.add_argument("--statistics", action="store_true", help="compare statistics and accounting off and on")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=5.0)
     a = ap.parse_args()
+    if not a.statistics and not a.before:
+        ap.error("give --before REF, or --statistics")
     results: dict[str, dict[str, list[float]]] = {"before": {}, "after": {}}
+    extra = {"before": {}, "after": {"SYNCPOINT_BENCH_QMGR_ATTRS": STATISTICS_ON} if a.statistics else {}}
     with tempfile.TemporaryDirectory() as tmp:
-        trees = {"before": extract(a.before, Path(tmp) / "before"), "after": ROOT}
+        before = ROOT if a.statistics else extract(a.before, Path(tmp) / "before")
+        trees = {"before": before, "after": ROOT}
         for r in range(a.rounds):
             order = ["before", "after"] if r % 2 == 0 else ["after", "before"]
             for kind, rows in (("server", "1,2,3"), ("embedded", "3a,5r")):
                 for side in order:
-                    got = run_rows(trees[side], kind, rows, a.seconds, scrape=side == "after")
+                    scrape = side == "after" and not a.statistics
+                    got = run_rows(trees[side], kind, rows, a.seconds, scrape, extra[side])
                     for row, rate in got.items():
                         results[side].setdefault(row, []).append(rate)
                     print(f"round {r + 1} {side} {kind}: {got}", file=sys.stderr, flush=True)
-    print("| row | before (msg/s) | after, metrics on (msg/s) | after / before |")
+    if a.statistics:
+        print("| row | statistics and accounting off (msg/s) | STATMQI, STATQ, ACCTMQI, ACCTQ on (msg/s) | on / off |")
+    else:
+        print("| row | before (msg/s) | after, metrics on (msg/s) | after / before |")
     print("|---|---|---|---|")
     for row in sorted(results["before"]):
         b = statistics.median(results["before"][row])

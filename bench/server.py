@@ -220,6 +220,11 @@ class Syncpoint:
         import syncpoint
 
         self.qm = syncpoint.connect(QMGR, home=self.home)
+        attrs = os.environ.get("SYNCPOINT_BENCH_QMGR_ATTRS")  # bench/metrics_cost.py --statistics: e.g. STATMQI ON
+        if attrs:
+            for name in ("SYSTEM.ADMIN.STATISTICS.QUEUE", "SYSTEM.ADMIN.ACCOUNTING.QUEUE"):
+                self.qm.admin("define", "QLOCAL", name, {"MAXDEPTH": 999_999_999}, replace=True)
+            self.qm.admin("alter_qmgr", json.loads(attrs))
         info = json.loads((self.home / "qmgrs" / QMGR / "server.json").read_text())
         self.cpus = info.get("cpus") or "all"
         self.busy_poll = bool(info.get("busy_poll"))

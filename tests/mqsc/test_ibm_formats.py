@@ -157,8 +157,8 @@ def _other_value(otype: str, keyword: str) -> str:
     a = info.attr
     if info.flag_value is not None:
         return keyword
-    if a.kind == "enum":
-        word = next(w for w, v in a.values.items() if v != a.default)
+    if a.kind == "enum" or (a.kind == "str" and a.values):  # a kept word attribute: one of IBM's words (STATQ)
+        word = next(w for w, v in a.values.items() if v != a.default and w != a.default)
         return f"{keyword}({word})"
     if a.kind == "int":
         value = a.default + 1 if a.default + 1 <= a.high else a.default - 1

@@ -373,6 +373,7 @@ _TOOL_MODULES = (
     "_dlqmsg",
     "_pcf",
     "_amqsevt",
+    "_amqsmon",
     "_compat",
     "_flow",
     "_channel",

@@ -185,6 +185,8 @@ class AdminMixin(QueueManagerBase):
         if otype == QLOCAL:
             self.queues[name] = q = LocalQueue(d, self._expiry_candidates)
             self.triggering.queue_added(q)
+            if "ON" in (base.get("STATQ"), base.get("ACCTQ")):
+                self.monitoring_refresh()  # a queue that collects statistics or accounting of its own
         b = self._b()
         b.put_objects.append((otype, name, d.to_bytes()))
         b.durable = True
@@ -280,6 +282,8 @@ class AdminMixin(QueueManagerBase):
             return self.shared.clear(name)
         gone = q.clear_messages()
         q.counts.purged += len(gone)
+        if self.monitoring_on:
+            self.mon_discarded(q, purged=len(gone))
         if any(m.persistent for m in gone):
             b = self._b()
             b.delete_queue_messages.append(name)

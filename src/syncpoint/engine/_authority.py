@@ -123,6 +123,7 @@ ADMIN_AUTHORITIES: dict[str, tuple[str | None, int | None, str]] = {
     "list_objects": ("qmgr", None, "dsp"),
     "qm_attr": ("qmgr", None, "dsp"),
     "refresh_expiry": ("qmgr", None, "chg"),
+    "reset_statistics": ("qmgr", None, "chg"),
     "qsgdisp": ("qmgr", None, "dsp"),
     "qsg_name": ("qmgr", None, "dsp"),
     "qsg_members": ("qmgr", None, "dsp"),

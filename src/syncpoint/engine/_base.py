@@ -72,6 +72,10 @@ class QueueManagerBase(EffectsRecorder):
     stat_backouts = 0  # MQBACK
     stat_conns = 0  # MQCONN / MQCONNX
     stat_conns_hwm = 0  # the most connections at once
+    # statistics and accounting (``_statistics``): the MQI path calls its hooks only when this is True
+    monitoring_on = False
+    _put1_active = False  # inside MQPUT1: its put counts as a put1, its open and close not at all
+    _mon_next = 0.0  # wall-clock time the next statistics or accounting interval ends (0: none runs)
     # triggering (seed 001)
     triggering: Triggering
     # distributed queuing (issue 23)
@@ -145,6 +149,26 @@ class QueueManagerBase(EffectsRecorder):
         def depth_after_get(self, q: LocalQueue) -> None: ...  # _events
 
         def queue_full(self, q: LocalQueue) -> None: ...  # _events
+
+        def monitoring_refresh(self) -> None: ...  # _statistics
+
+        def monitoring_due(self) -> None: ...  # _statistics
+
+        def mon_connected(self, conn: Connection) -> None: ...  # _statistics
+
+        def mon_disconnected(self, conn: Connection, abnormal: bool) -> None: ...  # _statistics
+
+        def mon_put(self, conn: Connection, q: LocalQueue, m: Message) -> None: ...  # _statistics
+
+        def mon_got(self, conn: Connection, q: LocalQueue, m: Message, browse: int, now: float) -> None: ...
+
+        def mon_opened(self, conn: Connection, h: Handle) -> None: ...  # _statistics
+
+        def mon_closed(self, conn: Connection, h: Handle) -> None: ...  # _statistics
+
+        def mon_count(self, conn: Connection, what: str, otype: int = 0) -> None: ...  # _statistics
+
+        def mon_discarded(self, q: LocalQueue, expired: int = 0, purged: int = 0) -> None: ...  # _statistics
 
         def inhibited(self, reason: int, queue: str, conn: Connection) -> None: ...  # _events
 

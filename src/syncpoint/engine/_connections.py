@@ -44,6 +44,8 @@ class ConnectionsMixin(QueueManagerBase):
         self.stat_conns += 1
         if len(self.connections) > self.stat_conns_hwm:
             self.stat_conns_hwm = len(self.connections)
+        if self.monitoring_on:
+            self.mon_connected(conn)  # statistics and accounting (``_statistics``)
         return conn
 
     def disconnect(self, conn: Connection, abnormal: bool = False) -> None:
@@ -61,12 +63,16 @@ class ConnectionsMixin(QueueManagerBase):
             self._release(conn, list(conn.reserved), None)
         conn.alive = False
         self.connections.pop(conn.hconn, None)
+        if self.monitoring_on:
+            self.mon_disconnected(conn, abnormal)  # the connection's accounting (``_statistics``)
 
     # -- MQCMIT / MQBACK ------------------------------------------------------------------------------
     def commit(self, conn: Connection) -> None:
         self._check_conn(conn)
         self._commit(conn)
         self.stat_commits += 1
+        if self.monitoring_on:
+            self.mon_count(conn, "commits")
 
     def _ending(self, conn: Connection, commit: bool) -> UnitOfWork | None:
         """The first step of MQCMIT and MQBACK alike: the unit of work's shared part ended (queue-sharing groups,
@@ -111,6 +117,8 @@ class ConnectionsMixin(QueueManagerBase):
         carried = self._shared_skip_backout(conn) if self._shared_uows else None  # seed 000 on a shared queue
         self._backout(conn, honour_mark=True)
         self.stat_backouts += 1
+        if self.monitoring_on:
+            self.mon_count(conn, "backouts")
         if carried is not None:
             self._shared_uows[conn.hconn] = carried
 

@@ -62,6 +62,8 @@ class ExpiryMixin(QueueManagerBase):
         q.depth -= 1
         q.counts.expired += 1
         self.expired_discarded += 1
+        if self.monitoring_on:
+            self.mon_discarded(q, expired=1)
         if m.persistent:
             b = self._b()
             b.delete_messages.append(m.seq)
@@ -71,7 +73,10 @@ class ExpiryMixin(QueueManagerBase):
             self._expiration_report(m, keep)
 
     def housekeeping(self) -> None:
-        """Run what is due by the clock: the periodic scan for expired messages (EXPRYINT, seconds)."""
+        """Run what is due by the clock: the periodic scan for expired messages (EXPRYINT, seconds); the end of a
+        statistics or accounting interval (``_statistics``)."""
+        if self._mon_next and self.clock.time() >= self._mon_next:
+            self.monitoring_due()
         if self.shared is not None:
             self._shared_expiry_scan()  # the group's one scanner of shared queues (``_shared_rules``)
         if not self._expiry_candidates:  # the common case, first: no queue holds a message that can expire

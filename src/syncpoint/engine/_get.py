@@ -311,6 +311,8 @@ class GetMixin(QueueManagerBase):
             return result
         # -- apply -----------------------------------------------------------------------------------
         if browse:
+            if self.monitoring_on:
+                self.mon_got(conn, q, m, browse, now)  # statistics and accounting (``_statistics``)
             self._position_cursor(h, m, opts)
             return result
         q.take(m)
@@ -319,6 +321,8 @@ class GetMixin(QueueManagerBase):
         q.depth -= 1
         q.note_get(now, m.put_time)  # LGETDATE / LGETTIME, QTIME
         self.stat_gets += 1
+        if self.monitoring_on:
+            self.mon_got(conn, q, m, 0, now)  # statistics and accounting (``_statistics``)
         if self.qmgr.attrs.get("PERFMEV") == "ENABLED":
             self.depth_after_get(q)  # queue depth events (``_events``)
         if h.options & MQOO_SAVE_ALL_CONTEXT:

@@ -115,6 +115,8 @@ class InquireMixin(QueueManagerBase):
                 chars.append(padded(str(value), char_attr_length(sel)))
             else:
                 ints.append(int(value))
+        if self.monitoring_on:
+            self.mon_count(conn, "inqs", h.otype)  # statistics and accounting (``_statistics``)
         return ints, chars, reason
 
     def _inq_value(self, h: Handle, d: Definition, sel: int) -> Any:
@@ -202,6 +204,8 @@ class InquireMixin(QueueManagerBase):
             except ValueError as e:
                 raise fail(_SET_ERRORS.get(sel, C.MQRC_SELECTOR_ERROR), str(e)) from None
         self._apply_changes(d, changes)
+        if self.monitoring_on:
+            self.mon_count(conn, "sets", h.otype)  # statistics and accounting (``_statistics``)
 
     def _apply_changes(self, d: Definition, changes: dict[str, Any]) -> None:
         if not changes:
@@ -224,5 +228,12 @@ class InquireMixin(QueueManagerBase):
         self.on_attributes_changed(d, before)
 
     def on_attributes_changed(self, d: Definition, before: dict[str, Any]) -> None:
-        """Triggering (seed 001, condition 13: MQSET / ALTER of the trigger attributes, PUT / GET enable)."""
+        """Triggering (seed 001, condition 13: MQSET / ALTER of the trigger attributes, PUT / GET enable); the
+        statistics and accounting switches (``_statistics``)."""
         self.triggering.attributes_changed(d, before)
+        if (
+            d.otype == QMGR
+            or before.get("STATQ") != d.attrs.get("STATQ")
+            or before.get("ACCTQ") != d.attrs.get("ACCTQ")
+        ):
+            self.monitoring_refresh()

@@ -57,6 +57,12 @@ class OpenMixin(QueueManagerBase):
 
     def open(self, conn: Connection, od: MQOD, options: int, selection: str = "") -> Handle:
         """MQOPEN; ``selection`` is the MQOD's SelectionString (version 4), ``_select``."""
+        h = self._open_object(conn, od, options, selection)
+        if self.monitoring_on:
+            self.mon_opened(conn, h)  # statistics and accounting (``_statistics``)
+        return h
+
+    def _open_object(self, conn: Connection, od: MQOD, options: int, selection: str) -> Handle:
         self._check_conn(conn)
         if od.StrucId != b"OD  " or od.Version not in (1, 2, 3, 4):
             raise fail(C.MQRC_OD_ERROR, "the object descriptor is not a valid MQOD")
@@ -233,6 +239,8 @@ class OpenMixin(QueueManagerBase):
         d = Definition(QLOCAL, qname, attrs, now, now, dyn)
         self.definitions[("Q", qname)] = d
         self.queues[qname] = q = LocalQueue(d, self._expiry_candidates)
+        if "ON" in (attrs.get("STATQ"), attrs.get("ACCTQ")):
+            self.monitoring_refresh()  # a queue that collects statistics or accounting of its own
         self.triggering.queue_added(q)
         if dyn == C.MQQDT_PERMANENT_DYNAMIC:
             self._b().put_objects.append((QLOCAL, qname, d.to_bytes()))
@@ -257,6 +265,8 @@ class OpenMixin(QueueManagerBase):
     def close(self, conn: Connection, hobj: Handle | int, options: int = C.MQCO_NONE) -> None:
         h = self._handle(conn, hobj)
         check_close_options(options)
+        if self.monitoring_on:
+            self.mon_closed(conn, h)  # statistics and accounting (``_statistics``)
         if h.otype == C.MQOT_TOPIC:
             return self._close_topic_handle(h, options)  # a publisher's or a subscription's handle (``_subscribe``)
         if options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE):

@@ -95,11 +95,16 @@ class PutMixin(QueueManagerBase):
             opts |= C.MQOO_PASS_ALL_CONTEXT
         elif ctx & C.MQPMO_PASS_IDENTITY_CONTEXT:
             opts |= C.MQOO_PASS_IDENTITY_CONTEXT
-        h = self.open(conn, od, opts)
+        mon = self._put1_active = self.monitoring_on  # statistics count it as a put1 (``_statistics``)
         try:
-            return self._put(conn, h, md, pmo, data, props)
+            h = self.open(conn, od, opts)
+            try:
+                return self._put(conn, h, md, pmo, data, props)
+            finally:
+                self._close(h, C.MQCO_NONE, implicit=True)
         finally:
-            self._close(h, C.MQCO_NONE, implicit=True)
+            if mon:
+                self._put1_active = False
 
     def _put(self, conn: Connection, h: Handle, md: MQMD, pmo: MQPMO, data: bytes, props: Props | None = None) -> int:
         if md.StrucId != b"MD  " or md.Version not in (1, 2):
@@ -241,6 +246,8 @@ class PutMixin(QueueManagerBase):
             self._shared_put(conn, q, m, syncpoint)
             q.counts.puts += 1
             self.stat_puts += 1
+            if self.monitoring_on:
+                self.mon_put(conn, q, m)  # the MQI counts (``_statistics``; a shared queue has no queue record)
             if stored["Report"] & MQRO_COA and remote is None:
                 self._confirm_on_arrival(m, self._uow(conn) if syncpoint else None)  # COA, as on a private queue
             return reason
@@ -251,6 +258,8 @@ class PutMixin(QueueManagerBase):
         self.stat_puts += 1
         if q.depth > c.hi_depth:
             c.hi_depth = q.depth
+        if self.monitoring_on:
+            self.mon_put(conn, q, m)  # statistics and accounting (``_statistics``)
         if syncpoint:
             uow = self._uow(conn)
             uow.puts.append(m)

@@ -51,6 +51,7 @@ The map: one module per rule or verb
 ``_subscribe``      MQSUB, MQSUBRQ, closing subscriptions, administrative subscriptions
 ``_authority``      authority checks (IBM's OAM) and SET / DELETE / DISPLAY AUTHREC; the rules as data in ``_oam``
 ``_effects``        what a call leaves for the host: store batch, wakes, system puts — and why as data
+``_statistics``     statistics and accounting messages (STATMQI, STATQ, ACCTMQI, ACCTQ), their intervals
 ``_state``          the nouns: messages, local queues, connections, handles, units of work
 ``_base``           the shared state and the helpers every verb uses
 ==================  ==========================================================================================
@@ -104,6 +105,7 @@ from ._shared import SharedMixin
 from ._shared_defs import COPY_KIND
 from ._shared_rules import SharedRulesMixin
 from ._state import LocalQueue, Message
+from ._statistics import StatisticsMixin
 from ._subscribe import SubscribeMixin
 from ._tokens import TokensMixin
 from ._trigger import Triggering
@@ -131,6 +133,7 @@ class QueueManager(
     AuthorityMixin,
     MetricsMixin,
     EventsMixin,
+    StatisticsMixin,
 ):
     """One queue manager's state. Not thread-safe by itself: callers serialise (see module doc)."""
 
@@ -162,6 +165,7 @@ class QueueManager(
         self._init_oam(snapshot.objects)  # authority records, groups, the creator (``_authority``)
         self._load_shared(set(snapshot.objects.get(COPY_KIND, {})), set(snapshot.objects.get(DECISION_KIND, {})))
         self._sync_group_subs()  # the group's subscriptions on shared queues: this member's (``_group_pubsub``)
+        self.monitoring_refresh()  # STATMQI / STATQ / ACCTMQI / ACCTQ in force (``_statistics``)
 
     # -- construction ---------------------------------------------------------------------------------
     def _load(self, snap: Snapshot) -> None:

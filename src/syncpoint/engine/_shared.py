@@ -235,6 +235,8 @@ class SharedMixin(SharedDefinitionsMixin):
             h.cursor = None
         q.note_get(now, sm.put_time)
         self.stat_gets += 1
+        if self.monitoring_on:
+            self.mon_got(conn, q, m, 0, now)  # the MQI counts (``_statistics``; a shared queue has no queue record)
         if h.options & C.MQOO_SAVE_ALL_CONTEXT:
             h.saved_context = {f: md.__dict__[f] for f in CONTEXT_IDENTITY + CONTEXT_ORIGIN}
         if opts & C.MQGMO_MARK_SKIP_BACKOUT:

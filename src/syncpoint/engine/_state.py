@@ -383,11 +383,16 @@ class Connection:
     """A connection (MQCONN's Hconn): who it is, its open handles, its unit of work, its reservations."""
 
     __slots__ = (
+        "acct",
+        "acct_q",
+        "acct_seq",
+        "acct_start",
         "alive",
         "appl_name",
         "appl_name28",
         "appl_type",
         "conname",
+        "connected",
         "context",
         "handles",
         "hconn",
@@ -420,6 +425,11 @@ class Connection:
         self.uow: UnitOfWork | None = None
         self.alive = True
         self.reserved: dict[int, Message] = {}  # MsgToken -> message this connection reserved (see reserve)
+        # accounting (ACCTMQI / ACCTQ, ``_statistics``): its MQI tally and its queues' since its last record
+        self.acct: Any = None
+        self.acct_q: dict[LocalQueue, Any] | None = None
+        self.acct_seq = 0
+        self.acct_start = self.connected = 0.0
 
 
 class Handle:

@@ -188,6 +188,10 @@ class QueueManagerHost:
             try:
                 self.engine.housekeeping()
                 result = fn(*args)
+            except MQMIError as e:
+                if self.engine.monitoring_on:  # a failed MQI call: statistics and accounting count it
+                    self.engine.count_failure(getattr(fn, "__name__", ""), args, e.reason)
+                raise
             finally:
                 pending = self._flush()
         finally:
@@ -549,6 +553,7 @@ ADMIN_VERBS = frozenset(
         "queue_names",  # the metrics (issue 36): names, then counts and status by slices
         "queue_metrics",
         "qmgr_metrics",
+        "reset_statistics",  # RESET QMGR TYPE(STATISTICS) (issue 36: statistics messages)
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""

@@ -330,15 +330,34 @@ _KEPT_QMGR = (
 )
 
 
+# the kept attributes that syncpoint acts on (statistics and accounting, engine._statistics): the words each
+# takes, as IBM's MQSC takes them, and the range of their intervals (IBM: 1 to 604800 seconds)
+_WORDS = {
+    "ACCTCONO": ("DISABLED", "ENABLED"),
+    "ACCTMQI": ("OFF", "ON"),
+    "QMACCTQ": ("OFF", "ON", "NONE"),
+    "STATCHL": ("OFF", "LOW", "MEDIUM", "HIGH", "NONE"),
+    "STATMQI": ("OFF", "ON"),
+    "QMSTATQ": ("OFF", "ON", "NONE"),
+    "ACCTQ": ("QMGR", "ON", "OFF"),
+    "STATQ": ("QMGR", "ON", "OFF"),
+}
+_RANGES = {"ACCTINT": (1, 604_800), "STATINT": (1, 604_800)}
+ACTED_ON = frozenset({"STATMQI", "QMSTATQ", "STATINT", "ACCTMQI", "QMACCTQ", "ACCTINT", "STATQ", "ACCTQ"})
+"""Kept attributes the engine acts on (statistics and accounting): MQSC gives no AMQ8491W for them."""
+
+
 def _kept(spec: str, owners: frozenset[str]) -> list[Attribute]:
     out = []
     for item in spec.split():
         if ":" in item:
             kw, number = item.split(":")
-            out.append(Attribute(kw, 0, "int", int(number), owners))
+            low, high = _RANGES.get(kw, (0, 999_999_999))
+            out.append(Attribute(kw, 0, "int", int(number), owners, low=low, high=high))
         else:
             kw, word = item.split("=")
-            out.append(Attribute(kw, 0, "str", word.strip("'"), owners, length=256))
+            values = {w: i for i, w in enumerate(_WORDS.get(kw, ()))}
+            out.append(Attribute(kw, 0, "str", word.strip("'"), owners, length=256, values=values))
     return out
 
 
@@ -436,6 +455,11 @@ def check_value(attr: Attribute, value: Any) -> Any:
         value = value.rstrip(" ")
         if len(value.encode()) > attr.length:
             raise ValueError(f"{attr.keyword} is at most {attr.length} characters long")
+        if attr.values:  # a kept attribute syncpoint acts on: one of IBM's words (STATQ(ON))
+            word = value.strip().upper()
+            if word not in attr.values:
+                raise ValueError(f"{attr.keyword}({value}) is not valid; it takes one of {', '.join(attr.values)}")
+            return word
         return value
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{attr.keyword} takes an integer value")

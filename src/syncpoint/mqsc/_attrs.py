@@ -22,6 +22,7 @@ from typing import Any
 from syncpoint.mqi import SyncpointError, mqsc_date_time
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import (  # an import list, not logic: other modules import many of the same names
+    ACTED_ON,
     ATTRIBUTES,
     AUTHINFO,
     CHANNEL,
@@ -109,7 +110,7 @@ def keyword_syntax(otype: str) -> list[str]:
             continue
         if a.kind == "flag":
             items[a.keyword] = f"[ {a.keyword} | {a.off_word} ]"
-        elif a.kind == "enum":
+        elif a.kind == "enum" or (a.kind == "str" and a.values):  # a kept word attribute (STATQ) too
             items[kw] = f"[ {kw}( {' | '.join(a.values)} ) ]"
         elif a.kind == "names":
             items[kw] = f"[ {kw}( name, ... ) ]"
@@ -298,7 +299,9 @@ def has_no_effect(otype: str, keyword: str) -> bool:
     """True for an IBM attribute syncpoint accepts without acting on it (kept and shown, or dropped)."""
     info = _TABLES[otype].get(keyword.upper())
     return keyword.upper() in IGNORED_ATTRIBUTES[otype] or (
-        info is not None and info.attr.keyword in KEPT_ATTRIBUTES.get(otype, frozenset())
+        info is not None
+        and info.attr.keyword in KEPT_ATTRIBUTES.get(otype, frozenset())
+        and info.attr.keyword not in ACTED_ON  # statistics and accounting (engine ``_statistics``)
     )
 
 

@@ -58,6 +58,7 @@ from ._channel import (
 from ._parser import MqscSyntaxError, Token, tokenize
 from ._pubsub import is_pubsub_command, parse_pubsub_command
 from ._qsg import INDOUBT, THREAD, is_qsg_command, parse_qsg_command, qsg_syntax
+from ._reset import is_reset_qmgr, parse_reset_qmgr
 
 __all__ = [
     "CHSTATUS",
@@ -270,6 +271,13 @@ def parse_command(text: str) -> Request:
     if word in CHANNEL_VERBS and len(tokens) > 1 and tokens[1].keyword in ("CHANNEL", "CHL"):
         req: Request = parse_channel_command(CHANNEL_VERBS[word], tokens, Request)
         return req
+    if is_reset_qmgr(word, tokens):  # RESET QMGR TYPE(STATISTICS) (``_reset``)
+        try:
+            reset: Request = parse_reset_qmgr(tokens, Request)
+        except MqscSyntaxError as e:
+            e.verb = "RESET"
+            raise
+        return reset
     if word in UNSUPPORTED_VERBS:
         return Request(UNSUPPORTED_VERBS[word], unsupported=f"the {UNSUPPORTED_VERBS[word]} command")
     verb = VERBS.get(word)

@@ -166,6 +166,8 @@ def _items(d: Definition, baseline: dict[str, Any] | None, qsgdisp: str = "") ->
         kw, text = format_value(a.keyword, value)
         if text is None:
             item = kw
+        elif a.kind == "str" and a.values and text in a.values:  # a kept word attribute: IBM writes STATQ(ON)
+            item = f"{kw}({text})"
         elif a.kind == "str":
             item = f"{kw}({_quoted(text)})"
         elif a.kind == "names":  # each name quoted, so that its case survives the replay

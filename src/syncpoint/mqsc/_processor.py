@@ -291,6 +291,11 @@ class MqscProcessor:
         what = "One expired message was" if n == 1 else f"{n} expired messages were"
         out.lines.append(f"AMQ8492I: Refresh of expired messages complete. {what} discarded.")
 
+    def _reset(self, req: Request, out: Response) -> None:
+        """RESET QMGR TYPE(STATISTICS): the statistics collected so far are written now (``_reset``)."""
+        self._admin("reset_statistics")
+        out.lines.append(f"AMQ8733I: Reset {_PRODUCT} queue manager accepted.")
+
     # -- DISPLAY -----------------------------------------------------------------------------------------
     def _ping(self, req: Request, out: Response) -> None:
         self._admin("lookup", QMGR, "")  # a round trip to the queue manager

@@ -10,7 +10,8 @@ from typing import Any
 
 from syncpoint.mqi import SyncpointError
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import ATTRIBUTES, QMGR, Attribute, attributes_for
+from syncpoint.mqi.objects import ATTRIBUTES, QMGR, QUEUE_TYPES, Attribute, attributes_for
+from syncpoint.mqi.qmgr_selectors import KEPT_QMGR_SELECTORS
 
 from . import _constants as K
 from ._structs import (
@@ -154,6 +155,10 @@ class Request:
             if pid in self.used:
                 continue
             attr = table.get(pid)
+            kept = _kept_selector(otype, pid)
+            if attr is None and kept is not None:  # an attribute kept as IBM's word (STATMQI: MQMON_ON is "ON")
+                out[kept[0]] = _kept_word(kept, p)
+                continue
             if attr is None:
                 known = ATTRIBUTES.get(_keyword_of(pid))
                 if known is not None:  # an attribute, of another object type
@@ -167,6 +172,33 @@ class Request:
             keyword = "MAXMSGL" if otype == QMGR and attr.keyword == "QMMAXMSGL" else attr.keyword
             out[keyword] = attr_value_from_pcf(attr, p)
         return out
+
+
+# a queue's kept monitoring attributes by selector (the queue manager's are mqi.qmgr_selectors')
+_MONITOR_WORDS = {"QMGR": C.MQMON_Q_MGR, "ON": C.MQMON_ON, "OFF": C.MQMON_OFF}
+KEPT_QUEUE_SELECTORS = {C.MQIA_STATISTICS_Q: ("STATQ", _MONITOR_WORDS), C.MQIA_ACCOUNTING_Q: ("ACCTQ", _MONITOR_WORDS)}
+
+
+def _kept_selector(otype: str, pid: int) -> tuple[str, Any] | None:
+    if otype == QMGR:
+        return KEPT_QMGR_SELECTORS.get(pid)
+    return KEPT_QUEUE_SELECTORS.get(pid) if otype in QUEUE_TYPES else None
+
+
+def _kept_word(kept: tuple[str, Any], p: Param) -> Any:
+    """The PCF value of a kept attribute as the engine keeps it: IBM's word for a value (MQMON_ON -> "ON"), a
+    number or string as given; MQRCCF_PARM_VALUE_ERROR for a value that is none of the attribute's."""
+    key, words = kept
+    if isinstance(p, MQCFIN):
+        if words is None:
+            return p.Value
+        for word, value in words.items():
+            if value == p.Value:
+                return word
+        raise CommandFailedError(K.MQRCCF_ATTR_VALUE_ERROR, f"{p.Value} is not a value of {key}", p.Parameter)
+    if isinstance(p, MQCFST) and words is None:
+        return p.String.decode(errors="replace").rstrip(" \0")
+    raise CommandFailedError(K.MQRCCF_CFIN_PARM_ID_ERROR, f"{key} takes an MQCFIN", p.Parameter)
 
 
 _BYTE_OPERATORS = frozenset(

@@ -25,6 +25,7 @@ from typing import Any
 from syncpoint.client import QueueManager
 from syncpoint.mqi import MQMD, MQOD, MQPMO, MQMIError, blank_strip, matches_generic, mqsc_date_time
 from syncpoint.mqi import constants as C
+from syncpoint.mqi import monitoring as M
 from syncpoint.mqi.objects import (
     AUTHINFO,
     PROCESS,
@@ -43,7 +44,7 @@ from . import _constants as K
 from ._channels import CHANNEL_HANDLERS
 from ._connection import HANDLERS as CONNECTION_HANDLERS
 from ._namelist import HANDLERS as NAMELIST_HANDLERS
-from ._request import CommandFailedError, Request, attr_value_to_pcf, passes_filter
+from ._request import KEPT_QUEUE_SELECTORS, CommandFailedError, Request, attr_value_to_pcf, passes_filter
 from ._structs import (  # an import list, not logic: other modules import many of the same names
     MQCFBS,
     MQCFH,
@@ -290,6 +291,9 @@ class CommandServer:
             for sel in KEPT_QMGR_SELECTORS:  # what MQINQ answers of the attributes kept without effect
                 if (kept := kept_qmgr_value(d.attrs, sel)) is not None:
                     add(sel, kept, char_attr_length(sel) if sel >= C.MQCA_FIRST else 0)
+        if otype in (QLOCAL, QMODEL):  # StatisticsQ, AccountingQ: kept as IBM's words, answered as MQMON_*
+            for sel, (key, words) in KEPT_QUEUE_SELECTORS.items():
+                add(sel, words.get(d.attrs.get(key), C.MQMON_Q_MGR))
         for attr in attributes_for(otype):
             if not attr.selector or attr.selector in (C.MQCA_Q_MGR_NAME,):
                 continue
@@ -315,6 +319,18 @@ class CommandServer:
         if req.params:
             p = next(iter(req.params.values()))
             raise CommandFailedError(K.MQRCCF_PARM_COUNT_TOO_BIG, "Ping Queue Manager takes no parameters", p.Parameter)
+        return []
+
+    def reset_q_mgr(self, req: Request) -> Reply:
+        """Reset Queue Manager with Action MQACT_COLLECT_STATISTICS: RESET QMGR TYPE(STATISTICS) (issue 36). The
+        other actions (recovery logs, publish/subscribe hierarchies) are not syncpoint's: MQRC_FUNCTION_NOT_SUPPORTED.
+        """
+        action = req.integer(M.MQIACF_ACTION, required=True)
+        if action != M.MQACT_COLLECT_STATISTICS:
+            raise CommandFailedError(
+                C.MQRC_FUNCTION_NOT_SUPPORTED, f"Action {action} is not supported", M.MQIACF_ACTION
+            )
+        self._admin("reset_statistics")
         return []
 
     def create_q(self, req: Request) -> Reply:
@@ -606,6 +622,7 @@ _HANDLERS: dict[int, Callable[[CommandServer, Request], Reply]] = {
     K.MQCMD_INQUIRE_Q_STATUS: CommandServer.inquire_q_status,
     K.MQCMD_INQUIRE_Q_MGR: CommandServer.inquire_q_mgr,
     K.MQCMD_CHANGE_Q_MGR: CommandServer.change_q_mgr,
+    M.MQCMD_RESET_Q_MGR: CommandServer.reset_q_mgr,
     K.MQCMD_CREATE_PROCESS: CommandServer.create_process,
     K.MQCMD_COPY_PROCESS: CommandServer.copy_process,
     K.MQCMD_CHANGE_PROCESS: CommandServer.change_process,
