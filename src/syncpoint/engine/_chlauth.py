@@ -38,7 +38,15 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import CHANNEL, MQCHT_SVRCONN, Definition, defaults_for, svrconn_objects
+from syncpoint.mqi.objects import (
+    CHANNEL,
+    MQCHLA_DISABLED,
+    MQCHLA_ENABLED,
+    MQCHT_SVRCONN,
+    Definition,
+    defaults_for,
+    svrconn_objects,
+)
 from syncpoint.store import Batch
 
 from ._admin import AdminMixin
@@ -239,19 +247,12 @@ class ChlauthMixin(AdminMixin):
         batch.counters[MIGRATED] = 1
         return batch
 
-    def alter_qmgr(self, attrs: dict[str, Any]) -> Definition:
-        """ALTER QMGR: CHLAUTH takes ENABLED or DISABLED."""
-        value = attrs.get("CHLAUTH")
-        if value is not None:
-            if str(value).strip().upper() not in ("ENABLED", "DISABLED"):
-                raise fail(C.MQRC_UNEXPECTED_ERROR, f"CHLAUTH({value}) is not ENABLED or DISABLED")
-            attrs = {**attrs, "CHLAUTH": str(value).strip().upper()}
-        return super().alter_qmgr(attrs)
-
     def _load_chlauth(self, objects: dict[str, dict[str, bytes]], counters: dict[str, int]) -> None:
         """At start: the records; a queue manager made before channel authentication gains IBM's SVRCONN channels
         and default rules."""
         self.chlauth = {}
+        if isinstance(self.qmgr.attrs.get("CHLAUTH"), str):  # kept as IBM's word by an older syncpoint
+            self.qmgr.attrs["CHLAUTH"] = MQCHLA_DISABLED if self.qmgr.attrs["CHLAUTH"] == "DISABLED" else MQCHLA_ENABLED
         for raw in objects.get(CHLAUTH_KIND, {}).values():
             r = Rule.from_bytes(raw)
             self.chlauth[r.key] = r
@@ -273,7 +274,7 @@ class ChlauthMixin(AdminMixin):
 
     @property
     def chlauth_enabled(self) -> bool:
-        return str(self.qmgr.attrs.get("CHLAUTH", "ENABLED")).upper() != "DISABLED"
+        return self.qmgr.attrs.get("CHLAUTH", MQCHLA_ENABLED) != MQCHLA_DISABLED
 
     # -- SET / DISPLAY CHLAUTH -----------------------------------------------------------------------------------
     def set_chlauth(self, profile: str, rtype: str, action: str = "ADD", **attrs: Any) -> str:

@@ -180,7 +180,6 @@ _QMGR_IGNORED = frozenset(
         "CHAD",
         "CHADEV",
         "CHADEXIT",
-        "CHLAUTH",
         "CHLEV",
         "CLWLDATA",
         "CLWLEXIT",

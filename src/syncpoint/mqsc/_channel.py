@@ -58,12 +58,12 @@ MAX_CHANNEL_NAME = 20
 REPLY_WAIT_MS = 15_000
 
 
-_UNSUPPORTED_TYPES = frozenset({"SVRCONN", "CLNTCONN", "CLUSSDR", "CLUSRCVR", "AMQP", "MQTT"})
+_UNSUPPORTED_TYPES = frozenset({"CLNTCONN", "CLUSSDR", "CLUSRCVR", "AMQP", "MQTT"})
 
 
 def unsupported_channel_type(tokens: list[Token]) -> str | None:
-    """The phrase for a channel type syncpoint has no such channels of (clients connect to the server's port;
-    there are no clusters), else None."""
+    """The phrase for a channel type syncpoint has no such channels of (client channel tables, clusters), else
+    None."""
     for t in tokens:
         if t.keyword == "CHLTYPE" and (t.value or "").strip().upper() in _UNSUPPORTED_TYPES:
             return f"{(t.value or '').strip().upper()} channels"
@@ -120,7 +120,7 @@ def check_channel_request(req: Any, noun: Token) -> None:
     if req.name is not None:
         _check_name(req.name, noun)
     if req.verb == "DEFINE" and "CHLTYPE" not in req.attrs and req.like is None:
-        raise MqscSyntaxError("DEFINE CHANNEL needs CHLTYPE(SDR|SVR|RCVR|RQSTR)", noun.end)
+        raise MqscSyntaxError("DEFINE CHANNEL needs CHLTYPE(SDR|SVR|RCVR|RQSTR|SVRCONN)", noun.end)
 
 
 def channel_request(qm: Any, request: dict[str, Any]) -> dict[str, Any]:

@@ -47,6 +47,7 @@ from ._attrs import (
     takes_list,
 )
 from ._authrec import is_authrec_command, parse_authrec_command
+from ._chlauth import is_chlauth_command, parse_chlauth_command
 from ._channel import (
     CHANNEL_VERBS,
     CHSTATUS_IGNORED,
@@ -145,7 +146,6 @@ UNSUPPORTED_NOUNS = {
     "LISTENER": "LISTENER",
     "LSTR": "LISTENER",
     "SERVICE": "SERVICE",
-    "CHLAUTH": "CHLAUTH",
     "COMMINFO": "COMMINFO",
     "LSSTATUS": "LSSTATUS",
     "SVSTATUS": "SVSTATUS",
@@ -267,6 +267,13 @@ def parse_command(text: str) -> Request:
             e.verb = e.verb or VERBS.get(word, word)
             raise
         return oam
+    if is_chlauth_command(word, tokens):  # SET / DISPLAY CHLAUTH (``_chlauth``)
+        try:
+            ca: Request = parse_chlauth_command(word, tokens, Request)
+        except MqscSyntaxError as e:
+            e.verb, e.noun = VERBS.get(word, word), "CHLAUTH"
+            raise
+        return ca
     if word in CHANNEL_VERBS and len(tokens) > 1 and tokens[1].keyword in ("CHANNEL", "CHL"):
         req: Request = parse_channel_command(CHANNEL_VERBS[word], tokens, Request)
         return req
