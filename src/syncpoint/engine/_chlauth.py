@@ -68,9 +68,17 @@ DESCR_LENGTH = 64
 ADDRESS_LENGTH = 264
 SSLPEER_LENGTH = 1024
 
-DEFAULT_RULES = (
-    ("SYSTEM.ADMIN.SVRCONN", "ADDRESSMAP", {"address": "*", "usersrc": "CHANNEL", "descr": "Default rule to allow MQ Explorer access"}),
-    ("SYSTEM.*", "ADDRESSMAP", {"address": "*", "usersrc": "NOACCESS", "descr": "Default rule to disable all SYSTEM channels"}),
+DEFAULT_RULES: tuple[tuple[str, str, dict[str, Any]], ...] = (
+    (
+        "SYSTEM.ADMIN.SVRCONN",
+        "ADDRESSMAP",
+        {"address": "*", "usersrc": "CHANNEL", "descr": "Default rule to allow MQ Explorer access"},
+    ),
+    (
+        "SYSTEM.*",
+        "ADDRESSMAP",
+        {"address": "*", "usersrc": "NOACCESS", "descr": "Default rule to disable all SYSTEM channels"},
+    ),
     ("*", "BLOCKUSER", {"userlist": [MQADMIN], "descr": "Default rule to disallow privileged users"}),
 )
 
@@ -220,7 +228,7 @@ class Admission:
         return self.mcauser or asserted
 
 
-class Refused(Exception):
+class RefusedError(Exception):
     """A connection channel authentication refuses: IBM's message for the error log, 2035 for the client."""
 
     def __init__(self, message_id: str, text: str) -> None:
@@ -274,7 +282,7 @@ class ChlauthMixin(AdminMixin):
 
     @property
     def chlauth_enabled(self) -> bool:
-        return self.qmgr.attrs.get("CHLAUTH", MQCHLA_ENABLED) != MQCHLA_DISABLED
+        return bool(self.qmgr.attrs.get("CHLAUTH", MQCHLA_ENABLED) != MQCHLA_DISABLED)
 
     # -- SET / DISPLAY CHLAUTH -----------------------------------------------------------------------------------
     def set_chlauth(self, profile: str, rtype: str, action: str = "ADD", **attrs: Any) -> str:
@@ -360,7 +368,9 @@ class ChlauthMixin(AdminMixin):
         for a in ([r.address] if r.address else []) + r.addrlist:
             why = address_error(a)
             if why is not None:
-                raise fail(C.MQRC_UNEXPECTED_ERROR, f"AMQ8887E: The address '{a}' is not a valid address pattern: {why}.")
+                raise fail(
+                    C.MQRC_UNEXPECTED_ERROR, f"AMQ8887E: The address '{a}' is not a valid address pattern: {why}."
+                )
         if r.usersrc not in USERSRC:
             raise fail(C.MQRC_UNEXPECTED_ERROR, f"USERSRC({r.usersrc}) is not MAP, NOACCESS or CHANNEL")
         if r.chckclnt not in CHCKCLNT:
@@ -478,7 +488,7 @@ class ChlauthMixin(AdminMixin):
         for r in self._blockaddr(address):
             text = f"The remote connection from address '{address}' was blocked by a BLOCKADDR record."
             if not r.warn:
-                raise Refused("AMQ9782E", f"Remote connection blocked. {text}")
+                raise RefusedError("AMQ9782E", f"Remote connection blocked. {text}")
             warnings.append(f"AMQ9787W: {text} (WARN(YES): allowed)")
         best = self._mapping(channel, address, asserted, sslpeer, qmname)
         if best is None:
@@ -490,7 +500,7 @@ class ChlauthMixin(AdminMixin):
                 f"the channel matched a record configured with USERSRC(NOACCESS): {shown}"
             )
             if not best.warn:
-                raise Refused("AMQ9777E", f"Channel was blocked. {text}")
+                raise RefusedError("AMQ9777E", f"Channel was blocked. {text}")
             warnings.append(f"AMQ9787W: {text} (WARN(YES): allowed)")
         mapped = best.mcauser if best.usersrc == "MAP" else None
         return Admission(channel, mcauser, base.maxinst, base.maxinstc, mapped, best.chckclnt, shown, tuple(warnings))
@@ -530,6 +540,6 @@ def default_rules(now: float) -> list[Rule]:
     """IBM's three rules of a new queue manager."""
     out = []
     for profile, rtype, attrs in DEFAULT_RULES:
-        r = Rule(profile, rtype, altered=now, **attrs)  # type: ignore[arg-type]
+        r = Rule(profile, rtype, altered=now, **attrs)
         out.append(r)
     return out

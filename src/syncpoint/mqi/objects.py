@@ -244,7 +244,13 @@ ATTRIBUTES: dict[str, Attribute] = {
         # queue manager (reference/operations.md, CONNAUTH)
         Attribute("CONNAUTH", C.MQCA_CONN_AUTH, "str", SYSTEM_DEFAULT_AUTHINFO, _Q, length=48),
         # channel authentication records checked (``engine._chlauth``): MQCHLA_ENABLED / MQCHLA_DISABLED
-        _enum("CHLAUTH", C.MQIA_CHLAUTH_RECORDS, MQCHLA_ENABLED, _Q, {"ENABLED": MQCHLA_ENABLED, "DISABLED": MQCHLA_DISABLED}),
+        _enum(
+            "CHLAUTH",
+            C.MQIA_CHLAUTH_RECORDS,
+            MQCHLA_ENABLED,
+            _Q,
+            {"ENABLED": MQCHLA_ENABLED, "DISABLED": MQCHLA_DISABLED},
+        ),
         # -- authentication information (AUTHTYPE(IDPWOS): user ids and passwords checked against the password
         # file); the defaults are those of IBM's SYSTEM.DEFAULT.AUTHINFO.IDPWOS
         _enum("AUTHTYPE", C.MQIA_AUTH_INFO_TYPE, MQAIT_IDPW_OS, _AI, {"IDPWOS": MQAIT_IDPW_OS}),

@@ -577,7 +577,7 @@ def connection_pairs(
         "APPLTAG": str(c.get("APPLTAG", "")),
         "APPLTYPE": "SYSTEM" if appltype == C.MQAT_QMGR else "USER",
         "ASTATE": "NONE",
-        "CHANNEL": "",
+        "CHANNEL": str(c.get("CHANNEL", "")),
         "CONNAME": str(c.get("CONNAME", "")),
         "CONNOPTS": "MQCNO_HANDLE_SHARE_BLOCK,MQCNO_SHARED_BINDING",
         "PID": str(c.get("PID", "")),
@@ -647,7 +647,7 @@ def handle_status_pairs(h: Mapping[str, Any], wanted: Iterable[str] | None = Non
         "SET": str(h.get("SET", "NO")),
         "URTYPE": "QMGR",
         "ASTATE": "NONE",  # no asynchronous consumer (MQCB) in syncpoint
-        "CHANNEL": "",
+        "CHANNEL": str(h.get("CHANNEL", "")),
         "CONNAME": str(h.get("CONNAME", "")),
         "OPENOPTS": open_options_words(int(h.get("OPENOPTS", 0))),
         "TID": "*",

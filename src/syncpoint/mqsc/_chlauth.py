@@ -139,11 +139,13 @@ def run_chlauth_command(
     return True
 
 
-def record_pairs(r: dict[str, Any], all_attributes: bool, wanted: list[str] | None = None) -> list[tuple[str, str]]:
+def record_pairs(
+    r: dict[str, Any], all_attributes: bool, wanted: list[str] | None = None
+) -> list[tuple[str, str | None]]:
     """A record as DISPLAY CHLAUTH lists it: CHLAUTH and TYPE, then the type's identity and mapping (with ALL or
     named: DESCR, WARN, CHCKCLNT, ALTDATE, ALTTIME)."""
     t = r["type"]
-    pairs: list[tuple[str, str]] = [("CHLAUTH", r["profile"]), ("TYPE", t)]
+    pairs: list[tuple[str, str | None]] = [("CHLAUTH", r["profile"]), ("TYPE", t)]
     rest: list[tuple[str, str]] = []
     if t == "BLOCKADDR":
         rest.append(("ADDRLIST", ",".join(r["addrlist"])))
@@ -174,8 +176,13 @@ def set_chlauth_lines(records: list[dict[str, Any]]) -> list[str]:
     out = []
     for r in records:
         items = [f"SET CHLAUTH('{r['profile']}')", f"TYPE({r['type']})"]
-        for kw, value in record_pairs(r, True)[2:]:
-            if kw in ("ALTDATE", "ALTTIME") or (kw in ("DESCR", "MCAUSER") and not value) or (kw == "WARN" and value == "NO"):
+        for kw, shown in record_pairs(r, True)[2:]:
+            value = shown or ""
+            if (
+                kw in ("ALTDATE", "ALTTIME")
+                or (kw in ("DESCR", "MCAUSER") and not value)
+                or (kw == "WARN" and value == "NO")
+            ):
                 continue
             if kw == "CHCKCLNT" and value == "ASQMGR":
                 continue
@@ -185,7 +192,7 @@ def set_chlauth_lines(records: list[dict[str, Any]]) -> list[str]:
                 items.append(f"{kw}({value})")
             else:
                 items.append(f"{kw}({_quoted(value)})")
-        out.append(" ".join(items + ["ACTION(REPLACE)"]))
+        out.append(" ".join([*items, "ACTION(REPLACE)"]))
     return out
 
 

@@ -47,7 +47,6 @@ from ._attrs import (
     takes_list,
 )
 from ._authrec import is_authrec_command, parse_authrec_command
-from ._chlauth import is_chlauth_command, parse_chlauth_command
 from ._channel import (
     CHANNEL_VERBS,
     CHSTATUS_IGNORED,
@@ -56,6 +55,7 @@ from ._channel import (
     parse_channel_command,
     unsupported_channel_type,
 )
+from ._chlauth import is_chlauth_command, parse_chlauth_command
 from ._parser import MqscSyntaxError, Token, tokenize
 from ._pubsub import is_pubsub_command, parse_pubsub_command
 from ._qsg import INDOUBT, THREAD, is_qsg_command, parse_qsg_command, qsg_syntax
