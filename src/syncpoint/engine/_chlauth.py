@@ -156,7 +156,8 @@ def address_error(pattern: str) -> str | None:
             return f"'{p}' is not an IPv6 address"
         return None
     parts = p.split(".")
-    if all(re.fullmatch(r"[0-9*-]+", x) for x in parts) and any(ch.isdigit() for ch in p):
+    if p[0].isdigit() or (all(re.fullmatch(r"[0-9*-]+", x) for x in parts) and any(ch.isdigit() for ch in p)):
+        # an IPv4 pattern (a pattern that starts with a number is one, as IBM reads it)
         if len(parts) > 4 or (len(parts) < 4 and parts[-1] != "*"):
             return f"'{p}' does not have four parts (or fewer ending in '*')"
         for x in parts:
@@ -189,7 +190,7 @@ def address_matches(pattern: str, address: str) -> bool:
             return False
     parts = pattern.split(".")
     mine = address.split(".")
-    if all(re.fullmatch(r"[0-9*-]+", x) for x in parts) and any(ch.isdigit() for ch in pattern):
+    if pattern[0].isdigit() or (all(re.fullmatch(r"[0-9*-]+", x) for x in parts) and any(c.isdigit() for c in pattern)):
         if len(mine) != 4 or not all(x.isdigit() for x in mine):
             return False
         for i, x in enumerate(parts):
@@ -385,7 +386,14 @@ class ChlauthMixin(AdminMixin):
         return r
 
     def chlauth_records(
-        self, profile: str = "*", rtype: str = "ALL", match: str = "GENERIC", **identity: str
+        self,
+        profile: str = "*",
+        rtype: str = "ALL",
+        match: str = "GENERIC",
+        address: str = "",
+        clntuser: str = "",
+        sslpeer: str = "",
+        qmname: str = "",
     ) -> list[dict[str, Any]]:
         """DISPLAY CHLAUTH(profile) TYPE(rtype) MATCH(EXACT | GENERIC | ALL | RUNCHECK): the records as plain data.
         RUNCHECK (``identity``: address, clntuser, sslpeer, qmname) gives the one record a connection meets, or
@@ -393,6 +401,7 @@ class ChlauthMixin(AdminMixin):
         match = match.upper()
         rtype = rtype.upper()
         if match == "RUNCHECK":
+            identity = {"address": address, "clntuser": clntuser, "sslpeer": sslpeer, "qmname": qmname}
             return [self._runcheck(profile, identity)]
         if match not in ("EXACT", "GENERIC", "ALL"):
             raise fail(C.MQRC_UNEXPECTED_ERROR, f"MATCH({match}) is not RUNCHECK, EXACT, GENERIC or ALL")
