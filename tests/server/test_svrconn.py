@@ -188,3 +188,40 @@ def test_chlauth_disabled_checks_no_record(server: Any) -> None:
     finally:
         mqsc(server, "ALTER QMGR CHLAUTH(ENABLED)")
     assert reason(server, "SYSTEM.DEF.SVRCONN") == C.MQRC_NOT_AUTHORIZED
+
+
+def test_a_queue_manager_made_before_channel_authentication_gains_ibms_channels_and_rules() -> None:
+    from syncpoint.engine import FakeClock
+    from syncpoint.engine import QueueManager as Engine
+    from syncpoint.store import Snapshot
+
+    clock = FakeClock()
+    objects: dict[str, dict[str, bytes]] = {}
+    for kind, name, raw in Engine.initial_batch("QM1", clock).put_objects:
+        if kind != "CHLAUTH" and not (kind == "CHANNEL" and name.endswith("SVRCONN")):
+            objects.setdefault(kind, {})[name] = raw  # as an older syncpoint's crtmqm left it
+    engine = Engine("QM1", Snapshot(objects, [], {"seq": 1, "authinfo": 1}), clock)
+    assert [(r["profile"], r["type"]) for r in engine.chlauth_records("*", "ALL", "ALL")] == [
+        ("*", "BLOCKUSER"),
+        ("SYSTEM.*", "ADDRESSMAP"),
+        ("SYSTEM.ADMIN.SVRCONN", "ADDRESSMAP"),
+    ]
+    assert engine.lookup("CHANNEL", "SYSTEM.DEF.SVRCONN") is not None
+    effects = engine.take_effects()
+    assert effects is not None and effects.batch is not None and effects.batch.counters == {"chlauth": 1}
+    kinds = sorted({k for k, _, _ in effects.batch.put_objects})
+    assert kinds == ["CHANNEL", "CHLAUTH"]  # written once: the next start finds the counter
+
+
+def test_records_survive_a_restart(tmp_path: Path) -> None:
+    from syncpoint.client import create_queue_manager, open_embedded
+
+    create_queue_manager("QM9", home=tmp_path)
+    qm = syncpoint.connect("QM9", home=tmp_path)
+    qm.admin("set_chlauth", "APP.*", "USERMAP", "ADD", clntuser="bob", usersrc="MAP", mcauser="alice")
+    qm.disconnect()
+    open_embedded("QM9", home=tmp_path).close()
+    qm = syncpoint.connect("QM9", home=tmp_path)
+    records = qm.admin("chlauth_records", "APP.*", "USERMAP", "EXACT")
+    qm.disconnect()
+    assert [(r["clntuser"], r["mcauser"]) for r in records] == [("bob", "alice")]
