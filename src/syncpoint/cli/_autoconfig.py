@@ -34,6 +34,8 @@ DEFINE QLOCAL('DEV.DEAD.LETTER.QUEUE') REPLACE
 DEFINE AUTHINFO('DEV.AUTHINFO') AUTHTYPE(IDPWOS) CHCKCLNT(REQDADM) CHCKLOCL(OPTIONAL) ADOPTCTX(YES) REPLACE
 ALTER QMGR CONNAUTH('DEV.AUTHINFO')
 REFRESH SECURITY(*) TYPE(CONNAUTH)
+"""
+DEV_CHANNELS = """\
 * its channels (application and administration) and their channel authentication records
 DEFINE CHANNEL('DEV.ADMIN.SVRCONN') CHLTYPE(SVRCONN) REPLACE
 DEFINE CHANNEL('DEV.APP.SVRCONN') CHLTYPE(SVRCONN) MCAUSER('app') REPLACE
@@ -144,7 +146,8 @@ def configure(qm: Any, mqsc_config: str, write: Callable[[str], None], dev: bool
     if dev:
         for group, user in DEV_GROUPS:  # group membership is not MQSC (IBM's is the operating system's)
             qm.admin("group_change", group, user, True)
-        scripts.append(("developer configuration", DEV_MQSC + ("" if _has_deadq(qm) else DEV_DEADQ) + DEV_AUTHORITIES))
+        dev_script = DEV_MQSC + DEV_CHANNELS + ("" if _has_deadq(qm) else DEV_DEADQ) + DEV_AUTHORITIES
+        scripts.append(("developer configuration", dev_script))
     if mqsc_config:
         scripts += read_scripts(mqsc_config)
     commands = parse(scripts)
