@@ -31,6 +31,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     home = tmp_path_factory.mktemp("svrconn")
     mq = serve(home, Config(name="QM1", dev=False))
     admin = syncpoint.connect("QM1", home=home)  # over the Unix socket: local, no channel
+    # back to IBM's defaults: without the two records the test servers add for SYSTEM.DEF.SVRCONN
+    admin.admin("set_chlauth", "SYSTEM.DEF.SVRCONN", "ADDRESSMAP", "REMOVE", address="127.0.0.1")
+    admin.admin("set_chlauth", "SYSTEM.DEF.SVRCONN", "BLOCKUSER", "REMOVEALL")
     admin.admin("set_authrec", "qmgr", "", "principal", "alice", ["connect", "dsp"])
     admin.admin("set_authrec", "qmgr", "", "principal", "bob", ["connect", "dsp"])
     admin.disconnect()
@@ -225,3 +228,30 @@ def test_records_survive_a_restart(tmp_path: Path) -> None:
     records = qm.admin("chlauth_records", "APP.*", "USERMAP", "EXACT")
     qm.disconnect()
     assert [(r["clntuser"], r["mcauser"]) for r in records] == [("bob", "alice")]
+
+
+def test_dmpmqcfg_dumps_svrconn_channels_and_set_chlauth_lines_that_replay() -> None:
+    from syncpoint.client import memory_queue_manager
+    from syncpoint.mqsc import read_commands
+    from syncpoint.mqsc._dump import dump_definitions
+
+    source, target = memory_queue_manager("QM1"), memory_queue_manager("QM2")
+    for command in (
+        "DEFINE CHANNEL(APP.SVRCONN) CHLTYPE(SVRCONN) MCAUSER('app') MAXINST(5) MAXINSTC(2) DESCR('apps')",
+        "SET CHLAUTH('APP.*') TYPE(USERMAP) CLNTUSER('bob') USERSRC(MAP) MCAUSER('alice') DESCR('it''s bob') WARN(YES)",
+        "SET CHLAUTH(*) TYPE(BLOCKADDR) ADDRLIST('10.*','192.0.2.1-9')",
+        "SET CHLAUTH('SYSTEM.ADMIN.SVRCONN') TYPE(ADDRESSMAP) ADDRESS('*') ACTION(REMOVE)",
+    ):
+        assert MqscProcessor(source, echo=False).execute(command).ok, command
+    lines = dump_definitions(source, types=("CHANNEL", "CHLAUTH"))
+    assert "SET CHLAUTH('*') TYPE(BLOCKADDR) ADDRLIST('10.*','192.0.2.1-9') ACTION(REPLACE)" in lines
+    for cmd in read_commands(lines):
+        assert MqscProcessor(target, echo=False).execute(cmd.text).ok, cmd.text
+    target.admin("set_chlauth", "SYSTEM.ADMIN.SVRCONN", "ADDRESSMAP", "REMOVE", address="*")  # as removed above
+
+    def records(qm: Any) -> list[dict[str, Any]]:
+        return [{k: v for k, v in r.items() if k != "altered"} for r in qm.admin("chlauth_records", "*", "ALL", "ALL")]
+
+    assert records(target) == records(source)
+    channel = target.admin("lookup", "CHANNEL", "APP.SVRCONN")
+    assert (channel.attrs["MCAUSER"], channel.attrs["MAXINST"], channel.attrs["MAXINSTC"]) == ("app", 5, 2)
