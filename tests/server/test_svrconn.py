@@ -255,3 +255,19 @@ def test_dmpmqcfg_dumps_svrconn_channels_and_set_chlauth_lines_that_replay() -> 
     assert records(target) == records(source)
     channel = target.admin("lookup", "CHANNEL", "APP.SVRCONN")
     assert (channel.attrs["MCAUSER"], channel.attrs["MAXINST"], channel.attrs["MAXINSTC"]) == ("app", 5, 2)
+
+
+def test_display_chstatus_and_display_conn_show_client_connections(server: Any) -> None:
+    mqsc(server, "DEFINE CHANNEL(STATUS.SVRCONN) CHLTYPE(SVRCONN) MCAUSER('alice') REPLACE")
+    qm = syncpoint.connect("QM1", host=server.conname, channel="STATUS.SVRCONN", user="bob", appl_name="status-app")
+    try:
+        status = "\n".join(mqsc(server, "DISPLAY CHSTATUS(STATUS.*) ALL"))
+        conns = "\n".join(mqsc(server, "DISPLAY CONN(*) WHERE(APPLTAG EQ 'status-app') ALL"))
+    finally:
+        qm.disconnect()
+    assert "AMQ8417I: Display Channel Status details." in status
+    for shown in ("CHANNEL(STATUS.SVRCONN)", "CHLTYPE(SVRCONN)", "STATUS(RUNNING)", "CONNAME(127.0.0.1)"):
+        assert shown in status, shown
+    assert "MCAUSER(alice)" in status and "RAPPLTAG(status-app)" in status and "CURSHCNV(1)" in status
+    assert "CHANNEL(STATUS.SVRCONN)" in conns and "CONNAME(127.0.0.1)" in conns
+    wait_until(lambda: "AMQ8420I" in "\n".join(mqsc(server, "DISPLAY CHSTATUS(STATUS.*)")), what="the instance gone")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from syncpoint.client import channel_command
+from syncpoint.client import channel_command, svrconn_status
 
 from ._parser import MqscSyntaxError, Token
 
@@ -50,6 +50,8 @@ CHSTATUS_KEYWORDS = frozenset(
         "STOPREASON",
         "CURRENT",
         "SAVED",
+        "CURSHCNV",
+        "RAPPLTAG",
     }
 )
 CHSTATUS_DEFAULT = ("CHLTYPE", "CONNAME", "CURRENT", "RQMNAME", "STATUS", "XMITQ")
@@ -134,11 +136,12 @@ def run_channel_command(
     """START / STOP / PING / RESET / RESOLVE CHANNEL or DISPLAY CHSTATUS; the answer's lines into ``out_lines``;
     True when it succeeded."""
     if req.otype == "CHSTATUS":
+        clients = svrconn_status(qm, req.name or "*")  # clients' connections: the queue manager's own
         answer = channel_request(qm, {"op": "DISPLAY", "channel": req.name})
-        if not answer.get("ok"):
+        if not answer.get("ok") and not clients:
             out_lines.extend(answer.get("lines", []))
             return False
-        rows = answer.get("status", [])
+        rows = sorted(answer.get("status", []) + clients, key=lambda r: str(r.get("CHANNEL", "")))
         wanted = req.wanted if req.wanted else list(CHSTATUS_DEFAULT) if req.wanted is not None else None
         for row in rows:
             if req.where is not None and str(row.get(req.where.keyword, "")) != req.where.value:
