@@ -42,7 +42,6 @@ __all__ = [
     "Subscription",
     "Transport",
     "channel_command",
-    "svrconn_status",
     "connect",
     "create_queue_manager",
     "dead_letter",
@@ -55,6 +54,7 @@ __all__ = [
     "parse_conname",
     "passwords_required",
     "pin_cpus",
+    "svrconn_status",
     "tcp_connect",
 ]
 
