@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 import syncpoint
+from servers import allow_local_clients
 from syncpoint.client import QueueManager, create_queue_manager
 from syncpoint.spark import Target
 from waiting import wait_until
@@ -89,15 +90,8 @@ class Server:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     home = tmp_path_factory.mktemp("spark-home")
     create_queue_manager("QMSPARK", dlq=DLQ, home=home)
-    # the cluster test's flow reaches it over TCP on SYSTEM.DEF.SVRCONN as this (administrator) user: IBM's
-    # default channel authentication rules block that, the test servers' two records allow it from 127.0.0.1
-    from syncpoint.cli._testing import PLAIN_CHANNEL_RULES
-    from syncpoint.mqsc import MqscProcessor
-
-    admin = syncpoint.connect("QMSPARK", home=home)  # embedded: the server is not started yet
-    for command in PLAIN_CHANNEL_RULES:
-        assert MqscProcessor(admin, echo=False).execute(command).ok, command
-    admin.disconnect()
+    # the cluster test's flow reaches it over TCP on SYSTEM.DEF.SVRCONN as this (administrator) user
+    allow_local_clients(home, "QMSPARK")
     s = Server("QMSPARK", home)
     s.start()
     yield s
