@@ -157,7 +157,7 @@ def inquire_chlauth_recs(server: Any, req: Request) -> list[list[Param]]:
         raise _refused(e) from None
     if not records:
         raise CommandFailedError(C.MQRC_UNKNOWN_OBJECT_NAME, "no channel authentication record matches")
-    out = []
+    out: list[list[Param]] = []
     for r in records:
         if r["type"] == "RUNCHECK":
             out.append(
