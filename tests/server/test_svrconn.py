@@ -32,7 +32,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     mq = serve(home, Config(name="QM1", dev=False))
     admin = syncpoint.connect("QM1", home=home)  # over the Unix socket: local, no channel
     # back to IBM's defaults: without the two records the test servers add for SYSTEM.DEF.SVRCONN
-    admin.admin("set_chlauth", "SYSTEM.DEF.SVRCONN", "ADDRESSMAP", "REMOVE", address="127.0.0.1")
+    admin.admin("set_chlauth", "SYSTEM.DEF.SVRCONN", "ADDRESSMAP", "REMOVE", address="127.*")
     admin.admin("set_chlauth", "SYSTEM.DEF.SVRCONN", "BLOCKUSER", "REMOVEALL")
     admin.admin("set_authrec", "qmgr", "", "principal", "alice", ["connect", "dsp"])
     admin.admin("set_authrec", "qmgr", "", "principal", "bob", ["connect", "dsp"])

@@ -236,7 +236,7 @@ def serve(home: Path, config: Config, *, create: bool = True, timeout: float = 6
 
 
 PLAIN_CHANNEL_RULES = (
-    f"SET CHLAUTH('{PLAIN_CHANNEL}') TYPE(ADDRESSMAP) ADDRESS('127.0.0.1') USERSRC(CHANNEL) "
+    f"SET CHLAUTH('{PLAIN_CHANNEL}') TYPE(ADDRESSMAP) ADDRESS('127.*') USERSRC(CHANNEL) "
     "DESCR('syncpoint test server: clients of this machine') ACTION(REPLACE)",
     f"SET CHLAUTH('{PLAIN_CHANNEL}') TYPE(BLOCKUSER) USERLIST('nobody') "
     "DESCR('syncpoint test server: administrators allowed') ACTION(REPLACE)",
@@ -246,7 +246,7 @@ PLAIN_CHANNEL_RULES = (
 def open_plain_channel(mq: ServedMQ) -> None:
     """A test's queue manager without the developer configuration asks for no password: its clients on this
     machine connect on SYSTEM.DEF.SVRCONN as the user they assert, administrators too. IBM's default channel
-    authentication rules block that channel and administrators, so two records on it allow it from 127.0.0.1
+    authentication rules block that channel and administrators, so two records on it allow it from loopback (127.*)
     (docs/testing.md). Set over the Unix socket (a local administrator)."""
     import syncpoint
     from syncpoint.mqsc import MqscProcessor
