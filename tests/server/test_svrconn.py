@@ -271,3 +271,22 @@ def test_display_chstatus_and_display_conn_show_client_connections(server: Any) 
     assert "MCAUSER(alice)" in status and "RAPPLTAG(status-app)" in status and "CURSHCNV(1)" in status
     assert "CHANNEL(STATUS.SVRCONN)" in conns and "CONNAME(127.0.0.1)" in conns
     wait_until(lambda: "AMQ8420I" in "\n".join(mqsc(server, "DISPLAY CHSTATUS(STATUS.*)")), what="the instance gone")
+
+
+def test_mqinq_answers_chlauth_as_mqchla_and_follows_alter_qmgr() -> None:
+    from syncpoint.client import memory_queue_manager
+    from syncpoint.mqi import MQOD
+
+    qm = memory_queue_manager("QM1")
+
+    def chlauth() -> int:
+        h = qm.mqopen(MQOD(ObjectType=C.MQOT_Q_MGR), C.MQOO_INQUIRE)
+        try:
+            ints, _ = qm.mqinq(h, [C.MQIA_CHLAUTH_RECORDS])
+        finally:
+            qm.mqclose(h)
+        return ints[0]
+
+    assert chlauth() == 1  # MQCHLA_ENABLED: IBM's default
+    assert MqscProcessor(qm, echo=False).execute("ALTER QMGR CHLAUTH(DISABLED)").ok
+    assert chlauth() == 0  # MQCHLA_DISABLED
