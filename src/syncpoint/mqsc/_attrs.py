@@ -419,6 +419,14 @@ def format_value(key: str, value: Any) -> tuple[str, str | None]:
     return kw, str(value)
 
 
+# what DISPLAY CHANNEL shows of a server-connection channel, and the attributes only such a channel has
+SVRCONN_SHOWN = frozenset(
+    {"CHLTYPE", "DESCR", "HBINT", "MAXINST", "MAXINSTC", "MAXMSGL", "MCAUSER", "SHARECNV", "SSLCAUTH", "SSLCIPH"}
+    | {"SSLPEER", "TRPTYPE"}
+)
+SVRCONN_ONLY = frozenset({"MAXINST", "MAXINSTC", "SHARECNV"})
+
+
 def definition_pairs(
     d: Definition,
     wanted: Iterable[str] | None = None,
@@ -435,6 +443,11 @@ def definition_pairs(
     for a in attributes_for(otype):
         kw, text = format_value(a.keyword, d.attrs.get(a.keyword, a.default))
         values[a.off_word if a.kind == "flag" else kw] = (kw, text)
+    if otype == CHANNEL:  # a channel shows its type's attributes (IBM's DISPLAY CHANNEL)
+        own = SVRCONN_SHOWN if d.attrs.get("CHLTYPE") == 7 else None  # MQCHT_SVRCONN
+        for k in list(values):
+            if (own is not None and k not in own) or (own is None and k in SVRCONN_ONLY):
+                del values[k]
     crdate, crtime = mqsc_date_time(d.created)
     altdate, alttime = mqsc_date_time(d.altered or d.created)
     computed: dict[str, str] = {"CRDATE": crdate, "CRTIME": crtime, "ALTDATE": altdate, "ALTTIME": alttime}
