@@ -100,7 +100,11 @@ def server_loop() -> Iterator[_LoopThread]:
 @pytest.fixture
 def serve(server_loop: _LoopThread) -> Iterator[Callable[..., object]]:
     """``serve(embedded, **server_options)`` starts a real server for that queue manager; returns it (its
-    ``unix_path`` and ``bound_port`` say where it listens). Stopped at the end of the test."""
+    ``unix_path`` and ``bound_port`` say where it listens). Stopped at the end of the test.
+
+    IBM's default channel authentication rules refuse what these tests' TCP clients are (SYSTEM.DEF.SVRCONN, this
+    test's user, the queue manager's administrator): the queue manager is served with CHLAUTH(DISABLED) unless
+    ``chlauth=True`` (tests/server/test_svrconn.py tests the rules themselves)."""
     import shutil
     import tempfile
 
@@ -109,7 +113,11 @@ def serve(server_loop: _LoopThread) -> Iterator[Callable[..., object]]:
     started: list[Server] = []
     dirs: list[str] = []
 
-    def _serve(host_qm: EmbeddedQueueManager, **kw: object) -> Server:
+    def _serve(host_qm: EmbeddedQueueManager, chlauth: bool = False, **kw: object) -> Server:
+        if not chlauth:
+            admin = syncpoint.connect(host_qm.name, embedded=host_qm)
+            admin.admin("alter_qmgr", {"CHLAUTH": 0})  # MQCHLA_DISABLED
+            admin.disconnect()
         d = tempfile.mkdtemp(prefix="sp-", dir="/tmp")
         dirs.append(d)
         kw.setdefault("host", "127.0.0.1")

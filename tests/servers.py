@@ -45,3 +45,23 @@ def servers_of(home: Path) -> Iterator[Path]:
         yield home
     finally:
         kill_servers(home)
+
+
+def allow_local_clients(home: Path, qmgr: str = "QM1") -> None:
+    """IBM's default channel authentication records block SYSTEM.DEF.SVRCONN and administrators over TCP
+    (docs/security.md). A test of something else whose TCP clients are this (administrator) user on the default
+    channel allows them from loopback (127.*) first, as the pytest plugin's served queue managers do. Run before the
+    queue manager's server starts (it opens the queue manager in this process, and closes it)."""
+    import syncpoint
+    from syncpoint.cli._testing import PLAIN_CHANNEL_RULES
+    from syncpoint.client import open_embedded
+    from syncpoint.mqsc import MqscProcessor
+
+    embedded = open_embedded(qmgr, home=home)
+    qm = syncpoint.connect(qmgr, embedded=embedded)
+    try:
+        for command in PLAIN_CHANNEL_RULES:
+            assert MqscProcessor(qm, echo=False).execute(command).ok, command
+    finally:
+        qm.disconnect()
+        embedded.close()

@@ -17,6 +17,7 @@ import pytest
 
 import syncpoint
 import syncpoint.aio
+from servers import allow_local_clients
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 
@@ -44,6 +45,7 @@ class Server:
 
 def start(home: Path, name: str) -> Server:
     assert run(home, "crtmqm", "-u", "SYSTEM.DEAD.LETTER.QUEUE", name).returncode == 0
+    allow_local_clients(home, name)  # its TCP clients: this (administrator) user on SYSTEM.DEF.SVRCONN
     r = run(home, "strmqm", name, "--port", "0", "--cpus", "all")
     assert r.returncode == 0, r.stderr
     return Server(home, name)

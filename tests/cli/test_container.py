@@ -110,16 +110,25 @@ def test_runmqdevserver_honours_ibms_container_variables(tmp_path: Path) -> None
             lambda: syncpoint_run(home, "chkmqready", "QMDEV").returncode == 0, "runmqdevserver ready", process=server
         )
         port = json.loads((home / "qmgrs/QMDEV/server.json").read_text())["port"]
-        qm = syncpoint.connect("QMDEV", host=f"127.0.0.1({port})", user="app", password="app-pw")
+        app_channel, admin_channel = "DEV.APP.SVRCONN", "DEV.ADMIN.SVRCONN"  # its channels, as IBM's container's
+        qm = syncpoint.connect("QMDEV", host=f"127.0.0.1({port})", user="app", password="app-pw", channel=app_channel)
         q = qm.open("DEV.QUEUE.1")  # IBM's developer configuration (MQ_DEV defaults to true)
         q.put(b"hello")
         assert q.get().data == b"hello"
         qm.disconnect()
-        admin = syncpoint.connect("QMDEV", host=f"127.0.0.1({port})", user="admin", password="admin-pw")
+        admin = syncpoint.connect(
+            "QMDEV", host=f"127.0.0.1({port})", user="admin", password="admin-pw", channel=admin_channel
+        )
         admin.disconnect()
-        with pytest.raises(MQMIError) as e:
-            syncpoint.connect("QMDEV", host=f"127.0.0.1({port})", user="app", password="wrong")
-        assert e.value.reason == C.MQRC_NOT_AUTHORIZED
+        for user, password, channel in (
+            ("app", "wrong", app_channel),
+            ("app", "app-pw", admin_channel),  # the admin channel maps the user admin only (IBM's USERMAP)
+            ("admin", "admin-pw", app_channel),  # an administrator on the app channel: BLOCKUSER *MQADMIN
+            ("app", "app-pw", "SYSTEM.DEF.SVRCONN"),  # the back-stop rule blocks every other channel
+        ):
+            with pytest.raises(MQMIError) as e:
+                syncpoint.connect("QMDEV", host=f"127.0.0.1({port})", user=user, password=password, channel=channel)
+            assert e.value.reason == C.MQRC_NOT_AUTHORIZED, (user, channel)
         server.send_signal(signal.SIGTERM)  # a container's stop: an immediate end, exit 0
         assert server.wait(60) == 0
     finally:

@@ -126,7 +126,10 @@ def test_a_refused_connection_is_logged_by_the_server(home: Path) -> None:
     assert syncpoint_run(home, "strmqm", "QM1", "--port", "0").returncode == 0
     port = json.loads((home / "qmgrs/QM1/server.json").read_text())["port"]
     with pytest.raises(MQMIError) as e:
-        syncpoint.connect("QM1", host=f"localhost({port})", user="app", password="wrong")
+        # on SYSTEM.ADMIN.SVRCONN, which IBM's default channel authentication rules leave open to non-administrators
+        syncpoint.connect(
+            "QM1", host=f"localhost({port})", user="app", password="wrong", channel="SYSTEM.ADMIN.SVRCONN"
+        )
     assert e.value.reason == C.MQRC_NOT_AUTHORIZED
     assert syncpoint_run(home, "endmqm", "-i", "QM1").returncode == 0  # returns once the server has ended
     assert ids(home) == ["AMQ8003I", "AMQ5534E", "AMQ8004I"]

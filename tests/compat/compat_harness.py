@@ -116,6 +116,10 @@ def create_qmgr(home: Path, qmgr: str = "QM1") -> None:
         "    qm.admin('define', 'QLOCAL', q)\n"
         # IBM's developer container's authorities: admin an administrator (group mqm), app in group app with
         # connect and inq on the queue manager and browse / get / inq / put on DEV.** (docs/security.md)
+        # its channels DEV.APP.SVRCONN and DEV.ADMIN.SVRCONN and their channel authentication records
+        "from syncpoint.cli._autoconfig import DEV_CHANNELS\n"
+        "from syncpoint.mqsc import MqscProcessor\n"
+        "assert MqscProcessor(qm, echo=False).run(DEV_CHANNELS.splitlines(), print).exit_code == 0\n"
         "qm.admin('group_change', 'mqm', 'admin', True)\n"
         "qm.admin('group_change', 'app', 'app', True)\n"
         "qm.admin('refresh_security')\n"

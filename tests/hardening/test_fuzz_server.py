@@ -21,6 +21,7 @@ import msgpack
 import pytest
 
 import syncpoint
+from servers import allow_local_clients
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO
 from syncpoint.wire import (
     BAD_REQUEST,
@@ -50,6 +51,7 @@ def _run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     monkeypatch.setenv("SYNCPOINT_HOME", str(tmp_path))
     assert _run(tmp_path, "crtmqm", "QMZ").returncode == 0
+    allow_local_clients(tmp_path, "QMZ")  # its TCP clients: this user on SYSTEM.DEF.SVRCONN
     r = _run(tmp_path, "strmqm", "QMZ", "--port", "0")
     assert r.returncode == 0, r.stderr
     info = json.loads(next(tmp_path.glob("qmgrs/*/server.json")).read_text())

@@ -68,7 +68,7 @@ def test_every_object_type_define_takes_is_dumped() -> None:
     # derived from MQSC's own table of what DEFINE takes: a new DEFINE-able type fails here until it is dumped
     definable = set(_NOUNS_OF["DEFINE"])
     assert definable == set(DEFINABLE), "dmpmqcfg does not dump every type DEFINE takes"
-    assert set(DUMP_TYPES["ALL"]) == definable | {"QMGR"}
+    assert set(DUMP_TYPES["ALL"]) == definable | {"QMGR", "CHLAUTH"}  # and the channel authentication records
     missing = definable - set(EVERY_KIND)
     assert not missing, f"give this test an object of each new type: {missing}"
     e = memory_queue_manager("QM1")
@@ -151,6 +151,8 @@ def test_dmpmqcfg_t_and_o_take_ibms_values_and_refuse_others_with_nothing_on_std
             "CHANNEL('QM1.RQSTR')",
             "CHANNEL('QM1.SVR')",
             "CHANNEL('QM2.QM1')",
+            "CHANNEL('SYSTEM.ADMIN.SVRCONN')",  # IBM's server-connection channels of a new queue manager
+            "CHANNEL('SYSTEM.DEF.SVRCONN')",
         ]
         rq = sp(tmp_path, "dmpmqcfg", "-m", "QMA", "-t", "qremote", "-n", "QM2.*", "-o", "1line")
         assert body(rq.stdout.splitlines()) == ["DEFINE QREMOTE('QM2.ALIAS') RQMNAME('QM2') XMITQ('APP.XMIT') REPLACE"]

@@ -405,7 +405,7 @@ def test_a_syntax_error_shows_the_segment_and_the_rest_still_runs(admin: QueueMa
 
 def test_unsupported_objects_are_reported_and_the_rest_runs(admin: QueueManager) -> None:
     script = (
-        "DEFINE CHANNEL(APP.SVRCONN) CHLTYPE(SVRCONN) TRPTYPE(TCP) REPLACE\n"
+        "DEFINE CHANNEL(APP.CLNTCONN) CHLTYPE(CLNTCONN) TRPTYPE(TCP) REPLACE\n"
         "DEFINE QLOCAL(APP.IN)\n"
         "DEFINE LISTENER(L1) TRPTYPE(TCP) PORT(1414)\n"
         "SET AUTHREC PROFILE('APP.**') PRINCIPAL('app') OBJTYPE(QUEUE) AUTHADD(GET,PUT)\n"
@@ -413,7 +413,7 @@ def test_unsupported_objects_are_reported_and_the_rest_runs(admin: QueueManager)
         "DEFINE QLOCAL(APP.OUT)\n"
     )
     summary, out = run(admin, script)
-    assert "AMQ8490E: syncpoint does not support SVRCONN channels; the command was not run." in out
+    assert "AMQ8490E: syncpoint does not support CLNTCONN channels; the command was not run." in out
     assert "AMQ8490E: syncpoint does not support LISTENER objects; the command was not run." in out
     assert "AMQ8862I: syncpoint authority record set." in out  # SET AUTHREC is supported (issue 35)
     assert "AMQ8490E: syncpoint does not support SERVICE objects; the command was not run." in out
@@ -441,7 +441,7 @@ def test_verify_checks_everything_and_changes_nothing(admin: QueueManager) -> No
     assert not any(line.startswith(("AMQ8006I", "AMQ8007I", "AMQ8409I")) for line in out)
     assert out[-2:] == ["4 MQSC commands read.", "One command has a syntax error."]
     assert summary.exit_code == 10
-    ok, out = run(None, "DEFINE QLOCAL(Q1) MONQ(HIGH)\nDEFINE CHANNEL(C) CHLTYPE(SVRCONN)", verify=True)
+    ok, out = run(None, "DEFINE QLOCAL(Q1) MONQ(HIGH)\nDEFINE CHANNEL(C) CHLTYPE(CLNTCONN)", verify=True)
     assert ok.exit_code == 0  # -v needs no queue manager; it tells what would be ignored or not run
     assert any(line.startswith("AMQ8491W: MONQ") for line in out)
     assert any(line.startswith("AMQ8490E") for line in out)

@@ -148,7 +148,7 @@ def test_each_bad_input_is_a_syntax_error_with_a_clear_sentence(text: str, says:
 
 def test_unsupported_objects_parse_as_unsupported_not_as_syntax_errors() -> None:
     for text in (
-        "DEFINE CHANNEL(APP.SVRCONN) CHLTYPE(SVRCONN) TRPTYPE(TCP) REPLACE",
+        "DEFINE CHANNEL(APP.CLNTCONN) CHLTYPE(CLNTCONN) TRPTYPE(TCP) REPLACE",
         "DEFINE LISTENER(L) TRPTYPE(TCP) PORT(1414) CONTROL(QMGR)",
         "START SERVICE(S)",
         "REFRESH SECURITY TYPE(SSL)",

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from servers import allow_local_clients
 from syncpoint import _home
 from syncpoint.client import local_server
 
@@ -30,6 +31,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str
     """QM1 running with TCP on a free port: (home, MQSERVER naming it)."""
     home = tmp_path_factory.mktemp("home")
     assert sp(["crtmqm", "QM1"], home).returncode == 0
+    allow_local_clients(home, "QM1")  # runmqsc -c and the samples: this (administrator) user on SYSTEM.DEF.SVRCONN
     started = sp(["strmqm", "QM1", "--port", "0", "--no-command-server"], home)
     assert started.returncode == 0, started.stderr
     info = local_server("QM1", home)

@@ -67,7 +67,13 @@ def test_inquire_channel_names_lists_the_names_of_the_type_asked(server: Command
     (all_,) = ok(server, K.MQCMD_INQUIRE_CHANNEL_NAMES, [MQCFST(K.MQCACH_CHANNEL_NAME, b"*")])
     names = all_[K.MQCACH_CHANNEL_NAMES]
     assert isinstance(names, MQCFSL) and names.StringLength == 20
-    assert [s.decode().rstrip() for s in names.Strings] == ["QM1.TO.QM2", "QM2.TO.QM1"]
+    # with IBM's server-connection channels of a new queue manager
+    assert [s.decode().rstrip() for s in names.Strings] == [
+        "QM1.TO.QM2",
+        "QM2.TO.QM1",
+        "SYSTEM.ADMIN.SVRCONN",
+        "SYSTEM.DEF.SVRCONN",
+    ]
     (rcvr,) = ok(
         server,
         K.MQCMD_INQUIRE_CHANNEL_NAMES,

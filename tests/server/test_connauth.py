@@ -207,7 +207,8 @@ def test_a_queue_manager_made_before_authinfo_objects_gains_ibms_default_one() -
     qmgr = Definition.from_bytes(objects["QMGR"]["QM1"])
     qmgr.attrs["CONNAUTH"] = ""  # as an older syncpoint stored it
     objects["QMGR"]["QM1"] = qmgr.to_bytes()
-    engine = Engine("QM1", Snapshot(objects, [], {"seq": 1}), clock)
+    # made after channel authentication records (tests/server/test_svrconn.py has that migration)
+    engine = Engine("QM1", Snapshot(objects, [], {"seq": 1, "chlauth": 1}), clock)
     assert engine.qmgr.attrs["CONNAUTH"] == "SYSTEM.DEFAULT.AUTHINFO.IDPWOS"
     assert engine.lookup("AUTHINFO", "SYSTEM.DEFAULT.AUTHINFO.IDPWOS") is not None
     assert engine.connauth_in_force() == {

@@ -247,10 +247,13 @@ def test_passwd_then_tcp_needs_it(home: Path, started: str) -> None:
     assert run(home, "passwd", "QM1", "app", input="pw-1\n").returncode == 0
     assert run(home, "setmqaut", "-m", "QM1", "-t", "qmgr", "-p", "app", "+connect").returncode == 0  # issue 35
     port = json.loads((home / "qmgrs/QM1/server.json").read_text())["port"]
+    # SYSTEM.ADMIN.SVRCONN: the channel IBM's default channel authentication rules leave open to non-administrators
     with pytest.raises(MQMIError) as e:
-        syncpoint.connect("QM1", host=f"localhost({port})")
+        syncpoint.connect("QM1", host=f"localhost({port})", channel="SYSTEM.ADMIN.SVRCONN")
     assert e.value.reason == C.MQRC_NOT_AUTHORIZED
-    qm = syncpoint.connect("QM1", host=f"localhost({port})", user="app", password="pw-1")
+    qm = syncpoint.connect(
+        "QM1", host=f"localhost({port})", user="app", password="pw-1", channel="SYSTEM.ADMIN.SVRCONN"
+    )
     qm.disconnect()
     run(home, "endmqm", "-i", "QM1")
 

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 import syncpoint
+from servers import allow_local_clients
 from syncpoint.client import QueueManager, create_queue_manager
 from syncpoint.spark import Target
 from waiting import wait_until
@@ -89,6 +90,8 @@ class Server:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     home = tmp_path_factory.mktemp("spark-home")
     create_queue_manager("QMSPARK", dlq=DLQ, home=home)
+    # the cluster test's flow reaches it over TCP on SYSTEM.DEF.SVRCONN as this (administrator) user
+    allow_local_clients(home, "QMSPARK")
     s = Server("QMSPARK", home)
     s.start()
     yield s

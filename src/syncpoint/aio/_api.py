@@ -283,10 +283,11 @@ async def connect(
     user: str | None = None,
     password: str | None = None,
     tls: ssl.SSLContext | bool | None = None,
+    channel: str | None = None,
 ) -> QueueManager:
     """Connect to queue manager ``name``'s server: over TCP with ``host="localhost(1414)"`` (IBM's CONNAME form;
-    ``user`` / ``password`` / ``tls`` as ``syncpoint.connect`` takes them), else over its Unix socket on this
-    machine (``unix_path``, or the one its running server recorded under ``$SYNCPOINT_HOME`` or ``home``).
+    ``user`` / ``password`` / ``tls`` / ``channel`` as ``syncpoint.connect`` takes them), else over its Unix socket
+    on this machine (``unix_path``, or the one its running server recorded under ``$SYNCPOINT_HOME`` or ``home``).
 
     The asyncio client speaks to a server only: with none running, MQRC_Q_MGR_NOT_AVAILABLE (2059); for a queue
     manager that does not exist on this machine, MQRC_Q_MGR_NAME_ERROR (2058), as the blocking connect."""
@@ -306,6 +307,13 @@ async def connect(
             )
         unix_path = info["unix"]
     transport = await AsyncConnection.open(
-        name, address=address, unix_path=unix_path, appl_name=appl, user=user, password=password, tls=tls
+        name,
+        address=address,
+        unix_path=unix_path,
+        appl_name=appl,
+        user=user,
+        password=password,
+        tls=tls,
+        channel=channel or "",
     )
     return QueueManager(transport)

@@ -59,6 +59,7 @@ class AsyncConnection:
         password: str | None = None,
         tls: ssl.SSLContext | bool | None = None,
         timeout: float = 30.0,
+        channel: str = "",
     ) -> AsyncConnection:
         try:
             if unix_path is not None:
@@ -74,7 +75,7 @@ class AsyncConnection:
             raise unreachable(address, unix_path, e) from None
         conn = cls(reader, writer)
         try:
-            info = await conn.call("hello", [hello_params(qmgr, user, password, appl_name, appl_type)])
+            info = await conn.call("hello", [hello_params(qmgr, user, password, appl_name, appl_type, channel)])
         except BaseException:
             conn.abort("the handshake failed")
             raise

@@ -20,10 +20,10 @@ from typing import Any
 
 from syncpoint.mqsc import MqscProcessor, MqscSyntaxError, Request, parse_command, read_commands, syntax_error_lines
 
-# IBM's developer configuration, as far as syncpoint has its objects: the three queues, the dead-letter queue
-# set as DEADQ, its AUTHINFO object DEV.AUTHINFO as CONNAUTH. (Its SVRCONN channels DEV.APP.SVRCONN and
-# DEV.ADMIN.SVRCONN need no definition here: the server accepts a client on any channel name; CHLAUTH and
-# AUTHREC are another matter, issue 35.)
+# IBM's developer configuration (its container's 10-dev.mqsc): the three queues, the dead-letter queue set as
+# DEADQ, its AUTHINFO object DEV.AUTHINFO as CONNAUTH, its SVRCONN channels DEV.APP.SVRCONN (MCAUSER app) and
+# DEV.ADMIN.SVRCONN and their channel authentication records: a back-stop rule blocking every channel, the app
+# channel open to every address with a password required, the admin channel open to the user admin only
 DEV_MQSC = """\
 * IBM's developer configuration (its container's MQ_DEV=true)
 DEFINE QLOCAL('DEV.QUEUE.1') REPLACE
@@ -34,6 +34,19 @@ DEFINE QLOCAL('DEV.DEAD.LETTER.QUEUE') REPLACE
 DEFINE AUTHINFO('DEV.AUTHINFO') AUTHTYPE(IDPWOS) CHCKCLNT(REQDADM) CHCKLOCL(OPTIONAL) ADOPTCTX(YES) REPLACE
 ALTER QMGR CONNAUTH('DEV.AUTHINFO')
 REFRESH SECURITY(*) TYPE(CONNAUTH)
+"""
+DEV_CHANNELS = """\
+* its channels (application and administration) and their channel authentication records
+DEFINE CHANNEL('DEV.ADMIN.SVRCONN') CHLTYPE(SVRCONN) REPLACE
+DEFINE CHANNEL('DEV.APP.SVRCONN') CHLTYPE(SVRCONN) MCAUSER('app') REPLACE
+SET CHLAUTH('*') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(NOACCESS) DESCR('Back-stop rule - Blocks everyone') +
+    ACTION(REPLACE)
+SET CHLAUTH('DEV.APP.SVRCONN') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) CHCKCLNT(REQUIRED) +
+    DESCR('Allows connection via APP channel') ACTION(REPLACE)
+SET CHLAUTH('DEV.ADMIN.SVRCONN') TYPE(BLOCKUSER) USERLIST('nobody') DESCR('Allows admins on ADMIN channel') +
+    ACTION(REPLACE)
+SET CHLAUTH('DEV.ADMIN.SVRCONN') TYPE(USERMAP) CLNTUSER('admin') USERSRC(CHANNEL) +
+    DESCR('Allows admin user to connect via ADMIN channel') ACTION(REPLACE)
 """
 # its authorities (issue 35): the group app may connect and inquire, and put, get, browse and inquire on DEV.**
 # queues (publish and subscribe on DEV.** topics), make dynamic queues from SYSTEM.DEFAULT.MODEL.QUEUE and send
@@ -134,7 +147,8 @@ def configure(qm: Any, mqsc_config: str, write: Callable[[str], None], dev: bool
     if dev:
         for group, user in DEV_GROUPS:  # group membership is not MQSC (IBM's is the operating system's)
             qm.admin("group_change", group, user, True)
-        scripts.append(("developer configuration", DEV_MQSC + ("" if _has_deadq(qm) else DEV_DEADQ) + DEV_AUTHORITIES))
+        dev_script = DEV_MQSC + DEV_CHANNELS + ("" if _has_deadq(qm) else DEV_DEADQ) + DEV_AUTHORITIES
+        scripts.append(("developer configuration", dev_script))
     if mqsc_config:
         scripts += read_scripts(mqsc_config)
     commands = parse(scripts)

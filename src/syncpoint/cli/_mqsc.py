@@ -114,13 +114,20 @@ def mqserver_connames() -> list[str]:
     return [c.strip() for c in parts[2].split(",") if c.strip()]
 
 
+def mqserver_channel() -> str:
+    """The channel name of MQSERVER (its first part)."""
+    return os.environ.get("MQSERVER", "").strip().split("/", 1)[0].strip()
+
+
 def _client_connect(qmgr: str, appl: str) -> syncpoint.QueueManager:
-    """A client connection as IBM's client-mode tools make it: to the server MQSERVER names."""
+    """A client connection as IBM's client-mode tools make it: to the server MQSERVER names, on its channel."""
     error: MQMIError | None = None
     for conname in mqserver_connames():
         try:
-            return syncpoint.connect(qmgr, host=conname, appl_name=appl)
+            return syncpoint.connect(qmgr, host=conname, appl_name=appl, channel=mqserver_channel())
         except MQMIError as e:
+            if e.reason in (C.MQRC_NOT_AUTHORIZED, C.MQRC_UNKNOWN_CHANNEL_NAME):
+                raise  # the queue manager answered
             error = e
     assert error is not None
     raise error

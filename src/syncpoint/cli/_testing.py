@@ -117,11 +117,14 @@ class ServedMQ:
         return f"{self.channel}/TCP/{self.conname}"
 
     def connect(self, **kw: Any) -> Any:
-        """A syncpoint connection over TCP, as the application user."""
+        """A syncpoint connection over TCP, as the application user on its channel (as the administrator on the
+        administration channel when ``user`` is the administrator)."""
         import syncpoint
 
         kw.setdefault("user", self.user)
         kw.setdefault("password", self.password)
+        admin = self.admin_user is not None and kw["user"] == self.admin_user
+        kw.setdefault("channel", self.admin_channel if admin else self.channel)
         return syncpoint.connect(self.name, host=self.conname, **kw)
 
     def end(self) -> None:
@@ -227,7 +230,36 @@ def serve(home: Path, config: Config, *, create: bool = True, timeout: float = 6
     STARTED[proc.pid] = mq
     if config.dev:
         _grant_test_queues(mq)
+    else:
+        open_plain_channel(mq)
     return mq
+
+
+PLAIN_CHANNEL_RULES = (
+    f"SET CHLAUTH('{PLAIN_CHANNEL}') TYPE(ADDRESSMAP) ADDRESS('127.*') USERSRC(CHANNEL) "
+    "DESCR('syncpoint test server: clients of this machine') ACTION(REPLACE)",
+    f"SET CHLAUTH('{PLAIN_CHANNEL}') TYPE(BLOCKUSER) USERLIST('nobody') "
+    "DESCR('syncpoint test server: administrators allowed') ACTION(REPLACE)",
+)
+
+
+def open_plain_channel(mq: ServedMQ) -> None:
+    """A test's queue manager without the developer configuration asks for no password: its clients on this
+    machine connect on SYSTEM.DEF.SVRCONN as the user they assert, administrators too. IBM's default channel
+    authentication rules block that channel and administrators, so two records on it allow it from loopback (127.*)
+    (docs/testing.md). Set over the Unix socket (a local administrator)."""
+    import syncpoint
+    from syncpoint.mqsc import MqscProcessor
+
+    qm = syncpoint.connect(mq.name, home=mq.home, appl_name="syncpoint test server")
+    try:
+        processor = MqscProcessor(qm, echo=False)
+        for command in PLAIN_CHANNEL_RULES:
+            response = processor.execute(command)
+            if not response.ok:
+                raise RuntimeError(f"queue manager {mq.name}: {command}: {' '.join(response.lines)}")
+    finally:
+        qm.disconnect()
 
 
 TEST_QUEUE_AUTHORITIES = ["browse", "get", "inq", "put"]
@@ -238,7 +270,7 @@ def _grant_test_queues(mq: ServedMQ) -> None:
     browse and inquire on every queue (profile ``**``), not only DEV.**, so a test's own queues (``mq_config(mqsc=
     ...)``) need no grants of their own. IBM's developer container grants DEV.** only; runmqdevserver does the same
     (docs/security.md)."""
-    qm = mq.connect(user=mq.admin_user, password=mq.admin_password)
+    qm = mq.connect(user=mq.admin_user, password=mq.admin_password, channel=mq.admin_channel)
     try:
         qm.admin("set_authrec", "queue", "**", "group", "app", TEST_QUEUE_AUTHORITIES)
     finally:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._api import Queue, QueueManager
-from ._channels import channel_command
+from ._channels import channel_command, svrconn_status
 from ._connect import connect
 from ._deadletter import dead_letter, dead_letter_header, dead_letter_queue
 from ._local import local_server, missing_qmgr, passwords_required
@@ -54,6 +54,7 @@ __all__ = [
     "parse_conname",
     "passwords_required",
     "pin_cpus",
+    "svrconn_status",
     "tcp_connect",
 ]
 

@@ -62,3 +62,31 @@ def channel_command(
             why = f"AMQ8494E: queue manager {qm.name} has no channel initiator ({SYSTEM_CHANNEL_INITQ}): start it."
             return {"ok": False, "lines": [why]}
         raise
+
+
+def svrconn_status(qm: Any, pattern: str = "*") -> list[dict[str, Any]]:
+    """The instances of server-connection channels running now (one a client's connection), as DISPLAY CHSTATUS
+    lists them (CHLTYPE SVRCONN, STATUS RUNNING, CONNAME, MCAUSER: the user it runs as, RAPPLTAG, CURSHCNV: one
+    conversation each, syncpoint does not share a TCP connection between connections); ``pattern`` a generic
+    channel name. They are the queue manager's own connections, not the channel initiator's channels."""
+    from syncpoint.mqi import matches_generic, mqsc_date_time
+
+    rows = []
+    for c in qm.admin("connection_status"):
+        channel = str(c.get("CHANNEL", ""))
+        if not channel or not matches_generic(pattern, channel):
+            continue
+        date, time = mqsc_date_time(float(c.get("STARTED", 0.0))) if c.get("STARTED") else ("", "")
+        row = {
+            "CHANNEL": channel,
+            "CHLTYPE": "SVRCONN",
+            "STATUS": "RUNNING",
+            "CONNAME": str(c.get("CONNAME", "")),
+            "MCAUSER": str(c.get("USERID", "")),
+            "RAPPLTAG": str(c.get("APPLTAG", "")),
+            "CURSHCNV": 1,
+        }
+        if date:
+            row["CHSTADA"], row["CHSTATI"] = date, time
+        rows.append(row)
+    return rows

@@ -33,12 +33,15 @@ def connect(
     password: str | None = None,
     tls: ssl.SSLContext | bool | None = None,
     unix_path: str | None = None,
+    channel: str | None = None,
 ) -> QueueManager:
     """Connect to queue manager ``name``.
 
     * ``host="localhost(1414)"`` (IBM's CONNAME form): over TCP to a queue manager server, with ``user`` and
       ``password`` when the server requires authentication and ``tls`` (True, or an ``ssl.SSLContext`` trusting
-      the server's certificate) when it serves TLS.
+      the server's certificate) when it serves TLS, on the server-connection channel ``channel`` (IBM's MQCD
+      ChannelName; default SYSTEM.DEF.SVRCONN, which IBM's default channel authentication rules block: name one
+      a rule allows, docs/security.md).
     * otherwise, when the queue manager's server is running on this machine (``syncpoint strmqm``): over its Unix
       socket;
     * otherwise embedded: the queue manager runs inside this process from its files under ``$SYNCPOINT_HOME``
@@ -52,7 +55,14 @@ def connect(
         address = parse_conname(host) if host is not None else None
         return QueueManager(
             RemoteTransport(
-                name, address=address, unix_path=unix_path, appl_name=appl, user=user, password=password, tls=tls
+                name,
+                address=address,
+                unix_path=unix_path,
+                appl_name=appl,
+                user=user,
+                password=password,
+                tls=tls,
+                channel=channel or "",
             )
         )
     from ._embedded import EmbeddedConnection, open_embedded

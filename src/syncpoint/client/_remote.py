@@ -86,6 +86,7 @@ class RemoteTransport:
         tls: ssl.SSLContext | bool | None = None,
         timeout: float = 30.0,
         control: bool = False,
+        channel: str = "",
     ) -> None:
         self._lock = threading.Lock()
         self._next_id = 1
@@ -108,7 +109,7 @@ class RemoteTransport:
         sock.settimeout(None)
         self._sock = sock
         _LIVE.add(self)
-        hello = hello_params(qmgr, user, password, appl_name, appl_type)
+        hello = hello_params(qmgr, user, password, appl_name, appl_type, channel)
         hello["control"] = control  # syncpoint's own tools' connections (docs/protocol.md)
         info = self._call("hello", [hello])
         self.qmgr_name: str = info["qmgr"]

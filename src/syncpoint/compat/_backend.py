@@ -224,11 +224,11 @@ class Backend:
                 last: MQMIError | None = None
                 for address in [a.strip() for a in conname.split(",") if a.strip()]:
                     try:
-                        qm = syncpoint.connect(qmname, host=address, appl_name=appl, **creds)
+                        qm = syncpoint.connect(qmname, host=address, appl_name=appl, channel=channel, **creds)
                         break
                     except MQMIError as e:
-                        if e.reason == C.MQRC_NOT_AUTHORIZED:
-                            raise
+                        if e.reason in (C.MQRC_NOT_AUTHORIZED, C.MQRC_UNKNOWN_CHANNEL_NAME):
+                            raise  # the queue manager answered: another address of the list is not tried
                         last = e
                 else:
                     raise last or MQMIError(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, "no connection name given")

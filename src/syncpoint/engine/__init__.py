@@ -21,6 +21,7 @@ from syncpoint.mqi.objects import (  # an import list, not logic: other modules 
 )
 
 from ._admin import MessageView
+from ._chlauth import Admission, RefusedError
 from ._effects import Effects, SystemPut
 from ._qmgr import QueueManager
 from ._remote import Delivery
@@ -39,6 +40,7 @@ __all__ = [
     "QMODEL",
     "QREMOTE",
     "QUEUE_TYPES",
+    "Admission",
     "Attribute",
     "Clock",
     "ConnAuth",
@@ -53,6 +55,7 @@ __all__ = [
     "Message",
     "MessageView",
     "QueueManager",
+    "RefusedError",
     "SystemClock",
     "SystemPut",
     "UnitOfWork",

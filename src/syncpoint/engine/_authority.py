@@ -134,6 +134,8 @@ ADMIN_AUTHORITIES: dict[str, tuple[str | None, int | None, str]] = {
     "authrecs": ("qmgr", None, "dsp"),
     "entity_authority": ("qmgr", None, "dsp"),
     "refresh_security": ("qmgr", None, "chg"),
+    "set_chlauth": ("qmgr", None, "chg"),  # channel authentication records (``_chlauth``), as IBM's SET CHLAUTH
+    "chlauth_records": ("qmgr", None, "dsp"),
     "groups": ("qmgr", None, "dsp"),
     "connauth_in_force": ("qmgr", None, "dsp"),
     "group_definitions": ("qmgr", None, "dsp"),

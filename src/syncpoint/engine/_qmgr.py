@@ -50,6 +50,7 @@ The map: one module per rule or verb
 ``_group_pubsub``   subscriptions on shared queues every member publishes to; DISPLAY PUBSUB's status
 ``_subscribe``      MQSUB, MQSUBRQ, closing subscriptions, administrative subscriptions
 ``_authority``      authority checks (IBM's OAM) and SET / DELETE / DISPLAY AUTHREC; the rules as data in ``_oam``
+``_chlauth``        channel authentication: CHLAUTH records, SET / DISPLAY CHLAUTH, a client's admission
 ``_effects``        what a call leaves for the host: store batch, wakes, system puts — and why as data
 ``_statistics``     statistics and accounting messages (STATMQI, STATQ, ACCTMQI, ACCTQ), their intervals
 ``_state``          the nouns: messages, local queues, connections, handles, units of work
@@ -87,6 +88,7 @@ from syncpoint.store import DECISION_KIND, SharedQueues, Snapshot
 
 from ._admin import AdminMixin
 from ._authority import AuthorityMixin
+from ._chlauth import ChlauthMixin
 from ._connections import ConnectionsMixin
 from ._effects import MD2_LENGTH
 from ._events import EventsMixin
@@ -124,6 +126,7 @@ class QueueManager(
     ResolveMixin,
     TokensMixin,
     InquireMixin,
+    ChlauthMixin,
     SecurityMixin,
     AdminMixin,
     SharedMixin,
@@ -163,6 +166,7 @@ class QueueManager(
         self._load_pubsub(snapshot)  # topics, durable subscriptions, retained publications (``_pubsub``)
         self._load_security(snapshot.counters)  # CONNAUTH in force (``_security``)
         self._init_oam(snapshot.objects)  # authority records, groups, the creator (``_authority``)
+        self._load_chlauth(snapshot.objects, snapshot.counters)  # channel authentication records (``_chlauth``)
         self._load_shared(set(snapshot.objects.get(COPY_KIND, {})), set(snapshot.objects.get(DECISION_KIND, {})))
         self._sync_group_subs()  # the group's subscriptions on shared queues: this member's (``_group_pubsub``)
         self.monitoring_refresh()  # STATMQI / STATQ / ACCTMQI / ACCTQ in force (``_statistics``)

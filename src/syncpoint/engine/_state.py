@@ -391,6 +391,7 @@ class Connection:
         "appl_name",
         "appl_name28",
         "appl_type",
+        "channel",
         "conname",
         "connected",
         "context",
@@ -410,6 +411,7 @@ class Connection:
         self.user = user
         self.pid = pid
         self.conname = ""  # the client's network address (DISPLAY CONN / QSTATUS CONNAME); blank when local
+        self.channel = ""  # a client's server-connection channel (DISPLAY CONN / QSTATUS CHANNEL); blank when local
         self.appl_name28 = padded(appl_name, 28)
         self.user12 = padded(user, 12)
         # the MQMD context fields a put with the default context sets (all but PutDate and PutTime)

@@ -541,6 +541,8 @@ ADMIN_VERBS = frozenset(
         "delete_sub",
         "subscriptions",
         "refresh_security",  # REFRESH SECURITY TYPE(CONNAUTH)
+        "set_chlauth",  # SET CHLAUTH (engine._chlauth)
+        "chlauth_records",  # DISPLAY CHLAUTH
         "connauth_in_force",
         # the object authority manager (engine._authority): setmqaut, SET / DELETE / DISPLAY AUTHREC, groups
         "set_authrec",

@@ -24,7 +24,7 @@ QREMOTE = "QREMOTE"  # a local definition of a remote queue, a queue-manager ali
 PROCESS = "PROCESS"
 QMGR = "QMGR"
 NAMELIST = "NAMELIST"  # a list of names (DEFINE NAMELIST; PCF Create Namelist): its own namespace
-CHANNEL = "CHANNEL"  # message channels (SDR, RCVR, SVR, RQSTR): their own namespace, as processes have
+CHANNEL = "CHANNEL"  # channels (SDR, RCVR, SVR, RQSTR, SVRCONN): their own namespace, as processes have
 TOPIC = "TOPIC"  # topic objects (publish/subscribe): their own namespace (``engine._topics``)
 AUTHINFO = "AUTHINFO"  # authentication information (connection authentication: ``AUTHTYPE(IDPWOS)``)
 QUEUE_TYPES = (QLOCAL, QMODEL, QALIAS, QREMOTE)
@@ -47,6 +47,10 @@ _AI = frozenset({AUTHINFO})
 
 # channel types (cmqxc.h MQCHT_*) and NPMSPEED (MQNPMS_*)
 MQCHT_SENDER, MQCHT_SERVER, MQCHT_RECEIVER, MQCHT_REQUESTER = 1, 2, 3, 4
+MQCHT_SVRCONN = 7  # a server-connection channel: the queue manager's end of a client's connection
+MQSCA_REQUIRED, MQSCA_OPTIONAL = 0, 1  # SSLCAUTH
+SYSTEM_DEF_SVRCONN = "SYSTEM.DEF.SVRCONN"
+SYSTEM_ADMIN_SVRCONN = "SYSTEM.ADMIN.SVRCONN"
 MQNPMS_NORMAL, MQNPMS_FAST = 1, 2
 SYSTEM_CHANNEL_INITQ = "SYSTEM.CHANNEL.INITQ"
 SYSTEM_CHANNEL_SYNCQ = "SYSTEM.CHANNEL.SYNCQ"
@@ -96,6 +100,7 @@ _ENABLED = {"ENABLED": 0, "DISABLED": 1}
 MQAIT_IDPW_OS = 3
 MQCHK_OPTIONAL, MQCHK_NONE, MQCHK_REQUIRED_ADMIN, MQCHK_REQUIRED = 0, 1, 2, 3
 MQADPCTX_NO, MQADPCTX_YES = 0, 1
+MQCHLA_DISABLED, MQCHLA_ENABLED = 0, 1
 _CHECKS = {"NONE": MQCHK_NONE, "OPTIONAL": MQCHK_OPTIONAL, "REQUIRED": MQCHK_REQUIRED, "REQDADM": MQCHK_REQUIRED_ADMIN}
 SYSTEM_DEFAULT_AUTHINFO = "SYSTEM.DEFAULT.AUTHINFO.IDPWOS"
 _PROPCTL = {
@@ -238,6 +243,14 @@ ATTRIBUTES: dict[str, Attribute] = {
         # connection authentication: the AUTHINFO object in force (blank: none), IBM's default one on a new
         # queue manager (reference/operations.md, CONNAUTH)
         Attribute("CONNAUTH", C.MQCA_CONN_AUTH, "str", SYSTEM_DEFAULT_AUTHINFO, _Q, length=48),
+        # channel authentication records checked (``engine._chlauth``): MQCHLA_ENABLED / MQCHLA_DISABLED
+        _enum(
+            "CHLAUTH",
+            C.MQIA_CHLAUTH_RECORDS,
+            MQCHLA_ENABLED,
+            _Q,
+            {"ENABLED": MQCHLA_ENABLED, "DISABLED": MQCHLA_DISABLED},
+        ),
         # -- authentication information (AUTHTYPE(IDPWOS): user ids and passwords checked against the password
         # file); the defaults are those of IBM's SYSTEM.DEFAULT.AUTHINFO.IDPWOS
         _enum("AUTHTYPE", C.MQIA_AUTH_INFO_TYPE, MQAIT_IDPW_OS, _AI, {"IDPWOS": MQAIT_IDPW_OS}),
@@ -252,7 +265,13 @@ ATTRIBUTES: dict[str, Attribute] = {
             0,
             MQCHT_SENDER,
             _CH,
-            {"SDR": MQCHT_SENDER, "SVR": MQCHT_SERVER, "RCVR": MQCHT_RECEIVER, "RQSTR": MQCHT_REQUESTER},
+            {
+                "SDR": MQCHT_SENDER,
+                "SVR": MQCHT_SERVER,
+                "RCVR": MQCHT_RECEIVER,
+                "RQSTR": MQCHT_REQUESTER,
+                "SVRCONN": MQCHT_SVRCONN,
+            },
         ),
         _enum("TRPTYPE", 0, 2, _CH, {"TCP": 2}),
         Attribute("CONNAME", 0, "str", "", _CH, length=264),
@@ -271,6 +290,14 @@ ATTRIBUTES: dict[str, Attribute] = {
         Attribute("MCAUSER", 0, "str", "", _CH, length=64),
         Attribute("SSLCIPH", 0, "str", "", _CH, length=32),
         Attribute("SEQWRAP", 0, "int", 999_999_999, _CH, low=100, high=999_999_999),
+        # server-connection channels (SVRCONN): instances at once in all and from one client address, the
+        # conversations one TCP connection may carry, whether a TLS client must send a certificate (IBM's
+        # defaults); ``server._svrconn`` enforces MAXINST and MAXINSTC
+        Attribute("MAXINST", 0, "int", 999_999_999, _CH, high=999_999_999),
+        Attribute("MAXINSTC", 0, "int", 999_999_999, _CH, high=999_999_999),
+        Attribute("SHARECNV", 0, "int", 10, _CH, high=999_999_999),
+        _enum("SSLCAUTH", 0, MQSCA_REQUIRED, _CH, {"REQUIRED": MQSCA_REQUIRED, "OPTIONAL": MQSCA_OPTIONAL}),
+        Attribute("SSLPEER", 0, "str", "", _CH, length=1024),
         Attribute("MRRTY", 0, "int", 10, _CH, high=999_999_999),  # message retry: count (receiving MCA)
         Attribute("MRTMR", 0, "int", 1000, _CH, high=999_999_999),  # and interval in milliseconds
         # -- topic objects: ASPARENT (0, blank, -1 or -2 as IBM numbers it) takes the value of the nearest topic
@@ -319,7 +346,7 @@ _KEPT_QUEUE = {
 _KEPT_QMGR = (
     "ACCTCONO=DISABLED ACCTINT:1800 ACCTMQI=OFF QMACCTQ=OFF ACTIVREC=MSG ACTVCONO=DISABLED ACTVTRC=OFF "
     "ADVCAP=ENABLED AUTHOREV=DISABLED BRIDGEEV=DISABLED CERTLABL='' CERTVPOL=ANY CHAD=DISABLED CHADEV=DISABLED "
-    "CHADEXIT='' CHLAUTH=ENABLED CHLEV=DISABLED CLWLDATA='' CLWLEXIT='' CLWLLEN:100 CLWLMRUC:999999999 "
+    "CHADEXIT='' CHLEV=DISABLED CLWLDATA='' CLWLEXIT='' CLWLLEN:100 CLWLMRUC:999999999 "
     "QMCLWLUSEQ=LOCAL CMDEV=DISABLED CONFIGEV=DISABLED QMCUSTOM='' DEFCLXQ=SCTQ DEFXMITQ='' "
     "IMGINTVL:60 IMGLOGLN=OFF IMGRCOVO=YES QMIMGRCOVQ=YES IMGSCHED=MANUAL INHIBTEV=DISABLED IPADDRV=IPV4 "
     "LOCALEV=DISABLED LOGGEREV=DISABLED MARKINT:5000 MAXPROPL=NOLIMIT MONACLS=QMGR MONCHL=OFF QMMONQ=OFF "
@@ -524,6 +551,16 @@ def default_objects() -> list[tuple[str, str, dict[str, Any]]]:
         (NAMELIST, SYSTEM_DEFAULT_NAMELIST, {}),
         *pubsub_objects(),
         (AUTHINFO, SYSTEM_DEFAULT_AUTHINFO, {}),
+        *svrconn_objects(),
+    ]
+
+
+def svrconn_objects() -> list[tuple[str, str, dict[str, Any]]]:
+    """IBM's server-connection channels of a new queue manager: SYSTEM.DEF.SVRCONN (the default a client names)
+    and SYSTEM.ADMIN.SVRCONN (the administration tools')."""
+    return [
+        (CHANNEL, SYSTEM_DEF_SVRCONN, {"CHLTYPE": MQCHT_SVRCONN}),
+        (CHANNEL, SYSTEM_ADMIN_SVRCONN, {"CHLTYPE": MQCHT_SVRCONN}),
     ]
 
 

@@ -10,7 +10,7 @@ DEFINE / ALTER QMGR keep such an attribute as the word or number typed (``AUTHOR
 ``"ENABLED"``); MQINQ answers with IBM's value for it. :data:`KEPT_QMGR_SELECTORS` maps each selector to the
 engine's key and the words' values (None: an integer or character attribute kept as it is). A word the table
 does not know (a number typed instead of a word) is answered as that number, or MQIAV_UNDEFINED (-1) when it is
-not one. CONNAUTH is not here: the queue manager's connection authentication answers it (mqi.objects).
+not one. CONNAUTH and CHLAUTH are not here: the queue manager acts on them (mqi.objects).
 """
 
 from __future__ import annotations
@@ -57,7 +57,6 @@ KEPT_QMGR_SELECTORS: dict[int, tuple[str, Mapping[str, int] | None]] = {
     C.MQIA_CHANNEL_AUTO_DEF: ("CHAD", _ENABLED),
     C.MQIA_CHANNEL_AUTO_DEF_EVENT: ("CHADEV", _EVENT),
     C.MQCA_CHANNEL_AUTO_DEF_EXIT: ("CHADEXIT", None),
-    C.MQIA_CHLAUTH_RECORDS: ("CHLAUTH", _ENABLED),
     C.MQIA_CHANNEL_EVENT: ("CHLEV", _EVENT),
     C.MQCA_CLUSTER_WORKLOAD_DATA: ("CLWLDATA", None),
     C.MQCA_CLUSTER_WORKLOAD_EXIT: ("CLWLEXIT", None),

@@ -181,7 +181,6 @@ _QMGR_IGNORED = frozenset(
         "CHAD",
         "CHADEV",
         "CHADEXIT",
-        "CHLAUTH",
         "CHLEV",
         "CLWLDATA",
         "CLWLEXIT",
@@ -423,6 +422,14 @@ def format_value(key: str, value: Any) -> tuple[str, str | None]:
     return kw, str(value)
 
 
+# what DISPLAY CHANNEL shows of a server-connection channel, and the attributes only such a channel has
+SVRCONN_SHOWN = frozenset(
+    {"CHLTYPE", "DESCR", "HBINT", "MAXINST", "MAXINSTC", "MAXMSGL", "MCAUSER", "SHARECNV", "SSLCAUTH", "SSLCIPH"}
+    | {"SSLPEER", "TRPTYPE"}
+)
+SVRCONN_ONLY = frozenset({"MAXINST", "MAXINSTC", "SHARECNV"})
+
+
 def definition_pairs(
     d: Definition,
     wanted: Iterable[str] | None = None,
@@ -439,6 +446,11 @@ def definition_pairs(
     for a in attributes_for(otype):
         kw, text = format_value(a.keyword, d.attrs.get(a.keyword, a.default))
         values[a.off_word if a.kind == "flag" else kw] = (kw, text)
+    if otype == CHANNEL:  # a channel shows its type's attributes (IBM's DISPLAY CHANNEL)
+        own = SVRCONN_SHOWN if d.attrs.get("CHLTYPE") == 7 else None  # MQCHT_SVRCONN
+        for k in list(values):
+            if (own is not None and k not in own) or (own is None and k in SVRCONN_ONLY):
+                del values[k]
     crdate, crtime = mqsc_date_time(d.created)
     altdate, alttime = mqsc_date_time(d.altered or d.created)
     computed: dict[str, str] = {"CRDATE": crdate, "CRTIME": crtime, "ALTDATE": altdate, "ALTTIME": alttime}
@@ -581,7 +593,7 @@ def connection_pairs(
         "APPLTAG": str(c.get("APPLTAG", "")),
         "APPLTYPE": "SYSTEM" if appltype == C.MQAT_QMGR else "USER",
         "ASTATE": "NONE",
-        "CHANNEL": "",
+        "CHANNEL": str(c.get("CHANNEL", "")),
         "CONNAME": str(c.get("CONNAME", "")),
         "CONNOPTS": "MQCNO_HANDLE_SHARE_BLOCK,MQCNO_SHARED_BINDING",
         "PID": str(c.get("PID", "")),
@@ -651,7 +663,7 @@ def handle_status_pairs(h: Mapping[str, Any], wanted: Iterable[str] | None = Non
         "SET": str(h.get("SET", "NO")),
         "URTYPE": "QMGR",
         "ASTATE": "NONE",  # no asynchronous consumer (MQCB) in syncpoint
-        "CHANNEL": "",
+        "CHANNEL": str(h.get("CHANNEL", "")),
         "CONNAME": str(h.get("CONNAME", "")),
         "OPENOPTS": open_options_words(int(h.get("OPENOPTS", 0))),
         "TID": "*",

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from syncpoint.client import channel_command
+from syncpoint.client import channel_command, svrconn_status
 
 from ._parser import MqscSyntaxError, Token
 
@@ -50,6 +50,8 @@ CHSTATUS_KEYWORDS = frozenset(
         "STOPREASON",
         "CURRENT",
         "SAVED",
+        "CURSHCNV",
+        "RAPPLTAG",
     }
 )
 CHSTATUS_DEFAULT = ("CHLTYPE", "CONNAME", "CURRENT", "RQMNAME", "STATUS", "XMITQ")
@@ -58,12 +60,12 @@ MAX_CHANNEL_NAME = 20
 REPLY_WAIT_MS = 15_000
 
 
-_UNSUPPORTED_TYPES = frozenset({"SVRCONN", "CLNTCONN", "CLUSSDR", "CLUSRCVR", "AMQP", "MQTT"})
+_UNSUPPORTED_TYPES = frozenset({"CLNTCONN", "CLUSSDR", "CLUSRCVR", "AMQP", "MQTT"})
 
 
 def unsupported_channel_type(tokens: list[Token]) -> str | None:
-    """The phrase for a channel type syncpoint has no such channels of (clients connect to the server's port;
-    there are no clusters), else None."""
+    """The phrase for a channel type syncpoint has no such channels of (client channel tables, clusters), else
+    None."""
     for t in tokens:
         if t.keyword == "CHLTYPE" and (t.value or "").strip().upper() in _UNSUPPORTED_TYPES:
             return f"{(t.value or '').strip().upper()} channels"
@@ -120,7 +122,7 @@ def check_channel_request(req: Any, noun: Token) -> None:
     if req.name is not None:
         _check_name(req.name, noun)
     if req.verb == "DEFINE" and "CHLTYPE" not in req.attrs and req.like is None:
-        raise MqscSyntaxError("DEFINE CHANNEL needs CHLTYPE(SDR|SVR|RCVR|RQSTR)", noun.end)
+        raise MqscSyntaxError("DEFINE CHANNEL needs CHLTYPE(SDR|SVR|RCVR|RQSTR|SVRCONN)", noun.end)
 
 
 def channel_request(qm: Any, request: dict[str, Any]) -> dict[str, Any]:
@@ -134,11 +136,12 @@ def run_channel_command(
     """START / STOP / PING / RESET / RESOLVE CHANNEL or DISPLAY CHSTATUS; the answer's lines into ``out_lines``;
     True when it succeeded."""
     if req.otype == "CHSTATUS":
+        clients = svrconn_status(qm, req.name or "*")  # clients' connections: the queue manager's own
         answer = channel_request(qm, {"op": "DISPLAY", "channel": req.name})
-        if not answer.get("ok"):
+        if not answer.get("ok") and not clients:
             out_lines.extend(answer.get("lines", []))
             return False
-        rows = answer.get("status", [])
+        rows = sorted(answer.get("status", []) + clients, key=lambda r: str(r.get("CHANNEL", "")))
         wanted = req.wanted if req.wanted else list(CHSTATUS_DEFAULT) if req.wanted is not None else None
         for row in rows:
             if req.where is not None and str(row.get(req.where.keyword, "")) != req.where.value:

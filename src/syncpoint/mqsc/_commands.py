@@ -55,6 +55,7 @@ from ._channel import (
     parse_channel_command,
     unsupported_channel_type,
 )
+from ._chlauth import is_chlauth_command, parse_chlauth_command
 from ._parser import MqscSyntaxError, Token, tokenize
 from ._pubsub import is_pubsub_command, parse_pubsub_command
 from ._qsg import INDOUBT, THREAD, is_qsg_command, parse_qsg_command, qsg_syntax
@@ -146,7 +147,6 @@ UNSUPPORTED_NOUNS = {
     "LISTENER": "LISTENER",
     "LSTR": "LISTENER",
     "SERVICE": "SERVICE",
-    "CHLAUTH": "CHLAUTH",
     "COMMINFO": "COMMINFO",
     "LSSTATUS": "LSSTATUS",
     "SVSTATUS": "SVSTATUS",
@@ -268,6 +268,13 @@ def parse_command(text: str) -> Request:
             e.verb = e.verb or VERBS.get(word, word)
             raise
         return oam
+    if is_chlauth_command(word, tokens):  # SET / DISPLAY CHLAUTH (``_chlauth``)
+        try:
+            ca: Request = parse_chlauth_command(word, tokens, Request)
+        except MqscSyntaxError as e:
+            e.verb, e.noun = VERBS.get(word, word), "CHLAUTH"
+            raise
+        return ca
     if word in CHANNEL_VERBS and len(tokens) > 1 and tokens[1].keyword in ("CHANNEL", "CHL"):
         req: Request = parse_channel_command(CHANNEL_VERBS[word], tokens, Request)
         return req

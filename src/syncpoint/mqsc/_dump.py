@@ -48,6 +48,7 @@ from syncpoint.mqi.objects import (
 
 from ._attrs import format_value, mqsc_keyword
 from ._authrec import setmqaut_lines
+from ._chlauth import set_chlauth_lines
 
 if TYPE_CHECKING:
     from syncpoint.client import QueueManager
@@ -77,8 +78,10 @@ _NO_OBJECTS = [
     "SRVC",
 ]
 # -t values, IBM's words: which object types each dumps. IBM's types syncpoint has no objects of dump nothing.
+CHLAUTH = "CHLAUTH"  # channel authentication records: SET CHLAUTH … ACTION(REPLACE), after the channels
 DUMP_TYPES: dict[str, tuple[str, ...]] = {
-    "ALL": (QMGR, *DEFINABLE),
+    "ALL": (QMGR, *DEFINABLE, CHLAUTH),
+    "CHLAUTH": (CHLAUTH,),
     "QMGR": (QMGR,),
     "QUEUE": (QLOCAL, QMODEL, QALIAS, QREMOTE),
     "QLOCAL": (QLOCAL,),
@@ -132,6 +135,22 @@ _RECEIVING = frozenset(
         "PUTAUT",
     ]
 )
+_SVRCONN = frozenset(
+    [
+        "CHLTYPE",
+        "TRPTYPE",
+        "CHLDESCR",
+        "HBINT",
+        "CHLMAXMSGL",
+        "MCAUSER",
+        "SSLCIPH",
+        "SSLCAUTH",
+        "SSLPEER",
+        "MAXINST",
+        "MAXINSTC",
+        "SHARECNV",
+    ]
+)
 # -a writes a channel's attributes of its type (IBM's DEFINE CHANNEL takes no others), and any other it was given;
 # a requester retries (SHORTRTY … LONGTMR) in syncpoint, as a sender does
 CHANNEL_TYPE_KEYS = {
@@ -139,6 +158,7 @@ CHANNEL_TYPE_KEYS = {
     "SVR": _SENDING,
     "RCVR": _RECEIVING,
     "RQSTR": _RECEIVING | {"CONNAME", "SHORTRTY", "SHORTTMR", "LONGRTY", "LONGTMR"},
+    "SVRCONN": _SVRCONN,
 }
 DUMP_FORMATS = ("mqsc", "1line", "setmqaut")  # -o: IBM's output types syncpoint has the data for
 
@@ -259,6 +279,9 @@ def dump_definitions(
                 disp = _dump_disposition(qm.admin("qsgdisp", otype, d.name)) if member and not own else ""
                 head = f"DEFINE {otype}({_quoted(d.name)})"
                 lines += _command(head, _items(d, baseline, disp), "REPLACE", one_line)
+    if CHLAUTH in wanted:  # the records, each one command (IBM's dmpmqcfg writes SET CHLAUTH on one line too)
+        records = qm.admin("chlauth_records", "*", "ALL", "ALL")
+        lines += set_chlauth_lines([r for r in records if name == "*" or matches_generic(name, r["profile"])])
     return lines + connauth_last
 
 

@@ -52,6 +52,7 @@ from ._attrs import (
 )
 from ._authrec import AUTHREC, ENTAUTH, run_authrec_command
 from ._channel import CHANNEL_VERBS, run_channel_command
+from ._chlauth import CHLAUTH, run_chlauth_command
 from ._commands import CHSTATUS, CONN, QMSTATUS, QSTATUS, QUEUE, SECURITY, Request, Where, parse_command, valid_syntax
 from ._parser import MqscSyntaxError, SourceCommand, read_commands
 from ._pubsub import PUBSUB_OBJECTS, run_pubsub_command
@@ -214,6 +215,9 @@ class MqscProcessor:
                 return out
             if req.otype in PUBSUB_OBJECTS:  # topics, subscriptions, their status (``_pubsub``)
                 out.ok = run_pubsub_command(self._admin, self._qm.name, req, out.lines, format_pairs)
+                return out
+            if req.otype == CHLAUTH:  # channel authentication records (``_chlauth``)
+                out.ok = run_chlauth_command(self._admin, req, out.lines, format_pairs)
                 return out
             if req.otype in (AUTHREC, ENTAUTH):  # the object authority manager (``_authrec``)
                 out.ok = run_authrec_command(self._admin, req, out.lines, format_pairs)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from syncpoint.client import channel_command
+from syncpoint.client import channel_command, svrconn_status
 from syncpoint.mqi import constants as C
 from syncpoint.mqi import matches_generic, mqsc_date_time
 from syncpoint.mqi.objects import CHANNEL
@@ -50,10 +50,20 @@ CHANNEL_ATTRS: tuple[tuple[str, int, int], ...] = (
     ("SEQWRAP", K.MQIACH_SEQUENCE_NUMBER_WRAP, 0),
     ("MRRTY", K.MQIACH_MR_COUNT, 0),
     ("MRTMR", K.MQIACH_MR_INTERVAL, 0),
+    ("MAXINST", K.MQIACH_MAX_INSTANCES, 0),
+    ("MAXINSTC", K.MQIACH_MAX_INSTS_PER_CLIENT, 0),
+    ("SHARECNV", K.MQIACH_SHARING_CONVERSATIONS, 0),
+    ("SSLCAUTH", K.MQIACH_SSL_CLIENT_AUTH, 0),
 )
 _DEFAULTS = {"TRPTYPE": 2, "NPMSPEED": 2}  # TCP, FAST: what a definition without them has
 
-_TYPES = {"SDR": 1, "SVR": 2, "RCVR": 3, "RQSTR": 4}  # MQCHT_* of DISPLAY CHSTATUS's CHLTYPE words
+_TYPES = {
+    "SDR": 1,
+    "SVR": 2,
+    "RCVR": 3,
+    "RQSTR": 4,
+    "SVRCONN": K.MQCHT_SVRCONN,
+}  # MQCHT_* of DISPLAY CHSTATUS's CHLTYPE words
 _IBM_TYPES = frozenset({1, 2, 3, 4, K.MQCHT_ALL, K.MQCHT_CLNTCONN, K.MQCHT_SVRCONN, K.MQCHT_CLUSRCVR, K.MQCHT_CLUSSDR})
 _STATES = {
     "INACTIVE": C.MQCHS_INACTIVE,
@@ -174,11 +184,12 @@ def inquire_channel_status(server: Any, req: Request) -> Reply:
         )
     wanted = req.int_list(K.MQIACH_CHANNEL_INSTANCE_ATTRS)
     server._no_extra(req, filters=True)
+    clients = svrconn_status(server._qm, pattern) if instance == K.MQOT_CURRENT_CHANNEL else []
     answer = channel_command(server._qm, {"op": "DISPLAY", "channel": pattern}, running_only=True)
-    if not answer.get("ok"):
+    if not answer.get("ok") and not clients:
         why = " ".join(answer.get("lines", [])) or "the channel initiator did not answer"
         raise CommandFailedError(K.MQRCCF_NO_CHANNEL_INITIATOR, why)
-    rows = [r for r in answer.get("status", []) if matches_generic(pattern, str(r.get("CHANNEL", "")))]
+    rows = [r for r in answer.get("status", []) if matches_generic(pattern, str(r.get("CHANNEL", "")))] + clients
     saved = instance == K.MQOT_SAVED_CHANNEL
     if saved:  # only channels with a batch's record: the sending ones, and receiving ones that ran
         rows = [r for r in rows if int(r.get("CURSEQNO", 0)) or r.get("LSTLUWID")]

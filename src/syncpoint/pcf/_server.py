@@ -39,7 +39,7 @@ from syncpoint.mqi.objects import (
 )
 from syncpoint.mqi.qmgr_selectors import KEPT_QMGR_SELECTORS, kept_qmgr_value
 
-from . import _authinfo, _authrec, _pubsub
+from . import _authinfo, _authrec, _chlauth, _pubsub
 from . import _constants as K
 from ._channels import CHANNEL_HANDLERS
 from ._connection import HANDLERS as CONNECTION_HANDLERS
@@ -639,4 +639,5 @@ _HANDLERS: dict[int, Callable[[CommandServer, Request], Reply]] = {
     _authrec.MQCMD_INQUIRE_ENTITY_AUTH: _authrec.inquire_entity_auth,
 }
 _HANDLERS.update(CHANNEL_HANDLERS)  # Inquire Channel, Channel Names, Channel Status (_channels.py)
+_HANDLERS.update(_chlauth.HANDLERS)  # Set / Inquire Channel Authentication Records (_chlauth.py)
 _HANDLERS.update(_pubsub.HANDLERS)  # publish/subscribe: subscriptions and topics

@@ -22,7 +22,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from syncpoint._version import __version__
-from syncpoint.engine import Connection
+from syncpoint.engine import Admission, Connection
 from syncpoint.host import STOPPED, identity, os_user
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
@@ -30,6 +30,7 @@ from syncpoint.store import Pending
 from syncpoint.wire import Hello, ServerProtocol
 
 from . import _connauth as connauth
+from . import _svrconn as svrconn
 from ._auth import check_password, checkers, peer_identity
 from ._hub import Hub, warn_now
 from ._limits import OVERFLOW
@@ -52,6 +53,7 @@ class Handshake:
     address: str
     counted: bool
     over_limit: bool
+    channel: str
     _handshake: asyncio.TimerHandle | None
 
     if TYPE_CHECKING:
@@ -94,6 +96,9 @@ class Handshake:
 
     def _release(self) -> None:
         """The connection ended: it no longer counts, its handshake deadline is gone."""
+        if self.channel:
+            svrconn.count(self.server, self.channel, self.address, -1)
+            self.channel = ""
         if self.counted:
             self.counted = False
             server = self.server
@@ -149,15 +154,20 @@ class Handshake:
         users = server.users
         settings = server.qm.engine.connauth  # CONNAUTH in force (``_connauth``: the rules)
         asserted = hello.user or hello.os_user
-        if users is None or not connauth.must_check(
-            settings,
-            self.local,
-            hello.password is not None,
-            server.qm.engine.is_administrator(asserted or os_user()),  # IBM's privileged user (``_authority``)
-            users.required,
-            link=hello.appl_type == C.MQAT_QMGR and not self.local,
+        link = hello.appl_type == C.MQAT_QMGR and not self.local
+        adm: Admission | None = None
+        if not self.local and not link:  # a client: its server-connection channel and CHLAUTH (``_svrconn``)
+            answer = svrconn.admission(server, hello, self.address, asserted or os_user())
+            if isinstance(answer, MQMIError):
+                self._refuse(hello, answer)
+                return
+            adm = answer
+        privileged = server.qm.engine.is_administrator(asserted or os_user())  # IBM's privileged user
+        if users is None or not (
+            connauth.must_check(settings, self.local, hello.password is not None, privileged, users.required, link)
+            or (users.required and svrconn.password_required(adm, privileged))
         ):
-            self._connect(hello, asserted)
+            self._connect(hello, asserted, adm)
             return
         loop = server.loop
         assert loop is not None
@@ -169,7 +179,7 @@ class Handshake:
             if self.closing:
                 return
             if f.exception() is None and f.result():
-                self._connect(hello, connauth.runs_as(settings, True, hello.user, hello.os_user))
+                self._connect(hello, connauth.runs_as(settings, True, hello.user, hello.os_user), adm, True)
                 self.unblock()
                 return
             # FAILDLAY: this failed connection waits, no other
@@ -210,13 +220,21 @@ class Handshake:
         text = f"the queue manager serves at most {limit} network connections at once {whom}"
         self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_MAX_CONNS_LIMIT_REACHED, text))
 
-    def _connect(self, hello: Hello, runs_as: str) -> None:
-        """MQCONN as user ``runs_as`` ("": this server's own user)."""
+    def _connect(self, hello: Hello, runs_as: str, adm: Admission | None = None, authenticated: bool = False) -> None:
+        """MQCONN as user ``runs_as`` ("": this server's own user); a client on channel ``adm``'s runs as the
+        channel authentication records say, unless they block it (``_svrconn``)."""
         server = self.server
         if server.state == STOPPED:
             self._refuse(hello, MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_STOPPING, "the queue manager is ending"))
             return
         qm = server.qm
+        if adm is not None:
+            adopted = runs_as if authenticated and runs_as == hello.user and hello.user else None
+            runs_as = adm.runs_as(adopted, runs_as or os_user())
+            refused = svrconn.blocked(server, adm, self.address, runs_as)
+            if refused is not None:
+                self._refuse(hello, refused)
+                return
         user, pid = identity(runs_as, hello.pid)  # a client that did not say: this process's, as IBM's bindings
         if self.local and hello.password is None:
             # over the Unix socket the identity is the peer's operating-system user, read from the socket: the
@@ -229,6 +247,9 @@ class Handshake:
             return
         if self.address != "local":
             conn.conname = self.address  # DISPLAY CONN / QSTATUS: a TCP client's address, as IBM's CONNAME
+        if adm is not None:
+            conn.channel = self.channel = adm.channel  # DISPLAY CONN CHANNEL, DISPLAY CHSTATUS; MAXINST counts it
+            svrconn.count(server, adm.channel, self.address, +1)
         self.conn = conn
         self.proto.greeted = True
         self._reply_when_durable(

@@ -93,6 +93,7 @@ class Hub(Protocol):
     throttle: Throttle
     tcp_sessions: int
     addresses: dict[str, int]  # TCP connections open now, by address (max-connections-per-address)
+    instances: dict[tuple[str, str], int]  # SVRCONN channel instances, in all and by address (MAXINST, MAXINSTC)
     partial: PartialFrames
 
     @property

@@ -74,6 +74,7 @@ class Server:
         self.throttle = Throttle(self.limits.auth_delay_max)
         self.tcp_sessions = 0  # TCP connections open now, counted against limits.max_connections
         self.addresses: dict[str, int] = {}  # the same by address, against limits.max_connections_per_address
+        self.instances: dict[tuple[str, str], int] = {}  # SVRCONN instances: (channel, "") in all, (channel, address)
         self.partial = PartialFrames(self.limits.partial_frame_budget)
         self.on_state: Callable[[str], None] | None = None  # told "quiescing" / "stopping" as ending begins
         self.sessions: set[SessionFace] = set()

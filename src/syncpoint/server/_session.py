@@ -97,6 +97,7 @@ class Session(Gets, Handshake, Frames, asyncio.Protocol):
         self._frame_waits = False
         self._frame_timer: asyncio.TimerHandle | None = None
         self.tunnel: Tunnel | None = None  # a requester's connection now carries a SVR's channel (_channel.py)
+        self.channel = ""  # a client's server-connection channel (_svrconn.py): counted against MAXINST, MAXINSTC
 
     # -- transport events -----------------------------------------------------------------------------
     def connection_made(self, transport: Any) -> None:  # uvloop's transports are not asyncio's classes

@@ -222,6 +222,7 @@ class Hello:
     pid: int
     control: bool = False  # an administrator's session (endmqm, ping): no MQI connection is made
     os_user: str = ""  # the client process's operating-system user: the user it asserts (IBM's client sends it)
+    channel: str = ""  # the server-connection channel a client names (IBM's MQCD ChannelName; "": SYSTEM.DEF.SVRCONN)
 
 
 @dataclass(slots=True)
@@ -330,6 +331,7 @@ class ServerProtocol:
             pid,
             bool(params.get("control", False)),
             text("os_user", 1024),
+            text("channel", 20).strip(),
         )
 
 
@@ -357,10 +359,14 @@ def parse_reply(frame: Any) -> Reply:
 # The blocking client (``client/_remote``) and the asyncio client (``aio/_connection``) open their sockets each
 # its own way (a blocking socket, an event loop's streams); what they say and how they read the answers is one
 # implementation, here.
-def hello_params(qmgr: str, user: str | None, password: str | None, appl_name: str, appl_type: int) -> dict[str, Any]:
+def hello_params(
+    qmgr: str, user: str | None, password: str | None, appl_name: str, appl_type: int, channel: str = ""
+) -> dict[str, Any]:
     """The parameters of a client's ``hello`` request (docs/protocol.md): the versions it speaks, the queue
-    manager it wants and its identity (ApplName: IBM's 28 characters)."""
+    manager it wants, its identity (ApplName: IBM's 28 characters) and the server-connection channel it names
+    (a client over TCP; "" the server's default, SYSTEM.DEF.SVRCONN)."""
     return {
+        "channel": channel,
         "versions": list(PROTOCOL_VERSIONS),
         "qmgr": qmgr,
         "user": user or "",
