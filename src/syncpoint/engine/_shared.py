@@ -48,6 +48,7 @@ from ._shared_defs import (
     group_call,
     unavailable,
 )
+from ._shared_select import select_selected
 from ._state import GONE, PRIO_SHIFT, Connection, Handle, LocalQueue, Message, UnitOfWork
 from ._util import fail
 
@@ -190,6 +191,7 @@ class SharedMixin(SharedDefinitionsMixin):
         may_fail = buflen is not None and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG
         claim_only = may_fail or bool(sync & C.MQGMO_SYNCPOINT_IF_PERSISTENT)
         plain = not under and groupid is None and seqno is None and token is None and h.locked is None
+        plain = plain and h.selection is None  # a selecting handle's gets: ``_shared_select``
         match = None
         if not plain:
             match = self._shared_match(h, q, under, msgid, correlid, groupid, seqno, token, False)
@@ -204,6 +206,9 @@ class SharedMixin(SharedDefinitionsMixin):
                 sm = shared.take_ahead(uid, q.name)  # claimed ahead (getm): no round trip
             if sm is None and match is None:
                 sm = self._io(shared.get, q.name, uid, msgid, correlid, claim_only and uid is None, now)
+            elif sm is None and h.selection is not None:
+                assert match is not None  # a selecting handle's get is never plain
+                sm = select_selected(self._io, shared, h, q, match, lock, True, uid, claim_only, False, now)
             elif sm is None:
                 sm = self._io(shared.select, q.name, match, lock, True, uid, claim_only, False, now)
             if sm is None:
@@ -262,7 +267,10 @@ class SharedMixin(SharedDefinitionsMixin):
         hold = bool(opts & C.MQGMO_LOCK)
         mine = -h.hobj if hold or h.locked is not None else None
         while True:
-            sm = self._io(shared.select, q.name, match, mine, False, None, False, hold)
+            if h.selection is not None:  # a selecting handle's browse: ``_shared_select``
+                sm = select_selected(self._io, shared, h, q, match, mine, False, None, False, hold, now)
+            else:
+                sm = self._io(shared.select, q.name, match, mine, False, None, False, hold)
             if sm is None:
                 if under:
                     raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the browse cursor is not on an available message")
@@ -466,6 +474,7 @@ class SharedMixin(SharedDefinitionsMixin):
             return
         mo = gmo.MatchOptions if gmo.Version >= 2 else _ID_MATCH
         plain = not gmo.Options & _NOT_AHEAD and gmo.Options & C.MQGMO_SYNCPOINT and h.locked is None
+        plain = plain and h.selection is None  # a selecting handle's gets each select (``_shared_select``)
         if count > 1 and plain and not mo & ~_ID_MATCH:
             shared.get_ahead(self._shared_uow(conn), h.queue.name, count)
 

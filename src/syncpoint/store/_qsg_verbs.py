@@ -382,6 +382,9 @@ class _Verbs(_Counts):
             if value is not None:
                 where += f" AND {column} = %s"
                 args.append(value)
+        if match.ids is not None:  # a selecting handle's matches (``_qsg_select``)
+            where += " AND id = ANY(%s)"
+            args.append(list(match.ids))
         if match.after is not None:
             priority, ident = match.after
             if match.fifo:
