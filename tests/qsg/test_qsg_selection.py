@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import psycopg
 import pytest
 from qsg_members import member, reason
 
@@ -156,3 +157,32 @@ def test_a_selector_that_does_not_parse_on_a_shared_queue_is_2459_and_opens_noth
     assert reason(lambda: b.open("SQ", GET, selector="Colour = ")) == C.MQRC_SELECTOR_SYNTAX_ERROR
     b.open("SQ", GET)
     assert b.admin("queue_status", "SQ")["IPPROCS"] == 1  # this open only: the refused one opened nothing
+
+
+def test_a_database_made_before_arrived_existed_gets_it_at_a_members_start_and_its_rows_are_selected(
+    postgres_url: str,
+) -> None:
+    # store/_qsg_schema._ensure_arrived: the column is added (old rows keep NULL, which a first look reads)
+    clock = FakeClock()
+    first = member("QMA", postgres_url, clock)
+    try:
+        a = syncpoint.connect("QMA", embedded=first)
+        a.admin("define", "QLOCAL", "SQ", {"QSGDISP": "SHARED"})
+        put_colours(a, "red", "blue")
+    finally:
+        first.close(abnormal=True)
+    with psycopg.connect(postgres_url) as conn:  # as a database made by a version without the column
+        conn.execute("ALTER TABLE qsg_message DROP COLUMN arrived")  # its index goes with it
+    second = member("QMB", postgres_url, clock)
+    try:
+        with psycopg.connect(postgres_url) as conn:
+            assert conn.execute("SELECT count(*) FROM qsg_message WHERE arrived IS NULL").fetchone() == (2,)
+            assert conn.execute("SELECT 1 FROM pg_indexes WHERE indexname = 'qsg_message_arrived'").fetchone()
+        b = syncpoint.connect("QMB", embedded=second)
+        q = b.open("SQ", GET, selector="Colour = 'blue'")
+        assert q.get().data == b"blue1"
+        put_colours(b, "red", "blue")
+        assert q.get().data == b"blue1"
+        assert q.get_or_none() is None
+    finally:
+        second.close(abnormal=True)
