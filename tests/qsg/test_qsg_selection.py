@@ -10,6 +10,7 @@ process (in-process hosts, private stores in memory) share one real PostgreSQL d
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 
 import psycopg
@@ -17,20 +18,24 @@ import pytest
 from qsg_members import member, reason
 
 import syncpoint
+from syncpoint.client import EmbeddedQueueManager
 from syncpoint.engine import FakeClock, _shared_select
 from syncpoint.mqi import constants as C
 from syncpoint.mqi import rfh2
 from syncpoint.mqi.properties import build
+from waiting import wait_until
 
 GET = C.MQOO_INPUT_SHARED | C.MQOO_FAIL_IF_QUIESCING
 BROWSE_GET = GET | C.MQOO_BROWSE
 Pair = tuple[syncpoint.QueueManager, syncpoint.QueueManager]
+HOSTS: dict[str, EmbeddedQueueManager] = {}
 
 
 @pytest.fixture
 def pair(postgres_url: str) -> Iterator[Pair]:
     clock = FakeClock()
     hosts = [member("QMA", postgres_url, clock), member("QMB", postgres_url, clock)]
+    HOSTS.update(QMA=hosts[0], QMB=hosts[1])
     a = syncpoint.connect("QMA", embedded=hosts[0])
     b = syncpoint.connect("QMB", embedded=hosts[1])
     a.admin("define", "QLOCAL", "SQ", {"QSGDISP": "SHARED"})
@@ -90,6 +95,21 @@ def test_a_message_committed_after_the_handle_looked_past_its_id_is_still_seen(p
     assert q.get_or_none() is None
     a.commit()
     assert q.get().data == b"late"
+
+
+def test_a_waiting_selecting_get_is_given_the_chosen_message_another_member_puts(pair: Pair) -> None:
+    # MQGMO_WAIT: the get waits "for a suitable message to arrive"; for a selecting handle, one its selector chooses
+    a, b = pair
+    q = b.open("SQ", GET, selector="Colour = 'blue'")
+    q._h("get")  # open the input handle before the waiter starts
+    got: list[bytes] = []
+    waiter = threading.Thread(target=lambda: got.append(q.get(wait=float("inf")).data))
+    waiter.start()
+    wait_until(lambda: HOSTS["QMB"].waiters.parked("SQ"), "QMB's get waiting", 60)
+    put_colours(a, "red", "blue")
+    waiter.join(60)
+    assert got == [b"blue1"]
+    assert b.open("SQ").depth == 1  # the red one, not chosen, stays
 
 
 def test_browse_walks_only_the_chosen_messages_in_delivery_order_then_get_takes_them(pair: Pair) -> None:
