@@ -114,7 +114,9 @@ def shared(depth: int, n: int) -> None:
         e = EmbeddedQueueManager("BQM", store)
         closers.append(lambda: e.close(abnormal=True))
         qm = syncpoint.connect("BQM", embedded=e)
-        qm.admin("define", "QLOCAL", "SDEEP", {"QSGDISP": "SHARED", "INDXTYPE": C.MQIT_CORREL_ID})
+        qm.admin(
+            "define", "QLOCAL", "SDEEP", {"QSGDISP": "SHARED", "INDXTYPE": C.MQIT_CORREL_ID, "MAXDEPTH": 999_999_999}
+        )
         out = qm.mqopen(MQOD(ObjectName=b"SDEEP"), C.MQOO_OUTPUT)
         syncpoint_pmo = MQPMO(Options=C.MQPMO_SYNCPOINT)
         for i in range(depth):

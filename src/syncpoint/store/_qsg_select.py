@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._qsg_schema import _COLUMNS, _row
-from ._qsg_verbs import _Verbs
+from ._qsg_verbs import _order, _Verbs
 from ._shared import SharedMatch, SharedMessage
 
 
@@ -69,7 +69,7 @@ class _Selecting(_Verbs):
         ``lock``, in delivery order, browsed (a selector over fields that change while a message waits is judged
         afresh on every walk: ``engine/_shared_select``)."""
         where, args = self._where(queue, match, lock)
-        order = "id" if match.fifo else "priority DESC, id"
+        order = _order(match)
         sql = f"SELECT {_COLUMNS} FROM qsg_message WHERE {where} ORDER BY {order} LIMIT %s"
         with self._use(fast=True) as conn:
             rows: list[Any] = conn.execute(sql, [*args, limit], binary=True).fetchall()
