@@ -131,6 +131,19 @@ def test_browse_walks_only_the_chosen_messages_in_delivery_order_then_get_takes_
     assert a.open("SQ", GET).get().data == b"r-high"
 
 
+def test_a_message_another_handle_got_is_forgotten_and_fifo_delivery_order_is_kept(pair: Pair) -> None:
+    # MSGDLVSQ(FIFO): arrival order whatever the priority; a match got elsewhere is not offered again
+    a, b = pair
+    a.admin("alter", "QLOCAL", "SQ", {"MSGDLVSQ": C.MQMDS_FIFO})
+    out = a.open("SQ", C.MQOO_OUTPUT)
+    for data, priority in [("first", 1), ("second", 9), ("third", 5)]:
+        out.put(data, properties={"Colour": "blue"}, priority=priority)
+    q = b.open("SQ", BROWSE_GET, selector="Colour = 'blue'")
+    assert q.browse().data == b"first"
+    assert a.open("SQ", GET).get().data == b"first"  # another member's plain get takes it
+    assert [m.data for m in iter(q.get_or_none, None)] == [b"second", b"third"]
+
+
 def test_a_backed_out_get_is_chosen_again_with_its_backout_count_raised(pair: Pair) -> None:
     a, b = pair
     put_colours(a, "red", "blue")

@@ -29,7 +29,6 @@ from typing import cast
 
 from syncpoint.mqi import MQGMO, MQMD, GetResult
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.properties import unpack_props
 from syncpoint.store import (
     DECISION_KIND,
     SharedMatch,
@@ -40,7 +39,7 @@ from syncpoint.store import (
     expired_at,
 )
 
-from ._effects import MD2_LENGTH, stored_message
+from ._effects import stored_message
 from ._get import deliver, match_criteria
 from ._put import CONTEXT_IDENTITY, CONTEXT_ORIGIN
 from ._shared_defs import (
@@ -48,8 +47,8 @@ from ._shared_defs import (
     group_call,
     unavailable,
 )
-from ._shared_select import select_selected
-from ._state import GONE, PRIO_SHIFT, Connection, Handle, LocalQueue, Message, UnitOfWork
+from ._shared_select import select_selected, shared_message
+from ._state import PRIO_SHIFT, Connection, Handle, LocalQueue, Message, UnitOfWork
 from ._util import fail
 
 _BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
@@ -85,32 +84,6 @@ def check_index_type(q: LocalQueue, msgid: bytes | None, correlid: bytes | None)
 def _seqno_bytes(seqno: int) -> bytes:
     """MsgSeqNumber as the packed MQMD holds it (the store compares it with the row's MQMD)."""
     return MQMD(MsgSeqNumber=seqno).pack()[_SEQNO_AT : _SEQNO_AT + 4]
-
-
-def shared_message(q: LocalQueue, sm: SharedMessage) -> Message:
-    """A transient ``Message`` standing for a row of a shared queue, so that the private queue's rule code
-    (``_get.deliver``, the cursor and lock, reports) applies to it. Its ``seq`` is the row's id (the MsgToken);
-    its state is never GOT_PENDING: the unit of work's shared part is the store's, not ``UnitOfWork.gets``."""
-    fields = MQMD.unpack(sm.md).__dict__
-    m = Message(
-        sm.id,
-        q,
-        sm.priority,
-        sm.persistent,
-        fields,
-        sm.data,
-        sm.msgid,
-        sm.correlid,
-        fields["GroupId"],
-        fields["MsgSeqNumber"],
-        sm.expiry,
-        sm.put_time,
-        sm.backout,
-    )
-    if len(sm.md) > MD2_LENGTH:
-        m.props = unpack_props(sm.md[MD2_LENGTH:])  # the properties kept after the MQMD
-    m.state = GONE
-    return m
 
 
 class SharedMixin(SharedDefinitionsMixin):

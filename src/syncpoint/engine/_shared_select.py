@@ -21,6 +21,9 @@ reads the queue once, in pages of :data:`PAGE` rows by id.
 A selector that reads fields that change while a message waits (BackoutCount, the remaining Expiry:
 ``Selector.live``) is judged afresh on every walk, in pages of the available messages in delivery order, as on a
 private queue.
+
+:func:`shared_message` (the transient ``Message`` standing for a row, which ``_shared``'s verbs deliver) lives
+here, below ``_shared``, since judging needs it too.
 """
 
 from __future__ import annotations
@@ -31,11 +34,14 @@ from typing import Any
 
 from sortedcontainers import SortedList
 
+from syncpoint.mqi import MQMD
+from syncpoint.mqi.properties import unpack_props
 from syncpoint.mqi.selector import Selector
 from syncpoint.store import SharedMatch, SharedMessage, SharedQueues
 
+from ._effects import MD2_LENGTH
 from ._select import _md_now, selected
-from ._state import Handle, LocalQueue
+from ._state import GONE, Handle, LocalQueue, Message
 
 PAGE = 500  # rows a first look reads at a time; matches a walk offers the store at a time
 
@@ -52,6 +58,32 @@ class SharedSelection:
         self.fifo = False  # the order ``keys`` are in (MSGDLVSQ(FIFO): by id alone)
 
 
+def shared_message(q: LocalQueue, sm: SharedMessage) -> Message:
+    """A transient ``Message`` standing for a row of a shared queue, so that the private queue's rule code
+    (``_get.deliver``, the cursor and lock, reports) applies to it. Its ``seq`` is the row's id (the MsgToken);
+    its state is never GOT_PENDING: the unit of work's shared part is the store's, not ``UnitOfWork.gets``."""
+    fields = MQMD.unpack(sm.md).__dict__
+    m = Message(
+        sm.id,
+        q,
+        sm.priority,
+        sm.persistent,
+        fields,
+        sm.data,
+        sm.msgid,
+        sm.correlid,
+        fields["GroupId"],
+        fields["MsgSeqNumber"],
+        sm.expiry,
+        sm.put_time,
+        sm.backout,
+    )
+    if len(sm.md) > MD2_LENGTH:
+        m.props = unpack_props(sm.md[MD2_LENGTH:])  # the properties kept after the MQMD
+    m.state = GONE
+    return m
+
+
 def attach_shared(h: Handle, selector: Selector) -> None:
     h.selection = SharedSelection(selector)
 
@@ -61,8 +93,6 @@ def _key(fifo: bool, priority: int, ident: int) -> tuple[int, int]:
 
 
 def _judge(sel: SharedSelection, q: LocalQueue, rows: list[SharedMessage]) -> None:
-    from ._shared import shared_message  # _shared imports this module
-
     for sm in rows:
         m = shared_message(q, sm)
         if selected(sel.selector, m.md, m.props, m.data):
@@ -150,8 +180,6 @@ def _live(
     now: float,
 ) -> SharedMessage | None:
     """A selector over BackoutCount or the remaining Expiry: the available messages judged as they are now."""
-    from ._shared import shared_message  # _shared imports this module
-
     after = match.after
     while True:
         rows: list[SharedMessage] = io(shared.page, q.name, replace(match, after=after), lock, PAGE)
