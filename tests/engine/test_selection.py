@@ -246,8 +246,9 @@ def test_the_arrival_log_stays_bounded_when_no_selecting_handle_looks(
     assert drain(q) == ["m30-p9"]  # found by judging the queue again
 
 
-def test_a_selection_string_on_a_shared_queue_is_selection_not_available_2551(postgres_url: str) -> None:
-    # engine/_select.py: the group's store cannot evaluate a selector; the open is refused, changing nothing
+def test_a_selection_string_on_a_shared_queue_opens_and_selects(postgres_url: str) -> None:
+    # IBM MQ for z/OS selects on shared queues: 2551 (MQRC_SELECTION_NOT_AVAILABLE) is IBM's for extended message
+    # selection only (engine/_shared_select; across members: tests/qsg/test_qsg_selection.py)
     from syncpoint.engine import FakeClock
     from syncpoint.engine import QueueManager as Engine
     from syncpoint.store import Batch, MemoryStore, create_member, membership_record
@@ -262,8 +263,12 @@ def test_a_selection_string_on_a_shared_queue_is_selection_not_available_2551(po
     try:
         qm = syncpoint.connect("QM1", embedded=e)
         qm.admin("define", "QLOCAL", "SHARED.Q", {"QSGDISP": "SHARED"})
-        od = MQOD(ObjectName=b"SHARED.Q")
-        assert reason_of(qm.mqopen, od, GET, "Root.MQMD.Priority = 1").reason == C.MQRC_SELECTION_NOT_AVAILABLE
-        assert qm.admin("queue_status", "SHARED.Q")["IPPROCS"] == 0
+        out = qm.open("SHARED.Q", C.MQOO_OUTPUT)
+        for priority in (1, 9, 1):
+            out.put(b"p%d" % priority, priority=priority)
+        q = qm.open("SHARED.Q", GET, selector="Root.MQMD.Priority = 1")
+        assert qm.admin("queue_status", "SHARED.Q")["IPPROCS"] == 1
+        assert [m.data for m in iter(q.get_or_none, None)] == [b"p1", b"p1"]
+        assert qm.open("SHARED.Q", GET).get().data == b"p9"
     finally:
         e.close(abnormal=True)

@@ -33,6 +33,7 @@ from syncpoint.mqi.objects import (
 from ._base import QueueManagerBase
 from ._options import check_close_options, check_inquire_only, check_open_options
 from ._select import attach, compile_selection, detach
+from ._shared_select import attach_shared
 from ._state import INPUT_OPTS, Connection, Handle, LocalQueue
 from ._util import fail, padded
 
@@ -132,8 +133,6 @@ class OpenMixin(QueueManagerBase):
         elif d.otype == QREMOTE:
             return self._open_remote(conn, od, options, name, "")
         queue = self.queues[d.name]
-        if selector is not None and queue.shared:  # the group's store cannot evaluate a selector (``_select``)
-            raise fail(C.MQRC_SELECTION_NOT_AVAILABLE, f"{queue.name} is a shared queue: it offers no selectors")
         # input open mode, shareability
         if options & INPUT_OPTS:
             mode = options & INPUT_OPTS
@@ -159,7 +158,9 @@ class OpenMixin(QueueManagerBase):
         if options & C.MQOO_OUTPUT:
             queue.opprocs += 1
         queue.handles.add(h)
-        if selector is not None:
+        if selector is not None and queue.shared:
+            attach_shared(h, selector)  # judged by the engine over the group's store (``_shared_select``)
+        elif selector is not None:
             attach(h, queue, selector)
         if od.Version >= 3:
             od.ResolvedQName = padded(queue.name, 48)
@@ -305,7 +306,9 @@ class OpenMixin(QueueManagerBase):
         if h.options & C.MQOO_OUTPUT:
             q.opprocs -= 1
         q.handles.discard(h)
-        if h.selection is not None:
+        if h.selection is not None and q.shared:
+            h.selection = None
+        elif h.selection is not None:
             detach(h, q)
         d = h.definition
         if d is None or q.deleted:

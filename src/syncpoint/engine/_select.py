@@ -33,8 +33,8 @@ above parses each arriving message once).
 A selector that reads fields that change while a message waits (BackoutCount, the remaining Expiry:
 ``Selector.live``) is judged afresh on every walk, in delivery order, without the cache.
 
-Shared queues (queue-sharing groups) keep their messages in the group's store, which cannot evaluate a
-selector: an MQOPEN with a selection string of a shared queue is refused with MQRC_SELECTION_NOT_AVAILABLE.
+Shared queues (queue-sharing groups) keep their messages in the group's store: their selecting handles judge
+with this module's :func:`selected`, over what that store hands them (``_shared_select``).
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ class Selection:
 
 def attach(h: Handle, q: LocalQueue, selector: Selector) -> None:
     """Give a new handle its selection and start the queue's arrival log (if no other handle selects). A shared
-    queue is refused before (MQOPEN: MQRC_SELECTION_NOT_AVAILABLE)."""
+    queue's handles select otherwise (``_shared_select``)."""
     h.selection = Selection(selector, q)
     if q.arrivals is None:
         q.arrivals = []

@@ -29,7 +29,6 @@ from typing import cast
 
 from syncpoint.mqi import MQGMO, MQMD, GetResult
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.properties import unpack_props
 from syncpoint.store import (
     DECISION_KIND,
     SharedMatch,
@@ -40,7 +39,7 @@ from syncpoint.store import (
     expired_at,
 )
 
-from ._effects import MD2_LENGTH, stored_message
+from ._effects import stored_message
 from ._get import deliver, match_criteria
 from ._put import CONTEXT_IDENTITY, CONTEXT_ORIGIN
 from ._shared_defs import (
@@ -48,7 +47,8 @@ from ._shared_defs import (
     group_call,
     unavailable,
 )
-from ._state import GONE, PRIO_SHIFT, Connection, Handle, LocalQueue, Message, UnitOfWork
+from ._shared_select import select_selected, shared_message
+from ._state import PRIO_SHIFT, Connection, Handle, LocalQueue, Message, UnitOfWork
 from ._util import fail
 
 _BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
@@ -84,32 +84,6 @@ def check_index_type(q: LocalQueue, msgid: bytes | None, correlid: bytes | None)
 def _seqno_bytes(seqno: int) -> bytes:
     """MsgSeqNumber as the packed MQMD holds it (the store compares it with the row's MQMD)."""
     return MQMD(MsgSeqNumber=seqno).pack()[_SEQNO_AT : _SEQNO_AT + 4]
-
-
-def shared_message(q: LocalQueue, sm: SharedMessage) -> Message:
-    """A transient ``Message`` standing for a row of a shared queue, so that the private queue's rule code
-    (``_get.deliver``, the cursor and lock, reports) applies to it. Its ``seq`` is the row's id (the MsgToken);
-    its state is never GOT_PENDING: the unit of work's shared part is the store's, not ``UnitOfWork.gets``."""
-    fields = MQMD.unpack(sm.md).__dict__
-    m = Message(
-        sm.id,
-        q,
-        sm.priority,
-        sm.persistent,
-        fields,
-        sm.data,
-        sm.msgid,
-        sm.correlid,
-        fields["GroupId"],
-        fields["MsgSeqNumber"],
-        sm.expiry,
-        sm.put_time,
-        sm.backout,
-    )
-    if len(sm.md) > MD2_LENGTH:
-        m.props = unpack_props(sm.md[MD2_LENGTH:])  # the properties kept after the MQMD
-    m.state = GONE
-    return m
 
 
 class SharedMixin(SharedDefinitionsMixin):
@@ -190,6 +164,7 @@ class SharedMixin(SharedDefinitionsMixin):
         may_fail = buflen is not None and not opts & C.MQGMO_ACCEPT_TRUNCATED_MSG
         claim_only = may_fail or bool(sync & C.MQGMO_SYNCPOINT_IF_PERSISTENT)
         plain = not under and groupid is None and seqno is None and token is None and h.locked is None
+        plain = plain and h.selection is None  # a selecting handle's gets: ``_shared_select``
         match = None
         if not plain:
             match = self._shared_match(h, q, under, msgid, correlid, groupid, seqno, token, False)
@@ -204,6 +179,9 @@ class SharedMixin(SharedDefinitionsMixin):
                 sm = shared.take_ahead(uid, q.name)  # claimed ahead (getm): no round trip
             if sm is None and match is None:
                 sm = self._io(shared.get, q.name, uid, msgid, correlid, claim_only and uid is None, now)
+            elif sm is None and h.selection is not None:
+                assert match is not None  # a selecting handle's get is never plain
+                sm = select_selected(self._io, shared, h, q, match, lock, True, uid, claim_only, False, now)
             elif sm is None:
                 sm = self._io(shared.select, q.name, match, lock, True, uid, claim_only, False, now)
             if sm is None:
@@ -264,7 +242,10 @@ class SharedMixin(SharedDefinitionsMixin):
         hold = bool(opts & C.MQGMO_LOCK)
         mine = -h.hobj if hold or h.locked is not None else None
         while True:
-            sm = self._io(shared.select, q.name, match, mine, False, None, False, hold)
+            if h.selection is not None:  # a selecting handle's browse: ``_shared_select``
+                sm = select_selected(self._io, shared, h, q, match, mine, False, None, False, hold, now)
+            else:
+                sm = self._io(shared.select, q.name, match, mine, False, None, False, hold)
             if sm is None:
                 if under:
                     raise fail(C.MQRC_NO_MSG_UNDER_CURSOR, "the browse cursor is not on an available message")
@@ -468,6 +449,7 @@ class SharedMixin(SharedDefinitionsMixin):
             return
         mo = gmo.MatchOptions if gmo.Version >= 2 else _ID_MATCH
         plain = not gmo.Options & _NOT_AHEAD and gmo.Options & C.MQGMO_SYNCPOINT and h.locked is None
+        plain = plain and h.selection is None  # a selecting handle's gets each select (``_shared_select``)
         if count > 1 and plain and not mo & ~_ID_MATCH:
             shared.get_ahead(self._shared_uow(conn), h.queue.name, count)
 

@@ -13,6 +13,7 @@ bottom up:
   peer recovery and the wake-ups between members (``_Session``);
 - ``_qsg_counts``: the counts of uncommitted puts (CURDEPTH, MAXDEPTH) and a put's place in FIFO order;
 - ``_qsg_verbs``: the MQI's verbs — definitions, put, get, browse, MQCMIT, MQBACK, input opens;
+- ``_qsg_select``: what a selecting handle (MQOD SelectionString) reads: each row once, new ones by arrival;
 - ``_qsg_expiry``: seed 002's expiry scan and the gets that meet an expired message;
 - ``_qsg_indoubt``: two-phase commit with the member's private store, and RESOLVE INDOUBT;
 - ``_qsg_subs``: the group's subscriptions (durable ones on shared queues, which every member publishes to).
@@ -33,12 +34,13 @@ import time
 from ._qsg_expiry import _Expiry
 from ._qsg_indoubt import _InDoubt, nid
 from ._qsg_member import channel, create_member, member_lock, remove_member
+from ._qsg_select import _Selecting
 from ._qsg_subs import _GroupSubs
 
 __all__ = ["PostgresSharedQueues", "channel", "create_member", "member_lock", "nid", "remove_member"]
 
 
-class PostgresSharedQueues(_Expiry, _InDoubt, _GroupSubs):
+class PostgresSharedQueues(_Expiry, _Selecting, _InDoubt, _GroupSubs):
     """A member's connection to its group's shared store (see the module doc and those of its layers)."""
 
     def round_trip(self) -> float:

@@ -5,10 +5,12 @@ Theory of operation
 Owns: the DDL of the group's tables (docs/queue-sharing-groups.md): ``qsg`` (one row a group), ``qsg_member``
 (one row a member, with the session of its running incarnation), ``qsg_object`` (GROUP and SHARED definitions),
 ``qsg_message`` (the messages of every shared queue; ``owner``/``uow``/``got`` hold a message in a member's unit
-of work), ``qsg_open``, ``qsg_indoubt``, ``qsg_uncommitted``, ``qsg_sub`` (the durable subscriptions on shared queues,
+of work; ``arrived``, the inserting transaction, finds what a selecting handle has not judged: ``_qsg_select``),
+``qsg_open``, ``qsg_indoubt``, ``qsg_uncommitted``, ``qsg_sub`` (the durable subscriptions on shared queues,
 ``_qsg_subs``), and the in-doubt tables of RESOLVE INDOUBT
 (``qsg_resolved``, ``qsg_indoubt_private``); the migrations that bring a database made by an earlier version up
-to date at a member's start (seed 002's scan index, built online: :func:`_ensure_expiry_index`); and the
+to date at a member's start (``arrived``: :func:`_ensure_arrived`; seed 002's scan index, built online:
+:func:`_ensure_expiry_index`); and the
 columns a statement returns for a message (``_COLUMNS``) with their reading (:func:`_row`) and writing
 (:func:`_values`).
 
@@ -44,9 +46,10 @@ CREATE TABLE IF NOT EXISTS qsg_message (
     id bigserial PRIMARY KEY, qsg text NOT NULL, queue text NOT NULL, priority integer NOT NULL,
     persistent boolean NOT NULL, msgid bytea NOT NULL, correlid bytea NOT NULL, expiry integer NOT NULL,
     put_time double precision NOT NULL, backout integer NOT NULL DEFAULT 0, md bytea NOT NULL, data bytea NOT NULL,
-    owner text, uow bigint, got boolean NOT NULL DEFAULT false);
+    owner text, uow bigint, got boolean NOT NULL DEFAULT false, arrived xid8 DEFAULT pg_current_xact_id());
 CREATE INDEX IF NOT EXISTS qsg_message_next ON qsg_message (qsg, queue, priority DESC, id) WHERE owner IS NULL;
 CREATE INDEX IF NOT EXISTS qsg_message_owner ON qsg_message (owner, uow) WHERE owner IS NOT NULL;
+CREATE INDEX IF NOT EXISTS qsg_message_arrived ON qsg_message (qsg, queue, arrived);
 CREATE TABLE IF NOT EXISTS qsg_open (
     qsg text NOT NULL, queue text NOT NULL, owner text NOT NULL, exclusive boolean NOT NULL,
     PRIMARY KEY (qsg, queue, owner));
@@ -108,6 +111,7 @@ def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
     index (:func:`_ensure_expiry_index`). ``conn`` is in autocommit. When they all exist (every start but the
     first on a database) no DDL runs: a ``CREATE INDEX IF NOT EXISTS`` locks its table against writes before it
     finds the index there, so it would wait for the running members' writes and hold the next ones."""
+    _ensure_arrived(conn)
     row = conn.execute(
         "SELECT count(*) FROM unnest(%s::text[]) AS t(name) WHERE to_regclass(name) IS NULL", (_SCHEMA_OBJECTS,)
     ).fetchone()
@@ -117,6 +121,22 @@ def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
             conn.execute(SCHEMA)
             conn.execute(INDOUBT_SCHEMA)
     _ensure_expiry_index(conn)
+
+
+def _ensure_arrived(conn: psycopg.Connection[Any]) -> None:
+    """``qsg_message.arrived`` (the inserting transaction, for selecting handles: ``_qsg_select``) on a database
+    made before it existed: added without a default first (no rewrite of the table; its old rows keep NULL, which
+    a selecting handle's first look judges by id), then given its default; its index follows with SCHEMA."""
+    row = conn.execute(
+        "SELECT to_regclass('qsg_message') IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pg_attribute "
+        "WHERE attrelid = to_regclass('qsg_message') AND attname = 'arrived' AND NOT attisdropped)"
+    ).fetchone()
+    if row is None or not row[0]:
+        return
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+        conn.execute("ALTER TABLE qsg_message ADD COLUMN IF NOT EXISTS arrived xid8")
+        conn.execute("ALTER TABLE qsg_message ALTER COLUMN arrived SET DEFAULT pg_current_xact_id()")
 
 
 def _ensure_expiry_index(conn: psycopg.Connection[Any]) -> None:

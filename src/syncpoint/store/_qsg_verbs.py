@@ -47,6 +47,15 @@ _INSERT = (
 _RELEASE = "UPDATE qsg_message SET owner = NULL, uow = NULL, got = false WHERE id = ANY(%s) AND owner = %s"
 
 
+def _order(match: SharedMatch) -> str:
+    """The delivery order of a statement selecting by ``match``. For a selecting handle's matches (``ids``) the
+    order is an expression no index gives, so that PostgreSQL finds the few rows by their ids and sorts them,
+    rather than walking the queue's index in delivery order until one of them comes."""
+    if match.ids is not None:
+        return "id + 0" if match.fifo else "priority + 0 DESC, id"
+    return "id" if match.fifo else "priority DESC, id"
+
+
 class _Verbs(_Counts):
     """The MQI's verbs on the group's shared queues and definitions (see the module doc)."""
 
@@ -331,7 +340,7 @@ class _Verbs(_Counts):
         now: float | None = None,
     ) -> SharedMessage | None:
         where, args = self._where(queue, match, lock)
-        order = "id" if match.fifo else "priority DESC, id"
+        order = _order(match)
         pick = f"SELECT id FROM qsg_message WHERE {where} ORDER BY {order} LIMIT 1"
         r: Any
         if take:
@@ -382,6 +391,9 @@ class _Verbs(_Counts):
             if value is not None:
                 where += f" AND {column} = %s"
                 args.append(value)
+        if match.ids is not None:  # a selecting handle's matches (``_qsg_select``)
+            where += " AND id = ANY(%s)"
+            args.append(list(match.ids))
         if match.after is not None:
             priority, ident = match.after
             if match.fifo:

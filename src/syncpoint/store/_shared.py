@@ -84,6 +84,7 @@ class SharedMatch:
     message_id: int | None = None  # exactly this message (the one under the browse cursor)
     after: tuple[int, int] | None = None  # (priority, id) of the browse cursor: only messages after it
     fifo: bool = False  # delivery order by id alone (MSGDLVSQ(FIFO)), else priority then id
+    ids: tuple[int, ...] | None = None  # only these messages (a selecting handle's matches: engine/_shared_select)
 
 
 class SharedQueues(Protocol):
@@ -224,6 +225,22 @@ class SharedQueues(Protocol):
     def listen(self, on_wake: Callable[[list[str] | None], None], stop: threading.Event) -> None:
         """Until ``stop`` is set, call ``on_wake(queues)`` with the queues other members notified, and
         ``on_wake(None)`` at least every 100 ms (the fallback poll: notifications can be lost)."""
+        ...
+
+    # selecting handles (MQOD SelectionString) on shared queues (engine/_shared_select, store/_qsg_select)
+    def arrivals(self, queue: str, since: str | None, after: int, limit: int) -> tuple[list[SharedMessage], str]:
+        """Rows for a selecting handle to judge and the snapshot for its next call: ``since`` None, a page of
+        its first look (``limit`` rows with ids above ``after``, every row whoever holds it); else every row
+        committed since the snapshot ``since``."""
+        ...
+
+    def existing(self, queue: str, ids: list[int]) -> set[int]:
+        """Which of ``ids`` are still messages of ``queue``, held or not."""
+        ...
+
+    def page(self, queue: str, match: SharedMatch, lock: int | None, limit: int) -> list[SharedMessage]:
+        """Up to ``limit`` messages ``match`` selects, available to the handle of browse lock ``lock``, in
+        delivery order (browsed)."""
         ...
 
     # seeds 001 and 002 on shared queues (engine/_shared_rules)
