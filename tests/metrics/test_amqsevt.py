@@ -15,7 +15,6 @@ from syncpoint.mqi import constants as C
 
 def make_depth_high_event(home: Path) -> None:
     qm = syncpoint.connect("QME", home=home)
-    qm.admin("define", "QLOCAL", "SYSTEM.ADMIN.PERFM.EVENT")
     qm.admin("alter_qmgr", {"PERFMEV": "ENABLED"})
     qm.admin("define", "QLOCAL", "APP.WATCHED", {"MAXDEPTH": 5, "QDEPTHHI": 60, "QDPHIEV": "ENABLED"})
     q = qm.open("APP.WATCHED")

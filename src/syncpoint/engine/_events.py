@@ -33,11 +33,13 @@ from typing import Any
 
 from syncpoint.mqi import MQMD
 from syncpoint.mqi import constants as C
+from syncpoint.mqi.objects import Definition, admin_queue_objects, defaults_for
 
 from ._base import QueueManagerBase
 from ._effects import REPORT
 from ._state import Connection, LocalQueue
 
+ADMIN_QUEUES_MADE = "adminqs"  # the store counter saying the queue manager has its SYSTEM.ADMIN queues
 PERFM_EVENT_QUEUE = "SYSTEM.ADMIN.PERFM.EVENT"
 QMGR_EVENT_QUEUE = "SYSTEM.ADMIN.QMGR.EVENT"
 MQCMD_Q_MGR_EVENT = 44
@@ -49,6 +51,7 @@ MQCFH_VERSION_2 = 2
 MQCFC_LAST = 1
 MQCMD_PERFM_EVENT = 45
 ENABLED, DISABLED = "ENABLED", "DISABLED"
+NONE, HIGH, OK = "NONE", "HIGH", "OK"  # QSVCIEV's values
 
 _CFH = struct.Struct("=9i")
 _CFIN = struct.Struct("=4i")
@@ -76,10 +79,32 @@ class EventsMixin(QueueManagerBase):
     events_dropped = 0  # event messages the event queue did not take (missing, full, put-inhibited)
     events_put = 0
 
+    # -- construction ---------------------------------------------------------------------------------
+    def _load_admin_queues(self, counters: dict[str, int]) -> None:
+        """At start: give a queue manager made before them IBM's event, statistics and accounting queues, once
+        (a queue the administrator deletes afterwards stays deleted, as IBM's)."""
+        if counters.get(ADMIN_QUEUES_MADE):
+            return
+        b = self._b()
+        now = self.clock.time()
+        for otype, name, extra in admin_queue_objects():
+            if ("Q", name) in self.definitions:
+                continue
+            a = defaults_for(otype)
+            a.update(extra)
+            d = Definition(otype, name, a, now, now)
+            self.definitions[("Q", name)] = d
+            self.queues[name] = LocalQueue(d, self._expiry_candidates)
+            b.put_objects.append((otype, name, d.to_bytes()))
+        b.counters[ADMIN_QUEUES_MADE] = 1
+        b.durable = True
+
     # -- hooks the MQI path calls only when PERFMEV is ENABLED ----------------------------------------
     def depth_after_put(self, q: LocalQueue) -> None:
         attrs = q.attrs
         c = q.counts
+        if attrs.get("QSVCIEV", NONE) != NONE:
+            self._service_interval(q, put=True)
         if q.depth > c.event_hi:
             c.event_hi = q.depth
         if attrs.get("QDPHIEV") == ENABLED and q.depth * 100 >= attrs.get("QDEPTHHI", 80) * attrs["MAXDEPTH"]:
@@ -87,12 +112,36 @@ class EventsMixin(QueueManagerBase):
 
     def depth_after_get(self, q: LocalQueue) -> None:
         attrs = q.attrs
+        if attrs.get("QSVCIEV", NONE) != NONE:
+            self._service_interval(q, put=False)
         if attrs.get("QDPLOEV") == ENABLED and q.depth * 100 <= attrs.get("QDEPTHLO", 20) * attrs["MAXDEPTH"]:
             self._depth_event(q, C.MQRC_Q_DEPTH_LOW, {"QDPLOEV": DISABLED, "QDPHIEV": ENABLED, "QDPMAXEV": ENABLED})
 
     def queue_full(self, q: LocalQueue) -> None:
         if q.attrs.get("QDPMAXEV") == ENABLED:
             self._depth_event(q, C.MQRC_Q_FULL, {"QDPMAXEV": DISABLED, "QDPLOEV": ENABLED})
+
+    def _service_interval(self, q: LocalQueue, put: bool) -> None:
+        """Queue service interval events, after an MQPUT / MQPUT1 (``put``) or a destructive MQGET, by IBM's
+        rules (see the module doc): a put to an empty queue resets the service timer; a get resets it, or turns
+        it off when the queue is left empty; Queue Service Interval High when the time since the timer was reset
+        exceeds QSVCINT (milliseconds), Queue Service Interval OK on a get within it."""
+        c = q.counts
+        now = self.clock.time()
+        if put and q.depth == 1:  # a put to an empty queue: the timer starts
+            c.svc_timer = now
+            return
+        mode = q.attrs["QSVCIEV"]
+        # the timer is off only while the queue was empty or the events were off: IBM's rule for the start
+        # (the timer is set to the start time when the queue holds messages) stands for both
+        elapsed_ms = (now - (c.svc_timer or self.started)) * 1000
+        interval = q.attrs.get("QSVCINT", 999_999_999)
+        if mode == HIGH and elapsed_ms > interval:
+            self._depth_event(q, C.MQRC_Q_SERVICE_INTERVAL_HIGH, {"QSVCIEV": OK})
+        elif mode == OK and not put and elapsed_ms <= interval:
+            self._depth_event(q, C.MQRC_Q_SERVICE_INTERVAL_OK, {"QSVCIEV": HIGH})
+        if not put:
+            c.svc_timer = now if q.depth > 0 else 0.0
 
     # -- the event --------------------------------------------------------------------------------------
     def _depth_event(self, q: LocalQueue, reason: int, changes: dict[str, Any]) -> None:

@@ -158,6 +158,7 @@ class QueueManager(
         self._load(snapshot)
         self._load_pubsub(snapshot)  # topics, durable subscriptions, retained publications (``_pubsub``)
         self._load_security(snapshot.counters)  # CONNAUTH in force (``_security``)
+        self._load_admin_queues(snapshot.counters)  # the event, statistics and accounting queues (``_events``)
         self._init_oam(snapshot.objects)  # authority records, groups, the creator (``_authority``)
         self._load_shared(set(snapshot.objects.get(COPY_KIND, {})), set(snapshot.objects.get(DECISION_KIND, {})))
 
