@@ -163,10 +163,14 @@ class EventsMixin(QueueManagerBase):
         self._apply_changes(q.definition, changes)
         self._put_event(PERFM_EVENT_QUEUE, data)
 
-    def _put_event(self, queue: str, data: bytes) -> None:
+    def _put_event(self, queue: str, data: bytes, persistent: bool = False) -> None:
         """Put an event message outside any unit of work; when the event queue does not take it, drop and count
         it (IBM: the event is lost; the call that caused it is not failed)."""
-        md = MQMD(Format=MQFMT_EVENT, MsgType=C.MQMT_DATAGRAM, Persistence=C.MQPER_NOT_PERSISTENT)
+        md = MQMD(
+            Format=MQFMT_EVENT,
+            MsgType=C.MQMT_DATAGRAM,
+            Persistence=C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT,
+        )
         if self._system_put_to(queue, md, data, None, REPORT) == C.MQRC_NONE:
             self.events_put += 1
         else:
@@ -175,6 +179,28 @@ class EventsMixin(QueueManagerBase):
     # -- queue manager events (SYSTEM.ADMIN.QMGR.EVENT) ------------------------------------------------
     def _qmgr_event_enabled(self, attribute: str) -> bool:
         return bool(self.qmgr.attrs.get(attribute) == ENABLED)
+
+    def qmgr_started(self) -> None:
+        """Queue Manager Active (MQRC_Q_MGR_ACTIVE, 2222) when the queue manager starts and its STRSTPEV is
+        ENABLED (IBM's default). Parameter: QMgrName."""
+        if self._qmgr_event_enabled("STRSTPEV"):
+            self._put_event(
+                QMGR_EVENT_QUEUE, pcf_event(MQCMD_Q_MGR_EVENT, C.MQRC_Q_MGR_ACTIVE, [(C.MQCA_Q_MGR_NAME, self.name)])
+            )
+
+    def qmgr_stopping(self) -> None:
+        """Queue Manager Not Active (MQRC_Q_MGR_NOT_ACTIVE, 2223) when the queue manager ends and its STRSTPEV is
+        ENABLED; the host calls it before it ends the connections. Parameters: QMgrName, ReasonQualifier
+        (MQRQ_Q_MGR_QUIESCING after a controlled end's quiesce, MQRQ_Q_MGR_STOPPING otherwise). The message is
+        persistent: it is read after the queue manager has ended, once it runs again."""
+        if self._qmgr_event_enabled("STRSTPEV"):
+            qualifier = C.MQRQ_Q_MGR_QUIESCING if self.quiescing else C.MQRQ_Q_MGR_STOPPING
+            parameters: list[tuple[int, str | int]] = [
+                (C.MQCA_Q_MGR_NAME, self.name),
+                (C.MQIACF_REASON_QUALIFIER, qualifier),
+            ]
+            data = pcf_event(MQCMD_Q_MGR_EVENT, C.MQRC_Q_MGR_NOT_ACTIVE, parameters)
+            self._put_event(QMGR_EVENT_QUEUE, data, persistent=True)
 
     def inhibited(self, reason: int, queue: str, conn: Connection) -> None:
         """Put Inhibited (MQRC_PUT_INHIBITED) or Get Inhibited (MQRC_GET_INHIBITED): an MQPUT / MQPUT1 or MQGET

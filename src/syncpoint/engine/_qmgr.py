@@ -161,6 +161,7 @@ class QueueManager(
         self._load_admin_queues(snapshot.counters)  # the event, statistics and accounting queues (``_events``)
         self._init_oam(snapshot.objects)  # authority records, groups, the creator (``_authority``)
         self._load_shared(set(snapshot.objects.get(COPY_KIND, {})), set(snapshot.objects.get(DECISION_KIND, {})))
+        self.qmgr_started()  # STRSTPEV's Queue Manager Active event (``_events``)
 
     # -- construction ---------------------------------------------------------------------------------
     def _load(self, snap: Snapshot) -> None:

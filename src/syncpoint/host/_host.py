@@ -441,6 +441,8 @@ class QueueManagerHost:
         with self.lock:
             if self.closed:
                 return
+            if self.broken is None:
+                self.engine.qmgr_stopping()  # STRSTPEV's Queue Manager Not Active event
             for c in list(self.engine.connections.values()):
                 self.engine.disconnect(c, abnormal=abnormal)
             pending = self._flush() if self.broken is None else None
