@@ -102,7 +102,7 @@ def test_queue_manager_active_at_start_and_not_active_at_the_end_survive_a_resta
     e = open_embedded("QMS", home=tmp_path)
     try:
         qm = syncpoint.connect("QMS", embedded=e)
-        assert [p for r, p, _ in events(qm) if r == C.MQRC_Q_MGR_NOT_ACTIVE][0][1] == (
+        assert next(p for r, p, _ in events(qm) if r == C.MQRC_Q_MGR_NOT_ACTIVE)[1] == (
             C.MQIACF_REASON_QUALIFIER,
             C.MQRQ_Q_MGR_QUIESCING,
         )
