@@ -150,6 +150,8 @@ class QueueManagerBase(EffectsRecorder):
 
         def unknown_object(self, conn: Connection, parameter: int, name: str) -> None: ...  # _events
 
+        def remote_error(self, conn: Connection, reason: int, name: str, qmname: str) -> None: ...  # _events
+
         def _system_put_to(  # _reports
             self,
             qname: str,

@@ -33,7 +33,7 @@ from typing import Any
 
 from syncpoint.mqi import MQMD
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import Definition, admin_queue_objects, defaults_for
+from syncpoint.mqi.objects import QALIAS, QLOCAL, QMODEL, QREMOTE, Definition, admin_queue_objects, defaults_for
 
 from ._base import QueueManagerBase
 from ._effects import REPORT
@@ -52,6 +52,20 @@ MQCFC_LAST = 1
 MQCMD_PERFM_EVENT = 45
 ENABLED, DISABLED = "ENABLED", "DISABLED"
 NONE, HIGH, OK = "NONE", "HIGH", "OK"  # QSVCIEV's values
+
+# IBM's Remote events (REMOTEEV): the reasons name resolution of a remote queue can meet
+_XMITQ_REASONS = frozenset(
+    {
+        C.MQRC_UNKNOWN_XMIT_Q,
+        C.MQRC_XMIT_Q_TYPE_ERROR,
+        C.MQRC_XMIT_Q_USAGE_ERROR,
+        C.MQRC_UNKNOWN_DEF_XMIT_Q,
+        C.MQRC_DEF_XMIT_Q_TYPE_ERROR,
+        C.MQRC_DEF_XMIT_Q_USAGE_ERROR,
+    }
+)
+REMOTE_EVENT_REASONS = _XMITQ_REASONS | {C.MQRC_UNKNOWN_REMOTE_Q_MGR, C.MQRC_REMOTE_Q_NAME_ERROR, C.MQRC_Q_TYPE_ERROR}
+_QTYPES = {QLOCAL: C.MQQT_LOCAL, QMODEL: C.MQQT_MODEL, QALIAS: C.MQQT_ALIAS, QREMOTE: C.MQQT_REMOTE}
 
 _CFH = struct.Struct("=9i")
 _CFIN = struct.Struct("=4i")
@@ -233,6 +247,32 @@ class EventsMixin(QueueManagerBase):
         if conn.conname:
             parameters.append((C.MQCACH_CONNECTION_NAME, conn.conname))
         self._put_event(QMGR_EVENT_QUEUE, pcf_event(MQCMD_Q_MGR_EVENT, C.MQRC_UNKNOWN_OBJECT_NAME, parameters))
+
+    def remote_error(self, conn: Connection, reason: int, name: str, qmname: str) -> None:
+        """Remote events (REMOTEEV): an MQOPEN or MQPUT1 of a queue at another queue manager, or of a local
+        definition of a remote queue, refused in name resolution with one of IBM's remote event reasons.
+        Parameters as IBM's: QMgrName, QName, XmitQName (for the transmission-queue reasons), QType (for the
+        type errors: the type of the queue named as transmission queue), ApplType, ApplName, ObjectQMgrName, and
+        ConnName for a client."""
+        if reason not in REMOTE_EVENT_REASONS or not self._qmgr_event_enabled("REMOTEEV"):
+            return
+        parameters: list[tuple[int, str | int]] = [(C.MQCA_Q_MGR_NAME, self.name), (C.MQCA_Q_NAME, name)]
+        if reason in _XMITQ_REASONS:
+            parameters.append((C.MQCA_XMIT_Q_NAME, self.failed_xmitq))
+            if reason in (C.MQRC_XMIT_Q_TYPE_ERROR, C.MQRC_DEF_XMIT_Q_TYPE_ERROR):
+                d = self.definitions.get(("Q", self.failed_xmitq))
+                parameters.append((C.MQIA_Q_TYPE, _QTYPES.get(d.otype, 0) if d is not None else 0))
+        if not qmname:  # a local definition of a remote queue: the queue manager it names
+            d = self.definitions.get(("Q", name))
+            qmname = str(d.attrs.get("RQMNAME", "")) if d is not None and d.otype == QREMOTE else ""
+        parameters += [
+            (C.MQIA_APPL_TYPE, conn.appl_type),
+            (C.MQCACF_APPL_NAME, conn.appl_name[:28]),
+            (C.MQCACF_OBJECT_Q_MGR_NAME, qmname),
+        ]
+        if conn.conname:
+            parameters.append((C.MQCACH_CONNECTION_NAME, conn.conname))
+        self._put_event(QMGR_EVENT_QUEUE, pcf_event(MQCMD_Q_MGR_EVENT, reason, parameters))
 
     def not_authorized(
         self,
