@@ -122,6 +122,8 @@ ADMIN_AUTHORITIES: dict[str, tuple[str | None, int | None, str]] = {
     "delete_sub": ("qmgr", None, "dlt"),
     "subscriptions": ("qmgr", None, "dsp"),
     "as_user": ("qmgr", None, "altusr"),  # the command server acting for a PCF request's user
+    "command_event": ("qmgr", None, "dsp"),  # runmqsc and the command server report a command (CMDEV)
+    "refresh_config": ("qmgr", None, "chg"),  # REFRESH QMGR TYPE(CONFIGEV)
 }
 # the refusal's kind -> IBM's ReasonQualifier of the Not Authorized event (types 1 to 4)
 _EVENT_QUALIFIERS = {
@@ -321,7 +323,8 @@ class AuthorityMixin(QueueManagerBase):
         authority check, then the verb."""
         self._check_conn(conn)
         self.authorize_admin(conn.user, verb, pargs, kwargs)
-        return getattr(self, verb)(*pargs, **kwargs)
+        self.acting_for(conn)  # who acts: the configuration and command events' context (``_admin_events``)
+        return self.administered(verb, pargs, kwargs)
 
     def as_user(self, user: str, verb: str, pargs: list[Any], kwargs: dict[str, Any]) -> Any:
         """An administrative verb run for ``user`` (the command server, for the UserIdentifier of a PCF request:
@@ -332,7 +335,9 @@ class AuthorityMixin(QueueManagerBase):
         if verb not in ADMIN_AUTHORITIES and verb not in ADMINISTRATORS_ONLY:
             raise fail(C.MQRC_FUNCTION_NOT_SUPPORTED, f"{verb!r} is not an administrative verb")
         self.authorize_admin(user, verb, pargs, kwargs)
-        return getattr(self, verb)(*pargs, **kwargs)
+        if self.acting is not None:  # a PCF command message's user (``_admin_events``)
+            self.acting_for_user(user)
+        return self.administered(verb, pargs, kwargs)
 
     # -- the verbs: SET / DELETE / DISPLAY AUTHREC, DISPLAY ENTAUTH, REFRESH SECURITY, groups --------------------
     def _entity(self, entity_type: str, entity: str, must_exist: bool = True) -> Entity:

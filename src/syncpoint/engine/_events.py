@@ -49,6 +49,8 @@ MQCFT_INTEGER = 3
 MQCFT_STRING = 4
 MQCFH_VERSION_2 = 2
 MQCFC_LAST = 1
+MQCFC_NOT_LAST = 0
+MQCFT_GROUP = 20
 MQCMD_PERFM_EVENT = 45
 ENABLED, DISABLED = "ENABLED", "DISABLED"
 NONE, HIGH, OK = "NONE", "HIGH", "OK"  # QSVCIEV's values
@@ -70,21 +72,34 @@ _QTYPES = {QLOCAL: C.MQQT_LOCAL, QMODEL: C.MQQT_MODEL, QALIAS: C.MQQT_ALIAS, QRE
 _CFH = struct.Struct("=9i")
 _CFIN = struct.Struct("=4i")
 _CFST = struct.Struct("=5i")
+_CFGR = struct.Struct("=4i")
 
 
-def pcf_event(command: int, reason: int, parameters: list[tuple[int, str | int]]) -> bytes:
-    """An event message's PCF: MQCFH then one MQCFST (a string) or MQCFIN (an integer) per parameter, in the
-    order given (native byte order, as IBM's on the platform; strings in CCSID 1208, blank-padded to IBM's 48
-    characters of an object name, longer ones to a multiple of 4)."""
-    out = [_CFH.pack(MQCFT_EVENT, 36, MQCFH_VERSION_2, command, 1, MQCFC_LAST, C.MQCC_WARNING, reason, len(parameters))]
+EventParameters = list[tuple[int, Any]]  # (parameter, str | int | a group's own EventParameters)
+
+
+def pcf_event(command: int, reason: int, parameters: EventParameters, *, seq: int = 1, last: bool = True) -> bytes:
+    """An event message's PCF: MQCFH then one MQCFST (a string), MQCFIN (an integer) or MQCFGR (a group: a list of
+    its own parameters) per parameter, in the order given (native byte order, as IBM's on the platform; strings
+    in CCSID 1208, blank-padded to IBM's 48 characters of an object name, longer ones to a multiple of 4).
+    ``seq`` and ``last`` are the MQCFH's MsgSeqNumber and Control (a Change Object event is two messages)."""
+    control = MQCFC_LAST if last else MQCFC_NOT_LAST
+    out = [_CFH.pack(MQCFT_EVENT, 36, MQCFH_VERSION_2, command, seq, control, C.MQCC_WARNING, reason, len(parameters))]
+    _pack_parameters(parameters, out)
+    return b"".join(out)
+
+
+def _pack_parameters(parameters: EventParameters, out: list[bytes]) -> None:
     for parameter, value in parameters:
         if isinstance(value, str):
             raw = value.encode()
             padded = raw.ljust(48) if len(raw) <= 48 else raw + b" " * (-len(raw) % 4)
             out.append(_CFST.pack(MQCFT_STRING, 20 + len(padded), parameter, 1208, len(padded)) + padded)
+        elif isinstance(value, list):
+            out.append(_CFGR.pack(MQCFT_GROUP, 16, parameter, len(value)))
+            _pack_parameters(value, out)
         else:
             out.append(_CFIN.pack(MQCFT_INTEGER, 16, parameter, value))
-    return b"".join(out)
 
 
 class EventsMixin(QueueManagerBase):

@@ -49,6 +49,8 @@ The map: one module per rule or verb
 ``_pubsub``         MQOPEN of a topic, publishing, retained publications, topic objects' verbs
 ``_subscribe``      MQSUB, MQSUBRQ, closing subscriptions, administrative subscriptions
 ``_authority``      authority checks (IBM's OAM) and SET / DELETE / DISPLAY AUTHREC; the rules as data in ``_oam``
+``_events``         IBM's event messages: performance, queue manager, remote, start and stop events
+``_admin_events``   configuration and command events of the administrative verbs
 ``_effects``        what a call leaves for the host: store batch, wakes, system puts — and why as data
 ``_state``          the nouns: messages, local queues, connections, handles, units of work
 ``_base``           the shared state and the helpers every verb uses
@@ -84,10 +86,10 @@ from syncpoint.mqi.properties import unpack_props
 from syncpoint.store import DECISION_KIND, SharedQueues, Snapshot
 
 from ._admin import AdminMixin
+from ._admin_events import AdminEventsMixin
 from ._authority import AuthorityMixin
 from ._connections import ConnectionsMixin
 from ._effects import MD2_LENGTH
-from ._events import EventsMixin
 from ._expiry import ExpiryMixin
 from ._get import GetMixin
 from ._indoubt import IndoubtMixin
@@ -129,7 +131,7 @@ class QueueManager(
     SubscribeMixin,
     AuthorityMixin,
     MetricsMixin,
-    EventsMixin,
+    AdminEventsMixin,
 ):
     """One queue manager's state. Not thread-safe by itself: callers serialise (see module doc)."""
 

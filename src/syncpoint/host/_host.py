@@ -549,6 +549,8 @@ ADMIN_VERBS = frozenset(
         "queue_names",  # the metrics (issue 36): names, then counts and status by slices
         "queue_metrics",
         "qmgr_metrics",
+        "command_event",  # CMDEV: runmqsc and the command server report each command (engine ``_admin_events``)
+        "refresh_config",  # REFRESH QMGR TYPE(CONFIGEV)
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""
