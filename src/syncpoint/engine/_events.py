@@ -38,10 +38,13 @@ from syncpoint.mqi.objects import QALIAS, QLOCAL, QMODEL, QREMOTE, Definition, a
 from ._base import QueueManagerBase
 from ._effects import REPORT
 from ._state import Connection, LocalQueue
+from ._util import fail
 
 ADMIN_QUEUES_MADE = "adminqs"  # the store counter saying the queue manager has its SYSTEM.ADMIN queues
 PERFM_EVENT_QUEUE = "SYSTEM.ADMIN.PERFM.EVENT"
 QMGR_EVENT_QUEUE = "SYSTEM.ADMIN.QMGR.EVENT"
+CHANNEL_EVENT_QUEUE = "SYSTEM.ADMIN.CHANNEL.EVENT"
+_CHANNEL_REASONS = frozenset({C.MQRC_CHANNEL_STARTED, C.MQRC_CHANNEL_STOPPED, C.MQRC_CHANNEL_STOPPED_BY_USER})
 MQCMD_Q_MGR_EVENT = 44
 MQFMT_EVENT = b"MQEVENT "
 MQCFT_EVENT = 7
@@ -288,6 +291,50 @@ class EventsMixin(QueueManagerBase):
         if conn.conname:
             parameters.append((C.MQCACH_CONNECTION_NAME, conn.conname))
         self._put_event(QMGR_EVENT_QUEUE, pcf_event(MQCMD_Q_MGR_EVENT, reason, parameters))
+
+    def channel_event(
+        self,
+        reason: int,
+        channel: str,
+        qualifier: int = 0,
+        xmitq: str = "",
+        conname: str = "",
+        error: list[Any] | None = None,
+    ) -> bool:
+        """Channel events (CHLEV) on SYSTEM.ADMIN.CHANNEL.EVENT, as the channel programs report them (the sending
+        MCA through this verb, the receiving MCA in the server): Channel Started (2282: QMgrName, ChannelName,
+        XmitQName for a sending channel, ConnectionName); Channel Stopped (2283: QMgrName, ReasonQualifier
+        MQRQ_CHANNEL_STOPPED_OK / _ERROR / _RETRY / _DISABLED, ChannelName, ErrorIdentifier, AuxErrorDataInt1,
+        AuxErrorDataInt2, AuxErrorDataStr1 … 3, XmitQName, ConnectionName; ``error`` is [ErrorIdentifier, int1,
+        int2, str1, str2, str3]); Channel Stopped By User (2279: QMgrName, ReasonQualifier, ChannelName). True
+        when an event was written (CHLEV ENABLED)."""
+        if reason not in _CHANNEL_REASONS:
+            raise fail(C.MQRC_FUNCTION_NOT_SUPPORTED, f"{reason} is not a reason of a channel event")
+        if not isinstance(channel, str) or not 1 <= len(channel) <= 20:
+            raise fail(C.MQRC_FUNCTION_NOT_SUPPORTED, "a channel event names its channel (1 to 20 characters)")
+        if not self._qmgr_event_enabled("CHLEV"):
+            return False
+        parameters: EventParameters = [(C.MQCA_Q_MGR_NAME, self.name)]
+        if reason == C.MQRC_CHANNEL_STARTED:
+            parameters.append((C.MQCACH_CHANNEL_NAME, channel))
+        else:
+            parameters += [(C.MQIACF_REASON_QUALIFIER, qualifier), (C.MQCACH_CHANNEL_NAME, channel)]
+        if reason == C.MQRC_CHANNEL_STOPPED:
+            e = list(error or []) + [0, 0, 0, "", "", ""][len(error or []) :]
+            parameters += [
+                (C.MQIACF_ERROR_IDENTIFIER, int(e[0])),
+                (C.MQIACF_AUX_ERROR_DATA_INT_1, int(e[1])),
+                (C.MQIACF_AUX_ERROR_DATA_INT_2, int(e[2])),
+                (C.MQCACF_AUX_ERROR_DATA_STR_1, str(e[3])),
+                (C.MQCACF_AUX_ERROR_DATA_STR_2, str(e[4])),
+                (C.MQCACF_AUX_ERROR_DATA_STR_3, str(e[5])),
+            ]
+        if reason != C.MQRC_CHANNEL_STOPPED_BY_USER:
+            if xmitq:
+                parameters.append((C.MQCACH_XMIT_Q_NAME, xmitq))
+            parameters.append((C.MQCACH_CONNECTION_NAME, conname))
+        self._put_event(CHANNEL_EVENT_QUEUE, pcf_event(C.MQCMD_CHANNEL_EVENT, reason, parameters))
+        return True
 
     def not_authorized(
         self,

@@ -551,6 +551,7 @@ ADMIN_VERBS = frozenset(
         "qmgr_metrics",
         "command_event",  # CMDEV: runmqsc and the command server report each command (engine ``_admin_events``)
         "refresh_config",  # REFRESH QMGR TYPE(CONFIGEV)
+        "channel_event",  # CHLEV: the sending channels report starts and stops (administrators only)
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""
