@@ -28,7 +28,7 @@ def test_amqsevt_formats_a_queue_depth_high_event_as_ibms_sample_and_as_json(tmp
         assert syncpoint_run(home, "crtmqm", "QME").returncode == 0
         start_server(home, "QME")
         make_depth_high_event(home)
-        browsed = syncpoint_run(home, "amqsevt", "-m", "QME", "-o", "json", "-b")
+        browsed = syncpoint_run(home, "amqsevt", "-m", "QME", "-o", "json", "-b", "-q", "SYSTEM.ADMIN.PERFM.EVENT")
         assert browsed.returncode == 0, browsed.stderr
         event = json.loads(browsed.stdout)
         assert event["eventSource"] == {"objectName": "SYSTEM.ADMIN.PERFM.EVENT", "objectType": "Queue",
