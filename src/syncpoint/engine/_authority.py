@@ -122,7 +122,9 @@ ADMIN_AUTHORITIES: dict[str, tuple[str | None, int | None, str]] = {
     "delete_sub": ("qmgr", None, "dlt"),
     "subscriptions": ("qmgr", None, "dsp"),
     "as_user": ("qmgr", None, "altusr"),  # the command server acting for a PCF request's user
-    "command_event": ("qmgr", None, "dsp"),  # runmqsc and the command server report a command (CMDEV)
+    # runmqsc and the command server report a command that ran (CMDEV): the connection's own authority (as_user
+    # does not check it as the request's user: the command itself was checked)
+    "command_event": ("qmgr", None, "connect"),
     "refresh_config": ("qmgr", None, "chg"),  # REFRESH QMGR TYPE(CONFIGEV)
 }
 # the refusal's kind -> IBM's ReasonQualifier of the Not Authorized event (types 1 to 4)
@@ -334,7 +336,8 @@ class AuthorityMixin(QueueManagerBase):
             raise fail(C.MQRC_FUNCTION_NOT_SUPPORTED, f"{verb!r} is not an administrative verb")
         if verb not in ADMIN_AUTHORITIES and verb not in ADMINISTRATORS_ONLY:
             raise fail(C.MQRC_FUNCTION_NOT_SUPPORTED, f"{verb!r} is not an administrative verb")
-        self.authorize_admin(user, verb, pargs, kwargs)
+        if verb != "command_event":
+            self.authorize_admin(user, verb, pargs, kwargs)
         if self.acting is not None:  # a PCF command message's user (``_admin_events``)
             self.acting_for_user(user)
         return self.administered(verb, pargs, kwargs)
