@@ -1,5 +1,7 @@
-"""Performance events on queue depth (issue 36, item 2): IBM's Queue Depth High, Queue Depth Low and Queue Full
-event messages on SYSTEM.ADMIN.PERFM.EVENT.
+"""IBM's event messages (issue 36, item 2): performance events (queue depth, queue service interval) on
+SYSTEM.ADMIN.PERFM.EVENT; queue manager events (inhibited, unknown object, not authorized, remote, start and
+stop) on SYSTEM.ADMIN.QMGR.EVENT; channel events on SYSTEM.ADMIN.CHANNEL.EVENT; the event queues a queue manager
+has from the start. Configuration and command events are ``_admin_events``'.
 
 Theory of operation
 -------------------
@@ -13,17 +15,36 @@ IBM MQ ("Enabling queue depth events"; event reference "Queue Depth High", "Queu
   itself and enables Queue Depth High and Queue Full;
 * **Queue Full**: an MQPUT / MQPUT1 was refused with MQRC_Q_FULL. It disables itself and enables Queue Depth
   Low (the put still fails with MQRC_Q_FULL: the event is the queue manager's doing, not the application's);
+* **Queue Service Interval High / OK** (QSVCIEV HIGH | OK | NONE, QSVCINT in milliseconds; IBM's "Rules for
+  queue service interval events"): the service timer starts at a put to an empty queue and restarts at every
+  get that leaves messages (a get that empties the queue stops it; at start it runs from the start when the
+  queue holds messages). A put or get that finds more than QSVCINT passed since the reset makes High, and
+  QSVCIEV becomes OK; a get within QSVCINT makes OK, and QSVCIEV becomes HIGH. IBM writes High "on or before"
+  the next put or get: here at it;
 * each event message carries the queue's statistics since they were last reset (TimeSinceReset, HighQDepth,
   MsgEnqCount, MsgDeqCount), and a performance event resets them.
 
+Queue manager events (each when its queue manager attribute is ENABLED; parameters as IBM's, each method says):
+INHIBTEV (Put / Get Inhibited), LOCALEV (Unknown Object Name), AUTHOREV (Not Authorized), REMOTEEV (the
+reasons name resolution of a remote queue meets: MQOPEN / MQPUT1 call :meth:`EventsMixin.remote_error`),
+STRSTPEV (Queue Manager Active when the engine is made, Not Active — persistent, so it outlives the end — when
+the host closes it). Channel events (CHLEV) are reported by the channel programs through ``channel_event``.
+
+The event queues: IBM's crtmqm makes SYSTEM.ADMIN.*.EVENT and the statistics, accounting, activity and trace
+queues (``mqi.objects.admin_queue_objects``); a queue manager made before them gains them once at its first start
+(the store counter ``adminqs`` remembers, so one the administrator deletes stays deleted).
+
 The event message is IBM's PCF event: MQMD Format MQEVENT, MsgType datagram, non-persistent; an MQCFH
-(Type MQCFT_EVENT, Version 2, Command MQCMD_PERFM_EVENT, CompCode MQCC_WARNING, Reason the event's reason code)
-then MQCFST QMgrName, MQCFST BaseQName and four MQCFIN. The queue manager puts it outside any unit of work
-(``_system_put_to``); when the event queue is missing, full or put-inhibited, the event is dropped and counted
-(``events_dropped``) and the MQI call that caused it goes on as if there were none, as IBM's.
+(Type MQCFT_EVENT, Version 2, Command the kind of event, CompCode MQCC_WARNING, Reason the event's reason code)
+then its parameters (``pcf_event``: MQCFST, MQCFIN, MQCFGR). ``pcf_event`` and ``_put_event`` are the writer the
+statistics and accounting messages may share (keep their signatures: new keywords only). The queue manager puts
+it outside any unit of work (``_system_put_to``); when the event queue is missing, full or put-inhibited, the
+event is dropped and counted (``events_dropped``) and the MQI call that caused it goes on as if there were none,
+as IBM's.
 
 Cost: the MQI path tests one dictionary entry (the queue manager's PERFMEV) after a put or get; nothing more
-runs unless it is ENABLED. The attribute changes an event makes are written like an MQSET's.
+runs unless it is ENABLED (then one more, QSVCIEV). The attribute changes an event makes are written like an
+MQSET's.
 """
 
 from __future__ import annotations
@@ -106,7 +127,7 @@ def _pack_parameters(parameters: EventParameters, out: list[bytes]) -> None:
 
 
 class EventsMixin(QueueManagerBase):
-    """Queue depth events (see the module doc)."""
+    """Performance, queue manager and channel events, and the event queues (see the module doc)."""
 
     events_dropped = 0  # event messages the event queue did not take (missing, full, put-inhibited)
     events_put = 0
