@@ -180,7 +180,7 @@ class EventsMixin(QueueManagerBase):
         it off when the queue is left empty; Queue Service Interval High when the time since the timer was reset
         exceeds QSVCINT (milliseconds), Queue Service Interval OK on a get within it."""
         c = q.counts
-        now = self.clock.time()
+        now = q.last_put if put else q.last_get  # the call's own time, just noted (no second clock read)
         if put and q.depth == 1:  # a put to an empty queue: the timer starts
             c.svc_timer = now
             return
