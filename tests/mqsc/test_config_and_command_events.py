@@ -188,3 +188,21 @@ def test_a_full_event_queue_drops_the_event_and_the_command_still_runs(admin: Qu
     assert admin.admin("lookup", "QLOCAL", "FILL.2") is not None
     assert embedded.engine.events_dropped == 1
     assert len(events(admin, CONFIGQ)) == 1
+
+
+def test_a_bad_command_report_is_refused_and_writes_nothing(admin: QueueManager) -> None:
+    from syncpoint.mqi import MQMIError
+
+    mqsc(admin, "ALTER QMGR CMDEV(ENABLED)")
+    events(admin, COMMANDQ)
+    for args in [
+        ("XML", 1, []),
+        ("MQSC", "one", []),
+        ("MQSC", 1, [[1]]),
+        ("PCF", 1, [["p", 2]]),
+        ("PCF", 1, [[1, 2.5]]),
+    ]:
+        with pytest.raises(MQMIError) as e:
+            admin.admin("command_event", *args)
+        assert e.value.reason == C.MQRC_FUNCTION_NOT_SUPPORTED, args
+    assert events(admin, COMMANDQ) == []
