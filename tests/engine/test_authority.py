@@ -405,7 +405,7 @@ def test_a_refusal_puts_ibms_not_authorized_event_when_authorev_is_enabled(
     # IBM: Not Authorized type 2 (MQOPEN) on SYSTEM.ADMIN.QMGR.EVENT, reason 2035, when AUTHOREV is ENABLED
     from syncpoint.pcf import MQCFIN, MQCFST, parse
 
-    admin.admin("define", "QLOCAL", "SYSTEM.ADMIN.QMGR.EVENT")
+    admin.admin("clear", "SYSTEM.ADMIN.QMGR.EVENT")  # a default object; without its start event
     alice = as_user(qmgr, "alice")
     assert refused(alice.mqopen, MQOD(ObjectName=b"Q1"), C.MQOO_OUTPUT) == C.MQRC_NOT_AUTHORIZED
     assert admin.open("SYSTEM.ADMIN.QMGR.EVENT").depth == 0  # AUTHOREV(DISABLED), the default: no event

@@ -37,7 +37,7 @@ def events(qm: Any) -> list[tuple[int, list[tuple[int, Any]]]]:
 
 @pytest.fixture
 def qmgr_events(qm: Any) -> Any:
-    qm.admin("define", "QLOCAL", EVENTQ)
+    events(qm)  # the event queue is a default object, as IBM's; empty it (the start event of STRSTPEV)
     return qm
 
 

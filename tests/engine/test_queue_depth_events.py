@@ -18,8 +18,7 @@ EVENTQ = "SYSTEM.ADMIN.PERFM.EVENT"
 
 @pytest.fixture
 def perf(qm: Any) -> Any:
-    qm.admin("define", "QLOCAL", EVENTQ)
-    qm.admin("alter_qmgr", {"PERFMEV": "ENABLED"})
+    qm.admin("alter_qmgr", {"PERFMEV": "ENABLED"})  # the event queue is a default object, as IBM's
     qm.admin(
         "define",
         "QLOCAL",

@@ -184,7 +184,7 @@ def test_one_byte_flipped_in_a_journal_record_refuses_the_start_and_salvage_lose
     assert sum(report.recovered.values()) == 490
     expected = {"Q.A": 500, "Q.B": 500}
     expected[queue] -= 10
-    assert report.depths == expected
+    assert app_depths(report.depths) == expected
     assert depths(home) == expected  # and the queue manager starts with them
     assert (qdir(home) / "qm.db.journal.damaged").exists()
 
@@ -205,7 +205,7 @@ def test_a_missing_or_emptied_journal_refuses_the_start_and_salvage_reports_an_u
     refused(home, "qm.db.journal")
     report = salvage(qdir(home) / "qm.db")
     assert report.uncounted and not report.complete
-    assert report.depths == {"Q.A": 250, "Q.B": 250}
+    assert app_depths(report.depths) == {"Q.A": 250, "Q.B": 250}
     assert depths(home) == {"Q.A": 250, "Q.B": 250}
 
 
@@ -358,6 +358,11 @@ def refused_then_salvaged(home: Path, qmgr: str, damaged: str) -> str:
     return fixed.stdout
 
 
+def app_depths(found: dict[str, int]) -> dict[str, int]:
+    """The depths of the test's queues: not the queue manager's own (its persistent stop events, STRSTPEV)."""
+    return {q: n for q, n in found.items() if not q.startswith("SYSTEM.ADMIN.")}
+
+
 def reported_depths(report: str) -> dict[str, int]:
     """The "persistent messages now on each queue" section of salvmqm's report."""
     lines = report.splitlines()
@@ -368,7 +373,7 @@ def reported_depths(report: str) -> dict[str, int]:
             break
         queue, count = line.strip().rsplit(": ", 1)
         found[queue] = int(count)
-    return found
+    return app_depths(found)
 
 
 def test_a_random_journal_header_is_refused_and_salvage_finds_every_record_by_its_framing(home):

@@ -15,7 +15,6 @@ from syncpoint.mqi import constants as C
 
 def make_depth_high_event(home: Path) -> None:
     qm = syncpoint.connect("QME", home=home)
-    qm.admin("define", "QLOCAL", "SYSTEM.ADMIN.PERFM.EVENT")
     qm.admin("alter_qmgr", {"PERFMEV": "ENABLED"})
     qm.admin("define", "QLOCAL", "APP.WATCHED", {"MAXDEPTH": 5, "QDEPTHHI": 60, "QDPHIEV": "ENABLED"})
     q = qm.open("APP.WATCHED")
@@ -29,7 +28,7 @@ def test_amqsevt_formats_a_queue_depth_high_event_as_ibms_sample_and_as_json(tmp
         assert syncpoint_run(home, "crtmqm", "QME").returncode == 0
         start_server(home, "QME")
         make_depth_high_event(home)
-        browsed = syncpoint_run(home, "amqsevt", "-m", "QME", "-o", "json", "-b")
+        browsed = syncpoint_run(home, "amqsevt", "-m", "QME", "-o", "json", "-b", "-q", "SYSTEM.ADMIN.PERFM.EVENT")
         assert browsed.returncode == 0, browsed.stderr
         event = json.loads(browsed.stdout)
         assert event["eventSource"] == {"objectName": "SYSTEM.ADMIN.PERFM.EVENT", "objectType": "Queue",

@@ -14,7 +14,7 @@ from test_mqsc_commands import pairs
 from syncpoint.client import QueueManager
 from syncpoint.engine import FakeClock
 from syncpoint.mqi._dates import mqsc_date_time
-from syncpoint.mqi.objects import PROCESS, QALIAS, QLOCAL, QMGR, QMODEL
+from syncpoint.mqi.objects import EVENT_SWITCHES, PROCESS, QALIAS, QLOCAL, QMGR, QMODEL
 from syncpoint.mqsc import MqscProcessor, Summary
 from syncpoint.mqsc._attrs import _TABLES, IGNORED_ATTRIBUTES, display_keywords
 
@@ -163,6 +163,8 @@ def _other_value(otype: str, keyword: str) -> str:
     if a.kind == "int":
         value = a.default + 1 if a.default + 1 <= a.high else a.default - 1
         return f"{keyword}({value})"
+    if a.keyword in EVENT_SWITCHES:  # an event switch takes its own words only
+        return f"{keyword}({next(w for w in EVENT_SWITCHES[a.keyword] if w != a.default)})"
     return f"{keyword}(SET.BY.TEST)"
 
 

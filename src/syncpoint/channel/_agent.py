@@ -117,6 +117,23 @@ class ChannelAgent:
         self.cut = threading.Event()  # STOP CHANNEL MODE(FORCE|TERMINATE): the link was cut, a batch may be in doubt
 
     qmgr_name = ""  # this end's queue manager, once the run has connected: its error log takes the channel's entries
+    event_qm: Any = None  # the connection this channel's events (CHLEV) go through: a sending channel's own
+    _last_error: tuple[str, int] = ("", 0)  # the last failed attempt's IBM message and reason (its Stopped event)
+
+    def channel_event(self, reason: int, qualifier: int = 0, code: str = "", mqrc: int = 0) -> None:
+        """IBM's channel event (Channel Started, Stopped, Stopped By User): the queue manager writes it on
+        SYSTEM.ADMIN.CHANNEL.EVENT when CHLEV is ENABLED. ErrorIdentifier is the error log message's identifier
+        (IBM's 0x2000nnnn for AMQnnnn); AuxErrorDataInt1 the MQRC. A channel never fails for its event."""
+        qm = self.event_qm
+        if qm is None:
+            return
+        st = self.status
+        ident = int("2000" + code[3:7], 16) if code[:3] == "AMQ" and code[3:7].isdigit() else 0
+        error = [ident, mqrc, 0, self._peer_host() if ident else "", "", ""]
+        try:
+            qm.admin("channel_event", reason, self.name, qualifier, st.xmitq, st.conname, error)
+        except (MQMIError, OSError, EOFError) as e:
+            log.debug("channel %s: no channel event (%s)", self.name, e)
 
     def event(
         self, message_id: str, text: str, explanation: str, action: str = "None.", level: int = logging.INFO
@@ -142,6 +159,7 @@ class ChannelAgent:
         detail = e.detail or ""
         then = "The channel is retried (SHORTRTY / LONGRTY)."
         if e.reason == C.MQRC_HOST_NOT_AVAILABLE:
+            self._last_error = ("AMQ9202E", e.reason)
             self.event(
                 "AMQ9202E",
                 f"Remote host '{self._peer_host()}' not available, retry later.",
@@ -152,6 +170,7 @@ class ChannelAgent:
             )
             return
         code, summary = self._message_of(detail)
+        self._last_error = (code, e.reason)
         self.event(
             code,
             summary,
@@ -218,6 +237,7 @@ class ChannelAgent:
                     self.link.close()
                     self.link = None
             if ran is None:
+                self.channel_event(C.MQRC_CHANNEL_STOPPED, C.MQRQ_CHANNEL_STOPPED_OK)
                 self.event(
                     "AMQ9001I",
                     f"Channel '{self.name}' ended normally.",
@@ -225,6 +245,8 @@ class ChannelAgent:
                 )
                 return
             self._backout()
+            code, mqrc = self._last_error
+            self.channel_event(C.MQRC_CHANNEL_STOPPED, C.MQRQ_CHANNEL_STOPPED_RETRY, code, mqrc)
             if ran:  # IBM: the retry counts start again after the channel ran
                 short, long_ = int(self.attrs["SHORTRTY"]), int(self.attrs["LONGRTY"])
             short, long_, interval = next_retry(self.attrs, short, long_, st.reason)
@@ -238,6 +260,7 @@ class ChannelAgent:
             st.state = self.stop_status
             st.reason = f"AMQ9528I: User requested closedown of channel '{self.name}'."
             log.info("channel %s ended by STOP CHANNEL (%s)", self.name, st.state)
+            self.channel_event(C.MQRC_CHANNEL_STOPPED_BY_USER, C.MQRQ_CHANNEL_STOPPED_DISABLED)
             self.event(
                 "AMQ9528I",
                 f"User requested closedown of channel '{self.name}'.",
@@ -248,6 +271,7 @@ class ChannelAgent:
             st.state, st.reason = "STOPPED", str(e)
             log.error("channel %s stopped: %s", self.name, e)
             code, summary = self._message_of(str(e))
+            self.channel_event(C.MQRC_CHANNEL_STOPPED, C.MQRQ_CHANNEL_STOPPED_ERROR, code, self._last_error[1])
             self.event(
                 code,
                 summary,

@@ -287,6 +287,7 @@ class Sender(ChannelAgent):
             qm = self.connect()
             self.qmgr_name = qm.name
             self.local = LocalSide(qm, self.name)
+            self.event_qm = qm  # its channel events go through its own connection (``channel_event``)
             d = qm.admin("lookup", CHANNEL, self.name)
             if d is None:
                 raise ChannelStoppedError(f"AMQ9519E: Channel '{self.name}' not found.")
@@ -373,6 +374,7 @@ class Sender(ChannelAgent):
         st.indoubt = False  # the batch in doubt arrived (same id at the receiver) or was sent again just now
         st.state, st.reason = "RUNNING", ""
         self.reached_running = True
+        self.channel_event(C.MQRC_CHANNEL_STARTED)  # IBM's Channel Started (CHLEV)
         self._batches(rec)
         link.channel("close", self.name, {})
 

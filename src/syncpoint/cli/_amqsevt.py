@@ -8,9 +8,11 @@ IBM's JSON form (eventSource, eventType, eventReason, eventCreation, eventData).
 are read (``-b``: browsed). ``-w SECONDS`` ends after that long without a message (IBM's sample waits until
 Enter is pressed; here without ``-w`` it ends when the queues are empty; ``-b`` shows each queue's messages once).
 
-The PCF is read with ``syncpoint.pcf``'s parser. The names printed for the events syncpoint writes (queue depth
-events) are IBM's; a parameter without a name here is printed by its number, as IBM's sample prints one it
-does not know.
+The PCF is read with ``syncpoint.pcf``'s parser. The names printed are IBM's sample's: those of the parameter
+and reason constants (MQCACF_EVENT_USER_ID: Event User Id; MQRC_Q_MGR_ACTIVE: Queue Mgr Active), a few as the
+sample spells them (Base Object Name, Queue Mgr Name); a group (MQCFGR: a command event's Command Context and
+Command Data) prints its name, then its members indented under it (in JSON: a nested object). A parameter
+without a name is printed by its number, as IBM's sample prints one it does not know.
 
 Implements: IBM's amqsevt (text and ``-o json``).
 """
@@ -64,6 +66,30 @@ PARAMETERS = {
     C.MQIACF_COMMAND: "Command",
 }
 _WIDTH = 31  # IBM's sample: labels padded to 31 characters, then ": "
+# the prefixes of IBM's parameter constants (cmqc.h, cmqcfc.h), whose names give the labels of the others
+_PARAMETER_PREFIXES = ("MQCA_", "MQIA_", "MQCACF_", "MQIACF_", "MQCACH_", "MQIACH_", "MQGACF_")
+
+
+def _words(name: str) -> str:
+    """IBM's sample's label of a constant: its words after the prefix, capitalised, Q spelt Queue
+    (MQCACF_EVENT_USER_ID: Event User Id; MQRC_Q_MGR_ACTIVE: Queue Mgr Active)."""
+    return " ".join("Queue" if w == "Q" else w.capitalize() for w in name.split("_")[1:])
+
+
+def _names(prefixes: tuple[str, ...]) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for name, value in vars(C).items():
+        if (
+            name.startswith(prefixes)
+            and isinstance(value, int)
+            and not name.endswith(("_FIRST", "_LAST", "_LAST_USED"))
+        ):
+            out.setdefault(value, _words(name))
+    return out
+
+
+PARAMETERS.update({v: label for v, label in _names(_PARAMETER_PREFIXES).items() if v not in PARAMETERS})
+REASONS.update({v: label for v, label in _names(("MQRC_",)).items() if v not in REASONS})
 
 
 def _created(md: Any) -> datetime | None:
@@ -84,9 +110,16 @@ def _camel(label: str) -> str:
 
 def decode(data: bytes) -> tuple[Any, list[tuple[str, Any]]]:
     """The MQCFH and the (label, value) of each parameter of an event message."""
-    from syncpoint.pcf import MQCFIN, MQCFST, parse
+    from syncpoint.pcf import parse
 
     cfh, params = parse(data)
+    return cfh, _values(params)
+
+
+def _values(params: list[Any]) -> list[tuple[str, Any]]:
+    """(label, value) of each parameter; a group's value is its own members' list (IBM's MQCFGR)."""
+    from syncpoint.pcf import MQCFGR, MQCFIN, MQCFST
+
     out: list[tuple[str, Any]] = []
     for p in params:
         label = PARAMETERS.get(p.Parameter, str(p.Parameter))
@@ -94,9 +127,27 @@ def decode(data: bytes) -> tuple[Any, list[tuple[str, Any]]]:
             out.append((label, p.String.decode(errors="replace").rstrip(" \0")))
         elif isinstance(p, MQCFIN):
             out.append((label, p.Value))
+        elif isinstance(p, MQCFGR):
+            out.append((label, _values(p.members)))
         else:
             out.append((label, repr(p)))
-    return cfh, out
+    return out
+
+
+def _text_lines(params: list[tuple[str, Any]], indent: str = "  ") -> list[str]:
+    """A parameter a line; a group's name on its own line, its members indented under it."""
+    lines = []
+    for label, value in params:
+        if isinstance(value, list):
+            lines.append(indent + label)
+            lines += _text_lines(value, indent + "  ")
+        else:
+            lines.append(f"{indent + label:<{_WIDTH}}: {value}")
+    return lines
+
+
+def _json_data(params: list[tuple[str, Any]]) -> dict[str, Any]:
+    return {_camel(label): _json_data(value) if isinstance(value, list) else value for label, value in params}
 
 
 def format_text(number: int, queue: str, md: Any, data: bytes) -> str:
@@ -109,7 +160,7 @@ def format_text(number: int, queue: str, md: Any, data: bytes) -> str:
         f"{'Reason':<{_WIDTH}}: {REASONS.get(cfh.Reason, 'Reason')} [{cfh.Reason}]",
         f"{'Event created':<{_WIDTH}}: {when}",
     ]
-    lines += [f"{'  ' + label:<{_WIDTH}}: {value}" for label, value in params]
+    lines += _text_lines(params)
     return "\n".join(lines) + "\n"
 
 
@@ -126,7 +177,7 @@ def format_json(queue: str, qmgr: str, md: Any, data: bytes) -> str:
             else "",
             "epoch": int(created.timestamp()) if created else 0,
         },
-        "eventData": {_camel(label): value for label, value in params},
+        "eventData": _json_data(params),
     }
     return json.dumps(event, indent=2)
 

@@ -110,6 +110,7 @@ class AdminMixin(QueueManagerBase):
             a.update(attrs)
             batch.put_objects.append((otype, oname, Definition(otype, oname, a, now, now).to_bytes()))
         batch.counters["authinfo"] = 1  # it has IBM's default AUTHINFO object (``_security``)
+        batch.counters["adminqs"] = 1  # and the event, statistics and accounting queues (``_events``)
         return batch
 
     def lookup(self, otype: str, name: str) -> Definition | None:

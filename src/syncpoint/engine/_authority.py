@@ -158,6 +158,10 @@ ADMIN_AUTHORITIES: dict[str, tuple[str | None, int | None, str]] = {
     "qmgr_metrics": ("qmgr", None, "dsp"),
     "queue_names": ("queue", None, "dsp"),
     "queue_metrics": ("queue", None, "dsp"),
+    # runmqsc and the command server report a command that ran (CMDEV): the connection's own authority (as_user
+    # does not check it as the request's user: the command itself was checked)
+    "command_event": ("qmgr", None, "connect"),
+    "refresh_config": ("qmgr", None, "chg"),  # REFRESH QMGR TYPE(CONFIGEV)
 }
 # verbs over many queues: they answer for the queues the user holds the authority on, the others left out
 FILTERED = frozenset({"queue_names", "queue_metrics"})
@@ -391,12 +395,16 @@ class AuthorityMixin(QueueManagerBase):
         """One administrative verb (the door has checked it is one of the host's ADMIN_VERBS) by ``conn``: the
         authority check, then the verb."""
         self._check_conn(conn)
+        self.authorize_admin(conn.user, verb, pargs, kwargs)
+        self.acting_for(conn)  # who acts: the configuration and command events' context (``_admin_events``)
         return self._run_admin(conn.user, verb, pargs, kwargs)
 
     def _run_admin(self, user: str, verb: str, pargs: list[Any], kwargs: dict[str, Any]) -> Any:
-        self.authorize_admin(user, verb, pargs, kwargs)
+        """An administrative verb its user was found to hold the authority for: a verb over many queues answers
+        for the queues the user may see (FILTERED), the others run as they are (``administered``: with their
+        configuration events)."""
         if verb not in FILTERED or self.oam.creator is None or self.oam.is_admin(user):
-            return getattr(self, verb)(*pargs, **kwargs)
+            return self.administered(verb, pargs, kwargs)
         otype, _, auth = ADMIN_AUTHORITIES[verb]
         assert otype is not None
         needed = bit(auth)
@@ -421,6 +429,10 @@ class AuthorityMixin(QueueManagerBase):
             raise fail(C.MQRC_FUNCTION_NOT_SUPPORTED, f"{verb!r} is not an administrative verb")
         if verb not in ADMIN_AUTHORITIES and verb not in ADMINISTRATORS_ONLY:
             raise fail(C.MQRC_FUNCTION_NOT_SUPPORTED, f"{verb!r} is not an administrative verb")
+        if verb != "command_event":
+            self.authorize_admin(user, verb, pargs, kwargs)
+        if self.acting is not None:  # a PCF command message's user (``_admin_events``)
+            self.acting_for_user(user)
         return self._run_admin(user, verb, pargs, kwargs)
 
     # -- the verbs: SET / DELETE / DISPLAY AUTHREC, DISPLAY ENTAUTH, REFRESH SECURITY, groups --------------------

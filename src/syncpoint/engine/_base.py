@@ -174,6 +174,22 @@ class QueueManagerBase(EffectsRecorder):
 
         def unknown_object(self, conn: Connection, parameter: int, name: str) -> None: ...  # _events
 
+        def remote_error(self, conn: Connection, reason: int, name: str, qmname: str) -> None: ...  # _events
+
+        failed_xmitq: str  # _resolve: the transmission queue the last refused resolution named
+
+        def lookup(self, otype: str, name: str) -> Definition | None: ...  # _admin
+
+        def list_objects(self, otype: str) -> list[Definition]: ...  # _admin
+
+        acting: Any  # _admin_events: who runs the administrative verb in progress (an Acting, or None)
+
+        def acting_for(self, conn: Connection) -> None: ...  # _admin_events
+
+        def acting_for_user(self, user: str) -> None: ...  # _admin_events
+
+        def administered(self, verb: str, pargs: list[Any], kwargs: dict[str, Any]) -> Any: ...  # _admin_events
+
         def _system_put_to(  # _reports
             self,
             qname: str,

@@ -16,7 +16,7 @@ of the handle that created it, messages and all; a permanent one with MQCO_DELET
 
 from __future__ import annotations
 
-from syncpoint.mqi import MQOD, blank_strip
+from syncpoint.mqi import MQOD, MQMIError, blank_strip
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import (
     NAMELIST,
@@ -180,7 +180,11 @@ class OpenMixin(QueueManagerBase):
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME, "ObjectName is blank")
         if options & ~_REMOTE_OPEN_OPTS:
             raise fail(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, f"{name} is a remote queue: it can be opened for output only")
-        t = self._resolve_target(name, qmname)
+        try:
+            t = self._resolve_target(name, qmname)
+        except MQMIError as e:
+            self.remote_error(conn, e.reason, name, qmname)  # REMOTEEV's events (``_events``)
+            raise
         # a local definition by its name; a queue at another queue manager by the transmission queue (_authority)
         self._authorize_open(conn, od, "queue", name if t.first is not None else t.queue.name, options)
         if options & C.MQOO_INQUIRE and t.first is None:

@@ -51,6 +51,8 @@ The map: one module per rule or verb
 ``_subscribe``      MQSUB, MQSUBRQ, closing subscriptions, administrative subscriptions
 ``_authority``      authority checks (IBM's OAM) and SET / DELETE / DISPLAY AUTHREC; the rules as data in ``_oam``
 ``_chlauth``        channel authentication: CHLAUTH records, SET / DISPLAY CHLAUTH, a client's admission
+``_events``         IBM's event messages: performance, queue manager, remote, start and stop events
+``_admin_events``   configuration and command events of the administrative verbs
 ``_effects``        what a call leaves for the host: store batch, wakes, system puts — and why as data
 ``_statistics``     statistics and accounting messages (STATMQI, STATQ, ACCTMQI, ACCTQ), their intervals
 ``_state``          the nouns: messages, local queues, connections, handles, units of work
@@ -87,11 +89,11 @@ from syncpoint.mqi.properties import unpack_props
 from syncpoint.store import DECISION_KIND, SharedQueues, Snapshot
 
 from ._admin import AdminMixin
+from ._admin_events import AdminEventsMixin
 from ._authority import AuthorityMixin
 from ._chlauth import ChlauthMixin
 from ._connections import ConnectionsMixin
 from ._effects import MD2_LENGTH
-from ._events import EventsMixin
 from ._expiry import ExpiryMixin
 from ._get import GetMixin
 from ._indoubt import IndoubtMixin
@@ -135,8 +137,8 @@ class QueueManager(
     SubscribeMixin,
     AuthorityMixin,
     MetricsMixin,
-    EventsMixin,
     StatisticsMixin,
+    AdminEventsMixin,
 ):
     """One queue manager's state. Not thread-safe by itself: callers serialise (see module doc)."""
 
@@ -165,11 +167,13 @@ class QueueManager(
         self._load(snapshot)
         self._load_pubsub(snapshot)  # topics, durable subscriptions, retained publications (``_pubsub``)
         self._load_security(snapshot.counters)  # CONNAUTH in force (``_security``)
+        self._load_admin_queues(snapshot.counters)  # the event, statistics and accounting queues (``_events``)
         self._init_oam(snapshot.objects)  # authority records, groups, the creator (``_authority``)
         self._load_chlauth(snapshot.objects, snapshot.counters)  # channel authentication records (``_chlauth``)
         self._load_shared(set(snapshot.objects.get(COPY_KIND, {})), set(snapshot.objects.get(DECISION_KIND, {})))
         self._sync_group_subs()  # the group's subscriptions on shared queues: this member's (``_group_pubsub``)
         self.monitoring_refresh()  # STATMQI / STATQ / ACCTMQI / ACCTQ in force (``_statistics``)
+        self.qmgr_started()  # STRSTPEV's Queue Manager Active event (``_events``)
 
     # -- construction ---------------------------------------------------------------------------------
     def _load(self, snap: Snapshot) -> None:

@@ -56,6 +56,8 @@ _DEFAULT = (
 class ResolveMixin(QueueManagerBase):
     """Name resolution (see the module doc)."""
 
+    failed_xmitq = ""  # the transmission queue the last refused resolution named (Remote events' XmitQName)
+
     def _resolve_target(self, name: str, qmname: str = "", first: Definition | None = None, hops: int = 0) -> Target:
         """Resolve (queue ``name``, queue manager ``qmname``); raises MQMIError with IBM's reason."""
         if hops > _MAX_HOPS:
@@ -107,6 +109,7 @@ class ResolveMixin(QueueManagerBase):
             d = None
         if d is not None and d.otype == QLOCAL:
             if d.attrs["USAGE"] != C.MQUS_TRANSMISSION:
+                self.failed_xmitq = d.name
                 raise fail(
                     C.MQRC_XMIT_Q_USAGE_ERROR, f"queue {qmname}, named like the queue manager, is not USAGE(XMITQ)"
                 )
@@ -128,6 +131,7 @@ class ResolveMixin(QueueManagerBase):
         """Transmission queue ``name``: it must exist, be a local queue and have USAGE(XMITQ) — else the reason
         of ``reasons`` (what it is called, then the reasons for: unknown, not local, not USAGE(XMITQ))."""
         what, unknown, not_local, not_xmitq = reasons
+        self.failed_xmitq = name
         x = self.definitions.get(("Q", name))
         if x is None:
             raise fail(unknown, f"{what} {name} does not exist")

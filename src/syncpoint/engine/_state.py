@@ -146,6 +146,7 @@ class QueueCounts:
         "hi_depth",
         "purged",
         "puts",
+        "svc_timer",
     )
 
     def __init__(self) -> None:
@@ -159,6 +160,7 @@ class QueueCounts:
         self.event_hi = 0
         self.event_puts = 0
         self.event_gets = 0
+        self.svc_timer = 0.0  # the queue service interval events' service timer: when it was reset; 0.0 is off
 
 
 class LocalQueue:

@@ -445,6 +445,8 @@ class QueueManagerHost:
         with self.lock:
             if self.closed:
                 return
+            if self.broken is None:
+                self.engine.qmgr_stopping()  # STRSTPEV's Queue Manager Not Active event
             for c in list(self.engine.connections.values()):
                 self.engine.disconnect(c, abnormal=abnormal)
             pending = self._flush() if self.broken is None else None
@@ -556,6 +558,9 @@ ADMIN_VERBS = frozenset(
         "queue_metrics",
         "qmgr_metrics",
         "reset_statistics",  # RESET QMGR TYPE(STATISTICS) (issue 36: statistics messages)
+        "command_event",  # CMDEV: runmqsc and the command server report each command (engine ``_admin_events``)
+        "refresh_config",  # REFRESH QMGR TYPE(CONFIGEV)
+        "channel_event",  # CHLEV: the sending channels report starts and stops (administrators only)
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""

@@ -388,6 +388,19 @@ def _kept(spec: str, owners: frozenset[str]) -> list[Attribute]:
     return out
 
 
+# The event attributes among them that syncpoint acts on (engine._events: IBM's event messages), with the words
+# each takes; MQSC refuses any other word (AMQ8405E-style: the value is not valid)
+_SWITCH = ("ENABLED", "DISABLED")
+EVENT_SWITCHES: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("QDPHIEV", "QDPLOEV", "QDPMAXEV"), _SWITCH),
+    "QSVCIEV": ("HIGH", "OK", "NONE"),
+    **dict.fromkeys(("AUTHOREV", "CHLEV", "CONFIGEV", "INHIBTEV", "LOCALEV", "PERFMEV", "REMOTEEV"), _SWITCH),
+    "STRSTPEV": _SWITCH,
+    "CMDEV": ("ENABLED", "NODISPLAY", "DISABLED"),
+}
+EVENT_ATTRIBUTES = frozenset(EVENT_SWITCHES) | {"QSVCINT"}
+"""The kept attributes syncpoint acts on: the event switches and the queue service interval."""
+
 KEPT_ATTRIBUTES: dict[str, frozenset[str]] = {}
 """The keywords of :data:`ATTRIBUTES` that syncpoint keeps and shows without acting on them, by object type."""
 for _owners, _spec in [*_KEPT_QUEUE.items(), (_Q, _KEPT_QMGR)]:
@@ -539,6 +552,29 @@ def pubsub_objects() -> list[tuple[str, str, dict[str, Any]]]:
     ]
 
 
+# The queues IBM's crtmqm makes for events, statistics, accounting, activity and trace-route messages (IBM MQ,
+# "System and default objects"), each a QLOCAL with MAXDEPTH(3000) as IBM's
+SYSTEM_ADMIN_QUEUES = {
+    "SYSTEM.ADMIN.ACCOUNTING.QUEUE": "syncpoint accounting queue",
+    "SYSTEM.ADMIN.ACTIVITY.QUEUE": "syncpoint activity queue",
+    "SYSTEM.ADMIN.CHANNEL.EVENT": "syncpoint channel events queue",
+    "SYSTEM.ADMIN.COMMAND.EVENT": "syncpoint command events queue",
+    "SYSTEM.ADMIN.CONFIG.EVENT": "syncpoint configuration events queue",
+    "SYSTEM.ADMIN.LOGGER.EVENT": "syncpoint logger events queue",
+    "SYSTEM.ADMIN.PERFM.EVENT": "syncpoint performance events queue",
+    "SYSTEM.ADMIN.PUBSUB.EVENT": "syncpoint publish/subscribe events queue",
+    "SYSTEM.ADMIN.QMGR.EVENT": "syncpoint queue manager events queue",
+    "SYSTEM.ADMIN.STATISTICS.QUEUE": "syncpoint statistics queue",
+    "SYSTEM.ADMIN.TRACE.ACTIVITY.QUEUE": "syncpoint trace activity queue",
+    "SYSTEM.ADMIN.TRACE.ROUTE.QUEUE": "syncpoint trace-route queue",
+}
+
+
+def admin_queue_objects() -> list[tuple[str, str, dict[str, Any]]]:
+    """The event, statistics, accounting, activity and trace-route queues every queue manager has."""
+    return [(QLOCAL, name, {"DESCR": descr, "MAXDEPTH": 3000}) for name, descr in SYSTEM_ADMIN_QUEUES.items()]
+
+
 def default_objects() -> list[tuple[str, str, dict[str, Any]]]:
     return [
         (QLOCAL, SYSTEM_DEFAULT_LOCAL, {}),
@@ -552,6 +588,7 @@ def default_objects() -> list[tuple[str, str, dict[str, Any]]]:
         *pubsub_objects(),
         (AUTHINFO, SYSTEM_DEFAULT_AUTHINFO, {}),
         *svrconn_objects(),
+        *admin_queue_objects(),
     ]
 
 

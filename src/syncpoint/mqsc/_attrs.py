@@ -26,6 +26,8 @@ from syncpoint.mqi.objects import (  # an import list, not logic: other modules 
     ATTRIBUTES,
     AUTHINFO,
     CHANNEL,
+    EVENT_ATTRIBUTES,
+    EVENT_SWITCHES,
     KEPT_ATTRIBUTES,
     KEYWORD_ALIASES,
     MQSC_KEYWORD_OF,
@@ -297,6 +299,8 @@ IGNORED_ATTRIBUTES: dict[str, frozenset[str]] = {
 def has_no_effect(otype: str, keyword: str) -> bool:
     """True for an IBM attribute syncpoint accepts without acting on it (kept and shown, or dropped)."""
     info = _TABLES[otype].get(keyword.upper())
+    if info is not None and info.attr.keyword in EVENT_ATTRIBUTES:
+        return False  # the events syncpoint writes (engine._events)
     return keyword.upper() in IGNORED_ATTRIBUTES[otype] or (
         info is not None
         and info.attr.keyword in KEPT_ATTRIBUTES.get(otype, frozenset())
@@ -335,6 +339,11 @@ def parse_attribute(otype: str, keyword: str, value: str | list[str] | None) -> 
         if isinstance(value, list):
             raise AttributeValueError(f"{kw} takes one value")
         if attr.kind == "str":
+            words = EVENT_SWITCHES.get(attr.keyword)
+            if words is not None:  # an event switch: one of its words
+                if value.strip().upper() not in words:
+                    raise AttributeValueError(f"{kw}({value}) is not valid; {kw} takes one of {', '.join(words)}")
+                return attr.keyword, value.strip().upper()
             return attr.keyword, check_value(_renamed(attr, kw), value)
         word = value.strip().upper()
         if attr.kind == "enum":

@@ -56,6 +56,7 @@ from ._channel import (
     unsupported_channel_type,
 )
 from ._chlauth import is_chlauth_command, parse_chlauth_command
+from ._events import CONFIGEV_OBJECTS
 from ._parser import MqscSyntaxError, Token, tokenize
 from ._pubsub import is_pubsub_command, parse_pubsub_command
 from ._qsg import INDOUBT, THREAD, is_qsg_command, parse_qsg_command, qsg_syntax
@@ -232,6 +233,7 @@ class Request:
     ignored: list[str] = field(default_factory=list)  # IBM attributes accepted and ignored
     unsupported: str | None = None  # what syncpoint does not support, as a phrase
     qsgdisp: str | None = None  # DISPLAY … QSGDISP(…): the dispositions to show (queue-sharing groups)
+    text: str = ""  # the command as typed (continuations joined): a Command event's CommandMQSC
 
     @property
     def generic(self) -> bool:
@@ -571,12 +573,23 @@ def _refresh(req: Request, tokens: list[Token]) -> None:
             if not name or not (name == "*" or is_object_name(name.rstrip("*"))):
                 raise MqscSyntaxError("NAME takes a queue name or a generic name such as APP.*", t.end)
             req.name = name
+        elif t.keyword == "OBJECT":
+            obj = (_single(t) or "").upper()
+            if obj not in CONFIGEV_OBJECTS:
+                raise MqscSyntaxError(f"OBJECT takes one of {', '.join(CONFIGEV_OBJECTS)}", t.end)
+            req.attrs["OBJECT"] = obj
         else:
             raise MqscSyntaxError(f"{t.keyword} is not a keyword of REFRESH QMGR", t.end)
     if rtype is None:
         raise MqscSyntaxError("REFRESH QMGR needs TYPE(EXPIRY)", tokens[-1].end if tokens else 0)
+    if "OBJECT" in req.attrs and rtype != "CONFIGEV":
+        raise MqscSyntaxError("OBJECT is a keyword of REFRESH QMGR TYPE(CONFIGEV) only", len(tokens))
+    if rtype == "CONFIGEV":  # IBM: a Refresh Object configuration event for each object named
+        req.type_filter = "CONFIGEV"
+        req.name = req.name or "*"
+        return
     if rtype != "EXPIRY":
-        if rtype in ("CONFIGEV", "EARLY", "PROXYSUB", "ALL"):
+        if rtype in ("EARLY", "PROXYSUB", "ALL"):
             req.unsupported = f"REFRESH QMGR TYPE({rtype})"
             return
         raise MqscSyntaxError(f"TYPE({rtype}) is not a type of REFRESH QMGR", len(tokens))

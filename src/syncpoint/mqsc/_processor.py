@@ -54,6 +54,7 @@ from ._authrec import AUTHREC, ENTAUTH, run_authrec_command
 from ._channel import CHANNEL_VERBS, run_channel_command
 from ._chlauth import CHLAUTH, run_chlauth_command
 from ._commands import CHSTATUS, CONN, QMSTATUS, QSTATUS, QUEUE, SECURITY, Request, Where, parse_command, valid_syntax
+from ._events import CONFIGEV_OBJECTS, mqcmd_of
 from ._parser import MqscSyntaxError, SourceCommand, read_commands
 from ._pubsub import PUBSUB_OBJECTS, run_pubsub_command
 from ._qsg import INDOUBT, THREAD, run_qsg_command
@@ -153,6 +154,7 @@ class MqscProcessor:
                 self._echo(summary.read, cmd, write)
             try:
                 req = parse_command(cmd.text)
+                req.text = cmd.text
             except MqscSyntaxError as e:
                 summary.syntax_errors += 1
                 for line in syntax_error_lines(cmd.text, e):
@@ -188,6 +190,7 @@ class MqscProcessor:
         """Parse and run one command given as text (continuations joined), e.g. for PCF's Escape command."""
         try:
             req = parse_command(text)
+            req.text = text
         except MqscSyntaxError as e:
             return Response(syntax_error_lines(text, e), ok=False)
         if req.verb == "END" or self.verify:
@@ -206,6 +209,21 @@ class MqscProcessor:
         ]
 
     def execute_request(self, req: Request) -> Response:
+        out = self._run_request(req)
+        if out.ok and req.text:
+            self._command_event(req)  # CMDEV: IBM's Command event (2412) for a command that ran
+        return out
+
+    def _command_event(self, req: Request) -> None:
+        """Report the command to the queue manager, which writes IBM's Command event when CMDEV asks for it
+        (CommandData: CommandMQSC, the command's text). The command never fails for it."""
+        command = mqcmd_of(req.verb, req.otype)
+        try:
+            self._admin("command_event", "MQSC", command, [[C.MQCACF_COMMAND_MQSC, req.text]], req.verb == "DISPLAY")
+        except (MQMIError, OSError, EOFError):
+            pass  # no event (e.g. a queue manager that went away); the command's own answer stands
+
+    def _run_request(self, req: Request) -> Response:
         if req.unsupported is not None:
             return Response(self._notices(req), ok=False)
         out = Response(self._notices(req))
@@ -290,6 +308,10 @@ class MqscProcessor:
         if req.otype == SECURITY:  # REFRESH SECURITY: the CONNAUTH settings in force now
             self._admin("refresh_security", req.type_filter)
             out.lines.append(f"AMQ8560I: {_PRODUCT} security cache refreshed.")
+            return
+        if req.type_filter == "CONFIGEV":  # a Refresh Object configuration event for each object (``CONFIGEV``)
+            self._admin("refresh_config", list(CONFIGEV_OBJECTS[req.attrs.get("OBJECT", "ALL")]), req.name or "*")
+            out.lines.append("AMQ8559I: Refresh Queue Manager accepted.")
             return
         n = int(self._admin("refresh_expiry", req.name or "*"))
         what = "One expired message was" if n == 1 else f"{n} expired messages were"

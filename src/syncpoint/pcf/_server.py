@@ -61,6 +61,8 @@ from ._structs import (  # an import list, not logic: other modules import many 
 log = logging.getLogger("syncpoint.pcf")
 
 COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
+# the Inquire commands: no Command event for them under CMDEV(NODISPLAY)
+_INQUIRES = frozenset(v for k, v in vars(K).items() if k.startswith("MQCMD_INQUIRE") and isinstance(v, int))
 
 _QTYPE_TO_OTYPE = {C.MQQT_LOCAL: QLOCAL, C.MQQT_MODEL: QMODEL, C.MQQT_ALIAS: QALIAS, C.MQQT_REMOTE: QREMOTE}
 _OTYPE_TO_QTYPE = {v: k for k, v in _QTYPE_TO_OTYPE.items()}
@@ -200,6 +202,7 @@ class CommandServer:
             if handler is None:
                 raise CommandFailedError(K.MQRCCF_CFH_COMMAND_ERROR, f"command {command} is not supported")
             bodies = handler(self, Request(params))
+            self._command_event(command, params)  # CMDEV: the command ran (IBM's Command event, 2413)
         except CommandFailedError as e:
             return [self._error(command, e.reason, e.parameter)]
         except MQMIError as e:
@@ -237,6 +240,19 @@ class CommandServer:
         return build(cfh, params)
 
     # -- helpers ---------------------------------------------------------------------------------------
+    def _command_event(self, command: int, params: list[Param]) -> None:
+        """Report a command that ran to the queue manager, which writes IBM's Command event when CMDEV asks for
+        it; CommandData holds the request's integer and string parameters. The command never fails for it."""
+        data = [
+            [p.Parameter, p.Value if isinstance(p, MQCFIN) else p.String.decode(errors="replace").rstrip(" \0")]
+            for p in params
+            if isinstance(p, (MQCFIN, MQCFST))
+        ]
+        try:
+            self._admin("command_event", "PCF", command, data, command in _INQUIRES)
+        except MQMIError as e:
+            log.debug("command server: no command event for command %d (reason %d)", command, e.reason)
+
     @property
     def _qm(self) -> QueueManager:
         assert self.qm is not None, "the command server is not connected"

@@ -183,6 +183,7 @@ def receiving_control(qm: Any, op: str, name: str, status: str = "STOPPED") -> b
         _HELD.add(key)
         r.stopped = f"AMQ9528I: User requested closedown of channel '{name}'."
         r.held = True
+    qm.run(qm.engine.channel_event, C.MQRC_CHANNEL_STOPPED_BY_USER, name, C.MQRQ_CHANNEL_STOPPED_DISABLED)
     return True
 
 
@@ -237,7 +238,10 @@ def channel(qm: QueueManagerHost, conn: Connection, args: list[Any]) -> tuple[An
         # a clean end: its last batch's sync record is committed, and SYNCQ is the truth from now on (an operator
         # may clear it, IBM's way to make the receiving end forget its sequence number: AMQ9526E at the next start)
         _RECEIVERS.pop((id(qm), name), None)
-        return None, None
+        _, pending = qm.run(  # IBM's Channel Stopped, a normal end (CHLEV)
+            qm.engine.channel_event, C.MQRC_CHANNEL_STOPPED, name, C.MQRQ_CHANNEL_STOPPED_OK, "", conn.conname
+        )
+        return None, pending
     if op == "batch":
         return qm.run(_batch, qm, conn, r, params)
     raise _fail(C.MQRC_FUNCTION_NOT_SUPPORTED, f"unknown channel operation {op!r}")
@@ -321,6 +325,7 @@ def _open(qm: QueueManagerHost, conn: Connection, name: str, params: dict[str, A
         r.seq, r.batch_id = reset, ""
         _write_sync(engine, conn, r)
         engine.commit(conn)
+    engine.channel_event(C.MQRC_CHANNEL_STARTED, name, conname=conn.conname)  # IBM's Channel Started (CHLEV)
     return {"seq": r.seq, "id": r.batch_id, "qmgr": engine.name}
 
 
