@@ -87,6 +87,7 @@ from syncpoint.store import DECISION_KIND, SharedQueues, Snapshot
 
 from ._admin import AdminMixin
 from ._authority import AuthorityMixin
+from ._chlstats import ChannelStatisticsMixin
 from ._connections import ConnectionsMixin
 from ._effects import MD2_LENGTH
 from ._events import EventsMixin
@@ -105,7 +106,6 @@ from ._shared import SharedMixin
 from ._shared_defs import COPY_KIND
 from ._shared_rules import SharedRulesMixin
 from ._state import LocalQueue, Message
-from ._statistics import StatisticsMixin
 from ._subscribe import SubscribeMixin
 from ._tokens import TokensMixin
 from ._trigger import Triggering
@@ -133,7 +133,7 @@ class QueueManager(
     AuthorityMixin,
     MetricsMixin,
     EventsMixin,
-    StatisticsMixin,
+    ChannelStatisticsMixin,  # and StatisticsMixin, which it extends
 ):
     """One queue manager's state. Not thread-safe by itself: callers serialise (see module doc)."""
 

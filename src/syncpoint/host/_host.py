@@ -445,6 +445,8 @@ class QueueManagerHost:
         with self.lock:
             if self.closed:
                 return
+            if not abnormal:  # IBM: a controlled end writes the statistics and the open connections' accounting
+                self.engine.monitoring_end()
             for c in list(self.engine.connections.values()):
                 self.engine.disconnect(c, abnormal=abnormal)
             pending = self._flush() if self.broken is None else None
@@ -554,6 +556,8 @@ ADMIN_VERBS = frozenset(
         "queue_metrics",
         "qmgr_metrics",
         "reset_statistics",  # RESET QMGR TYPE(STATISTICS) (issue 36: statistics messages)
+        "channel_statistics",  # STATCHL: whether a sending channel starting now collects (engine ``_chlstats``)
+        "count_channel",  # … and its figures, one call a batch
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""

@@ -282,7 +282,6 @@ _NO_EFFECT = {
             "SENDEXIT",
             "SSLCAUTH",
             "SSLPEER",
-            "STATCHL",
             "TPNAME",
             "USEDLQ",
         ]
