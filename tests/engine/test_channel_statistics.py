@@ -110,6 +110,8 @@ def test_count_channel_refuses_bad_figures_and_counts_nothing(qm: QueueManager, 
         ("", MQCHT_RECEIVER, "QM9", "", 1, 0, True),  # no name
         ("FROM.QM9", MQCHT_RECEIVER, "QM9", "", "1", 0, True),  # not a number
         ("FROM.QM9", MQCHT_RECEIVER, "QM9", "", 1, 0, "yes"),  # full: a bool or None
+        ("FROM.QM9", MQCHT_RECEIVER, "QM9", "", 1, 0, True, "5"),  # a net time that is not a number
+        ("FROM.QM9", MQCHT_RECEIVER, "QM9", "", 1, 0, True, -2),  # -1 is "not measured"; below, nonsense
     ):
         with pytest.raises(MQMIError) as e:
             qm.admin("count_channel", *args)

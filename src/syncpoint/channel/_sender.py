@@ -298,7 +298,7 @@ class Sender(ChannelAgent):
             if not st.xmitq or not (st.conname or self.tunnel is not None):
                 raise ChannelStoppedError(f"channel '{self.name}' needs XMITQ and CONNAME to send")
             self.local.open_xmitq(st.xmitq)
-            self.stats = bool(qm.admin("channel_statistics", self.name))
+            self.stats = self._statistics_wanted(qm)
             self._retrying_loop()
         except ChannelStoppedError as e:
             self._ended(e)
@@ -557,9 +557,21 @@ class Sender(ChannelAgent):
         net_us = max(0, int((time.monotonic() - sent.at) * 1_000_000))
         nbytes = sum(map(len, sent.params["msgs"]))
         full = bool(sent.params.get("full", False))
-        self.local.qm.admin(
-            "count_channel", self.name, chltype, st.rqmname, st.conname, sent.count, nbytes, full, net_us
-        )
+        try:
+            self.local.qm.admin(
+                "count_channel", self.name, chltype, st.rqmname, st.conname, sent.count, nbytes, full, net_us
+            )
+        except MQMIError as e:  # the statistics never stop a channel: this run counts no more
+            log.warning("channel %s: its statistics are not counted any more: %s", self.name, e)
+            self.stats = False
+
+    def _statistics_wanted(self, qm: Any) -> bool:
+        """STATCHL, read once as the channel starts (IBM: a change takes effect on channels started after it)."""
+        try:
+            return bool(qm.admin("channel_statistics", self.name))
+        except MQMIError as e:
+            log.warning("channel %s: runs without statistics: %s", self.name, e)
+            return False
 
     def _prepared(self, md: MQMD, data: bytes, maxmsgl: int) -> bytes | None:
         """The message as it crosses (its MQXQH's MQMD carrying the Expiry left), or None when it went to the

@@ -137,9 +137,12 @@ class ChannelStatisticsMixin(StatisticsMixin):
         ``full`` whether BATCHSZ or BATCHLIM ended it (None: no batch ended, only ``put_retries`` to add), the
         sending MCA's round trip ``net_us`` (-1: not measured). An administrative verb; a bad figure is refused
         with MQRC_UNEXPECTED_ERROR and nothing is counted."""
-        ints = (msgs, nbytes, net_us + 1, put_retries, chltype)
+        ints = (msgs, nbytes, put_retries, chltype)
         if (
-            not isinstance(name, str)
+            isinstance(net_us, bool)
+            or not isinstance(net_us, int)
+            or net_us < -1
+            or not isinstance(name, str)
             or not name
             or not isinstance(rqmname, str)
             or not isinstance(conname, str)
