@@ -45,7 +45,7 @@ import msgpack
 from syncpoint.client import dead_letter, dead_letter_queue
 from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQXQH, MQMIError
 from syncpoint.mqi import constants as C
-from syncpoint.mqi.objects import CHANNEL, MQCHT_SERVER, MQNPMS_FAST, QLOCAL, SYSTEM_CHANNEL_SYNCQ
+from syncpoint.mqi.objects import CHANNEL, MQCHT_SENDER, MQCHT_SERVER, MQNPMS_FAST, QLOCAL, SYSTEM_CHANNEL_SYNCQ
 
 from ._agent import ChannelAgent, ChannelStoppedError, Status
 from ._link import Link
@@ -102,6 +102,7 @@ class _Sent:
     batch_id: str
     count: int
     params: dict[str, Any]  # the request, sent again when the receiver asks for a retry (MRRTY)
+    at: float = 0.0  # STATCHL: when it was sent (monotonic), for the channel's net time
 
 
 def in_transit(msgs: list[bytes], taken: float, now: float) -> list[bytes]:
@@ -279,6 +280,7 @@ class Sender(ChannelAgent):
         self.triggered = triggered
         self.local: LocalSide | None = None
         self.reached_running = False
+        self.stats = False  # STATCHL: this run collects channel statistics (asked once at start, as IBM's)
 
     # -- the whole run ------------------------------------------------------------------------------------
     def run(self) -> None:
@@ -297,6 +299,7 @@ class Sender(ChannelAgent):
             if not st.xmitq or not (st.conname or self.tunnel is not None):
                 raise ChannelStoppedError(f"channel '{self.name}' needs XMITQ and CONNAME to send")
             self.local.open_xmitq(st.xmitq)
+            self.stats = self._statistics_wanted(qm)
             self._retrying_loop()
         except ChannelStoppedError as e:
             self._ended(e)
@@ -435,7 +438,11 @@ class Sender(ChannelAgent):
                 continue  # the transmission queue is empty: wait for it as above
             local.qm.mqcmit()  # the batch is in doubt: held in the record, off the transmission queue
             # only dead letters: nothing to deliver, but the sequence number is used
-            sent = self._send_batch(rec, len(persistent) + len(np), np)
+            full = None
+            if self.stats:  # STATCHL: BATCHSZ or BATCHLIM ended it (FullBatchCount), else IncmplBatchCount
+                size = sum(map(len, persistent)) + sum(map(len, np))
+                full = count >= int(self.attrs["BATCHSZ"]) or size >= BATCHLIM
+            sent = self._send_batch(rec, len(persistent) + len(np), np, full)
             last_sent = idle_since = time.monotonic()
 
     def _collect(self, got: list[tuple[MQMD, bytes]]) -> tuple[list[bytes], list[bytes], int]:
@@ -505,18 +512,20 @@ class Sender(ChannelAgent):
         """Send a batch and wait for its answer (a batch in doubt sent again at the start)."""
         self._confirmed(self._send_batch(rec, count, np))
 
-    def _send_batch(self, rec: Record, count: int, np: list[bytes]) -> _Sent:
+    def _send_batch(self, rec: Record, count: int, np: list[bytes], full: bool | None = None) -> _Sent:
         """Send a batch without waiting for its answer (:meth:`_confirmed` reads it)."""
         assert self.link is not None
-        params = {
+        params: dict[str, Any] = {
             "seq": rec.seq,
             "id": rec.batch_id,
             "msgs": in_transit(rec.msgs + np, rec.taken, time.time()),
             "wrap": int(self.attrs["SEQWRAP"]),
         }
+        if full is not None:
+            params["full"] = full  # the receiving end's FullBatchCount / IncmplBatchCount
         rid = self.link.send("channel", ["batch", self.name, params])
         self.status.indoubt = True
-        return _Sent(rid, rec.seq, rec.batch_id, count, params)
+        return _Sent(rid, rec.seq, rec.batch_id, count, params, time.monotonic())
 
     def _confirmed(self, sent: _Sent) -> None:
         """The receiver's answer to a batch sent: it committed the batch (else the answer's error is raised, and
@@ -531,12 +540,40 @@ class Sender(ChannelAgent):
             if self.cut.wait(max(0, int(answer["retry"])) / 1000.0):
                 raise ChannelStoppedError("STOP CHANNEL")
             sent.rid = self.link.send("channel", ["batch", self.name, sent.params])
+        if self.stats:  # before the status shows the batch (what the status shows, the statistics hold)
+            self._count(sent)
         st = self.status
         st.indoubt = False
         st.seq, st.batch_id = sent.seq, sent.batch_id
         st.msgs += sent.count
         st.batches += 1
         st.last = time.time()
+
+    def _count(self, sent: _Sent) -> None:
+        """STATCHL: a confirmed batch's figures to the queue manager (engine ``_chlstats``): messages, bytes as
+        they crossed, full or not (a batch in doubt sent again: not known, counted incomplete), and the net time
+        from sending it to reading its confirmation (an upper bound when the next batch was gathered meanwhile)."""
+        assert self.local is not None
+        st = self.status
+        chltype = MQCHT_SERVER if st.chltype == "SVR" else MQCHT_SENDER
+        net_us = max(0, int((time.monotonic() - sent.at) * 1_000_000))
+        nbytes = sum(map(len, sent.params["msgs"]))
+        full = bool(sent.params.get("full", False))
+        try:
+            self.local.qm.admin(
+                "count_channel", self.name, chltype, st.rqmname, st.conname, sent.count, nbytes, full, net_us
+            )
+        except MQMIError as e:  # the statistics never stop a channel: this run counts no more
+            log.warning("channel %s: its statistics are not counted any more: %s", self.name, e)
+            self.stats = False
+
+    def _statistics_wanted(self, qm: Any) -> bool:
+        """STATCHL, read once as the channel starts (IBM: a change takes effect on channels started after it)."""
+        try:
+            return bool(qm.admin("channel_statistics", self.name))
+        except MQMIError as e:
+            log.warning("channel %s: runs without statistics: %s", self.name, e)
+            return False
 
     def _prepared(self, md: MQMD, data: bytes, maxmsgl: int) -> bytes | None:
         """The message as it crosses (its MQXQH's MQMD carrying the Expiry left), or None when it went to the

@@ -188,6 +188,8 @@ class AdminMixin(QueueManagerBase):
             self.triggering.queue_added(q)
             if "ON" in (base.get("STATQ"), base.get("ACCTQ")):
                 self.monitoring_refresh()  # a queue that collects statistics or accounting of its own
+        elif otype == CHANNEL and base.get("CHLSTATCHL", "QMGR") != "QMGR":
+            self.monitoring_refresh()  # a channel that collects statistics of its own (``_chlstats``)
         b = self._b()
         b.put_objects.append((otype, name, d.to_bytes()))
         b.durable = True

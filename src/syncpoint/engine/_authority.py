@@ -124,6 +124,8 @@ ADMIN_AUTHORITIES: dict[str, tuple[str | None, int | None, str]] = {
     "qm_attr": ("qmgr", None, "dsp"),
     "refresh_expiry": ("qmgr", None, "chg"),
     "reset_statistics": ("qmgr", None, "chg"),
+    "channel_statistics": ("qmgr", None, "dsp"),
+    "count_channel": ("qmgr", None, "chg"),
     "qsgdisp": ("qmgr", None, "dsp"),
     "qsg_name": ("qmgr", None, "dsp"),
     "qsg_members": ("qmgr", None, "dsp"),

@@ -154,6 +154,10 @@ class QueueManagerBase(EffectsRecorder):
 
         def monitoring_due(self) -> None: ...  # _statistics
 
+        def channel_statistics_wanted(self) -> bool: ...  # _chlstats
+
+        def _write_channel_statistics(self, head: list[tuple[int, Any]]) -> None: ...  # _chlstats
+
         def mon_connected(self, conn: Connection) -> None: ...  # _statistics
 
         def mon_disconnected(self, conn: Connection, abnormal: bool) -> None: ...  # _statistics

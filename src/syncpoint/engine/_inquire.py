@@ -235,5 +235,6 @@ class InquireMixin(QueueManagerBase):
             d.otype == QMGR
             or before.get("STATQ") != d.attrs.get("STATQ")
             or before.get("ACCTQ") != d.attrs.get("ACCTQ")
+            or before.get("CHLSTATCHL") != d.attrs.get("CHLSTATCHL")  # a channel's STATCHL (``_chlstats``)
         ):
             self.monitoring_refresh()

@@ -92,6 +92,7 @@ from ._admin import AdminMixin
 from ._admin_events import AdminEventsMixin
 from ._authority import AuthorityMixin
 from ._chlauth import ChlauthMixin
+from ._chlstats import ChannelStatisticsMixin
 from ._connections import ConnectionsMixin
 from ._effects import MD2_LENGTH
 from ._expiry import ExpiryMixin
@@ -109,7 +110,6 @@ from ._shared import SharedMixin
 from ._shared_defs import COPY_KIND
 from ._shared_rules import SharedRulesMixin
 from ._state import LocalQueue, Message
-from ._statistics import StatisticsMixin
 from ._subscribe import SubscribeMixin
 from ._tokens import TokensMixin
 from ._trigger import Triggering
@@ -137,8 +137,8 @@ class QueueManager(
     SubscribeMixin,
     AuthorityMixin,
     MetricsMixin,
-    StatisticsMixin,
     AdminEventsMixin,
+    ChannelStatisticsMixin,  # and StatisticsMixin, which it extends
 ):
     """One queue manager's state. Not thread-safe by itself: callers serialise (see module doc)."""
 

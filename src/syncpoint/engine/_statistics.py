@@ -25,8 +25,8 @@ Theory of operation
   (``monitoring_dropped``), as IBM's; the call that ended the interval goes on.
 
 Choices where IBM is silent: a get that finds no message (MQRC_NO_MSG_AVAILABLE) is not a failed get (the host
-retries a waiting get many times); shared queues of a queue-sharing group are not counted per queue; channel
-statistics (STATCHL) are kept as an attribute and written by no channel yet.
+retries a waiting get many times); shared queues of a queue-sharing group are not counted per queue. Channel
+statistics (STATCHL) share the interval and are ``_chlstats``'.
 """
 
 from __future__ import annotations
@@ -219,6 +219,7 @@ class StatisticsMixin(QueueManagerBase):
     _mon_next = 0.0  # wall-clock time of the next interval's end (0: no interval runs)
     _stat_mqi: Tally | None = None
     _stat_queues: dict[LocalQueue, QTally | None] | None = None
+    _stat_channels: Any = None  # the channels' tallies (``_chlstats``)
     _stat_start = 0.0
     _stat_next = 0.0
     _acct_next = 0.0
@@ -234,10 +235,13 @@ class StatisticsMixin(QueueManagerBase):
         stat_q = a.get("QMSTATQ") != NONE and (
             a.get("QMSTATQ") == ON or any(q.attrs.get("STATQ") == ON for q in self.queues.values())
         )
-        if not (stat_mqi or stat_q):
-            self._stat_mqi = self._stat_queues = None
+        stat_chl = self.channel_statistics_wanted()  # STATCHL (``_chlstats``)
+        if not (stat_mqi or stat_q or stat_chl):
+            self._stat_mqi = self._stat_queues = self._stat_channels = None
             self._stat_next = 0.0
         else:
+            if stat_chl != (self._stat_channels is not None):
+                self._stat_channels = {} if stat_chl else None
             if self._stat_next == 0.0:
                 self._stat_start, self._stat_next = now, now + a.get("STATINT", 1800)
             if stat_mqi and self._stat_mqi is None:
@@ -509,6 +513,7 @@ class StatisticsMixin(QueueManagerBase):
                 self._put_monitoring(M.MQCFT_STATISTICS, M.MQCMD_STATISTICS_Q, params)
         if self._stat_queues is not None:
             self._stat_queues = {}
+        self._write_channel_statistics(head)
         self._stat_start = now
         self._stat_next = now + self.qmgr.attrs.get("STATINT", 1800)
 

@@ -446,6 +446,8 @@ class QueueManagerHost:
             if self.closed:
                 return
             if self.broken is None:
+                if not abnormal:  # IBM: a controlled end writes the statistics and the open connections' accounting
+                    self.engine.monitoring_end()
                 self.engine.qmgr_stopping()  # STRSTPEV's Queue Manager Not Active event
             for c in list(self.engine.connections.values()):
                 self.engine.disconnect(c, abnormal=abnormal)
@@ -561,6 +563,8 @@ ADMIN_VERBS = frozenset(
         "command_event",  # CMDEV: runmqsc and the command server report each command (engine ``_admin_events``)
         "refresh_config",  # REFRESH QMGR TYPE(CONFIGEV)
         "channel_event",  # CHLEV: the sending channels report starts and stops (administrators only)
+        "channel_statistics",  # STATCHL: whether a sending channel starting now collects (engine ``_chlstats``)
+        "count_channel",  # … and its figures, one call a batch
     }
 )
 """The engine's administrative verbs that a client may call (MQSC, PCF and the tools use them)."""

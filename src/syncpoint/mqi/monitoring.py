@@ -3,7 +3,8 @@
 References: IBM MQ "Accounting and statistics message reference" (MQI / queue accounting message data, MQI /
 queue statistics message data, "Reference notes": the arrays indexed by object type, 13 entries, and by
 persistence, [non-persistent, persistent]); cmqcfc.h for the values (MQIAMO_* 701-760, MQIAMO64_* 703 and
-745-748, MQCAMO_* 2701-2712, MQGACF_Q_ACCOUNTING_DATA 8010, MQGACF_Q_STATISTICS_DATA 8011); IBM's amqsmon
+745-748, MQCAMO_* 2701-2712, MQGACF_Q_ACCOUNTING_DATA 8010, MQGACF_Q_STATISTICS_DATA 8011,
+MQGACF_CHL_STATISTICS_DATA 8012); "Channel statistics message data" for the channel records' parameters; IBM's amqsmon
 sample for the names it prints each parameter under.
 
 Theory of operation
@@ -36,6 +37,7 @@ MQACT_COLLECT_STATISTICS = 3
 MQDISCONNECT_NORMAL, MQDISCONNECT_IMPLICIT, MQDISCONNECT_Q_MGR = 0, 1, 2
 
 # -- parameters -----------------------------------------------------------------------------------------------
+MQIAMO_AVG_BATCH_SIZE = 702
 MQIAMO_AVG_Q_TIME = 703  # (MQIAMO64_AVG_Q_TIME: the same number, 64-bit)
 MQIAMO_BACKOUTS = 704
 MQIAMO_BROWSES = 705
@@ -49,17 +51,27 @@ MQIAMO_CONNS = 712
 MQIAMO_CONNS_MAX = 713
 MQIAMO_DISCS = 714
 MQIAMO_DISC_TYPE = 716
+MQIAMO_EXIT_TIME_AVG = 717
+MQIAMO_EXIT_TIME_MAX = 718
+MQIAMO_EXIT_TIME_MIN = 719
+MQIAMO_FULL_BATCHES = 720
 MQIAMO_GETS = 722
 MQIAMO_GET_MAX_BYTES = 723
 MQIAMO_GET_MIN_BYTES = 724
 MQIAMO_GETS_FAILED = 725
+MQIAMO_INCOMPLETE_BATCHES = 726
 MQIAMO_INQS = 727
+MQIAMO_MSGS = 728
+MQIAMO_NET_TIME_AVG = 729
+MQIAMO_NET_TIME_MAX = 730
+MQIAMO_NET_TIME_MIN = 731
 MQIAMO_OBJECT_COUNT = 732
 MQIAMO_OPENS = 733
 MQIAMO_PUT1S = 734
 MQIAMO_PUTS = 735
 MQIAMO_PUT_MAX_BYTES = 736
 MQIAMO_PUT_MIN_BYTES = 737
+MQIAMO_PUT_RETRIES = 738
 MQIAMO_Q_MAX_DEPTH = 739
 MQIAMO_Q_MIN_DEPTH = 740
 MQIAMO_Q_TIME_AVG = 741  # 64-bit
@@ -97,6 +109,7 @@ MQGACF_Q_STATISTICS_DATA = 8011
 MQGACF_CHL_STATISTICS_DATA = 8012
 MQCA_Q_MGR_NAME = 2015
 MQCA_Q_NAME = 2016
+MQCA_REMOTE_Q_MGR_NAME = 2017
 MQCA_CREATION_DATE = 2004
 MQCA_CREATION_TIME = 2005
 MQCACF_APPL_NAME = 3024
@@ -106,6 +119,7 @@ MQCACH_CONNECTION_NAME = 3506
 MQIA_COMMAND_LEVEL = 31
 MQIA_DEFINITION_TYPE = 7
 MQIA_Q_TYPE = 20
+MQIACH_CHANNEL_TYPE = 1511
 MQIACF_PROCESS_ID = 1024
 MQIACF_THREAD_ID = 1025
 MQIACF_SEQUENCE_NUMBER = 1079
@@ -133,6 +147,8 @@ INTEGER_NAMES = {
     MQIACF_PROCESS_ID: "ApplicationPid",
     MQIACF_SEQUENCE_NUMBER: "SeqNumber",
     MQIACF_THREAD_ID: "ApplicationTid",
+    MQIACH_CHANNEL_TYPE: "ChannelType",
+    MQIAMO_AVG_BATCH_SIZE: "AverageBatchSize",
     MQIAMO_BACKOUTS: "BackCount",
     MQIAMO_BROWSES_FAILED: "BrowseFailCount",
     MQIAMO_BROWSES: "BrowseCount",
@@ -147,15 +163,24 @@ INTEGER_NAMES = {
     MQIAMO_CONNS_MAX: "ConnHighwater",
     MQIAMO_DISC_TYPE: "DiscType",
     MQIAMO_DISCS: "DiscCount",
+    MQIAMO_EXIT_TIME_AVG: "ExitTimeAvg",
+    MQIAMO_EXIT_TIME_MAX: "ExitTimeMax",
+    MQIAMO_EXIT_TIME_MIN: "ExitTimeMin",
+    MQIAMO_FULL_BATCHES: "FullBatchCount",
     MQIAMO_GETS_FAILED: "GetFailCount",
     MQIAMO_GETS: "GetCount",
     MQIAMO_GET_MAX_BYTES: "GetMaxBytes",
     MQIAMO_GET_MIN_BYTES: "GetMinBytes",
+    MQIAMO_INCOMPLETE_BATCHES: "IncmplBatchCount",
     MQIAMO_INQS: "InqCount",
     MQIAMO_INQS_FAILED: "InqFailCount",
+    MQIAMO_MSGS: "MsgCount",
     MQIAMO_MSGS_EXPIRED: "ExpiredMsgCount",
     MQIAMO_MSGS_NOT_QUEUED: "NonQueuedMsgCount",
     MQIAMO_MSGS_PURGED: "PurgeCount",
+    MQIAMO_NET_TIME_AVG: "NetTimeAvg",
+    MQIAMO_NET_TIME_MAX: "NetTimeMax",
+    MQIAMO_NET_TIME_MIN: "NetTimeMin",
     MQIAMO_OBJECT_COUNT: "ObjectCount",
     MQIAMO_OPENS: "OpenCount",
     MQIAMO_OPENS_FAILED: "OpenFailCount",
@@ -165,6 +190,7 @@ INTEGER_NAMES = {
     MQIAMO_PUTS_FAILED: "PutFailCount",
     MQIAMO_PUT_MAX_BYTES: "PutMaxBytes",
     MQIAMO_PUT_MIN_BYTES: "PutMinBytes",
+    MQIAMO_PUT_RETRIES: "PutRetryCount",
     MQIAMO_Q_MIN_DEPTH: "QMinDepth",
     MQIAMO_Q_MAX_DEPTH: "QMaxDepth",
     MQIAMO_SETS: "SetCount",
@@ -201,14 +227,16 @@ STRING_NAMES = {
     MQCA_CREATION_TIME: "CreateTime",
     MQCA_Q_MGR_NAME: "QueueManager",
     MQCA_Q_NAME: "QueueName",
+    MQCA_REMOTE_Q_MGR_NAME: "RemoteQmgr",
 }
 GROUP_NAMES = {
     MQGACF_Q_ACCOUNTING_DATA: "QueueAccounting",
     MQGACF_Q_STATISTICS_DATA: "QueueStatistics",
     MQGACF_CHL_STATISTICS_DATA: "ChannelStatistics",
 }
-# integer parameters amqsmon shows by name: QueueType, QueueDefinitionType, DiscType
+# integer parameters amqsmon shows by name: QueueType, QueueDefinitionType, DiscType, ChannelType (MQCHT_*)
 NAMED_VALUES = {
+    MQIACH_CHANNEL_TYPE: {1: "Sender", 2: "Server", 3: "Receiver", 4: "Requester", 8: "ClusRcvr", 9: "ClusSdr"},
     MQIA_Q_TYPE: {1: "Local", 2: "Model", 3: "Alias", 6: "Remote", 7: "Cluster"},
     MQIA_DEFINITION_TYPE: {1: "Predefined", 2: "PermanentDynamic", 3: "TemporaryDynamic", 4: "SharedDynamic"},
     MQIAMO_DISC_TYPE: {MQDISCONNECT_NORMAL: "Normal", MQDISCONNECT_IMPLICIT: "Implicit", MQDISCONNECT_Q_MGR: "QMgr"},

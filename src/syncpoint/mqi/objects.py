@@ -300,6 +300,17 @@ ATTRIBUTES: dict[str, Attribute] = {
         Attribute("SSLPEER", 0, "str", "", _CH, length=1024),
         Attribute("MRRTY", 0, "int", 10, _CH, high=999_999_999),  # message retry: count (receiving MCA)
         Attribute("MRTMR", 0, "int", 1000, _CH, high=999_999_999),  # and interval in milliseconds
+        # channel statistics (STATCHL): QMGR follows the queue manager's; kept as IBM's word, as the queue
+        # manager's STATCHL is (the values are the words' order, not MQMON_*)
+        Attribute(
+            "CHLSTATCHL",
+            0,
+            "str",
+            "QMGR",
+            _CH,
+            length=8,
+            values={"QMGR": 0, "OFF": 1, "LOW": 2, "MEDIUM": 3, "HIGH": 4},
+        ),
         # -- topic objects: ASPARENT (0, blank, -1 or -2 as IBM numbers it) takes the value of the nearest topic
         # object above, up to SYSTEM.BASE.TOPIC (reference/properties-pubsub.md; ``engine._topics``)
         Attribute("TOPICSTR", C.MQCA_TOPIC_STRING, "str", "", _T, length=C.MQ_TOPIC_STR_LENGTH),
@@ -327,7 +338,7 @@ KEYWORD_ALIASES: dict[str, dict[str, str]] = {
     QMGR: {"MAXMSGL": "QMMAXMSGL", "DESCR": "QMDESCR"},
     PROCESS: {"DESCR": "PROCDESC"},
     NAMELIST: {"DESCR": "NLDESCR"},
-    CHANNEL: {"MAXMSGL": "CHLMAXMSGL", "DESCR": "CHLDESCR", "XMITQ": "CHLXMITQ"},
+    CHANNEL: {"MAXMSGL": "CHLMAXMSGL", "DESCR": "CHLDESCR", "XMITQ": "CHLXMITQ", "STATCHL": "CHLSTATCHL"},
     TOPIC: {"DESCR": "TOPDESCR", "DEFPSIST": "TPDEFPSIST", "DEFPRTY": "TPDEFPRTY"},
     AUTHINFO: {"DESCR": "AUTHDESCR"},
 }
@@ -370,7 +381,9 @@ _WORDS = {
     "STATQ": ("QMGR", "ON", "OFF"),
 }
 _RANGES = {"ACCTINT": (1, 604_800), "STATINT": (1, 604_800)}
-ACTED_ON = frozenset({"STATMQI", "QMSTATQ", "STATINT", "ACCTMQI", "QMACCTQ", "ACCTINT", "STATQ", "ACCTQ"})
+ACTED_ON = frozenset(
+    {"STATMQI", "QMSTATQ", "STATINT", "ACCTMQI", "QMACCTQ", "ACCTINT", "STATQ", "ACCTQ", "STATCHL", "CHLSTATCHL"}
+)
 """Kept attributes the engine acts on (statistics and accounting): MQSC gives no AMQ8491W for them."""
 
 

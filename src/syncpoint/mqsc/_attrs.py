@@ -283,7 +283,6 @@ _NO_EFFECT = {
             "SENDEXIT",
             "SSLCAUTH",
             "SSLPEER",
-            "STATCHL",
             "TPNAME",
             "USEDLQ",
         ]

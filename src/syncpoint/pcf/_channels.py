@@ -57,6 +57,14 @@ CHANNEL_ATTRS: tuple[tuple[str, int, int], ...] = (
 )
 _DEFAULTS = {"TRPTYPE": 2, "NPMSPEED": 2}  # TCP, FAST: what a definition without them has
 
+# a channel's STATCHL word as PCF's ChannelStatistics (MQMON_*)
+_MONITORING = {
+    "QMGR": C.MQMON_Q_MGR,
+    "OFF": C.MQMON_OFF,
+    "LOW": C.MQMON_LOW,
+    "MEDIUM": C.MQMON_MEDIUM,
+    "HIGH": C.MQMON_HIGH,
+}
 _TYPES = {
     "SDR": 1,
     "SVR": 2,
@@ -115,6 +123,7 @@ def describe_channel(d: Any, wanted: list[int] | None) -> list[Param]:
     adate, atime = mqsc_date_time(getattr(d, "altered", 0.0))
     fields = [(sel, d.attrs.get(key, _DEFAULTS.get(key, "" if n else 0)), n) for key, sel, n in CHANNEL_ATTRS]
     fields += [
+        (C.MQIA_STATISTICS_CHANNEL, _MONITORING[str(d.attrs.get("CHLSTATCHL", "QMGR"))], 0),  # ChannelStatistics
         (C.MQCA_ALTERATION_DATE, adate, K.MQ_CREATION_DATE_LENGTH),
         (C.MQCA_ALTERATION_TIME, atime, K.MQ_CREATION_TIME_LENGTH),
     ]

@@ -93,6 +93,8 @@ class Receiver:
     retries: int = 0
     paused: bool = False  # PAUSED: waiting MRTMR before the batch is tried again
     held: bool = False  # stopped by STOP CHANNEL here: its sender is refused and retries
+    stats: bool = False  # STATCHL: this run collects channel statistics (decided at open, as IBM's at start)
+    batchsz: int = 50  # BATCHSZ here: a batch of as many is full, when the sender does not say
 
     def status(self) -> dict[str, Any]:
         # IBM: a receiving channel whose sender went away ends (INACTIVE: DISPLAY CHSTATUS no longer shows it);
@@ -319,6 +321,7 @@ def _open(qm: QueueManagerHost, conn: Connection, name: str, params: dict[str, A
     r.putaut = int(d.attrs.get("PUTAUT", C.MQPA_DEFAULT))
     r.chltype = "RQSTR" if d.attrs.get("CHLTYPE") == MQCHT_REQUESTER else "RCVR"
     r.mrrty, r.mrtmr = int(d.attrs.get("MRRTY", 10)), int(d.attrs.get("MRTMR", 1000))
+    r.stats, r.batchsz = engine.channel_statistics(name), int(d.attrs.get("BATCHSZ", 50))
     _RECEIVERS[key] = r
     reset = params.get("reset")
     if isinstance(reset, int) and not isinstance(reset, bool) and reset >= 0:
@@ -385,6 +388,8 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
         if done and done[-1].outcome == "held":  # engine.remote HELD
             engine.backout(conn)  # the whole batch waits: PAUSED, tried again after MRTMR
             r.retries += 1
+            if r.stats:  # STATCHL: IBM's PutRetryCount, a put that failed and entered the retry loop
+                engine.count_channel(r.name, _TYPE[r.chltype], r.peer, conn.conname, put_retries=1)
             r.paused = True
             return {"seq": r.seq, "retry": r.mrtmr, "reason": int(done[-1].reason)}
         r.paused = False
@@ -401,7 +406,14 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
         raise _fail(C.MQRC_CHANNEL_STOPPED, r.stopped) from None
     r.batches += 1
     r.msgs += len(msgs)
+    if r.stats:  # STATCHL: the batch's figures (engine ``_chlstats``); the sender says whether it was full
+        full = params.get("full")
+        full = full if isinstance(full, bool) else len(msgs) >= r.batchsz
+        engine.count_channel(r.name, _TYPE[r.chltype], r.peer, conn.conname, len(msgs), sum(map(len, msgs)), full)
     return {"seq": r.seq}
+
+
+_TYPE = {"RCVR": MQCHT_RECEIVER, "RQSTR": MQCHT_REQUESTER}
 
 
 _MESSAGE_RETRY = frozenset({C.MQRC_Q_FULL, C.MQRC_PUT_INHIBITED})
