@@ -81,7 +81,7 @@ def test_change_q_mgr_refuses_a_value_ibm_has_not_and_changes_nothing(
 def test_reset_q_mgr_collect_statistics_writes_them_now(
     server: CommandServer, qm: QueueManager, clock: FakeClock
 ) -> None:
-    qm.admin("define", "QLOCAL", M.MONITORING_QUEUES[M.MQCFT_STATISTICS])
+    # SYSTEM.ADMIN.STATISTICS.QUEUE is one of the default objects (as IBM's)
     qm.admin("alter_qmgr", {"STATMQI": "ON"})
     clock.advance(5)
     ((cfh, _),) = run(server, M.MQCMD_RESET_Q_MGR, [MQCFIN(M.MQIACF_ACTION, M.MQACT_COLLECT_STATISTICS)])

@@ -219,12 +219,25 @@ def test_a_competing_consumer_does_not_take_the_messages_of_an_in_flight_batch(
 def test_an_expiring_message_of_an_in_flight_batch_is_still_processed(
     spark: Any, server: Server, qm: QueueManager, names: Any, tmp_path: Path
 ) -> None:
-    src, dst = names.pair(qm, "E")
-    q = qm.open(src)
-    expires = time.monotonic() + 8.0
-    q.put("soon", expiry=8.0, persistent=True)
-    q.put("keep", persistent=True)
-    query, _, go = _gated_stream(spark, server, src, dst, tmp_path)
+    # The rule needs the message reserved by the batch before its expiry passes; the expiry runs on the server's
+    # real clock (not one to fake), so on a loaded machine a batch may start only after it: then the premise
+    # did not hold (the message expired first, depth 1 at once) and the case is tried again with twice the time.
+    expiry = 8.0
+    for attempt in range(4):
+        src, dst = names.pair(qm, f"E{attempt}")
+        q = qm.open(src)
+        expires = time.monotonic() + expiry
+        q.put("soon", expiry=expiry, persistent=True)
+        q.put("keep", persistent=True)
+        (where := tmp_path / f"try{attempt}").mkdir()
+        query, _, go = _gated_stream(spark, server, src, dst, where)
+        if time.monotonic() < expires - 0.5 and depth(qm, src) == 2:
+            break  # reserved before its expiry: the case the rule is about
+        go.touch()
+        finish(query)
+        expiry *= 2
+    else:
+        raise AssertionError("no batch started before an expiry of 64 s")
     try:
         while time.monotonic() < expires + 1.0:  # real time: the expiry runs on the server's clock, not one to fake
             time.sleep(0.1)

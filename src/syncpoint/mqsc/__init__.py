@@ -17,17 +17,16 @@ from ._attrs import (
     display_keywords,
     format_pairs,
     format_value,
-    handle_status_pairs,
     keyword_info,
     mqsc_keyword,
     parse_attribute,
-    queue_status_pairs,
 )
 from ._authrec import setmqaut_lines
 from ._commands import Request, Where, parse_command
 from ._dump import DEFINABLE, DUMP_FORMATS, DUMP_TYPES, dump_definitions
 from ._parser import MqscSyntaxError, SourceCommand, Token, read_commands, tokenize
 from ._processor import MqscProcessor, Response, Summary, connect_failure_lines, syntax_error_lines
+from ._status import handle_status_pairs, queue_status_pairs
 
 __all__ = [
     "DEFINABLE",

@@ -30,14 +30,7 @@ from syncpoint.mqi.objects import (
 from syncpoint.mqi.syntax import is_object_name
 
 from ._attrs import (
-    CONN_HANDLE_KEYWORDS,
-    CONN_IGNORED,
-    CONN_KEYWORDS,
     IGNORED_ATTRIBUTES,
-    QMSTATUS_IGNORED,
-    QMSTATUS_KEYWORDS,
-    QSTATUS_HANDLE_KEYWORDS,
-    QSTATUS_QUEUE_KEYWORDS,
     AttributeValueError,
     display_keywords,
     has_no_effect,
@@ -61,6 +54,15 @@ from ._parser import MqscSyntaxError, Token, tokenize
 from ._pubsub import is_pubsub_command, parse_pubsub_command
 from ._qsg import INDOUBT, THREAD, is_qsg_command, parse_qsg_command, qsg_syntax
 from ._reset import is_reset_qmgr, parse_reset_qmgr
+from ._status import (
+    CONN_HANDLE_KEYWORDS,
+    CONN_IGNORED,
+    CONN_KEYWORDS,
+    QMSTATUS_IGNORED,
+    QMSTATUS_KEYWORDS,
+    QSTATUS_HANDLE_KEYWORDS,
+    QSTATUS_QUEUE_KEYWORDS,
+)
 
 __all__ = [
     "CHSTATUS",

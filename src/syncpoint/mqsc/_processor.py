@@ -39,17 +39,7 @@ from syncpoint.mqi.objects import (
     Definition,
 )
 
-from ._attrs import (
-    IGNORED_ATTRIBUTES,
-    connection_handle_pairs,
-    connection_id,
-    connection_pairs,
-    definition_pairs,
-    format_pairs,
-    handle_status_pairs,
-    qmgr_status_pairs,
-    queue_status_pairs,
-)
+from ._attrs import IGNORED_ATTRIBUTES, definition_pairs, format_pairs
 from ._authrec import AUTHREC, ENTAUTH, run_authrec_command
 from ._channel import CHANNEL_VERBS, run_channel_command
 from ._chlauth import CHLAUTH, run_chlauth_command
@@ -58,6 +48,14 @@ from ._events import CONFIGEV_OBJECTS, mqcmd_of
 from ._parser import MqscSyntaxError, SourceCommand, read_commands
 from ._pubsub import PUBSUB_OBJECTS, run_pubsub_command
 from ._qsg import INDOUBT, THREAD, run_qsg_command
+from ._status import (
+    connection_handle_pairs,
+    connection_id,
+    connection_pairs,
+    handle_status_pairs,
+    qmgr_status_pairs,
+    queue_status_pairs,
+)
 
 if TYPE_CHECKING:
     from syncpoint.client import QueueManager
