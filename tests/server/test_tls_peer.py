@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import shutil
 import ssl
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,41 +24,15 @@ from syncpoint.cli._testing import STARTED, ServedMQ
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.mqsc import MqscProcessor
+from tlscerts import make_certs
 from waiting import wait_until
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="the openssl command makes the certificates")
 
-APP1 = "/C=GB/O=Example/OU=Payments/CN=app1"  # shown by IBM as CN=app1,OU=Payments,O=Example,C=GB
-INTRUDER = "/C=GB/O=Other/CN=intruder"
-
-
-def _openssl(*args: str) -> None:
-    subprocess.run(["openssl", *args], check=True, capture_output=True)
-
-
-def _issue(d: Path, name: str, subject: str, ca: Path, ca_key: Path, san: str | None = None) -> tuple[Path, Path]:
-    key, csr, cert = d / f"{name}.key", d / f"{name}.csr", d / f"{name}.pem"
-    _openssl("req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-             "-keyout", str(key), "-out", str(csr), "-subj", subject)  # fmt: skip
-    ext = d / f"{name}.ext"
-    ext.write_text(f"subjectAltName={san}\n" if san else "basicConstraints=CA:FALSE\n")
-    _openssl("x509", "-req", "-in", str(csr), "-CA", str(ca), "-CAkey", str(ca_key), "-CAcreateserial",
-             "-days", "1", "-out", str(cert), "-extfile", str(ext))  # fmt: skip
-    return cert, key
-
 
 @pytest.fixture(scope="module")
 def certs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    d = tmp_path_factory.mktemp("certs")
-    ca, ca_key = d / "ca.pem", d / "ca.key"
-    _openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-             "-keyout", str(ca_key), "-out", str(ca), "-days", "1", "-subj", "/O=Example/CN=Test CA")  # fmt: skip
-    return {
-        "ca": ca,
-        "server": _issue(d, "server", "/CN=localhost", ca, ca_key, "IP:127.0.0.1,DNS:localhost"),
-        "app1": _issue(d, "app1", APP1, ca, ca_key),
-        "intruder": _issue(d, "intruder", INTRUDER, ca, ca_key),
-    }
+    return make_certs(tmp_path_factory.mktemp("certs"))
 
 
 @pytest.fixture(scope="module")
