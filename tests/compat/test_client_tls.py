@@ -50,23 +50,26 @@ def tls_server(compat_site: Path, tmp_path_factory: pytest.TempPathFactory) -> I
         subprocess.run([SYNCPOINT, "endmqm", "-i", "QM1"], env=env, capture_output=True, timeout=120)
 
 
-def test_pymqi_presents_the_certificate_its_mqsco_names(compat_site: Path, tls_server: tuple[Path, int, Path]) -> None:
+def test_ibmmq_and_pymqi_present_the_certificate_their_mqsco_names(
+    compat_site: Path, tls_server: tuple[Path, int, Path]
+) -> None:
     home, port, stem = tls_server
     source = f"""
-import pymqi
-cd = pymqi.CD(ChannelName=b"TLS.APP.SVRCONN", ConnectionName=b"localhost({port})",
-              ChannelType=pymqi.CMQXC.MQCHT_CLNTCONN, TransportType=pymqi.CMQXC.MQXPT_TCP,
-              SSLCipherSpec=b"ANY_TLS12_OR_HIGHER")
-for sco in (pymqi.SCO(KeyRepository={str(stem).encode()!r}, CertificateLabel=b"app1"),
-            pymqi.SCO(KeyRepository={str(stem).encode()!r}, CertificateLabel=b"nobody"), pymqi.SCO()):
-    qm = pymqi.QueueManager(None)
-    try:
-        qm.connect_with_options("QM1", cd=cd, sco=sco, user="app", password="password")
-        pymqi.Queue(qm, "DEV.QUEUE.2").put(b"over tls")
-        print(pymqi.Queue(qm, "DEV.QUEUE.2").get().decode())
-        qm.disconnect()
-    except pymqi.MQMIError as e:
-        print(e.comp, e.reason)
+import ibmmq, pymqi
+for mq in (pymqi, ibmmq):
+    cd = mq.CD(ChannelName=b"TLS.APP.SVRCONN", ConnectionName=b"localhost({port})",
+               ChannelType=mq.CMQXC.MQCHT_CLNTCONN, TransportType=mq.CMQXC.MQXPT_TCP,
+               SSLCipherSpec=b"ANY_TLS12_OR_HIGHER")
+    for sco in (mq.SCO(KeyRepository={str(stem).encode()!r}, CertificateLabel=b"app1"),
+                mq.SCO(KeyRepository={str(stem).encode()!r}, CertificateLabel=b"nobody"), mq.SCO()):
+        qm = mq.QueueManager(None)
+        try:
+            qm.connect_with_options("QM1", cd=cd, sco=sco, user="app", password="password")
+            mq.Queue(qm, "DEV.QUEUE.2").put(b"over tls")
+            print(mq.Queue(qm, "DEV.QUEUE.2").get().decode())
+            qm.disconnect()
+        except mq.MQMIError as e:
+            print(e.comp, e.reason)
 """
     proc = subprocess.run(
         [sys.executable, "-c", source], env=env_for(home, compat_site), capture_output=True, text=True, timeout=120
@@ -74,4 +77,4 @@ for sco in (pymqi.SCO(KeyRepository={str(stem).encode()!r}, CertificateLabel=b"a
     assert proc.returncode == 0, proc.stderr
     # no certificate labelled "nobody": none presented, SSLCAUTH(REQUIRED) ends the channel (2059, AMQ9637E);
     # no key repository at all: MQRC_KEY_REPOSITORY_ERROR (2381)
-    assert proc.stdout.splitlines() == ["over tls", "2 2059", "2 2381"]
+    assert proc.stdout.splitlines() == ["over tls", "2 2059", "2 2381"] * 2
