@@ -127,6 +127,8 @@ def test_sslpeermap_maps_a_certificate_to_a_user_whose_authorities_apply(server:
     try:
         conns = "\n".join(mqsc(server, "DISPLAY CONN(*) WHERE(CHANNEL EQ 'PEER.MAP') ALL"))
         assert "USERID(alice)" in conns  # the record's MCAUSER, not the asserted bob nor the channel's nobody
+        status = "\n".join(mqsc(server, "DISPLAY CHSTATUS(PEER.MAP) SSLPEER SSLCERTI"))
+        assert "SSLPEER(CN=app1,OU=Payments,O=Example,C=GB)" in status and "SSLCERTI(CN=Test CA,O=Example)" in status
         with pytest.raises(MQMIError) as e:  # alice's authorities: connect, not put
             qm.open("PAY.Q").put(b"x")
         assert e.value.reason == C.MQRC_NOT_AUTHORIZED

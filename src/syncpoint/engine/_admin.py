@@ -391,6 +391,8 @@ class AdminMixin(QueueManagerBase):
                     "USERID": c.user,
                     "CONNAME": c.conname,
                     "CHANNEL": c.channel,
+                    "SSLPEER": c.sslpeer,
+                    "SSLCERTI": c.sslcerti,
                     "UOW": c.uow is not None and len(c.uow) > 0,
                     "UOWSTARTED": c.uow.started if c.uow is not None and len(c.uow) > 0 else 0.0,
                     "HANDLES": [[h.name, h.otype, h.options] for _, h in sorted(c.handles.items())],
