@@ -214,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-tcp", action="store_true")
     p.add_argument("--tls-cert")
     p.add_argument("--tls-key")
+    p.add_argument("--tls-ca", help="PEM file of the CA certificates whose client certificates are trusted")
     p.add_argument("--no-command-server", action="store_true")
     p.add_argument("--cpus", default="auto")
     p.add_argument("--no-busy-poll", action="store_true")
@@ -245,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         port=None if a.no_tcp else a.port,
         tls_cert=a.tls_cert,
         tls_key=a.tls_key,
+        tls_ca=a.tls_ca,
         start_tools=lambda server, host_qm, users: start_tools(
             server, host_qm, users, not a.no_command_server, rest, metrics_socket
         ),

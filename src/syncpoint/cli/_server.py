@@ -53,6 +53,9 @@ def strmqm(
     ] = None,
     tls_cert: Annotated[str | None, typer.Option(help="PEM certificate chain: serve TCP over TLS")] = None,
     tls_key: Annotated[str | None, typer.Option(help="PEM private key of --tls-cert")] = None,
+    tls_ca: Annotated[
+        str | None, typer.Option(help="PEM CA certificates whose client certificates are trusted (IBM's SSLKEYR)")
+    ] = None,
     command_server: Annotated[
         bool | None,
         typer.Option(
@@ -134,6 +137,7 @@ def strmqm(
             "tcp": tcp,
             "tls-cert": tls_cert,
             "tls-key": tls_key,
+            "tls-ca": tls_ca,
             "command-server": command_server,
             "cpus": cpus,
             "busy-poll": busy_poll,
@@ -186,6 +190,8 @@ def strmqm(
         args += ["--host", use["host"], "--port", str(use["port"])]
     if use["tls-cert"]:
         args += ["--tls-cert", use["tls-cert"], "--tls-key", use["tls-key"]]
+        if use["tls-ca"]:
+            args += ["--tls-ca", use["tls-ca"]]
     if not use["command-server"]:
         args.append("--no-command-server")
     args += ["--cpus", use["cpus"]]

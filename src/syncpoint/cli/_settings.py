@@ -49,6 +49,7 @@ SETTINGS = (
     Setting("server", "tcp", bool, True, "serve TCP (false: the local Unix socket only)"),
     Setting("server", "tls-cert", str, "", "PEM certificate chain: serve TCP over TLS"),
     Setting("server", "tls-key", str, "", "PEM private key of tls-cert"),
+    Setting("server", "tls-ca", str, "", "PEM CA certificates whose client certificates are trusted (IBM's SSLKEYR)"),
     Setting("server", "command-server", bool, True, "start the PCF command server"),
     Setting("server", "cpus", str, "auto", "CPUs the server runs on: auto, all, or a list such as 1 or 0-3"),
     Setting("server", "busy-poll", bool, True, "while busy, keep the server's CPU polling (one CPU)"),

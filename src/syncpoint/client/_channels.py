@@ -85,6 +85,8 @@ def svrconn_status(qm: Any, pattern: str = "*") -> list[dict[str, Any]]:
             "MCAUSER": str(c.get("USERID", "")),
             "RAPPLTAG": str(c.get("APPLTAG", "")),
             "CURSHCNV": 1,
+            "SSLPEER": str(c.get("SSLPEER", "")),  # the client certificate's subject and issuer ("" none)
+            "SSLCERTI": str(c.get("SSLCERTI", "")),
         }
         if date:
             row["CHSTADA"], row["CHSTATI"] = date, time

@@ -20,8 +20,10 @@ Implements: reference/ibmmq-compat.md, reference/structures.md.
 from __future__ import annotations
 
 import ctypes
+import getpass
 import logging
 import os
+import ssl
 import struct
 import sys
 import threading
@@ -59,7 +61,34 @@ _CSP = struct.Struct("=4s i i i Q i i q Q i i")
 MQCSP_AUTH_NONE = 0
 MQCSP_AUTH_USER_ID_AND_PWD = 1
 MQCSP_AUTH_ID_TOKEN = 2
-MQRC_SSL_INITIALIZATION_ERROR = 2393
+_SCO_KEY_REPOSITORY = (8, 256)  # MQSCO: StrucId, Version, KeyRepository (structures.md)
+_SCO_CERT_LABEL = (564, 64)  # MQSCO version 5+: CertificateLabel (after the pointer-aligned AuthInfoRecPtr)
+
+
+def client_tls(sco: bytes | None, user: str | None) -> ssl.SSLContext:
+    """A client channel's TLS from IBM's MQSCO (or its MQSSLKEYR / MQCERTLABL variables), as syncpoint reads a key
+    repository: ``KeyRepository`` is a stem (as IBM's ``/var/mqm/ssl/key`` for ``key.kdb``); ``<stem>.pem`` holds
+    the CA certificates trusted, and the certificate the client presents is ``<stem>.<label>.pem`` with its key in
+    ``<stem>.<label>.key`` (label: ``CertificateLabel``, else IBM's default ``ibmwebspheremq`` and the user id in
+    lower case); no such file: the client presents none. MQMIError MQRC_KEY_REPOSITORY_ERROR (2381) when no key
+    repository is named or its files cannot be read."""
+    stem = label = ""
+    if sco and len(sco) >= sum(_SCO_KEY_REPOSITORY):
+        stem = _text(sco[_SCO_KEY_REPOSITORY[0] : sum(_SCO_KEY_REPOSITORY)])
+        version = struct.unpack_from("=i", sco, 4)[0]
+        if version >= 5 and len(sco) >= sum(_SCO_CERT_LABEL):
+            label = _text(sco[_SCO_CERT_LABEL[0] : sum(_SCO_CERT_LABEL)])
+    stem = stem or os.environ.get("MQSSLKEYR", "")
+    label = label or os.environ.get("MQCERTLABL", "") or "ibmwebspheremq" + (user or getpass.getuser()).lower()
+    if not stem:
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_KEY_REPOSITORY_ERROR, "no key repository (MQSCO KeyRepository)")
+    try:
+        ctx = ssl.create_default_context(cafile=f"{stem}.pem")
+        if os.path.exists(f"{stem}.{label}.pem"):
+            ctx.load_cert_chain(f"{stem}.{label}.pem", f"{stem}.{label}.key")
+    except (OSError, ssl.SSLError) as e:
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_KEY_REPOSITORY_ERROR, f"key repository {stem}: {e}") from None
+    return ctx
 
 
 def char_length(selector: int) -> int:
@@ -213,6 +242,7 @@ class Backend:
         user: str | None = None,
         password: str | None = None,
         appl_name: str | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> tuple[int, int, int]:
         def run() -> tuple[int, int, int]:
             qmname = _text(name.encode() if isinstance(name, str) else bytes(name))
@@ -224,7 +254,7 @@ class Backend:
                 last: MQMIError | None = None
                 for address in [a.strip() for a in conname.split(",") if a.strip()]:
                     try:
-                        qm = syncpoint.connect(qmname, host=address, appl_name=appl, channel=channel, **creds)
+                        qm = syncpoint.connect(qmname, host=address, appl_name=appl, channel=channel, tls=tls, **creds)
                         break
                     except MQMIError as e:
                         if e.reason in (C.MQRC_NOT_AUTHORIZED, C.MQRC_UNKNOWN_CHANNEL_NAME):
@@ -271,12 +301,20 @@ class Backend:
                 # the Python layer passes the strings by address, alive for the duration of this call
                 user = ctypes.string_at(uptr, ulen).decode() if uptr and ulen > 0 else ""
                 password = ctypes.string_at(pptr, plen).decode() if pptr and plen > 0 else ""
-        return self._connx(name, options, cd, user, password, appl)
+        return self._connx(name, options, cd, user, password, appl, sco)
 
     def _connx(
-        self, name: bytes, options: int, cd: bytes | None, user: str | None, password: str | None, appl: str | None
+        self,
+        name: bytes,
+        options: int,
+        cd: bytes | None,
+        user: str | None,
+        password: str | None,
+        appl: str | None,
+        sco: bytes | None = None,
     ) -> tuple[int, int, int]:
         conname = channel = None
+        tls: ssl.SSLContext | None = None
         if cd:
             if len(cd) < _CD_CONNAME[0] + _CD_CONNAME[1]:
                 return C.MQHC_UNUSABLE_HCONN, C.MQCC_FAILED, C.MQRC_CD_ERROR
@@ -284,7 +322,10 @@ class Backend:
             conname = _text(cd[_CD_CONNAME[0] : _CD_CONNAME[0] + _CD_CONNAME[1]])
             version = struct.unpack_from("=i", cd, _CD_VERSION)[0]
             if version >= 7 and len(cd) >= sum(_CD_SSL_CIPHER) and _text(cd[_CD_SSL_CIPHER[0] : sum(_CD_SSL_CIPHER)]):
-                return C.MQHC_UNUSABLE_HCONN, C.MQCC_FAILED, MQRC_SSL_INITIALIZATION_ERROR
+                try:  # SSLCipherSpec: TLS with the MQSCO's key repository (any TLS 1.2+ cipher the server offers)
+                    tls = client_tls(sco, user)
+                except MQMIError as e:
+                    return C.MQHC_UNUSABLE_HCONN, e.comp, e.reason
             if not conname:
                 return C.MQHC_UNUSABLE_HCONN, C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE
         elif options & C.MQCNO_CLIENT_BINDING or (os.environ.get("MQSERVER") and not options & C.MQCNO_LOCAL_BINDING):
@@ -295,7 +336,9 @@ class Backend:
                 channel, conname = parse_mqserver(server)
             except MQMIError as e:
                 return C.MQHC_UNUSABLE_HCONN, e.comp, e.reason
-        return self.connect(name, conname=conname, channel=channel, user=user, password=password, appl_name=appl)
+        return self.connect(
+            name, conname=conname, channel=channel, user=user, password=password, appl_name=appl, tls=tls
+        )
 
     def connx_pymqi(
         self, name: bytes, options: int, cd: bytes | None, user_password: Any, sco: bytes | None = None
@@ -305,7 +348,7 @@ class Backend:
             u, p = user_password.get("user"), user_password.get("password")
             user = u.decode() if isinstance(u, bytes) else u
             password = p.decode() if isinstance(p, bytes) else p
-        return self._connx(name, options, cd, user, password, None)
+        return self._connx(name, options, cd, user, password, None, sco if isinstance(sco, bytes) else None)
 
     def disc(self, hconn: int) -> tuple[int, int]:
         def run() -> tuple[int, int]:

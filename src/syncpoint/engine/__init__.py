@@ -27,6 +27,7 @@ from ._qmgr import QueueManager
 from ._remote import Delivery
 from ._security import ConnAuth
 from ._shared_defs import DEFINITIONS_CHANGED
+from ._sslpeer import certificate_names
 from ._state import Connection, Handle, LocalQueue, Message, UnitOfWork
 from .clock import Clock, FakeClock, SystemClock
 
@@ -60,6 +61,7 @@ __all__ = [
     "SystemPut",
     "UnitOfWork",
     "attributes_for",
+    "certificate_names",
     "char_attr_length",
     "defaults_for",
     "put_date_time",

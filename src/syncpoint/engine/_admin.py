@@ -45,6 +45,7 @@ from syncpoint.mqi.objects import (  # an import list, not logic: other modules 
 )
 from syncpoint.store import Batch
 
+from . import _sslpeer
 from ._base import QueueManagerBase
 from ._state import LocalQueue, Message
 from ._util import fail
@@ -212,6 +213,9 @@ class AdminMixin(QueueManagerBase):
                 out[key] = check_value(attr, value)
             except ValueError as e:
                 raise fail(C.MQRC_SELECTOR_ERROR, str(e)) from None
+            why = _sslpeer.check(str(out[key])) if key == "SSLPEER" else None
+            if why is not None:  # IBM checks a channel's SSLPEER when it is entered (its rules for SSLPEER values)
+                raise fail(C.MQRC_SSL_PEER_NAME_ERROR, f"SSLPEER('{str(out[key])[:60]}') is not valid: {why}")
         return out
 
     def alter(self, otype: str, name: str, attrs: dict[str, Any]) -> Definition:
@@ -387,6 +391,8 @@ class AdminMixin(QueueManagerBase):
                     "USERID": c.user,
                     "CONNAME": c.conname,
                     "CHANNEL": c.channel,
+                    "SSLPEER": c.sslpeer,
+                    "SSLCERTI": c.sslcerti,
                     "UOW": c.uow is not None and len(c.uow) > 0,
                     "UOWSTARTED": c.uow.started if c.uow is not None and len(c.uow) > 0 else 0.0,
                     "HANDLES": [[h.name, h.otype, h.options] for _, h in sorted(c.handles.items())],

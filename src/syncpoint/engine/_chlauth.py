@@ -43,12 +43,14 @@ from syncpoint.mqi.objects import (
     MQCHLA_DISABLED,
     MQCHLA_ENABLED,
     MQCHT_SVRCONN,
+    MQSCA_REQUIRED,
     Definition,
     defaults_for,
     svrconn_objects,
 )
 from syncpoint.store import Batch
 
+from . import _sslpeer
 from ._admin import AdminMixin
 from ._util import fail
 from .clock import Clock
@@ -93,6 +95,7 @@ class Rule:
     clntuser: str = ""
     sslpeer: str = ""
     qmname: str = ""
+    sslcerti: str = ""  # SSLPEERMAP: the issuer's distinguished name ("" any issuer)
     userlist: list[str] = field(default_factory=list)
     addrlist: list[str] = field(default_factory=list)
     usersrc: str = "MAP"
@@ -110,6 +113,8 @@ class Rule:
             ident = self.qmname
         if self.type in ("USERMAP", "SSLPEERMAP", "QMGRMAP") and self.address:
             ident = f"{ident}\x00{self.address}"
+        if self.type == "SSLPEERMAP" and self.sslcerti:
+            ident = f"{ident}\x00\x00{self.sslcerti}"
         return "\x00".join((self.type, self.profile, ident or ""))
 
     def to_bytes(self) -> bytes:
@@ -232,10 +237,11 @@ class Admission:
 class RefusedError(Exception):
     """A connection channel authentication refuses: IBM's message for the error log, 2035 for the client."""
 
-    def __init__(self, message_id: str, text: str) -> None:
+    def __init__(self, message_id: str, text: str, reason: int = C.MQRC_NOT_AUTHORIZED) -> None:
         super().__init__(f"{message_id}: {text}")
         self.message_id = message_id
         self.text = text
+        self.reason = reason  # what the client is answered
 
 
 class ChlauthMixin(AdminMixin):
@@ -341,7 +347,7 @@ class ChlauthMixin(AdminMixin):
             "BLOCKUSER": {"userlist"},
             "ADDRESSMAP": {"address"},
             "USERMAP": {"clntuser", "address"},
-            "SSLPEERMAP": {"sslpeer", "address"},
+            "SSLPEERMAP": {"sslpeer", "address", "sslcerti"},
             "QMGRMAP": {"qmname", "address"},
         }[rtype]
         if rtype not in ("BLOCKADDR", "BLOCKUSER"):
@@ -352,7 +358,7 @@ class ChlauthMixin(AdminMixin):
             if k not in allowed:
                 raise fail(C.MQRC_UNEXPECTED_ERROR, f"{k.upper()} is not an attribute of TYPE({rtype})")
         r = Rule(profile, rtype)
-        for k in ("address", "clntuser", "sslpeer", "qmname", "usersrc", "mcauser", "chckclnt", "descr"):
+        for k in ("address", "clntuser", "sslpeer", "qmname", "sslcerti", "usersrc", "mcauser", "chckclnt", "descr"):
             if k in given:
                 setattr(r, k, str(given[k]).strip() if k != "descr" else str(given[k]))
         r.usersrc, r.chckclnt = r.usersrc.upper(), r.chckclnt.upper()
@@ -372,6 +378,10 @@ class ChlauthMixin(AdminMixin):
                 raise fail(
                     C.MQRC_UNEXPECTED_ERROR, f"AMQ8887E: The address '{a}' is not a valid address pattern: {why}."
                 )
+        for k, v in (("SSLPEER", r.sslpeer), ("SSLCERTI", r.sslcerti)):
+            why = _sslpeer.check(v) if len(v) <= SSLPEER_LENGTH else f"it is longer than {SSLPEER_LENGTH} characters"
+            if why is not None:
+                raise fail(C.MQRC_SSL_PEER_NAME_ERROR, f"{k}('{v[:60]}') is not valid: {why}.")
         if r.usersrc not in USERSRC:
             raise fail(C.MQRC_UNEXPECTED_ERROR, f"USERSRC({r.usersrc}) is not MAP, NOACCESS or CHANNEL")
         if r.chckclnt not in CHCKCLNT:
@@ -394,6 +404,7 @@ class ChlauthMixin(AdminMixin):
         clntuser: str = "",
         sslpeer: str = "",
         qmname: str = "",
+        sslcerti: str = "",
     ) -> list[dict[str, Any]]:
         """DISPLAY CHLAUTH(profile) TYPE(rtype) MATCH(EXACT | GENERIC | ALL | RUNCHECK): the records as plain data.
         RUNCHECK (``identity``: address, clntuser, sslpeer, qmname) gives the one record a connection meets, or
@@ -402,6 +413,7 @@ class ChlauthMixin(AdminMixin):
         rtype = rtype.upper()
         if match == "RUNCHECK":
             identity = {"address": address, "clntuser": clntuser, "sslpeer": sslpeer, "qmname": qmname}
+            identity["sslcerti"] = sslcerti
             return [self._runcheck(profile, identity)]
         if match not in ("EXACT", "GENERIC", "ALL"):
             raise fail(C.MQRC_UNEXPECTED_ERROR, f"MATCH({match}) is not RUNCHECK, EXACT, GENERIC or ALL")
@@ -430,7 +442,12 @@ class ChlauthMixin(AdminMixin):
         user = identity.get("clntuser", "")
         for r in self._blockaddr(address):
             return asdict(r)
-        best = self._mapping(channel, address, user, identity.get("sslpeer", ""), identity.get("qmname", ""))
+        peer = identity.get("sslpeer", "")
+        for k in ("sslpeer", "sslcerti"):
+            why = _sslpeer.check(identity.get(k, ""))
+            if why is not None:
+                raise fail(C.MQRC_SSL_PEER_NAME_ERROR, f"{k.upper()} is not valid: {why}.")
+        best = self._mapping(channel, address, user, peer, identity.get("qmname", ""), identity.get("sslcerti", ""))
         if best is not None and best.usersrc == "NOACCESS":
             return asdict(best)
         runs = best.mcauser if best is not None and best.usersrc == "MAP" else (mcauser or user)
@@ -449,8 +466,12 @@ class ChlauthMixin(AdminMixin):
             if r.type == "BLOCKADDR" and any(address_matches(a, address) for a in r.addrlist)
         ]
 
-    def _mapping(self, channel: str, address: str, user: str, sslpeer: str, qmname: str) -> Rule | None:
+    def _mapping(
+        self, channel: str, address: str, user: str, sslpeer: str, qmname: str, sslcerti: str = ""
+    ) -> Rule | None:
         found = []
+        subject = _sslpeer.parse_shown(sslpeer) if sslpeer else []
+        issuer = _sslpeer.parse_shown(sslcerti) if sslcerti else []
         for r in self.chlauth.values():
             if r.type not in MAPPINGS or not profile_matches(r.profile, channel):
                 continue
@@ -458,12 +479,15 @@ class ChlauthMixin(AdminMixin):
                 continue
             if r.type == "USERMAP" and not (user and _value_matches(r.clntuser, user)):
                 continue
-            if r.type == "SSLPEERMAP" and not (sslpeer and _value_matches(r.sslpeer, sslpeer)):
+            if r.type == "SSLPEERMAP" and not (subject and _sslpeer.matches(r.sslpeer, subject)):
+                continue
+            if r.type == "SSLPEERMAP" and r.sslcerti and not (issuer and _sslpeer.matches(r.sslcerti, issuer)):
                 continue
             if r.type == "QMGRMAP" and not (qmname and _value_matches(r.qmname, qmname)):
                 continue
             ident = {"ADDRESSMAP": r.address, "USERMAP": r.clntuser, "SSLPEERMAP": r.sslpeer}.get(r.type, r.qmname)
-            found.append(((specificity(r.profile), MAPPINGS.index(r.type), specificity(ident)), r))
+            issued = 0 if r.sslcerti else 1  # IBM: a record naming the issuer is more specific than one that does not
+            found.append(((specificity(r.profile), MAPPINGS.index(r.type), issued, specificity(ident)), r))
         return min(found, key=lambda f: f[0])[1] if found else None
 
     def _blockuser(self, channel: str, user: str) -> Rule | None:
@@ -479,27 +503,37 @@ class ChlauthMixin(AdminMixin):
         return None
 
     def channel_admission(
-        self, channel: str, address: str, asserted: str, sslpeer: str = "", qmname: str = ""
+        self,
+        channel: str,
+        address: str,
+        asserted: str,
+        sslpeer: str = "",
+        qmname: str = "",
+        *,
+        tls: bool = False,
+        sslcerti: str = "",
     ) -> Admission:
         """A client's connection on ``channel`` from ``address`` asserting ``asserted``, before its password is
         checked: MQRC_UNKNOWN_CHANNEL_NAME (2540) for a channel that is not a SVRCONN channel here (the server
-        logs AMQ9519E); :class:`Refused` for a blocked address or a USERSRC(NOACCESS) record; else what the
-        records say (:class:`Admission`)."""
+        logs AMQ9519E); :class:`Refused` for a blocked address, a channel's TLS attributes the connection does not
+        meet (``tls``: it came over TLS; ``sslpeer`` / ``sslcerti``: its certificate's subject and issuer as
+        IBM shows them, "" none) or a USERSRC(NOACCESS) record; else what the records say (:class:`Admission`)."""
         d = self.definitions.get((CHANNEL, channel))
         if d is None or d.attrs.get("CHLTYPE") != MQCHT_SVRCONN:
             raise fail(C.MQRC_UNKNOWN_CHANNEL_NAME, f"AMQ9519E: Channel '{channel}' not found.")
         a = d.attrs
         mcauser = str(a.get("MCAUSER", ""))
         base = Admission(channel, mcauser, int(a.get("MAXINST", 999_999_999)), int(a.get("MAXINSTC", 999_999_999)))
-        if not self.chlauth_enabled:
-            return base
         warnings: list[str] = []
-        for r in self._blockaddr(address):
+        for r in self._blockaddr(address) if self.chlauth_enabled else ():
             text = f"The remote connection from address '{address}' was blocked by a BLOCKADDR record."
             if not r.warn:
                 raise RefusedError("AMQ9782E", f"Remote connection blocked. {text}")
             warnings.append(f"AMQ9787W: {text} (WARN(YES): allowed)")
-        best = self._mapping(channel, address, asserted, sslpeer, qmname)
+        _check_tls(channel, a, address, tls, sslpeer)
+        if not self.chlauth_enabled:
+            return base
+        best = self._mapping(channel, address, asserted, sslpeer, qmname, sslcerti)
         if best is None:
             return Admission(channel, mcauser, base.maxinst, base.maxinstc, warnings=tuple(warnings))
         shown = _shown(best)
@@ -529,6 +563,41 @@ class ChlauthMixin(AdminMixin):
             f"The active values of the channel were 'MCAUSER({user})'."
         )
         return f"warn:{text}" if r.warn else text
+
+
+def _check_tls(channel: str, attrs: dict[str, Any], address: str, tls: bool, sslpeer: str) -> None:
+    """The channel's TLS attributes, as IBM's channel start checks them (a channel with a blank SSLCIPH checks
+    neither SSLCAUTH nor SSLPEER): SSLCIPH needs a TLS connection (AMQ9639E), SSLCAUTH(REQUIRED) a client
+    certificate (AMQ9637E), SSLPEER a certificate whose subject matches it (AMQ9636E). The client is answered
+    MQRC_Q_MGR_NOT_AVAILABLE (2059), as IBM's client reports a channel its queue manager ended."""
+    if not str(attrs.get("SSLCIPH", "")).strip():
+        return
+    gone = C.MQRC_Q_MGR_NOT_AVAILABLE
+    if not tls:
+        text = (
+            f"Remote channel '{channel}' did not specify a CipherSpec. The channel from address '{address}' has "
+            "SSLCIPH set here: the client must connect over TLS."
+        )
+        raise RefusedError("AMQ9639E", text, gone)
+    if attrs.get("SSLCAUTH", MQSCA_REQUIRED) == MQSCA_REQUIRED and not sslpeer:
+        text = (
+            f"Channel is lacking a certificate. The client at '{address}' sent no certificate on channel "
+            f"'{channel}', which has SSLCAUTH(REQUIRED)."
+        )
+        raise RefusedError("AMQ9637E", text, gone)
+    pattern = str(attrs.get("SSLPEER", "")).strip()
+    if pattern and not (
+        sslpeer and _sslpeer.check(pattern) is None and _sslpeer.matches(pattern, _shown_name(sslpeer))
+    ):
+        text = (
+            f"SSL distinguished name does not match peer name, channel '{channel}'. The name '{sslpeer or '(none)'}' "
+            f"of the client at '{address}' does not match SSLPEER('{pattern}')."
+        )
+        raise RefusedError("AMQ9636E", text, gone)
+
+
+def _shown_name(name: str) -> list[tuple[str, str]]:
+    return _sslpeer.parse_shown(name)
 
 
 def _value_matches(pattern: str, value: str) -> bool:

@@ -401,6 +401,8 @@ class Connection:
         "hconn",
         "pid",
         "reserved",
+        "sslcerti",
+        "sslpeer",
         "uow",
         "user",
         "user12",
@@ -414,6 +416,7 @@ class Connection:
         self.pid = pid
         self.conname = ""  # the client's network address (DISPLAY CONN / QSTATUS CONNAME); blank when local
         self.channel = ""  # a client's server-connection channel (DISPLAY CONN / QSTATUS CHANNEL); blank when local
+        self.sslpeer = self.sslcerti = ""  # a TLS client's certificate: subject, issuer (DISPLAY CHSTATUS)
         self.appl_name28 = padded(appl_name, 28)
         self.user12 = padded(user, 12)
         # the MQMD context fields a put with the default context sets (all but PutDate and PutTime)

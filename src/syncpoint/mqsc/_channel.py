@@ -52,6 +52,8 @@ CHSTATUS_KEYWORDS = frozenset(
         "SAVED",
         "CURSHCNV",
         "RAPPLTAG",
+        "SSLPEER",
+        "SSLCERTI",
     }
 )
 CHSTATUS_DEFAULT = ("CHLTYPE", "CONNAME", "CURRENT", "RQMNAME", "STATUS", "XMITQ")

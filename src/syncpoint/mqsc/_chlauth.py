@@ -100,7 +100,8 @@ def parse_chlauth_command(word: str, tokens: list[Token], make: Callable[..., An
     return req
 
 
-_ATTR_OF = {"ADDRESS", "ADDRLIST", "CLNTUSER", "USERLIST", "SSLPEER", "QMNAME", "USERSRC", "MCAUSER", "CHCKCLNT"}
+_ATTR_OF = {"ADDRESS", "ADDRLIST", "CLNTUSER", "USERLIST", "SSLPEER", "SSLCERTI", "QMNAME", "USERSRC", "MCAUSER"}
+_ATTR_OF |= {"CHCKCLNT"}
 
 
 def run_chlauth_command(
@@ -116,7 +117,7 @@ def run_chlauth_command(
             kwargs = {k.lower(): v for k, v in a.items() if k in _ATTR_OF or k in ("DESCR", "WARN")}
             lines.append(admin("set_chlauth", req.name, a["TYPE"], a.get("ACTION", "ADD"), **kwargs))
             return True
-        identity = {k.lower(): str(a[k]) for k in ("ADDRESS", "CLNTUSER", "SSLPEER", "QMNAME") if k in a}
+        identity = {k.lower(): str(a[k]) for k in ("ADDRESS", "CLNTUSER", "SSLPEER", "QMNAME", "SSLCERTI") if k in a}
         match = str(a.get("MATCH", "GENERIC"))
         records = admin("chlauth_records", req.name, str(a.get("TYPE", "ALL")), match, **identity)
     except MQMIError as e:
@@ -154,6 +155,8 @@ def record_pairs(
     else:
         ident = {"ADDRESSMAP": "ADDRESS", "USERMAP": "CLNTUSER", "SSLPEERMAP": "SSLPEER", "QMGRMAP": "QMNAME"}[t]
         rest.append((ident, r[ident.lower()]))
+        if t == "SSLPEERMAP" and r.get("sslcerti"):
+            rest.append(("SSLCERTI", r["sslcerti"]))
         if ident != "ADDRESS" and r["address"]:
             rest.append(("ADDRESS", r["address"]))
         rest.append(("USERSRC", r["usersrc"]))

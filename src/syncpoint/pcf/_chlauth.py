@@ -53,6 +53,7 @@ _STRINGS = (
     ("sslpeer", MQCACH_SSL_PEER_NAME),
     ("qmname", MQCA_REMOTE_Q_MGR_NAME),
     ("descr", MQCA_CHLAUTH_DESC),
+    ("sslcerti", C.MQCA_SSL_CERT_ISSUER_NAME),
 )
 
 
@@ -129,6 +130,8 @@ def _record(r: dict[str, Any]) -> list[Param]:
         for key, pid in _STRINGS[:5]:
             if r[key]:
                 out.append(MQCFST(pid, r[key].encode()))
+        if r.get("sslcerti"):
+            out.append(MQCFST(C.MQCA_SSL_CERT_ISSUER_NAME, r["sslcerti"].encode()))
         out.append(MQCFIN(MQIACH_USER_SOURCE, {v: k for k, v in USERSRC.items()}[r["usersrc"]]))
         out.append(MQCFIN(MQIA_CHECK_CLIENT_BINDING, {v: k for k, v in CHCKCLNT.items()}[r["chckclnt"]]))
     date, time = mqsc_date_time(r["altered"])
@@ -146,7 +149,11 @@ def inquire_chlauth_recs(server: Any, req: Request) -> list[list[Param]]:
     for key, pid in (("address", K.MQCACH_CONNECTION_NAME), ("clntuser", MQCACH_CLIENT_USER_ID)):
         if pid in req.params:
             identity[key] = req.string(pid, required=False) or ""
-    for key, pid in (("sslpeer", MQCACH_SSL_PEER_NAME), ("qmname", MQCA_REMOTE_Q_MGR_NAME)):
+    for key, pid in (
+        ("sslpeer", MQCACH_SSL_PEER_NAME),
+        ("qmname", MQCA_REMOTE_Q_MGR_NAME),
+        ("sslcerti", C.MQCA_SSL_CERT_ISSUER_NAME),
+    ):
         if pid in req.params:
             identity[key] = req.string(pid, required=False) or ""
     req.int_list(MQIACF_CHLAUTH_ATTRS)  # every attribute is returned

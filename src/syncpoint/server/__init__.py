@@ -19,6 +19,7 @@ _LAZY = {
     "QueueManagerHost": "syncpoint.host",
     "Server": "._server",
     "ServerStats": "._server",
+    "tls_context": "._server",
     "run_server": "._lifecycle",
     "server_info": "._lifecycle",
     "status": "._lifecycle",

@@ -157,7 +157,8 @@ class Handshake:
         link = hello.appl_type == C.MQAT_QMGR and not self.local
         adm: Admission | None = None
         if not self.local and not link:  # a client: its server-connection channel and CHLAUTH (``_svrconn``)
-            answer = svrconn.admission(server, hello, self.address, asserted or os_user())
+            peer = svrconn.peer_names(self.transport.get_extra_info("ssl_object") if self.transport else None)
+            answer = svrconn.admission(server, hello, self.address, asserted or os_user(), peer)
             if isinstance(answer, MQMIError):
                 self._refuse(hello, answer)
                 return
@@ -249,6 +250,9 @@ class Handshake:
             conn.conname = self.address  # DISPLAY CONN / QSTATUS: a TCP client's address, as IBM's CONNAME
         if adm is not None:
             conn.channel = self.channel = adm.channel  # DISPLAY CONN CHANNEL, DISPLAY CHSTATUS; MAXINST counts it
+            _, conn.sslpeer, conn.sslcerti = svrconn.peer_names(
+                self.transport.get_extra_info("ssl_object") if self.transport else None
+            )
             svrconn.count(server, adm.channel, self.address, +1)
         self.conn = conn
         self.proto.greeted = True

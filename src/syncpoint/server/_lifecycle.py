@@ -263,6 +263,7 @@ def run_server(
     limits: Limits | None = None,
     configure: Callable[[Any], int] | None = None,
     info_extra: dict[str, Any] | None = None,
+    tls_ca: str | None = None,
 ) -> int:
     """Run the server of queue manager ``name`` in this process until endmqm; returns the exit code.
 
@@ -288,6 +289,7 @@ def run_server(
             configure,
             starting,
             info_extra or {},
+            tls_ca,
         )
     finally:
         with contextlib.suppress(OSError):
@@ -309,12 +311,13 @@ def _run_server(
     configure: Callable[[Any], int] | None,
     starting: Path,
     info_extra: dict[str, Any],
+    tls_ca: str | None = None,
 ) -> int:
     from syncpoint.host import QueueManagerHost
     from syncpoint.store import SQLiteStore, StoreError
 
     from ._auth import Users
-    from ._server import Server
+    from ._server import Server, tls_context
 
     qdir = qmgr_dir(name, home)
     db = qdir / "qm.db"
@@ -356,8 +359,7 @@ def _run_server(
     try:
         users = Users(qdir / "users.json")
         if tls_cert:
-            ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-            ctx.load_cert_chain(tls_cert, tls_key)
+            ctx = tls_context(tls_cert, tls_key, tls_ca or None)
     except (ValueError, OSError, ssl.SSLError) as e:
         print(f"AMQ8101E: queue manager {name} cannot start: {e}", file=sys.stderr)
         return 20

@@ -48,6 +48,18 @@ from ._syncer import Durable, Syncer
 log = logging.getLogger("syncpoint.server")
 
 
+def tls_context(cert: str, key: str | None, ca: str | None = None) -> ssl.SSLContext:
+    """The server's TLS: its certificate chain and key, and a client certificate asked for but not required at the
+    TLS layer (``CERT_OPTIONAL``): a certificate a client sends must chain to ``ca`` (PEM file of the certificates
+    trusted, IBM's key repository's CA certificates; None: the system's), and the channel decides whether one is
+    needed (SSLCAUTH) and whose it may be (SSLPEER, CHLAUTH SSLPEERMAP). ``ssl.SSLError`` / ``OSError`` when a
+    file cannot be read."""
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH, cafile=ca)
+    ctx.load_cert_chain(cert, key)
+    ctx.verify_mode = ssl.CERT_OPTIONAL
+    return ctx
+
+
 class Server:
     """Serves one hosted queue manager. Start with :meth:`start` inside a running loop, or :meth:`serve_forever`."""
 

@@ -14,10 +14,13 @@ learns which rule refused it):
 1. the channel is not defined, or is not a SVRCONN channel: MQRC_UNKNOWN_CHANNEL_NAME (2540), AMQ9519E;
 2. MAXINST (instances of the channel at once) or MAXINSTC (from one address) reached: MQRC_CHANNEL_NOT_AVAILABLE
    (2537), AMQ9489I / AMQ9490I;
-3. the CHLAUTH records (``engine._chlauth``): a BLOCKADDR address (AMQ9782E) or a USERSRC(NOACCESS) mapping
+3. the channel's TLS attributes, when SSLCIPH is set (a BLOCKADDR record comes first): a connection not over
+   TLS (AMQ9639E), SSLCAUTH(REQUIRED) without a client certificate (AMQ9637E), a certificate whose subject does
+   not match SSLPEER (AMQ9636E): MQRC_Q_MGR_NOT_AVAILABLE (2059), the channel ends;
+4. the CHLAUTH records (``engine._chlauth``): a BLOCKADDR address (AMQ9782E) or a USERSRC(NOACCESS) mapping
    (AMQ9777E): MQRC_NOT_AUTHORIZED (2035). A mapping's CHCKCLNT(REQUIRED | REQDADM) asks for a password where
    the queue manager's CONNAUTH would not;
-4. after the password check: the user the connection runs as (:meth:`Admission.runs_as`: a USERSRC(MAP) record's
+5. after the password check: the user the connection runs as (:meth:`Admission.runs_as`: a USERSRC(MAP) record's
    MCAUSER, else the authenticated user under ADOPTCTX(YES), else the channel's MCAUSER, else the asserted user)
    against the BLOCKUSER record (AMQ9776E): 2035.
 
@@ -28,9 +31,10 @@ session ends.
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import Any
 
-from syncpoint.engine import Admission, RefusedError
+from syncpoint.engine import Admission, RefusedError, certificate_names
 from syncpoint.mqi import MQMIError
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import SYSTEM_DEF_SVRCONN
@@ -62,6 +66,18 @@ _EXPLAIN = {
         "A BLOCKUSER channel authentication record refused the user the connection would run as.",
         "DISPLAY CHLAUTH(channel) MATCH(RUNCHECK) shows the record; map the user or change the record.",
     ),
+    "AMQ9639E": (
+        "A client connected without TLS on a channel that has SSLCIPH set.",
+        "Connect the client over TLS, or clear the channel's SSLCIPH.",
+    ),
+    "AMQ9637E": (
+        "The channel has SSLCAUTH(REQUIRED) and the client sent no certificate.",
+        "Give the client a certificate the queue manager trusts (strmqm --tls-ca), or set SSLCAUTH(OPTIONAL).",
+    ),
+    "AMQ9636E": (
+        "The distinguished name of the client's certificate does not match the channel's SSLPEER.",
+        "Correct the channel's SSLPEER, or give the client the certificate it should have.",
+    ),
     "AMQ9787W": (
         "A channel authentication record with WARN(YES) would have refused the connection; it was allowed.",
         "None, if the rule is being tried out; else set WARN(NO).",
@@ -81,16 +97,36 @@ def channel_of(hello_channel: str) -> str:
     return hello_channel or SYSTEM_DEF_SVRCONN
 
 
-def admission(server: Any, hello: Any, address: str, asserted: str) -> Admission | MQMIError:
-    """Steps 1 to 3 of the module docstring: the engine's ``Admission``, or an MQMIError to answer (logged)."""
+def peer_names(ssl_object: Any) -> tuple[bool, str, str]:
+    """A connection's TLS (``transport.get_extra_info("ssl_object")``, None: plain TCP): whether it is TLS, and
+    its client certificate's subject and issuer as IBM shows them ("": it sent none)."""
+    if ssl_object is None:
+        return False, "", ""
+    cert = ssl_object.getpeercert() or {}  # the server verified it against its trust store (strmqm --tls-ca)
+    if not cert:
+        return True, "", ""
+    return (True, *certificate_names(cert))
+
+
+def admission(
+    server: Any, hello: Any, address: str, asserted: str, peer: tuple[bool, str, str] = (False, "", "")
+) -> Admission | MQMIError:
+    """Steps 1 to 4 of the module docstring: the engine's ``Admission``, or an MQMIError to answer (logged).
+    ``peer``: :func:`peer_names` of the connection."""
     qm = server.qm
     channel = channel_of(hello.channel)
+    tls, subject, issuer = peer
     try:
         adm: Admission
-        adm, _ = qm.run(qm.engine.channel_admission, channel, address, asserted)
+        adm, _ = qm.run(
+            partial(qm.engine.channel_admission, tls=tls, sslcerti=issuer), channel, address, asserted, subject
+        )
     except RefusedError as r:
         error_log(qm.name, f"{r.message_id}: {r.text}")
-        return MQMIError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, "the channel authentication records refused it")
+        why = "the channel authentication records refused it"
+        if r.reason != C.MQRC_NOT_AUTHORIZED:
+            why = "the channel ended: its TLS attributes refused the connection (see the queue manager's error log)"
+        return MQMIError(C.MQCC_FAILED, r.reason, why)
     except MQMIError as e:
         if e.reason == C.MQRC_UNKNOWN_CHANNEL_NAME:
             error_log(qm.name, f"AMQ9519E: Channel '{channel}' not found.")
@@ -122,7 +158,7 @@ def password_required(adm: Admission | None, privileged: bool) -> bool:
 
 
 def blocked(server: Any, adm: Admission, address: str, user: str) -> MQMIError | None:
-    """Step 4: the BLOCKUSER record against the user the connection runs as (logged), else None."""
+    """Step 5: the BLOCKUSER record against the user the connection runs as (logged), else None."""
     qm = server.qm
     text, _ = qm.run(qm.engine.blocked_user, adm.channel, address, user)
     if text is None:
