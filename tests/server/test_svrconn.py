@@ -203,7 +203,8 @@ def test_a_queue_manager_made_before_channel_authentication_gains_ibms_channels_
     for kind, name, raw in Engine.initial_batch("QM1", clock).put_objects:
         if kind != "CHLAUTH" and not (kind == "CHANNEL" and name.endswith("SVRCONN")):
             objects.setdefault(kind, {})[name] = raw  # as an older syncpoint's crtmqm left it
-    engine = Engine("QM1", Snapshot(objects, [], {"seq": 1, "authinfo": 1}), clock)
+    # an older queue manager with every other default object (the event queues among them) already added
+    engine = Engine("QM1", Snapshot(objects, [], {"seq": 1, "authinfo": 1, "adminqs": 1}), clock)
     assert [(r["profile"], r["type"]) for r in engine.chlauth_records("*", "ALL", "ALL")] == [
         ("*", "BLOCKUSER"),
         ("SYSTEM.*", "ADDRESSMAP"),
@@ -211,7 +212,8 @@ def test_a_queue_manager_made_before_channel_authentication_gains_ibms_channels_
     ]
     assert engine.lookup("CHANNEL", "SYSTEM.DEF.SVRCONN") is not None
     effects = engine.take_effects()
-    assert effects is not None and effects.batch is not None and effects.batch.counters == {"chlauth": 1}
+    assert effects is not None and effects.batch is not None
+    assert effects.batch.counters.get("chlauth") == 1  # (a start event's MsgId may move its own counter too)
     kinds = sorted({k for k, _, _ in effects.batch.put_objects})
     assert kinds == ["CHANNEL", "CHLAUTH"]  # written once: the next start finds the counter
 
