@@ -144,3 +144,24 @@ def test_a_requesters_end_writes_channel_stopped_error_when_its_server_dies(qms:
     assert stopped[C.MQIACF_REASON_QUALIFIER] == C.MQRQ_CHANNEL_STOPPED_ERROR
     assert stopped[C.MQIACF_ERROR_IDENTIFIER] in BROKEN
     qms.mqsc("QM2", "STOP CHANNEL(QM2.REQ)\n")  # the requester would retry its partner: end it
+
+
+def test_a_receiving_channel_that_can_neither_put_nor_dead_letter_writes_channel_stopped_error(qms: QMs) -> None:
+    # IBM: the receiving MCA stops the channel (AMQ9544E here) and its queue manager writes Channel Stopped, error
+    for name in ("QM1", "QM2"):
+        qms.create(name, dlq=name == "QM1")
+        qms.start(name)
+    qms.mqsc("QM2", "ALTER QMGR CHLEV(ENABLED)\nDEFINE CHANNEL(QM1.TO.QM2) CHLTYPE(RCVR)\n")
+    qms.mqsc(
+        "QM1",
+        "DEFINE QLOCAL(QM2) USAGE(XMITQ)\n"
+        f"DEFINE CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) CONNAME('{qms.conname('QM2')}') XMITQ(QM2)\n",
+    )
+    put_xmit(qms, [b"one"], qname="APP.NOT.YET")  # no such queue at QM2, and no dead-letter queue there
+    assert "AMQ8018I" in qms.mqsc("QM1", "START CHANNEL(QM1.TO.QM2)\n")
+    wait_until(lambda: channel_state(qms, "QM1", "QM1.TO.QM2") == "STOPPED", "the channel stopped")
+    stopped = stopped_error(qms, "QM2", "QM1.TO.QM2")  # one event: the sender going away adds none
+    assert stopped[C.MQIACF_REASON_QUALIFIER] == C.MQRQ_CHANNEL_STOPPED_ERROR
+    assert stopped[C.MQIACF_ERROR_IDENTIFIER] == 0x20009544
+    assert stopped[C.MQIACF_AUX_ERROR_DATA_INT_1] != 0  # the MQRC of the put that failed
+    assert channel_state(qms, "QM2", "QM1.TO.QM2") == "STOPPED"

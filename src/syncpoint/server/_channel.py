@@ -410,6 +410,7 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
             f"do not agree on the next message sequence number: {seq} was sent where {expected} was expected. "
             "Use RESET CHANNEL at the sending end."
         )
+        _stopped_on_error(engine, conn, r, 9526)
         raise _fail(C.MQRC_CHANNEL_STOPPED, r.stopped)
     if r.retry_seq != seq:
         r.retry_seq, r.retries = seq, 0
@@ -438,6 +439,7 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
             f"AMQ9544E: a message of batch {seq} on channel '{r.name}' could not be put nor dead-lettered "
             f"({e.reason}: {e.detail or e}); the batch was backed out and the channel stops."
         )
+        _stopped_on_error(engine, conn, r, 9544, e.reason)
         raise _fail(C.MQRC_CHANNEL_STOPPED, r.stopped) from None
     r.batches += 1
     r.msgs += len(msgs)
@@ -446,6 +448,13 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
         full = full if isinstance(full, bool) else len(msgs) >= r.batchsz
         engine.count_channel(r.name, _TYPE[r.chltype], r.peer, conn.conname, len(msgs), sum(map(len, msgs)), full)
     return {"seq": r.seq}
+
+
+def _stopped_on_error(engine: Any, conn: Connection, r: Receiver, amq: int, mqrc: int = 0) -> None:
+    """The receiving channel stops on an error (AMQ9526E, AMQ9544E): IBM's Channel Stopped at this end, with
+    ReasonQualifier MQRQ_CHANNEL_STOPPED_ERROR, the message's ErrorIdentifier and the MQRC."""
+    error = [int(f"2000{amq}", 16), mqrc, 0, conn.conname, "", ""]
+    engine.channel_event(C.MQRC_CHANNEL_STOPPED, r.name, C.MQRQ_CHANNEL_STOPPED_ERROR, "", conn.conname, error)
 
 
 _TYPE = {"RCVR": MQCHT_RECEIVER, "RQSTR": MQCHT_REQUESTER}
