@@ -214,7 +214,10 @@ def connection_ended(qm: Any, conn: Connection, exc: BaseException | None) -> No
     log's AMQ9209E (the connection closed) or AMQ9208E (an error on receive, ``exc``), and Channel Stopped (2283)
     with ReasonQualifier MQRQ_CHANNEL_STOPPED_ERROR, ErrorIdentifier 0x2000nnnn of that message, AuxErrorDataInt1
     the TCP error number and AuxErrorDataStr1 the host (IBM: "Channel Stopped": both ends write their own). The
-    channel is then INACTIVE (no longer shown), as before. Called after the engine connection ended."""
+    channel is then INACTIVE (no longer shown), as before. Called after the engine connection ended; not when the
+    queue manager itself ends (endmqm -i ends the connections: its partner did not go away)."""
+    if qm.waiters.state == "stopped":
+        return
     for (key, name), r in list(_RECEIVERS.items()):
         if key != id(qm) or r.conn is not conn or r.stopped:
             continue
