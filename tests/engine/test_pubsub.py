@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from syncpoint.engine import Connection, FakeClock, Handle, QueueManager
-from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO, MQMIError
+from syncpoint.mqi import MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO, MQMIError, rfh2
 from syncpoint.mqi import constants as C
 from syncpoint.store import MemoryStore
 
@@ -576,3 +576,47 @@ def test_a_subscription_ends_when_its_subexpiry_has_passed(w: World) -> None:
     assert reason_of(e) == C.MQRC_NO_SUBSCRIPTION
     w.restart()
     assert "SHORT" not in w.qm.subs.by_key
+
+
+# IBM ("Retained publications"; the mqps folder of the MQRFH2, properties MQTopicString = mqps.Top and
+# MQIsRetained = mqps.Ret): the queue manager names the topic of every publication it delivers, and marks one it
+# sends from the retained store (a new subscription's first delivery, MQSUBRQ) with MQIsRetained TRUE
+def props_of(w: World, conn: Connection, q: Handle, options: int = 0) -> tuple[bytes, dict[str, object]]:
+    gmo = MQGMO(Version=4, Options=C.MQGMO_NO_SYNCPOINT | C.MQGMO_PROPERTIES_IN_HANDLE | options, MsgHandle=1)
+    r = w.qm.get(conn, q, MQMD(), gmo)
+    w.settle()
+    return r.data, {k: v for k, (_, v) in (r.props or {}).items()}
+
+
+def test_every_publication_carries_mqtopicstring_and_only_a_retained_delivery_mqisretained(w: World) -> None:
+    conn = w.connect()
+    live, _, _ = w.subscribe(conn, "mark/#")
+    assert live is not None
+    w.publish(conn, "mark/a", b"kept", C.MQPMO_RETAIN)  # a current subscriber gets it as any publication
+    assert props_of(w, conn, live) == (b"kept", {"MQTopicString": "mark/a"})
+    late, _, _ = w.subscribe(conn, "mark/+")  # a new subscription: the retained publication first
+    assert late is not None and props_of(w, conn, late) == (b"kept", {"MQTopicString": "mark/a", "MQIsRetained": True})
+    od = MQOD(ObjectType=C.MQOT_TOPIC)
+    od.ObjectString = "mark/a"
+    h = w.qm.open(conn, od, C.MQOO_OUTPUT)
+    w.qm.put(conn, h, MQMD(), MQPMO(), b"later", {"colour": (C.MQTYPE_STRING, "red")})
+    w.qm.close(conn, h)
+    w.settle()
+    assert props_of(w, conn, late) == (b"later", {"colour": "red", "MQTopicString": "mark/a"})
+
+
+def test_mqsubrq_marks_its_publications_mqisretained_in_the_mqps_folder(w: World) -> None:
+    conn = w.connect()
+    w.publish(conn, "req2/t", b"on request", C.MQPMO_RETAIN)
+    q, hsub, _ = w.subscribe(conn, "req2/t", C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_PUBLICATIONS_ON_REQUEST)
+    assert q is not None
+    w.qm.subrq(conn, hsub, C.MQSR_ACTION_PUBLICATION, MQSRO())
+    md = MQMD()  # without a handle, forced into an MQRFH2: IBM's mqps folder, <Top> and <Ret>
+    r = w.qm.get(conn, q, md, MQGMO(Options=C.MQGMO_NO_SYNCPOINT | C.MQGMO_PROPERTIES_FORCE_MQRFH2))
+    w.settle()
+    assert md.Format == C.MQFMT_RF_HEADER_2 and r.data.endswith(b"on request")
+    assert b"<mqps><Top>req2/t</Top><Ret dt='boolean'>1</Ret></mqps>".replace(b"'", b'"') in r.data
+    assert rfh2.parse(r.data, md.Encoding).props == {
+        "MQTopicString": (C.MQTYPE_STRING, "req2/t"),
+        "MQIsRetained": (C.MQTYPE_BOOLEAN, True),
+    }

@@ -153,11 +153,13 @@ def test_a_retained_publication_keeps_its_properties_for_a_new_subscriber_and_mq
     props = {"colour": (C.MQTYPE_STRING, "red"), "size": (C.MQTYPE_INT32, 7)}
     _publish_with(w, conn, "prop/t", b"kept", props)
     q, _, _ = w.subscribe(conn, "prop/t")  # a new subscription is sent it
-    assert q is not None and _get_props(w, conn, q) == (b"kept", props)
+    # IBM's queue manager adds the topic (MQTopicString) and, from the retained store, MQIsRetained
+    sent = {**props, "MQTopicString": (C.MQTYPE_STRING, "prop/t"), "MQIsRetained": (C.MQTYPE_BOOLEAN, True)}
+    assert q is not None and _get_props(w, conn, q) == (b"kept", sent)
     rq, hsub, _ = w.subscribe(conn, "prop/#", C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_PUBLICATIONS_ON_REQUEST)
     sro = MQSRO()
     w.qm.subrq(conn, hsub, C.MQSR_ACTION_PUBLICATION, sro)
-    assert rq is not None and sro.NumPubs == 1 and _get_props(w, conn, rq) == (b"kept", props)
+    assert rq is not None and sro.NumPubs == 1 and _get_props(w, conn, rq) == (b"kept", sent)
 
 
 def test_a_persistent_retained_publications_properties_survive_a_restart(w: World) -> None:
@@ -170,7 +172,11 @@ def test_a_persistent_retained_publications_properties_survive_a_restart(w: Worl
     q, _, _ = w.subscribe(conn, "rest/#")
     assert q is not None
     got = dict([_get_props(w, conn, q), _get_props(w, conn, q)])
-    assert got == {b"durable": props, b"no properties": None}
+    retained = {"MQIsRetained": (C.MQTYPE_BOOLEAN, True)}
+    assert got == {
+        b"durable": {**props, "MQTopicString": (C.MQTYPE_STRING, "rest/t"), **retained},
+        b"no properties": {"MQTopicString": (C.MQTYPE_STRING, "rest/none"), **retained},
+    }
 
 
 def test_a_retained_record_written_before_properties_were_kept_still_reads() -> None:

@@ -83,7 +83,8 @@ def test_the_other_members_copy_follows_the_subscriptions_selection_keeps_proper
     b.publish("paint", "blue", properties={"colour": "blue"})
     b.publish("paint", "red", properties={"colour": "red", "coats": 2})
     [copy] = a.open("SCORES.SQ").messages()  # the copy on the shared queue keeps the publication's properties
-    assert copy.text == "red" and copy.properties == {"colour": "red", "coats": 2}
+    # with the topic IBM's queue manager names on every publication (MQTopicString, mqps.Top)
+    assert copy.text == "red" and copy.properties == {"colour": "red", "coats": 2, "MQTopicString": "paint"}
     a.admin("delete_sub", name="RED")  # the subscription ends: no member publishes to it any more
     b.publish("paint", "red again", properties={"colour": "red"})
     assert _texts(a, "SCORES.SQ") == []

@@ -55,7 +55,7 @@ from syncpoint.mqi.objects import (
     pubsub_objects,
     valid_object_name,
 )
-from syncpoint.mqi.properties import pack_props, unpack_props
+from syncpoint.mqi.properties import TOPIC_STRING, pack_props, unpack_props
 from syncpoint.mqi.selector import parse as parse_selection
 from syncpoint.store import Snapshot
 
@@ -352,7 +352,11 @@ class PublishMixin(QueueManagerBase):
         if opts & C.MQPMO_SUPPRESS_REPLYTO:
             base["ReplyToQ"] = base["ReplyToQMgr"] = _BLANK48
         data = bytes(data)
-        for s, why in self._deliver_copies(plan, base, prio, data, held, now, props):
+        # IBM sets MQTopicString (RFH2 ``<mqps><Top>``) on every publication it delivers: the topic it was put on
+        delivered = (
+            {**props, TOPIC_STRING: (C.MQTYPE_STRING, topic)} if props else {TOPIC_STRING: (C.MQTYPE_STRING, topic)}
+        )
+        for s, why in self._deliver_copies(plan, base, prio, data, held, now, delivered):
             if route.usedlq:  # a copy its queue refused (see the module doc)
                 out = self._copy_for(s, md, prio, pers, opts)
                 self.dead_letter_message(out, data, why, s.dest, s.dest_qmgr or self.name, uow=held)

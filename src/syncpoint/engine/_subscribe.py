@@ -28,6 +28,7 @@ from typing import Any
 from syncpoint.mqi import MQMD, MQOD, MQSD, MQSRO, blank_strip, mqsc_date_time
 from syncpoint.mqi import constants as C
 from syncpoint.mqi.objects import QMODEL
+from syncpoint.mqi.properties import IS_RETAINED, TOPIC_STRING
 from syncpoint.mqi.selector import parse as parse_selection
 
 from ._effects import PUBLICATION
@@ -335,7 +336,10 @@ class SubscribeMixin(GroupPubSubMixin):
                 continue
             if t.queue.definition.dynamic == C.MQQDT_TEMPORARY_DYNAMIC:
                 out.Persistence = C.MQPER_NOT_PERSISTENT
-            if self._place(t, out, r.data, None, PUBLICATION, r.props) == C.MQRC_NONE:
+            # IBM: a publication sent from the retained store says so (MQIsRetained, RFH2 ``<mqps><Ret>``), and
+            # names its topic (MQTopicString) as every publication does
+            props = {**(r.props or {}), TOPIC_STRING: (C.MQTYPE_STRING, topic), IS_RETAINED: (C.MQTYPE_BOOLEAN, True)}
+            if self._place(t, out, r.data, None, PUBLICATION, props) == C.MQRC_NONE:
                 sent += 1
         return sent
 

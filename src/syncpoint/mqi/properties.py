@@ -47,6 +47,12 @@ from ._errors import MQMIError
 Props = dict[str, tuple[int, Any]]
 """A message's properties: name -> (MQTYPE_* value, Python value), in the order they were set."""
 
+# the publish/subscribe properties IBM's queue manager sets on the publications it delivers (the MQRFH2's ``mqps``
+# folder): MQTopicString (``<Top>``, the publication's topic) and MQIsRetained (``<Ret>``, TRUE on a publication
+# sent from the retained store: a new subscription's first delivery, MQSUBRQ)
+TOPIC_STRING = "MQTopicString"
+IS_RETAINED = "MQIsRetained"
+
 TYPES: frozenset[int] = frozenset(
     {
         C.MQTYPE_NULL,
@@ -129,7 +135,7 @@ def check_name(name: str, *, wildcard: bool = False) -> None:
         raise _fail(C.MQRC_PROPERTY_NAME_ERROR, f"property name {name!r}: names starting Body or Root are reserved")
 
 
-_OTHER_FOLDERS = ("jms.", "mcd.", "mqext.")
+_OTHER_FOLDERS = ("jms.", "mcd.", "mqext.", "mqps.")
 
 
 def canonical(name: str) -> str:
@@ -139,7 +145,7 @@ def canonical(name: str) -> str:
 
 def in_usr(name: str) -> bool:
     """The property is in the ``usr`` folder (no other folder prefix, not a JMS name)."""
-    return not name.startswith(_OTHER_FOLDERS) and name not in SETTABLE_JMS
+    return not name.startswith(_OTHER_FOLDERS) and name not in SETTABLE_JMS and name not in (TOPIC_STRING, IS_RETAINED)
 
 
 def matches(pattern: str, name: str) -> bool:

@@ -31,16 +31,18 @@ from typing import Any
 
 from . import constants as C
 from ._errors import MQMIError
-from .properties import Props
+from .properties import IS_RETAINED, TOPIC_STRING, Props
 
 FIXED = C.MQRFH_STRUC_LENGTH_FIXED_2
-PROPERTY_FOLDERS = frozenset({"usr", "jms", "mcd", "mqext"})
+PROPERTY_FOLDERS = frozenset({"usr", "jms", "mcd", "mqext", "mqps"})
 _JMS_FIELDS = {
     "JMSCorrelationID": ("jms", "Cid"),
     "JMSReplyTo": ("jms", "Rto"),
     "JMSType": ("mcd", "Type"),
     "JMSXGroupID": ("jms", "Gid"),
     "JMSXGroupSeq": ("jms", "Seq"),
+    TOPIC_STRING: ("mqps", "Top"),  # IBM's publish/subscribe properties (``properties.TOPIC_STRING``)
+    IS_RETAINED: ("mqps", "Ret"),
 }
 _JMS_NAMES = {v: k for k, v in _JMS_FIELDS.items()}
 _DT = {

@@ -60,6 +60,8 @@ from syncpoint.mqi.objects import (
 )
 from syncpoint.store import Pending
 
+from ._svrconn import error_log
+
 _SYNCQ_ATTRS = {"DESCR": "channel synchronisation records", "MAXDEPTH": 999_999_999, "MAXMSGL": 104_857_600}
 
 
@@ -204,6 +206,42 @@ def channel_hconns(qm: Any) -> set[int]:
     """The connections of the receiving channels running in this server: a controlled end (endmqm -c) does not
     wait for them, as IBM's queue manager ends its channels rather than waiting for them."""
     return {r.conn.hconn for (k, _), r in list(_RECEIVERS.items()) if k == id(qm) and r.conn.alive}
+
+
+def connection_ended(qm: Any, conn: Connection, exc: BaseException | None) -> None:
+    """The session of ``conn`` ended without the channel's ``close``: its sender went away (killed, the socket
+    dropped). A receiving channel still running on it ends on an error, as IBM's receiving MCA does: the error
+    log's AMQ9209E (the connection closed) or AMQ9208E (an error on receive, ``exc``), and Channel Stopped (2283)
+    with ReasonQualifier MQRQ_CHANNEL_STOPPED_ERROR, ErrorIdentifier 0x2000nnnn of that message, AuxErrorDataInt1
+    the TCP error number and AuxErrorDataStr1 the host (IBM: "Channel Stopped": both ends write their own). The
+    channel is then INACTIVE (no longer shown), as before. Called after the engine connection ended; not when the
+    queue manager itself ends (endmqm -i ends the connections: its partner did not go away)."""
+    if qm.waiters.state == "stopped":
+        return
+    for (key, name), r in list(_RECEIVERS.items()):
+        if key != id(qm) or r.conn is not conn or r.stopped:
+            continue
+        host, _, port = conn.conname.partition("(")
+        where = f"{host} ({port.rstrip(')')})" if port else host
+        errno = exc.errno if isinstance(exc, OSError) and exc.errno else 0
+        if exc is None:
+            code, text = 9209, f"AMQ9209E: Connection to host '{where}' for channel '{name}' closed."
+        else:
+            code, text = 9208, f"AMQ9208E: Error on receive from host '{where}' for channel '{name}' ({exc})."
+        error_log(qm.engine.name, text)
+        error = [int(f"2000{code}", 16), errno, 0, where, "", ""]
+        try:
+            qm.run(
+                qm.engine.channel_event,
+                C.MQRC_CHANNEL_STOPPED,
+                name,
+                C.MQRQ_CHANNEL_STOPPED_ERROR,
+                "",
+                conn.conname,
+                error,
+            )
+        except MQMIError:  # the queue manager is ending: no event, as for any call then
+            return
 
 
 def _fail(reason: int, text: str) -> MQMIError:
@@ -375,6 +413,7 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
             f"do not agree on the next message sequence number: {seq} was sent where {expected} was expected. "
             "Use RESET CHANNEL at the sending end."
         )
+        _stopped_on_error(engine, conn, r, 9526)
         raise _fail(C.MQRC_CHANNEL_STOPPED, r.stopped)
     if r.retry_seq != seq:
         r.retry_seq, r.retries = seq, 0
@@ -403,6 +442,7 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
             f"AMQ9544E: a message of batch {seq} on channel '{r.name}' could not be put nor dead-lettered "
             f"({e.reason}: {e.detail or e}); the batch was backed out and the channel stops."
         )
+        _stopped_on_error(engine, conn, r, 9544, e.reason)
         raise _fail(C.MQRC_CHANNEL_STOPPED, r.stopped) from None
     r.batches += 1
     r.msgs += len(msgs)
@@ -411,6 +451,13 @@ def _batch(qm: QueueManagerHost, conn: Connection, r: Receiver, params: dict[str
         full = full if isinstance(full, bool) else len(msgs) >= r.batchsz
         engine.count_channel(r.name, _TYPE[r.chltype], r.peer, conn.conname, len(msgs), sum(map(len, msgs)), full)
     return {"seq": r.seq}
+
+
+def _stopped_on_error(engine: Any, conn: Connection, r: Receiver, amq: int, mqrc: int = 0) -> None:
+    """The receiving channel stops on an error (AMQ9526E, AMQ9544E): IBM's Channel Stopped at this end, with
+    ReasonQualifier MQRQ_CHANNEL_STOPPED_ERROR, the message's ErrorIdentifier and the MQRC."""
+    error = [int(f"2000{amq}", 16), mqrc, 0, conn.conname, "", ""]
+    engine.channel_event(C.MQRC_CHANNEL_STOPPED, r.name, C.MQRQ_CHANNEL_STOPPED_ERROR, "", conn.conname, error)
 
 
 _TYPE = {"RCVR": MQCHT_RECEIVER, "RQSTR": MQCHT_REQUESTER}

@@ -40,6 +40,7 @@ from syncpoint.wire import (
     encode_reply,
 )
 
+from ._channel import connection_ended
 from ._frames import Frames
 from ._gets import Gets
 from ._handshake import Handshake
@@ -97,6 +98,7 @@ class Session(Gets, Handshake, Frames, asyncio.Protocol):
         self._frame_waits = False
         self._frame_timer: asyncio.TimerHandle | None = None
         self.tunnel: Tunnel | None = None  # a requester's connection now carries a SVR's channel (_channel.py)
+        self.lost: Exception | None = None  # why the transport ended (connection_lost), None for the peer's close
         self.channel = ""  # a client's server-connection channel (_svrconn.py): counted against MAXINST, MAXINSTC
 
     # -- transport events -----------------------------------------------------------------------------
@@ -138,6 +140,7 @@ class Session(Gets, Handshake, Frames, asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closing = True
+        self.lost = exc  # what ended it (None: the peer closed), for a receiving channel's Stopped event
         if self.tunnel is not None:
             self.tunnel.close()
         self._release()
@@ -195,6 +198,7 @@ class Session(Gets, Handshake, Frames, asyncio.Protocol):
             return
         if pending is not None:
             self.server.after_durable(pending, lambda err: None)  # not waited for: no session expects it
+        connection_ended(qm, conn, self.lost)  # a receiving channel that was not closed ends on an error
 
     def fatal(self, detail: str, quiet: bool = False, linger: bool = True) -> None:
         """Send a FATAL frame and close: lingering (``_linger``) unless the server itself is closing."""

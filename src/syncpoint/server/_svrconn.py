@@ -62,6 +62,14 @@ _EXPLAIN = {
         "A channel authentication record with USERSRC(NOACCESS) refused the connection.",
         "DISPLAY CHLAUTH(channel) MATCH(RUNCHECK) shows the record; a more specific one can allow it.",
     ),
+    "AMQ9208E": (
+        "An error occurred receiving data from the partner of a receiving channel: its connection failed.",
+        "Find out why the partner's connection ended (its queue manager ended, the network); it starts again.",
+    ),
+    "AMQ9209E": (
+        "The partner of a receiving channel closed the connection without ending the channel.",
+        "Find out why the partner ended (its queue manager or channel ended abnormally); it starts again.",
+    ),
     "AMQ9776E": (
         "A BLOCKUSER channel authentication record refused the user the connection would run as.",
         "DISPLAY CHLAUTH(channel) MATCH(RUNCHECK) shows the record; map the user or change the record.",
