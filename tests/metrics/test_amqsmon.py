@@ -23,7 +23,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         assert syncpoint_run(home, "crtmqm", "QMS").returncode == 0
         start_server(home, "QMS")
         qm = syncpoint.connect("QMS", home=home)
-        for name in ("SYSTEM.ADMIN.STATISTICS.QUEUE", "SYSTEM.ADMIN.ACCOUNTING.QUEUE", "APP.Q", "OTHER.Q"):
+        for name in ("APP.Q", "OTHER.Q"):  # the SYSTEM.ADMIN queues are default objects
             qm.admin("define", "QLOCAL", name)
         qm.admin("alter_qmgr", {"STATMQI": "ON", "QMSTATQ": "ON", "ACCTMQI": "ON"})
         app = syncpoint.connect("QMS", home=home, appl_name="payments")
