@@ -98,17 +98,7 @@ class Tally:
             (M.MQIAMO_OPENS_FAILED, self.opens_failed),
             (M.MQIAMO_CLOSES, list(self.closes)),
             (M.MQIAMO_CLOSES_FAILED, self.closes_failed),
-            (M.MQIAMO_PUTS, list(self.puts)),
-            (M.MQIAMO_PUTS_FAILED, self.puts_failed),
-            (M.MQIAMO_PUT1S, list(self.put1s)),
-            (M.MQIAMO_PUT1S_FAILED, self.put1s_failed),
-            (M.MQIAMO64_PUT_BYTES, M.I64(self.put_bytes)),
-            (M.MQIAMO_GETS, list(self.gets)),
-            (M.MQIAMO64_GET_BYTES, M.I64(self.get_bytes)),
-            (M.MQIAMO_GETS_FAILED, self.gets_failed),
-            (M.MQIAMO_BROWSES, list(self.browses)),
-            (M.MQIAMO64_BROWSE_BYTES, M.I64(self.browse_bytes)),
-            (M.MQIAMO_BROWSES_FAILED, self.browses_failed),
+            *_transfers(self),
             (M.MQIAMO_COMMITS, self.commits),
             (M.MQIAMO_COMMITS_FAILED, self.commits_failed),
             (M.MQIAMO_BACKOUTS, self.backouts),
@@ -198,6 +188,24 @@ def _count_got(qt: QTally, q: LocalQueue, m: Message, browse: int, p: int, n: in
         qt.qtime_min[p] = stay
     if stay > qt.qtime_max[p]:
         qt.qtime_max[p] = stay
+
+
+def _transfers(t: Tally | QTally) -> list[tuple[int, M.Value]]:
+    """The puts, gets and browses of a statistics record, MQI's or a queue's (IBM lists them in the same order in
+    both): counts by persistence, failures, bytes."""
+    return [
+        (M.MQIAMO_PUTS, list(t.puts)),
+        (M.MQIAMO_PUTS_FAILED, t.puts_failed),
+        (M.MQIAMO_PUT1S, list(t.put1s)),
+        (M.MQIAMO_PUT1S_FAILED, t.put1s_failed),
+        (M.MQIAMO64_PUT_BYTES, M.I64(t.put_bytes)),
+        (M.MQIAMO_GETS, list(t.gets)),
+        (M.MQIAMO64_GET_BYTES, M.I64(t.get_bytes)),
+        (M.MQIAMO_GETS_FAILED, t.gets_failed),
+        (M.MQIAMO_BROWSES, list(t.browses)),
+        (M.MQIAMO64_BROWSE_BYTES, M.I64(t.browse_bytes)),
+        (M.MQIAMO_BROWSES_FAILED, t.browses_failed),
+    ]
 
 
 def _low(values: list[int]) -> list[int]:
@@ -546,17 +554,7 @@ class StatisticsMixin(QueueManagerBase):
             (M.MQIAMO_Q_MIN_DEPTH, min(qt.min_depth, q.depth)),
             (M.MQIAMO_Q_MAX_DEPTH, max(qt.max_depth, q.depth)),
             (M.MQIAMO_AVG_Q_TIME, qt.average_qtime()),
-            (M.MQIAMO_PUTS, list(qt.puts)),
-            (M.MQIAMO_PUTS_FAILED, qt.puts_failed),
-            (M.MQIAMO_PUT1S, list(qt.put1s)),
-            (M.MQIAMO_PUT1S_FAILED, qt.put1s_failed),
-            (M.MQIAMO64_PUT_BYTES, M.I64(qt.put_bytes)),
-            (M.MQIAMO_GETS, list(qt.gets)),
-            (M.MQIAMO64_GET_BYTES, M.I64(qt.get_bytes)),
-            (M.MQIAMO_GETS_FAILED, qt.gets_failed),
-            (M.MQIAMO_BROWSES, list(qt.browses)),
-            (M.MQIAMO64_BROWSE_BYTES, M.I64(qt.browse_bytes)),
-            (M.MQIAMO_BROWSES_FAILED, qt.browses_failed),
+            *_transfers(qt),
             (M.MQIAMO_MSGS_NOT_QUEUED, qt.not_queued),
             (M.MQIAMO_MSGS_EXPIRED, qt.expired),
             (M.MQIAMO_MSGS_PURGED, qt.purged),
