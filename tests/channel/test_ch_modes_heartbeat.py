@@ -54,6 +54,9 @@ def test_a_batch_sent_to_a_partner_that_stopped_answering_is_resolved_once_when_
     connect_pair(qms, extra="HBINT(5) SHORTRTY(1000)")
     put_xmit(qms, [b"first"])
     wait_until(lambda: depth(qms, "QM2", "APP.IN") == 1, "delivered")
+    # and confirmed at the sending end: else the first batch's late answer, not the new batch, finds QM2 stopped
+    # (the sender then waits on the first batch in doubt and never takes the new one off the transmission queue)
+    wait_until(lambda: "INDOUBT(NO)" in qms.mqsc("QM1", "DISPLAY CHSTATUS(QM1.TO.QM2) INDOUBT\n"), "confirmed")
     with suspended(qms, "QM2"):
         put_xmit(qms, [b"b%d" % i for i in range(20)])
         wait_until(lambda: depth(qms, "QM1", "QM2") == 0, "the batch left the transmission queue")
