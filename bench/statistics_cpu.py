@@ -36,7 +36,7 @@ admin = syncpoint.connect("QB", embedded=e)
 admin.admin("define", "QLOCAL", "Q1", {"MAXDEPTH": 999_999_999})
 if on:
     for name in ("SYSTEM.ADMIN.STATISTICS.QUEUE", "SYSTEM.ADMIN.ACCOUNTING.QUEUE"):
-        admin.admin("define", "QLOCAL", name)
+        admin.admin("define", "QLOCAL", name, {"MAXDEPTH": 999_999_999}, replace=True)  # defaults since events
     admin.admin("alter_qmgr", {"STATMQI": "ON", "QMSTATQ": "ON", "ACCTMQI": "ON", "QMACCTQ": "ON"})
 app = syncpoint.connect("QB", embedded=e)
 h = app.mqopen(MQOD(ObjectName=b"Q1"), C.MQOO_OUTPUT | C.MQOO_INPUT_AS_Q_DEF)
